@@ -1,0 +1,33 @@
+// Runs every *.test.ts under src/ and test/ with node's own test runner (through tsx), after a type check.
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+function find(dir, out = []) {
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name.startsWith('.')) continue;
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) find(path, out);
+    else if (name.endsWith('.test.ts')) out.push(path);
+  }
+  return out;
+}
+
+const filter = process.argv.slice(2);
+let files = [...find('src'), ...find('test')].sort();
+if (filter.length) files = files.filter((f) => filter.some((p) => f.includes(p)));
+
+if (!filter.length) {
+  const tsc = spawnSync('npx', ['tsc', '--noEmit'], { stdio: 'inherit' });
+  if (tsc.status !== 0) {
+    console.error('type check failed');
+    process.exit(tsc.status ?? 1);
+  }
+}
+
+const run = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...files],
+  { stdio: 'inherit', env: { ...process.env, CAIRN_LOG_LEVEL: process.env.CAIRN_LOG_LEVEL ?? 'warn' } },
+);
+process.exit(run.status ?? 1);

@@ -1,0 +1,41 @@
+// The HTTP API: a Hono app with validation at the edge, `{error}` bodies, optional bearer auth, /health
+// and an OpenAPI document generated from the same schemas that validate requests.
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import type { Engine } from '../engine.ts';
+import { apiKeyAuth } from './auth.ts';
+import { describeIssues, errorBody, onError } from './errors.ts';
+import { bankRoutes } from './routes/banks.ts';
+import { memoryRoutes } from './routes/memories.ts';
+import { recallRoutes } from './routes/recall.ts';
+
+export interface AppOptions {
+  apiKey?: string;
+  /** Largest request body accepted, in bytes. */
+  maxBodyBytes?: number;
+  /** More routes (consolidation, reflect, threads) mounted by the composition root. */
+  extraRoutes?: Array<(app: OpenAPIHono) => void>;
+}
+
+export function createApp(engine: Engine, options: AppOptions = {}): OpenAPIHono {
+  const app = new OpenAPIHono({
+    defaultHook: (result, c) => {
+      if (!result.success) return c.json(errorBody('bad_request', describeIssues(result.error.issues)), 400);
+    },
+  });
+  app.onError(onError);
+  app.notFound((c) => c.json(errorBody('not_found', `no route for ${c.req.method} ${c.req.path}`), 404));
+  app.use('*', apiKeyAuth(options.apiKey));
+  const maxSize = options.maxBodyBytes ?? 16 * 1024 * 1024;
+  app.use(
+    '/v1/*',
+    bodyLimit({ maxSize, onError: (c) => c.json(errorBody('payload_too_large', `request body is larger than ${maxSize} bytes; send fewer or smaller items per request`), 413) }),
+  );
+  app.get('/health', (c) => c.json({ status: 'ok', store: engine.store.name, embedder: engine.deps.embedder.id }));
+  bankRoutes(app, engine);
+  memoryRoutes(app, engine);
+  recallRoutes(app, engine);
+  for (const add of options.extraRoutes ?? []) add(app);
+  app.doc31('/openapi.json', { openapi: '3.1.0', info: { title: 'Cairn', version: '0.1.0', description: 'Memory engine for AI agents' } });
+  return app;
+}

@@ -1,0 +1,108 @@
+// Retain and the memory it builds: retain items, list and get facts, list entities, delete facts and
+// documents, read operations.
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Engine } from '../../engine.ts';
+import {
+  BankIdParam, EntitySchema, ErrorSchema, FactKindSchema, FactSchema, OperationSchema, PageQuery, RetainRequestSchema, RetainResponseSchema,
+} from '../schemas.ts';
+
+const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
+const errors = { 400: json(ErrorSchema, 'Invalid request'), 404: json(ErrorSchema, 'Not found') };
+const DeleteResultSchema = z.object({ factIds: z.array(z.string()), observationIds: z.array(z.string()) });
+
+export function memoryRoutes(app: OpenAPIHono, engine: Engine): void {
+  app.openapi(
+    createRoute({
+      method: 'post', path: '/v1/banks/{bank}/memories', tags: ['retain'],
+      request: { params: BankIdParam, body: { content: { 'application/json': { schema: RetainRequestSchema } }, required: true } },
+      responses: {
+        200: json(RetainResponseSchema, 'Retained (synchronous)'),
+        202: json(RetainResponseSchema, 'Accepted; poll GET /v1/operations/{id}'),
+        ...errors,
+        409: json(ErrorSchema, 'The bank holds vectors of another embedder'),
+      },
+    }),
+    async (c) => {
+      const { bank } = c.req.valid('param');
+      const body = c.req.valid('json');
+      const { operation, result } = await engine.retain(bank, { items: body.items, documentMode: body.documentMode }, { async: body.async, operationId: body.operationId });
+      const payload = { operationId: operation.id, status: operation.status, result };
+      return body.async ? c.json(payload, 202) : c.json(payload, 200);
+    },
+  );
+  app.openapi(
+    createRoute({
+      method: 'get', path: '/v1/banks/{bank}/facts', tags: ['memory'],
+      request: {
+        params: BankIdParam,
+        query: PageQuery.extend({
+          kind: FactKindSchema.optional(),
+          documentId: z.string().optional(),
+          entityId: z.string().optional(),
+          includeSuperseded: z.enum(['true', 'false']).optional(),
+        }),
+      },
+      responses: { 200: json(z.object({ facts: z.array(FactSchema), total: z.number() }), 'A page of facts'), ...errors },
+    }),
+    async (c) => {
+      const q = c.req.valid('query');
+      const page = await engine.listFacts(c.req.valid('param').bank, {
+        limit: q.limit, offset: q.offset, kinds: q.kind ? [q.kind] : undefined, documentId: q.documentId, entityId: q.entityId,
+        includeSuperseded: q.includeSuperseded === 'true',
+      });
+      return c.json(page, 200);
+    },
+  );
+  app.openapi(
+    createRoute({
+      method: 'get', path: '/v1/banks/{bank}/facts/{fact}', tags: ['memory'],
+      request: { params: BankIdParam.extend({ fact: z.string() }) },
+      responses: { 200: json(FactSchema, 'The fact'), ...errors },
+    }),
+    async (c) => {
+      const { bank, fact } = c.req.valid('param');
+      return c.json(await engine.getFact(bank, fact), 200);
+    },
+  );
+  app.openapi(
+    createRoute({
+      method: 'delete', path: '/v1/banks/{bank}/facts/{fact}', tags: ['memory'],
+      request: { params: BankIdParam.extend({ fact: z.string() }), query: z.object({ reason: z.string().max(500).optional() }) },
+      responses: { 200: json(DeleteResultSchema, 'Deleted through every index'), ...errors },
+    }),
+    async (c) => {
+      const { bank, fact } = c.req.valid('param');
+      return c.json(await engine.deleteFact(bank, fact, c.req.valid('query').reason ?? 'deleted through the API'), 200);
+    },
+  );
+  app.openapi(
+    createRoute({
+      method: 'delete', path: '/v1/banks/{bank}/documents/{document}', tags: ['memory'],
+      request: { params: BankIdParam.extend({ document: z.string() }), query: z.object({ reason: z.string().max(500).optional() }) },
+      responses: { 200: json(DeleteResultSchema, 'Deleted with all its facts'), ...errors },
+    }),
+    async (c) => {
+      const { bank, document } = c.req.valid('param');
+      return c.json(await engine.deleteDocument(bank, document, c.req.valid('query').reason ?? 'deleted through the API'), 200);
+    },
+  );
+  app.openapi(
+    createRoute({
+      method: 'get', path: '/v1/banks/{bank}/entities', tags: ['memory'],
+      request: { params: BankIdParam, query: PageQuery },
+      responses: { 200: json(z.object({ entities: z.array(EntitySchema) }), 'Entities, most mentioned first'), ...errors },
+    }),
+    async (c) => {
+      const q = c.req.valid('query');
+      return c.json({ entities: await engine.listEntities(c.req.valid('param').bank, q.limit, q.offset) }, 200);
+    },
+  );
+  app.openapi(
+    createRoute({
+      method: 'get', path: '/v1/operations/{id}', tags: ['operations'],
+      request: { params: z.object({ id: z.string() }) },
+      responses: { 200: json(OperationSchema, 'Status and progress'), 404: errors[404] },
+    }),
+    async (c) => c.json(await engine.getOperation(c.req.valid('param').id), 200),
+  );
+}

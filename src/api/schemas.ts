@@ -1,0 +1,162 @@
+// Request and response schemas of the HTTP API: one source for validation and for the OpenAPI document.
+import { z } from '@hono/zod-openapi';
+
+export const MAX_ITEM_CHARS = 1_000_000;
+export const MAX_ITEMS = 10_000;
+
+const isoDate = (field: string) =>
+  z.string().refine((v) => !Number.isNaN(Date.parse(v)), { message: `${field} must be an ISO 8601 date, e.g. 2024-06-01T12:00:00Z` });
+
+export const ErrorSchema = z
+  .object({ error: z.object({ code: z.string(), message: z.string() }) })
+  .openapi('Error');
+
+export const BankIdParam = z.object({
+  bank: z.string().min(1).max(128).openapi({ param: { name: 'bank', in: 'path' }, example: 'alice' }),
+});
+
+const Config = z.record(z.string(), z.unknown()).openapi({ description: 'Bank settings (retainMission, disposition, threads, llm, ...)' });
+
+export const BankSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    mission: z.string(),
+    config: Config,
+    embedder: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('Bank');
+
+export const CreateBankSchema = z
+  .object({
+    id: z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, 'id may use letters, digits, _ . - (1 to 128 characters)').optional(),
+    name: z.string().min(1).max(200).optional(),
+    mission: z.string().max(4000).optional(),
+    config: Config.optional(),
+  })
+  .strict()
+  .openapi('CreateBank');
+
+export const UpdateBankSchema = CreateBankSchema.omit({ id: true }).openapi('UpdateBank');
+
+export const RetainItemSchema = z
+  .object({
+    content: z.string().min(1, 'content must not be empty').max(MAX_ITEM_CHARS, `content must be at most ${MAX_ITEM_CHARS} characters; split the document into several items`),
+    timestamp: isoDate('timestamp').optional(),
+    context: z.string().max(2000).optional(),
+    speaker: z.string().max(200).optional(),
+    role: z.enum(['user', 'assistant', 'agent', 'system']).optional(),
+    documentId: z.string().min(1).max(256).optional(),
+    metadata: z.record(z.string(), z.string()).optional(),
+    tags: z.array(z.string().min(1).max(100)).max(50).optional(),
+  })
+  .strict()
+  .openapi('RetainItem');
+
+export const RetainRequestSchema = z
+  .object({
+    items: z.array(RetainItemSchema).min(1, 'items must hold at least one item').max(MAX_ITEMS),
+    async: z.boolean().optional(),
+    operationId: z.string().min(1).max(200).optional(),
+    documentMode: z.enum(['replace', 'append']).optional(),
+  })
+  .strict()
+  .openapi('RetainRequest');
+
+export const OperationSchema = z
+  .object({
+    id: z.string(),
+    bankId: z.string(),
+    kind: z.string(),
+    status: z.enum(['queued', 'running', 'succeeded', 'failed']),
+    progress: z.object({ done: z.number(), total: z.number() }),
+    result: z.unknown(),
+    error: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('Operation');
+
+export const RetainResponseSchema = z
+  .object({
+    operationId: z.string(),
+    status: z.enum(['queued', 'running', 'succeeded', 'failed']),
+    result: z
+      .object({
+        documents: z.number(),
+        documentsUnchanged: z.number(),
+        chunksProcessed: z.number(),
+        chunksRemoved: z.number(),
+        facts: z.number(),
+        factIds: z.array(z.string()),
+        entities: z.number(),
+      })
+      .nullable(),
+  })
+  .openapi('RetainResponse');
+
+export const FactKindSchema = z.enum(['world', 'experience', 'observation']);
+
+export const RecallRequestSchema = z
+  .object({
+    query: z.string().min(1, 'query must not be empty').max(4000),
+    types: z.array(FactKindSchema).min(1).optional(),
+    budget: z.enum(['low', 'mid', 'high']).optional(),
+    maxTokens: z.number().int().min(1).max(200_000).optional(),
+    limit: z.number().int().min(1).max(500).optional(),
+    queryTime: isoDate('queryTime').optional(),
+    asOf: isoDate('asOf').optional(),
+    tags: z.array(z.string()).optional(),
+    trace: z.boolean().optional(),
+    mmr: z.number().min(0).max(1).optional().openapi({ description: 'MMR diversity lambda (0 = off)' }),
+    include: z.object({ sourceFacts: z.boolean().optional() }).optional(),
+  })
+  .strict()
+  .openapi('RecallRequest');
+
+export const FactSchema = z
+  .object({
+    id: z.string(),
+    bankId: z.string(),
+    kind: FactKindSchema,
+    text: z.string(),
+    occurredStart: z.string().nullable(),
+    occurredEnd: z.string().nullable(),
+    mentionedAt: z.string(),
+    entities: z.array(z.string()),
+    source: z
+      .object({ documentId: z.string(), chunkId: z.string(), itemId: z.string(), start: z.number(), end: z.number() })
+      .nullable(),
+    speaker: z.string().nullable(),
+    metadata: z.record(z.string(), z.string()),
+    tags: z.array(z.string()),
+    status: z.enum(['active', 'superseded']),
+    validFrom: z.string().nullable(),
+    validTo: z.string().nullable(),
+    supersededBy: z.string().nullable(),
+    supersededAt: z.string().nullable(),
+    consolidatedAt: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('Fact');
+
+export const EntitySchema = z
+  .object({
+    id: z.string(),
+    bankId: z.string(),
+    name: z.string(),
+    aliases: z.array(z.string()),
+    type: z.string().nullable(),
+    mentionCount: z.number(),
+    firstSeen: z.string(),
+    lastSeen: z.string(),
+  })
+  .openapi('Entity');
+
+export const PageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  offset: z.coerce.number().int().min(0).default(0),
+});

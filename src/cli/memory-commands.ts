@@ -1,0 +1,60 @@
+// `cairn retain <file>` and `cairn recall "<query>"`, run directly on the embedded data directory.
+import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { RetainItemSchema } from '../api/schemas.ts';
+import { describeIssues } from '../api/errors.ts';
+import { compose } from '../compose.ts';
+import type { Config } from '../config.ts';
+import type { RetainItem } from '../retain/types.ts';
+import { progressBar } from './progress.ts';
+
+const BATCH = 100;
+
+/** Items from a file: a JSON array or {items}, JSONL (one item per line), or plain text (one item). */
+export function readItems(file: string, documentId?: string): RetainItem[] {
+  const text = readFileSync(file, 'utf8');
+  const ext = extname(file).toLowerCase();
+  let raw: unknown[];
+  if (ext === '.json') {
+    const parsed = JSON.parse(text) as unknown;
+    raw = Array.isArray(parsed) ? parsed : ((parsed as { items?: unknown[] }).items ?? []);
+  } else if (ext === '.jsonl' || ext === '.ndjson') {
+    raw = text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as unknown);
+  } else {
+    return [{ content: text, documentId: documentId ?? file }];
+  }
+  return raw.map((r, i) => {
+    const parsed = RetainItemSchema.safeParse(r);
+    if (!parsed.success) throw new Error(`item ${i} of ${file}: ${describeIssues(parsed.error.issues)}`);
+    return parsed.data;
+  });
+}
+
+export async function retainCommand(config: Config, file: string, opts: { bank: string; document?: string }): Promise<void> {
+  const items = readItems(file, opts.document);
+  const { engine } = await compose(config);
+  if (!(await engine.store.getBank(opts.bank))) await engine.createBank({ id: opts.bank });
+  const bar = progressBar(`retaining ${file}`);
+  let facts = 0;
+  bar.update(0, items.length);
+  for (let i = 0; i < items.length; i += BATCH) {
+    const { result } = await engine.retain(opts.bank, { items: items.slice(i, i + BATCH), documentMode: 'append' });
+    facts += result?.facts ?? 0;
+    bar.update(Math.min(i + BATCH, items.length), items.length);
+  }
+  bar.stop();
+  process.stdout.write(`retained ${items.length} item(s) into ${opts.bank}: ${facts} new fact(s)\n`);
+  await engine.close();
+}
+
+export async function recallCommand(
+  config: Config,
+  query: string,
+  opts: { bank: string; limit: string; queryTime?: string; json?: boolean },
+): Promise<void> {
+  const { engine } = await compose(config);
+  const response = await engine.recall(opts.bank, { query, limit: Number(opts.limit), queryTime: opts.queryTime });
+  if (opts.json) process.stdout.write(`${JSON.stringify(response, null, 2)}\n`);
+  else for (const [i, r] of response.results.entries()) process.stdout.write(`${i + 1}. [${r.kind} ${r.score.toFixed(3)}] ${r.text}\n`);
+  await engine.close();
+}

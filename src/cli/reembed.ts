@@ -1,0 +1,13 @@
+// `cairn reembed <bank>`: rebuild a bank's vectors with the active embedder.
+import { compose } from '../compose.ts';
+import type { Config } from '../config.ts';
+import { progressBar } from './progress.ts';
+
+export async function reembedCommand(config: Config, bankId: string): Promise<void> {
+  const { engine } = await compose(config);
+  const bar = progressBar('re-embedding');
+  const n = await engine.reembed(bankId, (done, total) => bar.update(done, total));
+  bar.stop();
+  process.stdout.write(`re-embedded ${n} facts of ${bankId}\n`);
+  await engine.close();
+}

@@ -1,0 +1,23 @@
+// `cairn serve`: the API on the embedded store, with the consolidation worker in the same process.
+import { serve } from '@hono/node-server';
+import { createApp } from '../api/app.ts';
+import { compose } from '../compose.ts';
+import type { Config } from '../config.ts';
+import { log } from '../log.ts';
+
+export async function serveCommand(config: Config): Promise<void> {
+  const { engine } = await compose(config);
+  const app = createApp(engine, { apiKey: config.apiKey });
+  const resumed = await engine.operations.resume();
+  if (resumed) log.info(`resumed ${resumed} unfinished operation(s)`);
+  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+    log.info(`cairn listening on http://${config.host}:${info.port} (auth: ${config.apiKey ? 'bearer key' : 'off'})`);
+  });
+  const stop = (): void => {
+    log.info('shutting down');
+    server.close();
+    void engine.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

@@ -1,0 +1,38 @@
+// Errors the engine raises on purpose. Each carries a stable code and the HTTP status the API answers with.
+
+export type ErrorCode =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'embedder_mismatch'
+  | 'unavailable'
+  | 'internal';
+
+const STATUS: Record<ErrorCode, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  embedder_mismatch: 409,
+  unavailable: 503,
+  internal: 500,
+};
+
+export class CairnError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  constructor(code: ErrorCode, message: string) {
+    super(message);
+    this.name = 'CairnError';
+    this.code = code;
+    this.status = STATUS[code];
+  }
+}
+
+export const notFound = (what: string, id: string): CairnError =>
+  new CairnError('not_found', `${what} '${id}' does not exist`);
+
+export const badRequest = (message: string): CairnError => new CairnError('bad_request', message);

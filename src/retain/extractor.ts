@@ -1,0 +1,39 @@
+// The extractor port: turns one chunk of a retained item into facts. Offline (deterministic NLP) and LLM
+// implementations plug in here.
+import type { FactKind } from '../core/types.ts';
+
+export interface ExtractInput {
+  bankId: string;
+  text: string;
+  speaker: string | null;
+  /** True when the chunk is the agent's own turn: its facts are `experience`. */
+  fromAgent: boolean;
+  /** When the item was said or written (ISO); relative dates are read from it. */
+  timestamp: string;
+  context: string | null;
+  /** The bank's retain mission (what to keep), if any. */
+  mission?: string;
+}
+
+export interface ExtractedEntity {
+  name: string;
+  type: string | null;
+}
+
+export interface ExtractedFact {
+  text: string;
+  kind: FactKind;
+  /** Character span of the supporting text inside the chunk. */
+  start: number;
+  end: number;
+  occurredStart: string | null;
+  occurredEnd: string | null;
+  entities: ExtractedEntity[];
+  /** Indexes (into this chunk's facts) of earlier facts this one is caused by. */
+  causedBy: number[];
+}
+
+export interface Extractor {
+  readonly name: string;
+  extract(input: ExtractInput): Promise<ExtractedFact[]>;
+}

@@ -1,0 +1,100 @@
+// The offline extractor (default with no LLM): sentence splitting, first person resolved to the speaker,
+// entity detection (compromise plus capitalised names), time expressions read from the item's timestamp,
+// and causality marked by a sentence that starts "So ...", "Therefore ...", "As a result ...".
+import nlp from 'compromise';
+import { parseTimeExpressions } from '../text/time-expressions.ts';
+import { contentWords, isStopword } from '../text/words.ts';
+import type { ExtractInput, ExtractedEntity, ExtractedFact, Extractor } from './extractor.ts';
+
+const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+
+/** Sentences with their spans; fragments without content words are merged into a neighbour. */
+export function splitSentences(text: string): Array<{ text: string; start: number; end: number }> {
+  const raw: Array<{ text: string; start: number; end: number }> = [];
+  for (const s of segmenter.segment(text)) {
+    const trimmed = s.segment.trim();
+    if (!trimmed) continue;
+    const start = s.index + s.segment.indexOf(trimmed);
+    raw.push({ text: trimmed, start, end: start + trimmed.length });
+  }
+  const out: typeof raw = [];
+  for (const s of raw) {
+    const prev = out[out.length - 1];
+    if (prev && contentWords(s.text).length < 2) {
+      prev.end = s.end;
+      prev.text = text.slice(prev.start, prev.end);
+    } else out.push({ ...s });
+  }
+  if (out.length > 1 && contentWords(out[0].text).length < 2) {
+    out[1].start = out[0].start;
+    out[1].text = text.slice(out[1].start, out[1].end);
+    out.shift();
+  }
+  return out;
+}
+
+/** "I moved to Berlin" said by Alice -> "Alice moved to Berlin". */
+export function resolveFirstPerson(sentence: string, speaker: string | null): string {
+  if (!speaker) return sentence;
+  const possessive = speaker.endsWith('s') ? `${speaker}'` : `${speaker}'s`;
+  return sentence
+    .replace(/\bI['’]m\b/g, `${speaker} is`)
+    .replace(/\bI['’]ve\b/g, `${speaker} has`)
+    .replace(/\bI['’]ll\b/g, `${speaker} will`)
+    .replace(/\bI['’]d\b/g, `${speaker} would`)
+    .replace(/\bI\b/g, speaker)
+    .replace(/\b[Mm]y\b/g, possessive)
+    .replace(/\b[Mm]ine\b/g, possessive)
+    .replace(/\b[Mm]yself\b/g, speaker)
+    .replace(/(\w\s+)me\b/g, `$1${speaker}`);
+}
+
+const CAUSAL_START = /^(so|therefore|thus|hence|as a result|that['’]s why|because of (this|that))\b/i;
+
+function cleanName(name: string): string {
+  return name.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '').replace(/['’]s$/, '').trim();
+}
+
+function entitiesOf(sentence: string, speaker: string | null): ExtractedEntity[] {
+  const found = new Map<string, ExtractedEntity>();
+  const add = (name: string, type: string | null): void => {
+    const clean = cleanName(name);
+    if (clean.length < 2 || isStopword(clean)) return;
+    const key = clean.toLowerCase();
+    const existing = found.get(key);
+    if (!existing || (existing.type === null && type)) found.set(key, { name: clean, type });
+  };
+  if (speaker) add(speaker, 'person');
+  const doc = nlp(sentence);
+  for (const p of doc.people().out('array') as string[]) add(p.replace(/^(my|his|her|our|their)\s+\w+\s+/i, ''), 'person');
+  for (const p of doc.places().out('array') as string[]) add(p, 'place');
+  for (const o of doc.organizations().out('array') as string[]) add(o, 'organization');
+  // Capitalised words not at the start of the sentence: names compromise did not type.
+  for (const m of sentence.matchAll(/(?<=[\p{L}\p{N},;:]\s+)(\p{Lu}[\p{L}\p{N}’'-]*(?:\s+\p{Lu}[\p{L}\p{N}’'-]*)*)/gu)) add(m[1], null);
+  return [...found.values()];
+}
+
+export class OfflineExtractor implements Extractor {
+  readonly name = 'offline';
+
+  async extract(input: ExtractInput): Promise<ExtractedFact[]> {
+    const reference = new Date(input.timestamp);
+    const facts: ExtractedFact[] = [];
+    for (const s of splitSentences(input.text)) {
+      const resolved = resolveFirstPerson(s.text, input.speaker);
+      const times = parseTimeExpressions(s.text, reference);
+      const causedBy = facts.length > 0 && CAUSAL_START.test(s.text) ? [facts.length - 1] : [];
+      facts.push({
+        text: resolved,
+        kind: input.fromAgent ? 'experience' : 'world',
+        start: s.start,
+        end: s.end,
+        occurredStart: times[0]?.start ?? null,
+        occurredEnd: times[0]?.end ?? null,
+        entities: entitiesOf(s.text, input.speaker),
+        causedBy,
+      });
+    }
+    return facts;
+  }
+}

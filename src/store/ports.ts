@@ -1,0 +1,200 @@
+// The storage ports the engine talks to. Adapters (store/sqlite, store/neo4j, store/qdrant) implement them;
+// domain modules (retain, consolidate, recall, reflect, threads) import only this file.
+import type {
+  Bank,
+  Chunk,
+  DocumentRecord,
+  Entity,
+  Evidence,
+  Fact,
+  FactKind,
+  FactLink,
+  Observation,
+  ObservationRevision,
+  Operation,
+} from '../core/types.ts';
+
+export interface Scored {
+  id: string;
+  score: number;
+}
+
+/** Filters shared by every recall-side query. */
+export interface FactFilter {
+  kinds?: FactKind[];
+  /** Facts must carry every one of these tags. */
+  tags?: string[];
+  /** Include superseded facts (default: only active ones). */
+  includeSuperseded?: boolean;
+  /** Only facts recorded at or before this instant (ISO), for asOf queries. */
+  recordedBefore?: string;
+}
+
+export interface VectorRecord {
+  id: string;
+  vector: Float32Array;
+}
+
+/** k-NN over fact vectors, one space per bank. */
+export interface VectorIndex {
+  search(bankId: string, vector: Float32Array, k: number, filter?: FactFilter): Promise<Scored[]>;
+}
+
+/** BM25 over fact texts (and over chunk texts, whose score the keyword arm spreads to their facts). */
+export interface KeywordIndex {
+  searchFacts(bankId: string, query: string, k: number, filter?: FactFilter): Promise<Scored[]>;
+  searchChunks(bankId: string, query: string, k: number): Promise<Scored[]>;
+}
+
+/** The entity graph: entities, their facts, and fact-fact links. */
+export interface GraphIndex {
+  /** Entities whose canonical name or an alias equals one of the normalized keys. */
+  entitiesByKeys(bankId: string, keys: string[]): Promise<Entity[]>;
+  /** Facts that mention any of the entities, with the entity they were reached from. */
+  factsOfEntities(bankId: string, entityIds: string[], limitPerEntity: number): Promise<Array<{ factId: string; entityId: string }>>;
+  /** Fact-fact links touching any of the facts. */
+  linksOf(bankId: string, factIds: string[]): Promise<FactLink[]>;
+}
+
+/** Everything a retained item writes, applied atomically: all of it or none of it. */
+export interface ItemWrite {
+  bankId: string;
+  document: DocumentRecord;
+  /** New or changed chunks of the document. */
+  chunks: Chunk[];
+  /** Chunks of an earlier version that are gone or changed: their facts, vectors, keyword entries and links go. */
+  removeChunkIds: string[];
+  facts: Fact[];
+  /** New entities, and existing ones with updated aliases, counts and times. */
+  entities: Entity[];
+  links: FactLink[];
+  vectors: VectorRecord[];
+  /** Embedder id of the vectors; the bank takes it on its first write and refuses another later. */
+  embedder: string;
+}
+
+export interface FactPage {
+  facts: Fact[];
+  total: number;
+}
+
+export interface ListFactsQuery extends FactFilter {
+  limit: number;
+  offset: number;
+  documentId?: string;
+  entityId?: string;
+}
+
+/** Consolidation work claimed by one worker under a lease. */
+export interface Claim {
+  workerId: string;
+  factIds: string[];
+  leaseUntil: string;
+}
+
+export interface DeadLetter {
+  factId: string;
+  bankId: string;
+  error: string;
+  attempts: number;
+  failedAt: string;
+}
+
+export interface ObservationWrite {
+  bankId: string;
+  /** New or revised observations (with vectors for recall). */
+  observations: Observation[];
+  vectors: VectorRecord[];
+  embedder: string;
+  evidence: Evidence[];
+  revisions: ObservationRevision[];
+  /** Facts superseded by newer facts in this step. */
+  supersede: Array<{ factId: string; by: string; at: string }>;
+  /** Observations removed (no evidence left). */
+  removeObservationIds: string[];
+  /** Facts this step consolidated (their claim is released and they leave the queue). */
+  consolidatedFactIds: string[];
+  workerId: string;
+}
+
+export interface DeleteResult {
+  factIds: string[];
+  /** Observations that cited a deleted fact and must be revised (or removed when nothing supports them). */
+  observationIds: string[];
+}
+
+export interface Tombstone {
+  id: string;
+  bankId: string;
+  kind: 'fact' | 'document' | 'bank' | 'observation';
+  targetId: string;
+  reason: string;
+  at: string;
+}
+
+/** The system of record: banks, documents, facts, entities, observations, queue, operations. */
+export interface MemoryStore {
+  readonly name: string;
+  readonly vectors: VectorIndex;
+  readonly keywords: KeywordIndex;
+  readonly graph: GraphIndex;
+
+  close(): Promise<void>;
+
+  createBank(bank: Bank): Promise<void>;
+  getBank(id: string): Promise<Bank | null>;
+  listBanks(): Promise<Bank[]>;
+  updateBank(bank: Bank): Promise<void>;
+  /** Removes the bank and everything of it from every index. */
+  deleteBank(id: string): Promise<void>;
+
+  getDocument(bankId: string, id: string): Promise<DocumentRecord | null>;
+  listChunks(bankId: string, documentId: string): Promise<Chunk[]>;
+  getChunks(bankId: string, ids: string[]): Promise<Chunk[]>;
+  /** Applies one item's write atomically. */
+  writeItem(write: ItemWrite): Promise<void>;
+  /** Deletes a document and, through every index, all facts that came from it. Null when there is no such document. */
+  deleteDocument(bankId: string, documentId: string, reason: string): Promise<DeleteResult | null>;
+  /** Deletes facts (or observations) through every index and evidence link. */
+  deleteFacts(bankId: string, factIds: string[], reason: string): Promise<DeleteResult>;
+
+  getFacts(bankId: string, ids: string[]): Promise<Fact[]>;
+  listFacts(bankId: string, query: ListFactsQuery): Promise<FactPage>;
+  /** Facts whose occurred (or, lacking that, mentioned) time overlaps [start, end], nearest first. */
+  factsInTimeRange(bankId: string, start: string, end: string, limit: number, filter?: FactFilter): Promise<Fact[]>;
+  getEntities(bankId: string, ids: string[]): Promise<Entity[]>;
+  listEntities(bankId: string, limit: number, offset: number): Promise<Entity[]>;
+  /** Entities to resolve new mentions against (by normalized key). */
+  findEntities(bankId: string, keys: string[]): Promise<Entity[]>;
+  /** Vectors of the given facts (for MMR, semantic links, consolidation). */
+  getVectors(bankId: string, ids: string[]): Promise<Map<string, Float32Array>>;
+  /** Changes the embedder of a bank: drops all vectors so they can be re-embedded. */
+  resetEmbedder(bankId: string, embedder: string | null): Promise<void>;
+  /** Replaces vectors of existing facts (re-embed). */
+  putVectors(bankId: string, embedder: string, vectors: VectorRecord[]): Promise<void>;
+
+  // consolidation queue: the facts' own state
+  claimUnconsolidated(bankId: string, workerId: string, limit: number, leaseMs: number): Promise<Claim | null>;
+  applyObservations(write: ObservationWrite): Promise<void>;
+  /** Records a failed attempt; after maxAttempts the fact goes to the dead-letter list. */
+  failClaim(bankId: string, workerId: string, factIds: string[], error: string, maxAttempts: number, retryAfterMs: number): Promise<void>;
+  listDeadLetters(bankId: string): Promise<DeadLetter[]>;
+  retryDeadLetters(bankId: string, factIds?: string[]): Promise<number>;
+  backlog(bankId: string): Promise<{ waiting: number; oldestWaitingAt: string | null; failed: number; consolidated: number }>;
+  banksWithBacklog(): Promise<string[]>;
+
+  getObservations(bankId: string, ids: string[]): Promise<Observation[]>;
+  evidenceOf(bankId: string, observationId: string): Promise<Evidence[]>;
+  observationsOfFact(bankId: string, factId: string): Promise<Evidence[]>;
+  historyOf(bankId: string, observationId: string): Promise<ObservationRevision[]>;
+  tombstones(bankId: string, limit: number): Promise<Tombstone[]>;
+
+  createOperation(op: Operation): Promise<void>;
+  updateOperation(op: Operation): Promise<void>;
+  getOperation(id: string): Promise<Operation | null>;
+  /** Operations left queued or running by a process that died (to resume them). */
+  unfinishedOperations(): Promise<Operation[]>;
+  /** Idempotency: the operation stored under this key for the bank, if any. */
+  operationByKey(bankId: string, key: string): Promise<Operation | null>;
+  setOperationKey(bankId: string, key: string, operationId: string): Promise<void>;
+}

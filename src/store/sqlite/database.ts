@@ -1,0 +1,42 @@
+// Opens the embedded SQLite database (WAL, foreign keys, busy timeout) and applies the versioned,
+// forward-only migrations in migrations/sqlite, each once, each in its own transaction.
+import Database from 'better-sqlite3';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type Db = Database.Database;
+
+export const SQLITE_MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../migrations/sqlite');
+
+export function openDatabase(file: string, migrationsDir = SQLITE_MIGRATIONS_DIR): Db {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  // NORMAL is durable against a killed process in WAL mode (only power loss can drop the last commits).
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 10000');
+  migrate(db, migrationsDir);
+  return db;
+}
+
+/** Applies every migration file not applied yet, in file-name order. Returns the names applied now. */
+export function migrate(db: Db, dir: string): string[] {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
+  const done = new Set(
+    (db.prepare('SELECT name FROM schema_migrations').all() as Array<{ name: string }>).map((r) => r.name),
+  );
+  const files = readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
+  const applied: string[] = [];
+  for (const file of files) {
+    if (done.has(file)) continue;
+    const sql = readFileSync(join(dir, file), 'utf8');
+    db.transaction(() => {
+      db.exec(sql);
+      db.prepare('INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)').run(file, new Date().toISOString());
+    }).immediate();
+    applied.push(file);
+  }
+  return applied;
+}

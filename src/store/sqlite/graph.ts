@@ -1,0 +1,116 @@
+// The entity graph of the embedded store, held in graphology: entity and fact nodes, fact-entity edges and
+// fact-fact links. Loaded per bank on first use from SQLite, updated in place after this process's writes,
+// and reloaded when another process (a separate worker) has changed the bank.
+import Graph from 'graphology';
+import type { Entity, FactLink, LinkType } from '../../core/types.ts';
+import type { GraphIndex } from '../ports.ts';
+import type { Db } from './database.ts';
+import { placeholders, toEntity, type Row } from './rows.ts';
+
+type NodeAttrs = { kind: 'fact' | 'entity' };
+type EdgeAttrs = { type: LinkType | 'mention'; weight: number };
+type BankGraph = { graph: Graph<NodeAttrs, EdgeAttrs>; version: number };
+
+const F = (id: string): string => `f:${id}`;
+const E = (id: string): string => `e:${id}`;
+
+export class SqliteGraphIndex implements GraphIndex {
+  private readonly banks = new Map<string, BankGraph>();
+
+  constructor(private readonly db: Db) {}
+
+  /** Called by the store after it committed a write that changed the bank's graph. */
+  applyWrite(bankId: string, mentions: Array<{ factId: string; entityId: string }>, links: FactLink[], version: number): void {
+    const bg = this.banks.get(bankId);
+    if (!bg) return;
+    if (bg.version !== version - 1) {
+      this.banks.delete(bankId); // missed a change: reload on next use
+      return;
+    }
+    for (const m of mentions) addMention(bg.graph, m.factId, m.entityId);
+    for (const l of links) addLink(bg.graph, l);
+    bg.version = version;
+  }
+
+  /** Called after deletes: the simplest correct move is to drop the cached graph. */
+  invalidate(bankId: string): void {
+    this.banks.delete(bankId);
+  }
+
+  private load(bankId: string): Graph<NodeAttrs, EdgeAttrs> {
+    const version = this.versionOf(bankId);
+    const cached = this.banks.get(bankId);
+    if (cached && cached.version === version) return cached.graph;
+    const graph = new Graph<NodeAttrs, EdgeAttrs>({ multi: true, type: 'undirected', allowSelfLoops: false });
+    const mentions = this.db
+      .prepare('SELECT fact_id AS factId, entity_id AS entityId FROM fact_entities WHERE bank_id = ?')
+      .all(bankId) as Array<{ factId: string; entityId: string }>;
+    for (const m of mentions) addMention(graph, m.factId, m.entityId);
+    const links = this.db
+      .prepare('SELECT from_id AS "from", to_id AS "to", type, weight FROM fact_links WHERE bank_id = ?')
+      .all(bankId) as Array<Omit<FactLink, 'bankId'>>;
+    for (const l of links) addLink(graph, { ...l, bankId });
+    this.banks.set(bankId, { graph, version });
+    return graph;
+  }
+
+  private versionOf(bankId: string): number {
+    const row = this.db.prepare('SELECT graph_version AS v FROM bank_versions WHERE bank_id = ?').get(bankId) as { v: number } | undefined;
+    return row?.v ?? 0;
+  }
+
+  async entitiesByKeys(bankId: string, keys: string[]): Promise<Entity[]> {
+    if (keys.length === 0) return [];
+    const rows = this.db
+      .prepare(
+        `SELECT DISTINCT e.* FROM entity_keys k JOIN entities e ON e.id = k.entity_id
+         WHERE k.bank_id = ? AND k.key IN (${placeholders(keys.length)})`,
+      )
+      .all(bankId, ...keys) as Row[];
+    return rows.map(toEntity);
+  }
+
+  async factsOfEntities(bankId: string, entityIds: string[], limitPerEntity: number): Promise<Array<{ factId: string; entityId: string }>> {
+    const graph = this.load(bankId);
+    const out: Array<{ factId: string; entityId: string }> = [];
+    for (const entityId of entityIds) {
+      const node = E(entityId);
+      if (!graph.hasNode(node)) continue;
+      let n = 0;
+      graph.forEachNeighbor(node, (neighbor) => {
+        if (n >= limitPerEntity) return;
+        out.push({ factId: neighbor.slice(2), entityId });
+        n++;
+      });
+    }
+    return out;
+  }
+
+  async linksOf(bankId: string, factIds: string[]): Promise<FactLink[]> {
+    const graph = this.load(bankId);
+    const out: FactLink[] = [];
+    for (const factId of factIds) {
+      const node = F(factId);
+      if (!graph.hasNode(node)) continue;
+      graph.forEachEdge(node, (_edge, attrs, source, target) => {
+        if (attrs.type === 'mention') return;
+        const other = source === node ? target : source;
+        out.push({ bankId, from: factId, to: other.slice(2), type: attrs.type, weight: attrs.weight });
+      });
+    }
+    return out;
+  }
+}
+
+function addMention(graph: Graph<NodeAttrs, EdgeAttrs>, factId: string, entityId: string): void {
+  graph.mergeNode(F(factId), { kind: 'fact' });
+  graph.mergeNode(E(entityId), { kind: 'entity' });
+  graph.addEdge(F(factId), E(entityId), { type: 'mention', weight: 1 });
+}
+
+function addLink(graph: Graph<NodeAttrs, EdgeAttrs>, link: FactLink): void {
+  if (link.from === link.to) return;
+  graph.mergeNode(F(link.from), { kind: 'fact' });
+  graph.mergeNode(F(link.to), { kind: 'fact' });
+  graph.addEdge(F(link.from), F(link.to), { type: link.type, weight: link.weight });
+}

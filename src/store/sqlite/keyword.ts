@@ -1,0 +1,41 @@
+// BM25 keyword search over SQLite FTS5 (porter stemming, incremental by triggers): facts and chunks.
+import type { FactFilter, KeywordIndex, Scored } from '../ports.ts';
+import { contentWords } from '../../text/words.ts';
+import type { Db } from './database.ts';
+import { factFilterSql } from './filters.ts';
+
+/** An FTS5 query that ORs the query's content words (quoted, so no FTS syntax leaks in). */
+export function ftsQuery(text: string): string | null {
+  const terms = [...new Set(contentWords(text))];
+  if (terms.length === 0) return null;
+  return terms.map((t) => `"${t}"`).join(' OR ');
+}
+
+export class SqliteKeywordIndex implements KeywordIndex {
+  constructor(private readonly db: Db) {}
+
+  async searchFacts(bankId: string, query: string, k: number, filter: FactFilter = {}): Promise<Scored[]> {
+    const match = ftsQuery(query);
+    if (!match) return [];
+    const where = factFilterSql(filter, 'f');
+    const rows = this.db
+      .prepare(
+        `SELECT f.id AS id, bm25(facts_fts) AS s FROM facts_fts JOIN facts f ON f.rid = facts_fts.rowid
+         WHERE facts_fts MATCH ? AND f.bank_id = ? ${where.sql} ORDER BY s LIMIT ?`,
+      )
+      .all(match, bankId, ...where.params, k) as Array<{ id: string; s: number }>;
+    return rows.map((r) => ({ id: r.id, score: -r.s }));
+  }
+
+  async searchChunks(bankId: string, query: string, k: number): Promise<Scored[]> {
+    const match = ftsQuery(query);
+    if (!match) return [];
+    const rows = this.db
+      .prepare(
+        `SELECT c.id AS id, bm25(chunks_fts) AS s FROM chunks_fts JOIN chunks c ON c.rid = chunks_fts.rowid
+         WHERE chunks_fts MATCH ? AND c.bank_id = ? ORDER BY s LIMIT ?`,
+      )
+      .all(match, bankId, k) as Array<{ id: string; s: number }>;
+    return rows.map((r) => ({ id: r.id, score: -r.s }));
+  }
+}

@@ -1,0 +1,272 @@
+// The embedded store: one SQLite file (WAL) holding everything, with FTS5 for BM25, an in-memory vector
+// index over the stored vectors, and the entity graph in graphology. Implements the MemoryStore port.
+import { join } from 'node:path';
+import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, Observation, ObservationRevision, Operation } from '../../core/types.ts';
+import type {
+  Claim, DeadLetter, DeleteResult, FactFilter, FactPage, ItemWrite, ListFactsQuery, MemoryStore, ObservationWrite, Tombstone, VectorRecord,
+} from '../ports.ts';
+import { openDatabase, type Db } from './database.ts';
+import * as deletes from './deletes.ts';
+import { factFilterSql } from './filters.ts';
+import { SqliteGraphIndex } from './graph.ts';
+import { SqliteKeywordIndex } from './keyword.ts';
+import * as queue from './queue.ts';
+import { FACT_COLUMNS, json, parseJson, placeholders, toBank, toChunk, toDocument, toEntity, toFact, toOperation, type Row } from './rows.ts';
+import { decodeVector, SqliteVectorIndex } from './vectors.ts';
+import * as writes from './writes.ts';
+
+export interface SqliteStoreOptions {
+  /** Data directory: the database is `cairn.db` in it. */
+  dataDir?: string;
+  /** Or an explicit database file (':memory:' for throwaway stores). */
+  file?: string;
+}
+
+export class SqliteStore implements MemoryStore {
+  readonly name = 'sqlite';
+  readonly db: Db;
+  readonly vectors: SqliteVectorIndex;
+  readonly keywords: SqliteKeywordIndex;
+  readonly graph: SqliteGraphIndex;
+
+  constructor(options: SqliteStoreOptions) {
+    const file = options.file ?? join(options.dataDir ?? 'data', 'cairn.db');
+    this.db = openDatabase(file);
+    this.vectors = new SqliteVectorIndex(this.db, file === ':memory:' ? {} : { snapshotDir: join(file, '..', 'vector-snapshots') });
+    this.keywords = new SqliteKeywordIndex(this.db);
+    this.graph = new SqliteGraphIndex(this.db);
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+
+  // banks
+  async createBank(b: Bank): Promise<void> {
+    this.db
+      .prepare('INSERT INTO banks (id, name, mission, config, embedder, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(b.id, b.name, b.mission, json(b.config), b.embedder, b.createdAt, b.updatedAt);
+  }
+  async getBank(id: string): Promise<Bank | null> {
+    const r = this.db.prepare('SELECT * FROM banks WHERE id = ?').get(id) as Row | undefined;
+    return r ? toBank(r) : null;
+  }
+  async listBanks(): Promise<Bank[]> {
+    return (this.db.prepare('SELECT * FROM banks ORDER BY created_at').all() as Row[]).map(toBank);
+  }
+  async updateBank(b: Bank): Promise<void> {
+    this.db.prepare('UPDATE banks SET name = ?, mission = ?, config = ?, updated_at = ? WHERE id = ?').run(b.name, b.mission, json(b.config), b.updatedAt, b.id);
+  }
+  async deleteBank(id: string): Promise<void> {
+    deletes.deleteBank(this.db, id);
+    this.vectors.forgetBank(id);
+    this.graph.invalidate(id);
+  }
+
+  // documents and chunks
+  async getDocument(bankId: string, id: string): Promise<DocumentRecord | null> {
+    const r = this.db.prepare('SELECT * FROM documents WHERE bank_id = ? AND id = ?').get(bankId, id) as Row | undefined;
+    return r ? toDocument(r) : null;
+  }
+  async listChunks(bankId: string, documentId: string): Promise<Chunk[]> {
+    return (this.db.prepare('SELECT * FROM chunks WHERE bank_id = ? AND document_id = ? ORDER BY idx').all(bankId, documentId) as Row[]).map(toChunk);
+  }
+  async getChunks(bankId: string, ids: string[]): Promise<Chunk[]> {
+    return this.byIds<Chunk>('SELECT * FROM chunks WHERE bank_id = ? AND id IN', bankId, ids, toChunk);
+  }
+  async writeItem(w: ItemWrite): Promise<void> {
+    const version = writes.writeItem(this.db, w);
+    if (w.removeChunkIds.length) this.graph.invalidate(w.bankId);
+    else
+      this.graph.applyWrite(
+        w.bankId,
+        w.facts.flatMap((f) => f.entities.map((entityId) => ({ factId: f.id, entityId }))),
+        w.links,
+        version,
+      );
+  }
+  async deleteDocument(bankId: string, documentId: string, reason: string): Promise<DeleteResult | null> {
+    const r = deletes.deleteDocument(this.db, bankId, documentId, reason);
+    this.graph.invalidate(bankId);
+    return r;
+  }
+  async deleteFacts(bankId: string, factIds: string[], reason: string): Promise<DeleteResult> {
+    const r = deletes.deleteFacts(this.db, bankId, factIds, reason);
+    this.graph.invalidate(bankId);
+    return r;
+  }
+
+  // facts and entities
+  async getFacts(bankId: string, ids: string[]): Promise<Fact[]> {
+    return this.byIds<Fact>(`SELECT ${FACT_COLUMNS} FROM facts f WHERE f.bank_id = ? AND f.id IN`, bankId, ids, toFact);
+  }
+  async listFacts(bankId: string, q: ListFactsQuery): Promise<FactPage> {
+    const where = factFilterSql(q, 'f');
+    let extra = '';
+    const params: unknown[] = [];
+    if (q.documentId) {
+      extra += ' AND f.document_id = ?';
+      params.push(q.documentId);
+    }
+    if (q.entityId) {
+      extra += ' AND EXISTS (SELECT 1 FROM fact_entities fe WHERE fe.fact_id = f.id AND fe.entity_id = ?)';
+      params.push(q.entityId);
+    }
+    const base = `FROM facts f WHERE f.bank_id = ? ${where.sql} ${extra}`;
+    const total = (this.db.prepare(`SELECT count(*) AS n ${base}`).get(bankId, ...where.params, ...params) as { n: number }).n;
+    const rows = this.db
+      .prepare(`SELECT ${FACT_COLUMNS} ${base} ORDER BY f.rid LIMIT ? OFFSET ?`)
+      .all(bankId, ...where.params, ...params, q.limit, q.offset) as Row[];
+    return { facts: rows.map(toFact), total };
+  }
+  async factsInTimeRange(bankId: string, start: string, end: string, limit: number, filter: FactFilter = {}): Promise<Fact[]> {
+    const where = factFilterSql(filter, 'f');
+    const mid = new Date((Date.parse(start) + Date.parse(end)) / 2).toISOString();
+    const rows = this.db
+      .prepare(
+        `SELECT ${FACT_COLUMNS} FROM facts f WHERE f.bank_id = ? ${where.sql}
+         AND coalesce(f.occurred_start, f.mentioned_at) <= ? AND coalesce(f.occurred_end, f.occurred_start, f.mentioned_at) >= ?
+         ORDER BY abs(julianday(coalesce(f.occurred_start, f.mentioned_at)) - julianday(?)) LIMIT ?`,
+      )
+      .all(bankId, ...where.params, end, start, mid, limit) as Row[];
+    return rows.map(toFact);
+  }
+  async getEntities(bankId: string, ids: string[]): Promise<Entity[]> {
+    return this.byIds<Entity>('SELECT * FROM entities WHERE bank_id = ? AND id IN', bankId, ids, toEntity);
+  }
+  async listEntities(bankId: string, limit: number, offset: number): Promise<Entity[]> {
+    return (this.db.prepare('SELECT * FROM entities WHERE bank_id = ? ORDER BY mention_count DESC, id LIMIT ? OFFSET ?').all(bankId, limit, offset) as Row[]).map(toEntity);
+  }
+  async findEntities(bankId: string, keys: string[]): Promise<Entity[]> {
+    return this.graph.entitiesByKeys(bankId, keys);
+  }
+  async getVectors(bankId: string, ids: string[]): Promise<Map<string, Float32Array>> {
+    const out = new Map<string, Float32Array>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const part = ids.slice(i, i + 500);
+      const rows = this.db
+        .prepare(`SELECT f.id AS id, v.vector AS vector FROM facts f JOIN fact_vectors v ON v.fact_rid = f.rid WHERE f.bank_id = ? AND f.id IN (${placeholders(part.length)})`)
+        .all(bankId, ...part) as Array<{ id: string; vector: Buffer }>;
+      for (const r of rows) out.set(r.id, decodeVector(r.vector));
+    }
+    return out;
+  }
+  async resetEmbedder(bankId: string, embedder: string | null): Promise<void> {
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM fact_vectors WHERE bank_id = ?').run(bankId);
+      this.db.prepare('UPDATE banks SET embedder = ? WHERE id = ?').run(embedder, bankId);
+    }).immediate();
+  }
+  async putVectors(bankId: string, embedder: string, vectors: VectorRecord[]): Promise<void> {
+    this.db.transaction(() => {
+      writes.checkEmbedder(this.db, bankId, embedder);
+      writes.putVectors(this.db, bankId, vectors);
+    }).immediate();
+  }
+
+  // consolidation queue
+  async claimUnconsolidated(bankId: string, workerId: string, limit: number, leaseMs: number): Promise<Claim | null> {
+    return queue.claim(this.db, bankId, workerId, limit, leaseMs);
+  }
+  async applyObservations(w: ObservationWrite): Promise<void> {
+    queue.applyObservations(this.db, w);
+    this.graph.invalidate(w.bankId);
+  }
+  async failClaim(bankId: string, workerId: string, factIds: string[], error: string, maxAttempts: number, retryAfterMs: number): Promise<void> {
+    queue.failClaim(this.db, bankId, workerId, factIds, error, maxAttempts, retryAfterMs);
+  }
+  async listDeadLetters(bankId: string): Promise<DeadLetter[]> {
+    return queue.deadLetters(this.db, bankId);
+  }
+  async retryDeadLetters(bankId: string, factIds?: string[]): Promise<number> {
+    return queue.retryDead(this.db, bankId, factIds);
+  }
+  async backlog(bankId: string): Promise<{ waiting: number; oldestWaitingAt: string | null; failed: number; consolidated: number }> {
+    return queue.backlog(this.db, bankId);
+  }
+  async banksWithBacklog(): Promise<string[]> {
+    return queue.banksWithBacklog(this.db);
+  }
+
+  // observations and audit
+  async getObservations(bankId: string, ids: string[]): Promise<Observation[]> {
+    const facts = await this.getFacts(bankId, ids);
+    const count = this.db.prepare(`SELECT count(*) AS n FROM evidence WHERE observation_id = ? AND role = 'supports'`);
+    return facts
+      .filter((f) => f.kind === 'observation')
+      .map((f) => ({ ...f, kind: 'observation' as const, proofCount: (count.get(f.id) as { n: number }).n }));
+  }
+  async evidenceOf(bankId: string, observationId: string): Promise<Evidence[]> {
+    return this.evidence('observation_id', bankId, observationId);
+  }
+  async observationsOfFact(bankId: string, factId: string): Promise<Evidence[]> {
+    return this.evidence('fact_id', bankId, factId);
+  }
+  private evidence(column: 'observation_id' | 'fact_id', bankId: string, id: string): Evidence[] {
+    const rows = this.db
+      .prepare(`SELECT observation_id, fact_id, role, created_at FROM evidence WHERE bank_id = ? AND ${column} = ? ORDER BY created_at`)
+      .all(bankId, id) as Array<{ observation_id: string; fact_id: string; role: Evidence['role']; created_at: string }>;
+    return rows.map((r) => ({ observationId: r.observation_id, factId: r.fact_id, role: r.role, createdAt: r.created_at }));
+  }
+  async historyOf(bankId: string, observationId: string): Promise<ObservationRevision[]> {
+    const rows = this.db
+      .prepare('SELECT * FROM observation_revisions WHERE bank_id = ? AND observation_id = ? ORDER BY at, rowid')
+      .all(bankId, observationId) as Row[];
+    return rows.map((r) => ({
+      id: String(r.id),
+      observationId: String(r.observation_id),
+      oldText: r.old_text === null ? null : String(r.old_text),
+      newText: String(r.new_text),
+      factIds: parseJson(r.fact_ids, []),
+      reason: String(r.reason) as ObservationRevision['reason'],
+      at: String(r.at),
+    }));
+  }
+  async tombstones(bankId: string, limit: number): Promise<Tombstone[]> {
+    const rows = this.db.prepare('SELECT * FROM tombstones WHERE bank_id = ? ORDER BY at DESC LIMIT ?').all(bankId, limit) as Row[];
+    return rows.map((r) => ({
+      id: String(r.id), bankId: String(r.bank_id), kind: String(r.kind) as Tombstone['kind'], targetId: String(r.target_id), reason: String(r.reason), at: String(r.at),
+    }));
+  }
+
+  // operations
+  async createOperation(op: Operation): Promise<void> {
+    this.db
+      .prepare(
+        `INSERT INTO operations (id, bank_id, kind, status, progress_done, progress_total, input, result, error, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(op.id, op.bankId, op.kind, op.status, op.progress.done, op.progress.total, json(op.input), json(op.result), op.error, op.createdAt, op.updatedAt);
+  }
+  async updateOperation(op: Operation): Promise<void> {
+    this.db
+      .prepare('UPDATE operations SET status = ?, progress_done = ?, progress_total = ?, result = ?, error = ?, updated_at = ? WHERE id = ?')
+      .run(op.status, op.progress.done, op.progress.total, json(op.result), op.error, op.updatedAt, op.id);
+  }
+  async getOperation(id: string): Promise<Operation | null> {
+    const r = this.db.prepare('SELECT * FROM operations WHERE id = ?').get(id) as Row | undefined;
+    return r ? toOperation(r) : null;
+  }
+  async unfinishedOperations(): Promise<Operation[]> {
+    return (this.db.prepare(`SELECT * FROM operations WHERE status IN ('queued', 'running') ORDER BY created_at`).all() as Row[]).map(toOperation);
+  }
+  async operationByKey(bankId: string, key: string): Promise<Operation | null> {
+    const r = this.db.prepare('SELECT operation_id AS id FROM operation_keys WHERE bank_id = ? AND key = ?').get(bankId, key) as { id: string } | undefined;
+    return r ? this.getOperation(r.id) : null;
+  }
+  async setOperationKey(bankId: string, key: string, operationId: string): Promise<void> {
+    this.db.prepare('INSERT OR IGNORE INTO operation_keys (bank_id, key, operation_id) VALUES (?, ?, ?)').run(bankId, key, operationId);
+  }
+
+  private byIds<T>(sqlPrefix: string, bankId: string, ids: string[], map: (r: Row) => T): T[] {
+    const out: T[] = [];
+    for (let i = 0; i < ids.length; i += 500) {
+      const part = ids.slice(i, i + 500);
+      if (!part.length) continue;
+      const rows = this.db.prepare(`${sqlPrefix} (${placeholders(part.length)})`).all(bankId, ...part) as Row[];
+      out.push(...rows.map(map));
+    }
+    const order = new Map(ids.map((id, i) => [id, i]));
+    return out.sort((a, b) => (order.get((a as { id: string }).id) ?? 0) - (order.get((b as { id: string }).id) ?? 0));
+  }
+}

@@ -1,0 +1,140 @@
+// The embedded store's atomic writes: one retained item (document, chunks, facts, entities, links, vectors)
+// and cascading deletes of facts, documents and banks, each in one SQLite transaction.
+import { CairnError } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { nowIso } from '../../core/time.ts';
+import type { Entity, Fact } from '../../core/types.ts';
+import { nameKey } from '../../text/words.ts';
+import type { ItemWrite, VectorRecord } from '../ports.ts';
+import type { Db } from './database.ts';
+import { json, placeholders } from './rows.ts';
+import { encodeVector } from './vectors.ts';
+
+export function bumpGraphVersion(db: Db, bankId: string): number {
+  const row = db
+    .prepare(
+      `INSERT INTO bank_versions (bank_id, graph_version) VALUES (?, 1)
+       ON CONFLICT(bank_id) DO UPDATE SET graph_version = graph_version + 1 RETURNING graph_version AS v`,
+    )
+    .get(bankId) as { v: number };
+  return row.v;
+}
+
+/** Claims the bank's embedder on first use; refuses vectors of another embedder. */
+export function checkEmbedder(db: Db, bankId: string, embedder: string): void {
+  const row = db.prepare('SELECT embedder FROM banks WHERE id = ?').get(bankId) as { embedder: string | null } | undefined;
+  if (!row) throw new CairnError('not_found', `bank '${bankId}' does not exist`);
+  if (row.embedder === null) db.prepare('UPDATE banks SET embedder = ? WHERE id = ?').run(embedder, bankId);
+  else if (row.embedder !== embedder)
+    throw new CairnError(
+      'embedder_mismatch',
+      `bank '${bankId}' holds vectors of '${row.embedder}' but the active embedder is '${embedder}'; ` +
+        `run 'cairn reembed ${bankId}' or start Cairn with the bank's embedder`,
+    );
+}
+
+export function insertFact(db: Db, f: Fact): void {
+  db.prepare(
+    `INSERT INTO facts (id, bank_id, kind, text, occurred_start, occurred_end, mentioned_at, document_id, chunk_id, item_id,
+       span_start, span_end, speaker, metadata, tags, status, valid_from, valid_to, superseded_by, superseded_at,
+       consolidated_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    f.id, f.bankId, f.kind, f.text, f.occurredStart, f.occurredEnd, f.mentionedAt,
+    f.source?.documentId ?? null, f.source?.chunkId ?? null, f.source?.itemId ?? null,
+    f.source?.start ?? null, f.source?.end ?? null, f.speaker, json(f.metadata), json(f.tags), f.status,
+    f.validFrom, f.validTo, f.supersededBy, f.supersededAt, f.consolidatedAt, f.createdAt, f.updatedAt,
+  );
+  const mention = db.prepare('INSERT OR IGNORE INTO fact_entities (fact_id, entity_id, bank_id) VALUES (?, ?, ?)');
+  for (const e of f.entities) mention.run(f.id, e, f.bankId);
+}
+
+export function upsertEntity(db: Db, e: Entity): void {
+  db.prepare(
+    `INSERT INTO entities (id, bank_id, name, aliases, type, mention_count, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT(id) DO UPDATE SET name = excluded.name, aliases = excluded.aliases, type = excluded.type,
+       mention_count = excluded.mention_count, first_seen = excluded.first_seen, last_seen = excluded.last_seen`,
+  ).run(e.id, e.bankId, e.name, json(e.aliases), e.type, e.mentionCount, e.firstSeen, e.lastSeen);
+  const key = db.prepare('INSERT OR IGNORE INTO entity_keys (bank_id, key, entity_id) VALUES (?, ?, ?)');
+  for (const name of [e.name, ...e.aliases]) {
+    const k = nameKey(name);
+    if (k) key.run(e.bankId, k, e.id);
+  }
+}
+
+export function putVectors(db: Db, bankId: string, vectors: VectorRecord[]): void {
+  const rid = db.prepare('SELECT rid FROM facts WHERE id = ? AND bank_id = ?');
+  const put = db.prepare(
+    `INSERT INTO fact_vectors (fact_rid, bank_id, vector) VALUES (?, ?, ?)
+     ON CONFLICT(fact_rid) DO UPDATE SET vector = excluded.vector`,
+  );
+  for (const v of vectors) {
+    const row = rid.get(v.id, bankId) as { rid: number } | undefined;
+    if (!row) throw new Error(`vector for unknown fact ${v.id}`);
+    put.run(row.rid, bankId, encodeVector(v.vector));
+  }
+}
+
+export function writeItem(db: Db, w: ItemWrite): number {
+  return db
+    .transaction(() => {
+      if (w.vectors.length) checkEmbedder(db, w.bankId, w.embedder);
+      const now = nowIso();
+      db.prepare(
+        `INSERT INTO documents (bank_id, id, content_hash, metadata, tags, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(bank_id, id) DO UPDATE SET content_hash = excluded.content_hash, metadata = excluded.metadata,
+           tags = excluded.tags, updated_at = excluded.updated_at`,
+      ).run(w.bankId, w.document.id, w.document.contentHash, json(w.document.metadata), json(w.document.tags), w.document.createdAt, now);
+      if (w.removeChunkIds.length) removeChunks(db, w.bankId, w.removeChunkIds);
+      const chunk = db.prepare(
+        `INSERT INTO chunks (id, bank_id, document_id, idx, item_id, text, content_hash, speaker, timestamp, context, metadata, tags)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      for (const c of w.chunks)
+        chunk.run(c.id, w.bankId, c.documentId, c.index, c.itemId, c.text, c.contentHash, c.speaker, c.timestamp, c.context, json(c.metadata), json(c.tags));
+      for (const e of w.entities) upsertEntity(db, e);
+      for (const f of w.facts) insertFact(db, f);
+      const link = db.prepare(
+        `INSERT INTO fact_links (bank_id, from_id, to_id, type, weight) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT(from_id, to_id, type) DO UPDATE SET weight = max(weight, excluded.weight)`,
+      );
+      for (const l of w.links) link.run(w.bankId, l.from, l.to, l.type, l.weight);
+      putVectors(db, w.bankId, w.vectors);
+      return bumpGraphVersion(db, w.bankId);
+    })
+    .immediate();
+}
+
+/** Removes chunks and, by cascade, their facts with vectors, keyword entries, links and evidence. */
+function removeChunks(db: Db, bankId: string, chunkIds: string[]): void {
+  for (let i = 0; i < chunkIds.length; i += 500) {
+    const part = chunkIds.slice(i, i + 500);
+    db.prepare(`DELETE FROM facts WHERE bank_id = ? AND chunk_id IN (${placeholders(part.length)})`).run(bankId, ...part);
+    db.prepare(`DELETE FROM chunks WHERE bank_id = ? AND id IN (${placeholders(part.length)})`).run(bankId, ...part);
+  }
+  pruneEntities(db, bankId);
+}
+
+/** Entities no fact mentions any more are removed (with their keys). */
+export function pruneEntities(db: Db, bankId: string): void {
+  db.prepare(
+    `DELETE FROM entities WHERE bank_id = ? AND NOT EXISTS (SELECT 1 FROM fact_entities fe WHERE fe.entity_id = entities.id)`,
+  ).run(bankId);
+}
+
+export function tombstone(db: Db, bankId: string, kind: string, targetId: string, reason: string): void {
+  db.prepare('INSERT INTO tombstones (id, bank_id, kind, target_id, reason, at) VALUES (?, ?, ?, ?, ?, ?)').run(
+    newId('tmb'), bankId, kind, targetId, reason, nowIso(),
+  );
+}
+
+/** Observation ids that cite any of the facts (before those facts go). */
+export function observationsCiting(db: Db, factIds: string[]): string[] {
+  const out = new Set<string>();
+  for (let i = 0; i < factIds.length; i += 500) {
+    const part = factIds.slice(i, i + 500);
+    const rows = db.prepare(`SELECT DISTINCT observation_id AS id FROM evidence WHERE fact_id IN (${placeholders(part.length)})`).all(...part) as Array<{ id: string }>;
+    for (const r of rows) out.add(r.id);
+  }
+  return [...out];
+}
