@@ -58,7 +58,7 @@ function chunksOf(bankId: string, doc: PlannedDocument, firstIndex: number): Chu
   for (const { item, itemId, timestamp } of doc.items) {
     const pieces = chunkText(item.content);
     pieces.forEach((piece, i) => {
-      const hash = contentHash(piece.text, item.speaker, timestamp, item.context, JSON.stringify(item.metadata ?? {}), JSON.stringify(item.tags ?? []), item.role);
+      const hash = contentHash(piece.text, item.speaker, item.timestamp, item.context, JSON.stringify(item.metadata ?? {}), JSON.stringify(item.tags ?? []), item.role);
       chunks.push({
         id: derivedId('chk', bankId, doc.id, itemId, String(i), hash),
         bankId,

@@ -36,7 +36,7 @@ export function recallRoutes(app: OpenAPIHono, engine: Engine): void {
     }),
     async (c) => {
       const response = await engine.recall(c.req.valid('param').bank, c.req.valid('json'));
-      return c.json(response as z.infer<typeof RecallResponseSchema>, 200);
+      return c.json(response as unknown as z.infer<typeof RecallResponseSchema>, 200);
     },
   );
 }

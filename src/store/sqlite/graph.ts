@@ -1,7 +1,7 @@
 // The entity graph of the embedded store, held in graphology: entity and fact nodes, fact-entity edges and
 // fact-fact links. Loaded per bank on first use from SQLite, updated in place after this process's writes,
 // and reloaded when another process (a separate worker) has changed the bank.
-import Graph from 'graphology';
+import { MultiUndirectedGraph } from 'graphology';
 import type { Entity, FactLink, LinkType } from '../../core/types.ts';
 import type { GraphIndex } from '../ports.ts';
 import type { Db } from './database.ts';
@@ -9,7 +9,7 @@ import { placeholders, toEntity, type Row } from './rows.ts';
 
 type NodeAttrs = { kind: 'fact' | 'entity' };
 type EdgeAttrs = { type: LinkType | 'mention'; weight: number };
-type BankGraph = { graph: Graph<NodeAttrs, EdgeAttrs>; version: number };
+type BankGraph = { graph: MultiUndirectedGraph<NodeAttrs, EdgeAttrs>; version: number };
 
 const F = (id: string): string => `f:${id}`;
 const E = (id: string): string => `e:${id}`;
@@ -37,11 +37,11 @@ export class SqliteGraphIndex implements GraphIndex {
     this.banks.delete(bankId);
   }
 
-  private load(bankId: string): Graph<NodeAttrs, EdgeAttrs> {
+  private load(bankId: string): MultiUndirectedGraph<NodeAttrs, EdgeAttrs> {
     const version = this.versionOf(bankId);
     const cached = this.banks.get(bankId);
     if (cached && cached.version === version) return cached.graph;
-    const graph = new Graph<NodeAttrs, EdgeAttrs>({ multi: true, type: 'undirected', allowSelfLoops: false });
+    const graph = new MultiUndirectedGraph<NodeAttrs, EdgeAttrs>({ allowSelfLoops: false });
     const mentions = this.db
       .prepare('SELECT fact_id AS factId, entity_id AS entityId FROM fact_entities WHERE bank_id = ?')
       .all(bankId) as Array<{ factId: string; entityId: string }>;
@@ -102,13 +102,13 @@ export class SqliteGraphIndex implements GraphIndex {
   }
 }
 
-function addMention(graph: Graph<NodeAttrs, EdgeAttrs>, factId: string, entityId: string): void {
+function addMention(graph: MultiUndirectedGraph<NodeAttrs, EdgeAttrs>, factId: string, entityId: string): void {
   graph.mergeNode(F(factId), { kind: 'fact' });
   graph.mergeNode(E(entityId), { kind: 'entity' });
   graph.addEdge(F(factId), E(entityId), { type: 'mention', weight: 1 });
 }
 
-function addLink(graph: Graph<NodeAttrs, EdgeAttrs>, link: FactLink): void {
+function addLink(graph: MultiUndirectedGraph<NodeAttrs, EdgeAttrs>, link: FactLink): void {
   if (link.from === link.to) return;
   graph.mergeNode(F(link.from), { kind: 'fact' });
   graph.mergeNode(F(link.to), { kind: 'fact' });

@@ -94,11 +94,13 @@ export function writeItem(db: Db, w: ItemWrite): number {
         chunk.run(c.id, w.bankId, c.documentId, c.index, c.itemId, c.text, c.contentHash, c.speaker, c.timestamp, c.context, json(c.metadata), json(c.tags));
       for (const e of w.entities) upsertEntity(db, e);
       for (const f of w.facts) insertFact(db, f);
+      // Links to facts that no longer exist (removed with a changed chunk in this same write) are dropped.
       const link = db.prepare(
-        `INSERT INTO fact_links (bank_id, from_id, to_id, type, weight) VALUES (?, ?, ?, ?, ?)
+        `INSERT INTO fact_links (bank_id, from_id, to_id, type, weight)
+         SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM facts WHERE id = ?) AND EXISTS (SELECT 1 FROM facts WHERE id = ?)
          ON CONFLICT(from_id, to_id, type) DO UPDATE SET weight = max(weight, excluded.weight)`,
       );
-      for (const l of w.links) link.run(w.bankId, l.from, l.to, l.type, l.weight);
+      for (const l of w.links) link.run(w.bankId, l.from, l.to, l.type, l.weight, l.from, l.to);
       putVectors(db, w.bankId, w.vectors);
       return bumpGraphVersion(db, w.bankId);
     })

@@ -1,0 +1,185 @@
+// Recall benchmark on LoCoMo: ingests each conversation into its own bank (one item per turn, the speaker,
+// the session's date as timestamp, the dia_id in metadata), then measures turn-level evidence recall @1/5/10/20
+// for every arm alone and for the fusion (categories 1-4), retain throughput, recall latency at LoCoMo size,
+// and (with --synthetic N) recall latency with N synthetic facts in one bank. Appends to benchmarks/RESULTS.md.
+//
+//   npm run bench:recall -- [path/to/locomo10.json] [--conversations N] [--synthetic 100000]
+import * as chrono from 'chrono-node';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { compose } from '../src/compose.ts';
+import { loadConfig } from '../src/config.ts';
+import type { Engine } from '../src/engine.ts';
+import type { RetainItem } from '../src/retain/types.ts';
+
+interface Turn { speaker: string; dia_id: string; text: string; blip_caption?: string }
+interface Sample {
+  sample_id: string;
+  conversation: Record<string, unknown> & { speaker_a: string; speaker_b: string };
+  qa: Array<{ question: string; evidence?: string[]; category: number }>;
+}
+
+const args = process.argv.slice(2);
+const flag = (name: string): string | undefined => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const datasetPath = args.find((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--'))) ?? '../shared/datasets/locomo/locomo10.json';
+const maxConversations = Number(flag('conversations') ?? 10);
+const synthetic = Number(flag('synthetic') ?? 0);
+const KS = [1, 5, 10, 20] as const;
+const ARMS = ['semantic', 'keyword', 'graph', 'temporal', 'fused'] as const;
+type Arm = (typeof ARMS)[number];
+
+const percentile = (xs: number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
+};
+
+function sessions(sample: Sample): Array<{ n: number; date: string; turns: Turn[] }> {
+  const out: Array<{ n: number; date: string; turns: Turn[] }> = [];
+  for (const key of Object.keys(sample.conversation)) {
+    const m = /^session_(\d+)$/.exec(key);
+    if (!m) continue;
+    const turns = sample.conversation[key] as Turn[];
+    const when = sample.conversation[`${key}_date_time`];
+    const parsed = typeof when === 'string' ? chrono.parseDate(when) : null;
+    if (!Array.isArray(turns) || !parsed) continue;
+    out.push({ n: Number(m[1]), date: parsed.toISOString(), turns });
+  }
+  return out.sort((a, b) => a.n - b.n);
+}
+
+/** Distinct turns in ranked order from a ranked list of fact ids. */
+function turnsOf(ids: string[], diaOf: Map<string, string>): string[] {
+  const seen: string[] = [];
+  for (const id of ids) {
+    const d = diaOf.get(id);
+    if (d && !seen.includes(d)) seen.push(d);
+  }
+  return seen;
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(datasetPath)) throw new Error(`LoCoMo not found at ${datasetPath}; pass its path as the first argument`);
+  const data = (JSON.parse(readFileSync(datasetPath, 'utf8')) as Sample[]).slice(0, maxConversations);
+  const dataDir = mkdtempSync(join(tmpdir(), 'cairn-bench-'));
+  const { engine, describe } = await compose(loadConfig({ ...process.env, CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: 'warn' }));
+  const hits: Record<Arm, Record<number, number[]>> = Object.fromEntries(ARMS.map((a) => [a, Object.fromEntries(KS.map((k) => [k, []]))])) as never;
+  const multiHop: Record<Arm, number[]> = Object.fromEntries(ARMS.map((a) => [a, []])) as never;
+  const latencies: number[] = [];
+  let items = 0;
+  let retainMs = 0;
+  let skipped = 0;
+  let questions = 0;
+  for (const sample of data) {
+    const bankId = `locomo-${sample.sample_id}`;
+    await engine.createBank({ id: bankId });
+    const valid = new Set<string>();
+    const t0 = performance.now();
+    for (const s of sessions(sample)) {
+      const batch: RetainItem[] = s.turns.map((t) => {
+        valid.add(t.dia_id);
+        return {
+          content: t.blip_caption ? `${t.text} [shares a photo of ${t.blip_caption}]` : t.text,
+          speaker: t.speaker,
+          timestamp: s.date,
+          context: `session ${s.n}`,
+          documentId: `session_${s.n}`,
+          metadata: { dia_id: t.dia_id },
+        };
+      });
+      await engine.retain(bankId, { items: batch });
+      items += batch.length;
+    }
+    retainMs += performance.now() - t0;
+    const diaOf = new Map<string, string>();
+    for (let offset = 0; ; offset += 1000) {
+      const page = await engine.listFacts(bankId, { limit: 1000, offset });
+      for (const f of page.facts) if (f.metadata.dia_id) diaOf.set(f.id, f.metadata.dia_id);
+      if (page.facts.length < 1000) break;
+    }
+    const lastDate = sessions(sample).at(-1)?.date;
+    for (const qa of sample.qa) {
+      if (![1, 2, 3, 4].includes(qa.category)) continue;
+      const evidence = (qa.evidence ?? []).filter((e) => valid.has(e));
+      if (evidence.length === 0) {
+        skipped++;
+        continue;
+      }
+      questions++;
+      const t = performance.now();
+      const res = await engine.recall(bankId, { query: qa.question, limit: 20, maxTokens: 100_000, trace: true, queryTime: lastDate });
+      latencies.push(performance.now() - t);
+      const ranked: Record<Arm, string[]> = {
+        fused: turnsOf(res.results.map((r) => r.id), diaOf),
+        semantic: [], keyword: [], graph: [], temporal: [],
+      };
+      const arms = (res.trace as { arms?: Record<string, { hits?: Array<{ id: string }> }> } | undefined)?.arms ?? {};
+      for (const a of ['semantic', 'keyword', 'graph', 'temporal'] as const) ranked[a] = turnsOf((arms[a]?.hits ?? []).map((h) => h.id), diaOf);
+      for (const a of ARMS)
+        for (const k of KS) {
+          const top = new Set(ranked[a].slice(0, k));
+          const r = evidence.filter((e) => top.has(e)).length / evidence.length;
+          hits[a][k].push(r);
+          if (k === 10 && qa.category === 1) multiHop[a].push(r);
+        }
+    }
+    process.stderr.write(`${bankId}: ${diaOf.size} facts with turns, ${questions} questions so far\n`);
+  }
+  const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
+  const lines: string[] = [];
+  lines.push(`| arm | @1 | @5 | @10 | @20 | multi-hop @10 |`, `| --- | --- | --- | --- | --- | --- |`);
+  for (const a of ARMS) lines.push(`| ${a} | ${KS.map((k) => mean(hits[a][k]).toFixed(3)).join(' | ')} | ${mean(multiHop[a]).toFixed(3)} |`);
+  lines.push('');
+  lines.push(`| measure | value |`, `| --- | --- |`);
+  lines.push(`| conversations | ${data.length} |`, `| questions (cat. 1-4) | ${questions} (skipped without valid evidence: ${skipped}) |`);
+  lines.push(`| retain throughput | ${(items / (retainMs / 1000)).toFixed(0)} items/s (${items} items) |`);
+  lines.push(`| recall latency at LoCoMo size (trace on) | p50 ${percentile(latencies, 50).toFixed(1)} ms, p95 ${percentile(latencies, 95).toFixed(1)} ms |`);
+  if (synthetic > 0) lines.push(...(await syntheticLatency(engine, synthetic)));
+  const table = lines.join('\n');
+  process.stdout.write(`${describe}\n${table}\n`);
+  const results = new URL('./RESULTS.md', import.meta.url);
+  if (!existsSync(results)) writeFileSync(results, '# Benchmark results\n');
+  const command = `npm run bench:recall -- ${args.join(' ')}`.trim();
+  appendFileSync(results, `\n## Recall on LoCoMo (${new Date().toISOString()})\n\nCommand: \`${command}\`\n\nSetup: ${describe}\n\n${table}\n`);
+  await engine.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** Recall latency with n synthetic facts in one bank (one sentence per item, varied names, places, topics). */
+async function syntheticLatency(engine: Engine, n: number): Promise<string[]> {
+  const names = ['Ava', 'Ben', 'Chloe', 'Dev', 'Eli', 'Farah', 'Gus', 'Hana', 'Ivan', 'Jade', 'Kofi', 'Lena', 'Mateo', 'Nia', 'Omar', 'Priya'];
+  const verbs = ['visited', 'wrote about', 'bought', 'talked about', 'repaired', 'photographed', 'studied', 'planned a trip to'];
+  const things = ['the museum', 'a red bicycle', 'Lisbon', 'the quarterly report', 'a sourdough starter', 'the garden shed', 'jazz piano', 'Kyoto', 'a vintage camera', 'the marathon'];
+  const bankId = 'synthetic';
+  await engine.createBank({ id: bankId });
+  const t0 = performance.now();
+  const base = Date.parse('2020-01-01T00:00:00Z');
+  for (let i = 0; i < n; i += 500) {
+    const batch: RetainItem[] = [];
+    for (let j = i; j < Math.min(n, i + 500); j++)
+      batch.push({
+        content: `${names[j % 16]} ${verbs[(j * 7) % 8]} ${things[(j * 13) % 10]} with ${names[(j * 5 + 3) % 16]} (note ${j}).`,
+        speaker: names[(j * 3) % 16],
+        timestamp: new Date(base + j * 3_600_000).toISOString(),
+      });
+    await engine.retain(bankId, { items: batch });
+    if ((i / 500) % 20 === 0) process.stderr.write(`synthetic: ${i + batch.length}/${n}\n`);
+  }
+  const retainS = (performance.now() - t0) / 1000;
+  const queries = ['What did Ava buy?', 'Who visited Kyoto with Ben?', 'jazz piano', 'What happened last June?', 'Tell me about the marathon'];
+  const lat: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const t = performance.now();
+    await engine.recall(bankId, { query: queries[i % queries.length], queryTime: '2024-01-01T00:00:00Z' });
+    lat.push(performance.now() - t);
+  }
+  return [
+    `| synthetic retain (${n} items, one fact each) | ${(n / retainS).toFixed(0)} items/s |`,
+    `| recall latency at ${n} facts in one bank (200 queries) | p50 ${percentile(lat, 50).toFixed(1)} ms, p95 ${percentile(lat, 95).toFixed(1)} ms |`,
+  ];
+}
+
+await main();
