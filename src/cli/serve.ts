@@ -6,8 +6,8 @@ import type { Config } from '../config.ts';
 import { log } from '../log.ts';
 
 export async function serveCommand(config: Config): Promise<void> {
-  const { engine } = await compose(config);
-  const app = createApp(engine, { apiKey: config.apiKey });
+  const { engine, routes } = await compose(config);
+  const app = createApp(engine, { apiKey: config.apiKey, extraRoutes: routes });
   const resumed = await engine.operations.resume();
   if (resumed) log.info(`resumed ${resumed} unfinished operation(s)`);
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {

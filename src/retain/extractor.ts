@@ -2,6 +2,10 @@
 // implementations plug in here.
 import type { FactKind } from '../core/types.ts';
 
+/** How much an LLM extractor keeps: the facts that matter, every detail, or the source's own words. */
+export type RetainMode = 'concise' | 'verbose' | 'verbatim';
+export const RETAIN_MODES: readonly RetainMode[] = ['concise', 'verbose', 'verbatim'];
+
 export interface ExtractInput {
   bankId: string;
   text: string;
@@ -13,6 +17,8 @@ export interface ExtractInput {
   context: string | null;
   /** The bank's retain mission (what to keep), if any. */
   mission?: string;
+  /** The bank's retain mode (bank.config.retainMode; default concise). The offline extractor ignores it. */
+  mode?: RetainMode;
 }
 
 export interface ExtractedEntity {

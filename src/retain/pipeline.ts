@@ -9,6 +9,7 @@ import { chunkText } from './chunking.ts';
 import { EntityResolver } from './entities.ts';
 import type { ExtractedFact, Extractor } from './extractor.ts';
 import { semanticLinks } from './links.ts';
+import { retainModeOf } from './retain-mode.ts';
 import type { Progress, RetainItem, RetainRequest, RetainResult } from './types.ts';
 
 export interface RetainDeps {
@@ -154,6 +155,7 @@ async function writeChunks(
       fromAgent: isAgent(items.get(chunk.itemId)),
       timestamp: chunk.timestamp ?? nowIso(),
       context: chunk.context,
+      mode: retainModeOf(bank.config),
       mission: typeof bank.config.retainMission === 'string' ? bank.config.retainMission : undefined,
     });
     extracted.push({ chunk, facts });

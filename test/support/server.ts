@@ -9,9 +9,9 @@ import { createApp } from '../../src/api/app.ts';
 import { compose } from '../../src/compose.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Engine } from '../../src/engine.ts';
+import { TEST_CACHE_DIR } from '../../src/embed/testing.ts';
 
-/** Shared across test files so the GloVe cache is built once per machine. */
-export const TEST_CACHE_DIR = join(tmpdir(), 'cairn-test-cache');
+export { TEST_CACHE_DIR };
 
 export interface TestServer {
   url: string;
@@ -31,8 +31,8 @@ export function tempDataDir(): string {
 export async function startServer(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDataDir();
   const config = loadConfig({ CAIRN_CACHE_DIR: TEST_CACHE_DIR, ...options.env, CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: 'warn' });
-  const { engine } = await compose(config);
-  const app = createApp(engine, { apiKey: config.apiKey });
+  const { engine, routes } = await compose(config);
+  const app = createApp(engine, { apiKey: config.apiKey, extraRoutes: routes });
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
   });
