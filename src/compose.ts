@@ -7,6 +7,7 @@ import { createEmbedder, createReranker } from './embed/select.ts';
 import { describeLlm, resolveLlm } from './llm/config.ts';
 import { log } from './log.ts';
 import { reflectRoutes } from './api/routes/reflect.ts';
+import { usageRoutes } from './api/routes/usage.ts';
 import { chooseAnswerer } from './reflect/choose.ts';
 import { LlmExtractor } from './retain/llm-extractor.ts';
 import { OfflineExtractor } from './retain/offline-extractor.ts';
@@ -31,6 +32,7 @@ export async function compose(config: Config): Promise<Composed> {
   const engine = new Engine({ store, embedder: embedder.embedder, reranker: reranker.reranker, extractor });
   const routes: Composed['routes'] = [
     reflectRoutes(engine, (bank) => chooseAnswerer(resolveLlm('reflect', bank.config, { env: config.env, ledger }))),
+    usageRoutes(engine, ledger),
   ];
   const describe = [
     `store: sqlite (${config.dataDir})`,
