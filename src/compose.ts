@@ -1,46 +1,76 @@
-// The composition root: picks adapters from configuration and builds the engine and the HTTP routes of
-// every module. The only module (with the CLI) that knows concrete adapters.
+// The composition root: picks adapters from configuration and builds the engine, the consolidation worker
+// and the HTTP routes of every module. The only module (with the CLI) that knows concrete adapters.
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { join } from 'node:path';
+import { auditRoutes } from './api/routes/audit.ts';
+import { consolidationRoutes } from './api/routes/consolidation.ts';
+import { reflectRoutes } from './api/routes/reflect.ts';
+import { usageRoutes } from './api/routes/usage.ts';
 import type { Config } from './config.ts';
+import { attachConsolidation } from './consolidate/attach.ts';
+import { workerOptionsFromEnv } from './consolidate/settings.ts';
+import type { ConsolidationWorker } from './consolidate/worker.ts';
 import { Engine } from './engine.ts';
 import { createEmbedder, createReranker } from './embed/select.ts';
 import { describeLlm, resolveLlm } from './llm/config.ts';
 import { log } from './log.ts';
-import { reflectRoutes } from './api/routes/reflect.ts';
-import { usageRoutes } from './api/routes/usage.ts';
 import { chooseAnswerer } from './reflect/choose.ts';
 import { LlmExtractor } from './retain/llm-extractor.ts';
 import { OfflineExtractor } from './retain/offline-extractor.ts';
+import type { MemoryStore } from './store/ports.ts';
+import { ServerStore } from './store/server/store.ts';
+import { serverOptionsFromEnv } from './store/server/options.ts';
+import { openDatabase } from './store/sqlite/database.ts';
 import { SqliteStore } from './store/sqlite/store.ts';
 import { SqliteUsageLedger } from './store/sqlite/usage.ts';
 
 export interface Composed {
   engine: Engine;
+  worker: ConsolidationWorker;
   /** One line naming the active store, embedder, reranker, extractor and LLM. */
   describe: string;
-  /** Routes of the modules beyond the core (reflect, consolidation, audit, threads, usage). */
+  /** Routes of the modules beyond the core (reflect, consolidation, audit, usage). */
   routes: Array<(app: OpenAPIHono) => void>;
 }
 
-export async function compose(config: Config): Promise<Composed> {
+export interface ComposeOptions {
+  /** Run the consolidation loop in this process (default: config.embeddedWorker). */
+  startWorker?: boolean;
+}
+
+async function openStore(config: Config): Promise<{ store: MemoryStore; local: SqliteStore | null }> {
+  if (config.env.CAIRN_STORE === 'server') return { store: await ServerStore.open(serverOptionsFromEnv(config.env)), local: null };
   const store = new SqliteStore({ dataDir: config.dataDir });
-  const ledger = new SqliteUsageLedger(store.db);
+  return { store, local: store };
+}
+
+export async function compose(config: Config, options: ComposeOptions = {}): Promise<Composed> {
+  const { store, local } = await openStore(config);
+  // The ledger lives in the embedded database; in server mode each process keeps its own ledger file.
+  const ledger = new SqliteUsageLedger(local?.db ?? openDatabase(join(config.dataDir, 'usage.db')));
   const embedder = await createEmbedder(config.env);
   const reranker = await createReranker(config.env);
   const retainLlm = resolveLlm('retain', undefined, { env: config.env, ledger });
   const extractor = retainLlm ? new LlmExtractor(retainLlm) : new OfflineExtractor();
   const engine = new Engine({ store, embedder: embedder.embedder, reranker: reranker.reranker, extractor });
+  const worker = attachConsolidation(engine, {
+    start: options.startWorker ?? config.embeddedWorker,
+    worker: workerOptionsFromEnv(config.env),
+  });
   const routes: Composed['routes'] = [
     reflectRoutes(engine, (bank) => chooseAnswerer(resolveLlm('reflect', bank.config, { env: config.env, ledger }))),
     usageRoutes(engine, ledger),
+    consolidationRoutes(engine, worker),
+    auditRoutes(engine, worker),
   ];
   const describe = [
-    `store: sqlite (${config.dataDir})`,
+    `store: ${store.name}${local ? ` (${config.dataDir})` : ''}`,
     embedder.description,
     reranker.description,
     `extractor: ${extractor.name}`,
     describeLlm(config.env),
+    `worker: ${(options.startWorker ?? config.embeddedWorker) ? 'in process' : 'off'}`,
   ].join('; ');
   log.info(describe);
-  return { engine, describe, routes };
+  return { engine, worker, describe, routes };
 }

@@ -4,6 +4,8 @@ import { loadConfig } from '../config.ts';
 import { serveCommand } from './serve.ts';
 import { recallCommand, retainCommand } from './memory-commands.ts';
 import { reembedCommand } from './reembed.ts';
+import { runWorker } from '../consolidate/run-worker.ts';
+import { exportCommand, importCommand, reconcileCommand } from '../portability/cli.ts';
 
 export async function main(argv: string[]): Promise<void> {
   const program = new Command('cairn').description('Cairn: a memory engine for AI agents').showHelpAfterError();
@@ -30,5 +32,28 @@ export async function main(argv: string[]): Promise<void> {
     .command('reembed <bank>')
     .description("re-embed every fact of a bank with the active embedder (after changing CAIRN_EMBEDDER)")
     .action(async (bank: string) => reembedCommand(loadConfig(), bank));
+  program
+    .command('worker')
+    .description('run the consolidation worker as its own process (on the same store as the API)')
+    .action(async () => {
+      await runWorker(loadConfig());
+    });
+  program
+    .command('export <bank>')
+    .description('write a bank as a versioned JSONL archive (backup, or moving to server mode)')
+    .option('-o, --out <file>', 'archive file (default stdout)')
+    .option('--embeddings', 'include vectors')
+    .action(async (bank: string, o: { out?: string; embeddings?: boolean }) => exportCommand(loadConfig(), bank, o));
+  program
+    .command('import <file>')
+    .description('read an archive made by `cairn export` into the configured store (re-embedding when needed)')
+    .option('-b, --bank <id>', 'import under another bank id')
+    .action(async (file: string, o: { bank?: string }) => importCommand(loadConfig(), file, o));
+  program
+    .command('reconcile')
+    .description('server mode: find and repair drift between Neo4j and Qdrant')
+    .option('--older-than <minutes>', 'complete or roll back writes older than this', '10')
+    .option('--dry-run', 'only report')
+    .action(async (o: { olderThan: string; dryRun?: boolean }) => reconcileCommand(loadConfig(), { olderThan: o.olderThan, dryRun: o.dryRun }));
   await program.parseAsync(argv, { from: 'user' });
 }

@@ -1,4 +1,5 @@
-// `cairn serve`: the API on the embedded store, with the consolidation worker in the same process.
+// `cairn serve`: the API (on the embedded store by default), with the consolidation worker in the same
+// process unless CAIRN_WORKER=off.
 import { serve } from '@hono/node-server';
 import { createApp } from '../api/app.ts';
 import { compose } from '../compose.ts';
@@ -6,17 +7,23 @@ import type { Config } from '../config.ts';
 import { log } from '../log.ts';
 
 export async function serveCommand(config: Config): Promise<void> {
-  const { engine, routes } = await compose(config);
+  const { engine, worker, routes } = await compose(config);
   const app = createApp(engine, { apiKey: config.apiKey, extraRoutes: routes });
   const resumed = await engine.operations.resume();
   if (resumed) log.info(`resumed ${resumed} unfinished operation(s)`);
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
     log.info(`cairn listening on http://${config.host}:${info.port} (auth: ${config.apiKey ? 'bearer key' : 'off'})`);
   });
+  let stopping = false;
   const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
     log.info('shutting down');
     server.close();
-    void engine.close().then(() => process.exit(0));
+    void worker
+      .stop()
+      .then(() => engine.close())
+      .then(() => process.exit(0));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

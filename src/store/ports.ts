@@ -108,14 +108,25 @@ export interface ObservationWrite {
   embedder: string;
   evidence: Evidence[];
   revisions: ObservationRevision[];
-  /** Facts superseded by newer facts in this step. */
-  supersede: Array<{ factId: string; by: string; at: string }>;
+  /**
+   * Facts superseded by newer facts in this step: `at` is the record time they stopped being believed,
+   * `validTo` (default `at`) the valid time they stopped being true (when the newer fact became true).
+   */
+  supersede: Array<{ factId: string; by: string; at: string; validTo?: string }>;
   /** Observations removed (no evidence left). */
   removeObservationIds: string[];
   /** Facts this step consolidated (their claim is released and they leave the queue). */
   consolidatedFactIds: string[];
   workerId: string;
+  /**
+   * Optimistic concurrency: observations revised from what was read must still have this updatedAt, else the
+   * whole write fails with a conflict (a deletion or another writer changed them meanwhile) and is redone.
+   */
+  expectUnchanged?: Array<{ id: string; updatedAt: string }>;
 }
+
+/** What deletion leaves in observations (and their history) that quoted deleted facts, until they are rebuilt. */
+export const FORGOTTEN_TEXT = '[forgotten]';
 
 export interface DeleteResult {
   factIds: string[];
@@ -151,6 +162,10 @@ export interface MemoryStore {
   getDocument(bankId: string, id: string): Promise<DocumentRecord | null>;
   listChunks(bankId: string, documentId: string): Promise<Chunk[]>;
   getChunks(bankId: string, ids: string[]): Promise<Chunk[]>;
+  /** Documents of the bank in the order they were first written, a page at a time (for export). */
+  listDocuments(bankId: string, limit: number, offset: number): Promise<DocumentRecord[]>;
+  /** Fact-fact links of the bank as stored (direction kept), a page at a time (for export). */
+  listLinks(bankId: string, limit: number, offset: number): Promise<FactLink[]>;
   /** Applies one item's write atomically. */
   writeItem(write: ItemWrite): Promise<void>;
   /** Deletes a document and, through every index, all facts that came from it. Null when there is no such document. */
@@ -174,6 +189,10 @@ export interface MemoryStore {
   putVectors(bankId: string, embedder: string, vectors: VectorRecord[]): Promise<void>;
 
   // consolidation queue: the facts' own state
+  /**
+   * Claims up to `limit` waiting facts of the bank, oldest first, under a lease. Null when none is waiting, or while
+   * another worker holds a live lease in the bank (one worker per bank at a time keeps consolidation in order).
+   */
   claimUnconsolidated(bankId: string, workerId: string, limit: number, leaseMs: number): Promise<Claim | null>;
   applyObservations(write: ObservationWrite): Promise<void>;
   /** Records a failed attempt; after maxAttempts the fact goes to the dead-letter list. */

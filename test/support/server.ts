@@ -9,6 +9,7 @@ import { createApp } from '../../src/api/app.ts';
 import { compose } from '../../src/compose.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Engine } from '../../src/engine.ts';
+import type { ConsolidationWorker } from '../../src/consolidate/worker.ts';
 import { TEST_CACHE_DIR } from '../../src/embed/testing.ts';
 
 export { TEST_CACHE_DIR };
@@ -16,6 +17,7 @@ export { TEST_CACHE_DIR };
 export interface TestServer {
   url: string;
   engine: Engine;
+  worker: ConsolidationWorker;
   dataDir: string;
   call<T = unknown>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: T }>;
   /** Stops the server and closes the store, keeping the data directory (for restart tests). */
@@ -30,8 +32,8 @@ export function tempDataDir(): string {
 
 export async function startServer(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDataDir();
-  const config = loadConfig({ CAIRN_CACHE_DIR: TEST_CACHE_DIR, ...options.env, CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: 'warn' });
-  const { engine, routes } = await compose(config);
+  const config = loadConfig({ CAIRN_CACHE_DIR: TEST_CACHE_DIR, CAIRN_WORKER: 'off', ...options.env, CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: 'warn' });
+  const { engine, worker, routes } = await compose(config);
   const app = createApp(engine, { apiKey: config.apiKey, extraRoutes: routes });
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
@@ -39,11 +41,13 @@ export async function startServer(options: { dataDir?: string; env?: Record<stri
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const stop = async (): Promise<void> => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    await worker.stop();
     await engine.close();
   };
   return {
     url,
     engine,
+    worker,
     dataDir,
     async call<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
       const res = await fetch(url + path, {

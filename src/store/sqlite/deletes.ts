@@ -1,21 +1,50 @@
 // Forgetting that really forgets: deleting facts, documents and banks cascades through facts, vectors,
-// keyword entries, links and evidence; revisions that quoted deleted facts are redacted; a tombstone
-// records what was deleted, when and why, never the content.
-import type { DeleteResult } from '../ports.ts';
+// keyword entries, links and evidence; observations that cited deleted facts are blanked (text, entities,
+// vector, every revision) until consolidation rebuilds them from what is left; facts the deleted ones had
+// superseded are current again; a tombstone records what was deleted, when and why, never the content.
+import { nowIso } from '../../core/time.ts';
+import { FORGOTTEN_TEXT as FORGOTTEN, type DeleteResult } from '../ports.ts';
 import type { Db } from './database.ts';
 import { placeholders } from './rows.ts';
 import { bumpGraphVersion, observationsCiting, pruneEntities, tombstone } from './writes.ts';
 
 
+/**
+ * Observations citing deleted facts may quote them anywhere in their text and history (texts accumulate), so
+ * in the same transaction they lose their text, entities and vector, and every revision of theirs is redacted;
+ * consolidation's revise step then rebuilds them from the evidence left (or removes them).
+ */
+function blankObservations(db: Db, bankId: string, observationIds: string[]): void {
+  const now = nowIso();
+  for (const id of observationIds) {
+    db.prepare(
+      `UPDATE observation_revisions SET old_text = CASE WHEN old_text IS NULL THEN NULL ELSE '${FORGOTTEN}' END, new_text = '${FORGOTTEN}'
+       WHERE bank_id = ? AND observation_id = ?`,
+    ).run(bankId, id);
+    db.prepare(`UPDATE facts SET text = '${FORGOTTEN}', updated_at = ? WHERE bank_id = ? AND id = ? AND kind = 'observation'`).run(now, bankId, id);
+    db.prepare('DELETE FROM fact_entities WHERE fact_id = ?').run(id);
+    db.prepare('DELETE FROM fact_vectors WHERE fact_rid = (SELECT rid FROM facts WHERE id = ? AND bank_id = ?)').run(id, bankId);
+  }
+}
+
 function deleteFactRows(db: Db, bankId: string, factIds: string[]): string[] {
   const observationIds = observationsCiting(db, factIds).filter((id) => !factIds.includes(id));
   const redact = db.prepare(
-    `UPDATE observation_revisions SET old_text = CASE WHEN old_text IS NULL THEN NULL ELSE '[forgotten]' END, new_text = '[forgotten]'
+    `UPDATE observation_revisions SET old_text = CASE WHEN old_text IS NULL THEN NULL ELSE '${FORGOTTEN}' END, new_text = '${FORGOTTEN}'
      WHERE bank_id = ? AND EXISTS (SELECT 1 FROM json_each(fact_ids) j WHERE j.value = ?)`,
   );
   for (const id of factIds) redact.run(bankId, id);
+  blankObservations(db, bankId, observationIds);
+  const now = nowIso();
   for (let i = 0; i < factIds.length; i += 500) {
     const part = factIds.slice(i, i + 500);
+    // A fact whose replacement is forgotten is current again.
+    db.prepare(
+      `UPDATE facts SET status = 'active', superseded_by = NULL, superseded_at = NULL, valid_to = NULL, updated_at = ?
+       WHERE bank_id = ? AND status = 'superseded' AND superseded_by IN (${placeholders(part.length)})`,
+    ).run(now, bankId, ...part);
+    // A deleted observation takes its history with it.
+    db.prepare(`DELETE FROM observation_revisions WHERE bank_id = ? AND observation_id IN (${placeholders(part.length)})`).run(bankId, ...part);
     db.prepare(`DELETE FROM facts WHERE bank_id = ? AND id IN (${placeholders(part.length)})`).run(bankId, ...part);
   }
   return observationIds;
@@ -24,9 +53,14 @@ function deleteFactRows(db: Db, bankId: string, factIds: string[]): string[] {
 export function deleteFacts(db: Db, bankId: string, factIds: string[], reason: string): DeleteResult {
   return db
     .transaction(() => {
-      const existing = factIds.filter((id) => db.prepare('SELECT 1 FROM facts WHERE id = ? AND bank_id = ?').get(id, bankId));
+      const kinds = new Map<string, string>();
+      for (const id of factIds) {
+        const row = db.prepare('SELECT kind FROM facts WHERE id = ? AND bank_id = ?').get(id, bankId) as { kind: string } | undefined;
+        if (row) kinds.set(id, row.kind);
+      }
+      const existing = [...kinds.keys()];
       const observationIds = deleteFactRows(db, bankId, existing);
-      for (const id of existing) tombstone(db, bankId, 'fact', id, reason);
+      for (const id of existing) tombstone(db, bankId, kinds.get(id) === 'observation' ? 'observation' : 'fact', id, reason);
       pruneEntities(db, bankId);
       bumpGraphVersion(db, bankId);
       return { factIds: existing, observationIds };

@@ -1,7 +1,8 @@
 // The consolidation queue of the embedded store. The queue is the facts' own state: a fact waits while
 // consolidated_at is null; a worker claims a batch under a lease (one transaction, so two workers never
-// claim the same fact); applying the result checks the lease is still held, so a worker whose lease
-// expired (it stalled or was killed) can never apply work another worker has since taken.
+// claim the same fact, and only one worker holds leases in a bank at a time); applying the result checks
+// the lease is still held, so a worker whose lease expired (it stalled or was killed) can never apply work
+// another worker has since taken.
 import { CairnError } from '../../core/errors.ts';
 import { nowIso } from '../../core/time.ts';
 import type { Observation } from '../../core/types.ts';
@@ -16,6 +17,12 @@ export function claim(db: Db, bankId: string, workerId: string, limit: number, l
   return db
     .transaction(() => {
       const now = nowIso();
+      // One worker at a time per bank: its facts are consolidated in order, and no observation is revised by two
+      // workers at once. Another worker's live lease makes this claim wait; an expired one is taken over.
+      const busy = db
+        .prepare(`SELECT 1 FROM facts WHERE ${WAITING} AND claim_worker IS NOT NULL AND claim_worker != ? AND claim_until >= ? LIMIT 1`)
+        .get(bankId, workerId, now);
+      if (busy) return null;
       const ids = (
         db
           .prepare(
@@ -55,9 +62,18 @@ function upsertObservation(db: Db, o: Observation): void {
   for (const e of o.entities) mention.run(o.id, e, o.bankId);
 }
 
+function assertUnchanged(db: Db, bankId: string, expected: Array<{ id: string; updatedAt: string }>): void {
+  const read = db.prepare(`SELECT updated_at FROM facts WHERE id = ? AND bank_id = ? AND kind = 'observation'`);
+  for (const e of expected) {
+    const row = read.get(e.id, bankId) as { updated_at: string } | undefined;
+    if (!row || row.updated_at !== e.updatedAt) throw new CairnError('conflict', `observation ${e.id} changed since it was read`);
+  }
+}
+
 export function applyObservations(db: Db, w: ObservationWrite): void {
   db.transaction(() => {
     assertLease(db, w.workerId, w.consolidatedFactIds);
+    assertUnchanged(db, w.bankId, w.expectUnchanged ?? []);
     if (w.vectors.length) checkEmbedder(db, w.bankId, w.embedder);
     for (const o of w.observations) upsertObservation(db, o);
     putVectors(db, w.bankId, w.vectors);
@@ -74,7 +90,7 @@ export function applyObservations(db: Db, w: ObservationWrite): void {
       `UPDATE facts SET status = 'superseded', superseded_by = ?, superseded_at = ?, valid_to = coalesce(valid_to, ?), updated_at = ?
        WHERE id = ? AND bank_id = ?`,
     );
-    for (const s of w.supersede) sup.run(s.by, s.at, s.at, s.at, s.factId, w.bankId);
+    for (const s of w.supersede) sup.run(s.by, s.at, s.validTo ?? s.at, s.at, s.factId, w.bankId);
     for (const id of w.removeObservationIds) db.prepare(`DELETE FROM facts WHERE id = ? AND bank_id = ? AND kind = 'observation'`).run(id, w.bankId);
     const now = nowIso();
     const done = db.prepare(

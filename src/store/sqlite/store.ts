@@ -1,7 +1,7 @@
 // The embedded store: one SQLite file (WAL) holding everything, with FTS5 for BM25, an in-memory vector
 // index over the stored vectors, and the entity graph in graphology. Implements the MemoryStore port.
 import { join } from 'node:path';
-import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, Observation, ObservationRevision, Operation } from '../../core/types.ts';
+import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation } from '../../core/types.ts';
 import type {
   Claim, DeadLetter, DeleteResult, FactFilter, FactPage, ItemWrite, ListFactsQuery, MemoryStore, ObservationWrite, Tombstone, VectorRecord,
 } from '../ports.ts';
@@ -38,6 +38,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   async close(): Promise<void> {
+    await this.vectors.close();
     this.db.close();
   }
 
@@ -73,6 +74,15 @@ export class SqliteStore implements MemoryStore {
   }
   async getChunks(bankId: string, ids: string[]): Promise<Chunk[]> {
     return this.byIds<Chunk>('SELECT * FROM chunks WHERE bank_id = ? AND id IN', bankId, ids, toChunk);
+  }
+  async listDocuments(bankId: string, limit: number, offset: number): Promise<DocumentRecord[]> {
+    return (this.db.prepare('SELECT * FROM documents WHERE bank_id = ? ORDER BY rowid LIMIT ? OFFSET ?').all(bankId, limit, offset) as Row[]).map(toDocument);
+  }
+  async listLinks(bankId: string, limit: number, offset: number): Promise<FactLink[]> {
+    const rows = this.db
+      .prepare('SELECT from_id AS "from", to_id AS "to", type, weight FROM fact_links WHERE bank_id = ? ORDER BY rowid LIMIT ? OFFSET ?')
+      .all(bankId, limit, offset) as Array<Omit<FactLink, 'bankId'>>;
+    return rows.map((r) => ({ bankId, ...r }));
   }
   async writeItem(w: ItemWrite): Promise<void> {
     const version = writes.writeItem(this.db, w);
@@ -130,6 +140,19 @@ export class SqliteStore implements MemoryStore {
       )
       .all(bankId, ...where.params, end, start, mid, limit) as Row[];
     return rows.map(toFact);
+  }
+  /** Facts extracted from the given chunks (under the filter), for the keyword arm's chunk-to-fact flow. */
+  async factIdsOfChunks(bankId: string, chunkIds: string[], filter: FactFilter = {}): Promise<Array<{ factId: string; chunkId: string }>> {
+    const where = factFilterSql(filter, 'f');
+    const out: Array<{ factId: string; chunkId: string }> = [];
+    for (let i = 0; i < chunkIds.length; i += 500) {
+      const part = chunkIds.slice(i, i + 500);
+      const rows = this.db
+        .prepare(`SELECT f.id AS factId, f.chunk_id AS chunkId FROM facts f WHERE f.bank_id = ? AND f.chunk_id IN (${placeholders(part.length)}) ${where.sql}`)
+        .all(bankId, ...part, ...where.params) as Array<{ factId: string; chunkId: string }>;
+      out.push(...rows);
+    }
+    return out;
   }
   async getEntities(bankId: string, ids: string[]): Promise<Entity[]> {
     return this.byIds<Entity>('SELECT * FROM entities WHERE bank_id = ? AND id IN', bankId, ids, toEntity);

@@ -1,0 +1,23 @@
+// Bank-scoped lookups: every read of the store names its bank first.
+CREATE INDEX document_bank IF NOT EXISTS FOR (d:Document) ON (d.bankId);
+CREATE INDEX chunk_bank_document IF NOT EXISTS FOR (c:Chunk) ON (c.bankId, c.documentId);
+CREATE INDEX chunk_bank IF NOT EXISTS FOR (c:Chunk) ON (c.bankId);
+CREATE INDEX fact_bank IF NOT EXISTS FOR (f:Fact) ON (f.bankId);
+CREATE INDEX fact_bank_seq IF NOT EXISTS FOR (f:Fact) ON (f.bankId, f.seq);
+CREATE INDEX fact_bank_document IF NOT EXISTS FOR (f:Fact) ON (f.bankId, f.documentId);
+CREATE INDEX fact_chunk IF NOT EXISTS FOR (f:Fact) ON (f.chunkId);
+CREATE INDEX fact_queue IF NOT EXISTS FOR (f:Fact) ON (f.bankId, f.queued);
+CREATE INDEX fact_queued IF NOT EXISTS FOR (f:Fact) ON (f.queued);
+CREATE INDEX fact_dead IF NOT EXISTS FOR (f:Fact) ON (f.bankId, f.dead);
+CREATE INDEX fact_pending IF NOT EXISTS FOR (f:Fact) ON (f.pendingSince);
+CREATE INDEX chunk_pending IF NOT EXISTS FOR (c:Chunk) ON (c.pendingSince);
+CREATE INDEX document_pending IF NOT EXISTS FOR (d:Document) ON (d.pendingSince);
+CREATE INDEX entity_bank IF NOT EXISTS FOR (e:Entity) ON (e.bankId);
+CREATE INDEX entity_key_bank IF NOT EXISTS FOR (k:EntityKey) ON (k.bankId);
+CREATE INDEX entity_key_entity IF NOT EXISTS FOR (k:EntityKey) ON (k.entityId);
+CREATE INDEX revision_observation IF NOT EXISTS FOR (r:Revision) ON (r.bankId, r.observationId);
+CREATE INDEX revision_bank IF NOT EXISTS FOR (r:Revision) ON (r.bankId);
+CREATE INDEX operation_status IF NOT EXISTS FOR (o:Operation) ON (o.status);
+CREATE INDEX operation_bank IF NOT EXISTS FOR (o:Operation) ON (o.bankId);
+CREATE INDEX operation_key_bank IF NOT EXISTS FOR (k:OperationKey) ON (k.bankId);
+CREATE INDEX tombstone_bank IF NOT EXISTS FOR (t:Tombstone) ON (t.bankId, t.at);

@@ -1,0 +1,17 @@
+// Porter stems of a text's content words: the unit the offline consolidator compares texts by (lexical overlap,
+// mission terms), so "deadline" meets "deadlines" and "teams" meets "team".
+import { stemmer } from 'stemmer';
+import { contentWords } from '../text/words.ts';
+
+export function stemSet(text: string): Set<string> {
+  return new Set(contentWords(text).map((w) => stemmer(w)));
+}
+
+/** |a ∩ b| / min(|a|, |b|): 1 when the smaller text's words all occur in the larger one. */
+export function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (a.size === 0 || b.size === 0) return 0;
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  let shared = 0;
+  for (const s of small) if (large.has(s)) shared++;
+  return shared / small.size;
+}

@@ -1,0 +1,296 @@
+// The consolidation worker: banks with a backlog -> claim waiting facts under a lease -> load their context ->
+// consolidate -> apply atomically (the store checks the lease, so a crash or a stall never applies work twice).
+// A failed batch is retried fact by fact; a fact that keeps failing backs off exponentially and, after
+// maxAttempts, goes to the dead-letter list. Idle, it polls; notify() wakes it when facts arrive.
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { CairnError } from '../core/errors.ts';
+import { nowIso } from '../core/time.ts';
+import type { Bank, Fact } from '../core/types.ts';
+import type { Embedder } from '../embed/ports.ts';
+import { log } from '../log.ts';
+import type { Claim, MemoryStore } from '../store/ports.ts';
+import type { Consolidator } from './consolidator.ts';
+import { DEFAULT_CONTEXT_OPTIONS, loadContext, type ContextOptions } from './context.ts';
+import { planWrite, type PlanSummary } from './plan.ts';
+import { RateMeter } from './rate.ts';
+import { repairBlanked } from './revise.ts';
+
+export interface WorkerDeps {
+  store: MemoryStore;
+  embedder: Embedder;
+  consolidator: Consolidator;
+}
+
+export interface WorkerOptions {
+  workerId: string;
+  /** Facts claimed per batch (default 16). */
+  claimSize: number;
+  /** How long a claim is held before another worker may take the facts over (default 2 minutes). */
+  leaseMs: number;
+  /** Attempts before a fact goes to the dead-letter list (default 5). */
+  maxAttempts: number;
+  /** Delay before the first retry; it doubles with each attempt up to maxBackoffMs (default 2 s, cap 10 min). */
+  backoffMs: number;
+  maxBackoffMs: number;
+  /** Sleep between polls when there is nothing to do (default 1 s). */
+  pollMs: number;
+  /** What is loaded as context per batch (batchSize: related observations, default 50). */
+  context: ContextOptions;
+  /** Called after a claim, before its result is applied (a test hook to stall the worker mid-batch). */
+  beforeApply?: (bankId: string, claim: Claim) => Promise<void> | void;
+}
+
+export const DEFAULT_WORKER_OPTIONS: Omit<WorkerOptions, 'workerId'> = {
+  claimSize: 16,
+  leaseMs: 120_000,
+  maxAttempts: 5,
+  backoffMs: 2_000,
+  maxBackoffMs: 600_000,
+  pollMs: 1_000,
+  context: DEFAULT_CONTEXT_OPTIONS,
+};
+
+export interface BatchReport extends PlanSummary {
+  bankId: string;
+  claimed: number;
+  consolidated: number;
+  failed: number;
+  ms: number;
+}
+
+export interface DrainReport extends PlanSummary {
+  bankId: string;
+  batches: number;
+  consolidated: number;
+  failed: number;
+  ms: number;
+}
+
+export const newWorkerId = (): string => `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+
+const emptySummary = (): PlanSummary => ({ created: 0, revised: 0, superseded: 0 });
+const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+export class ConsolidationWorker {
+  readonly id: string;
+  readonly options: WorkerOptions;
+  readonly meter = new RateMeter();
+  /** The last error per bank (cleared by a successful batch). */
+  readonly lastErrors = new Map<string, { error: string; at: string }>();
+  private readonly attempts = new Map<string, number>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly draining = new Map<string, Promise<DrainReport>>();
+  private loop: Promise<void> | null = null;
+  private active = false;
+  private wake: (() => void) | null = null;
+
+  constructor(
+    readonly deps: WorkerDeps,
+    options: Partial<WorkerOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_WORKER_OPTIONS, workerId: newWorkerId(), ...options };
+    this.id = this.options.workerId;
+  }
+
+  get running(): boolean {
+    return this.active;
+  }
+
+  /** Starts the polling loop (idempotent). Also rebuilds observations a crash left blank after a deletion. */
+  start(): void {
+    if (this.active) return;
+    this.active = true;
+    this.loop = this.run();
+    log.info(`consolidation worker ${this.id} started (${this.deps.consolidator.name} consolidator)`);
+  }
+
+  /** Stops after the batch in progress; resolves when the loop and any drains have finished. */
+  async stop(): Promise<void> {
+    this.active = false;
+    this.wake?.();
+    await this.loop;
+    this.loop = null;
+    await Promise.allSettled([...this.draining.values()]);
+  }
+
+  /** New facts are waiting: poll now instead of after the idle sleep. */
+  notify(_bankId?: string): void {
+    this.wake?.();
+  }
+
+  /** Consolidates the bank until nothing more can be claimed (a run started now; concurrent calls share it). */
+  drain(bankId: string): Promise<DrainReport> {
+    let running = this.draining.get(bankId);
+    if (!running) {
+      running = this.drainBank(bankId).finally(() => this.draining.delete(bankId));
+      this.draining.set(bankId, running);
+    }
+    return running;
+  }
+
+  isDraining(bankId: string): boolean {
+    return this.draining.has(bankId);
+  }
+
+  private async drainBank(bankId: string): Promise<DrainReport> {
+    const started = performance.now();
+    const report: DrainReport = { bankId, batches: 0, consolidated: 0, failed: 0, ms: 0, ...emptySummary() };
+    for (;;) {
+      const batch = await this.runBatch(bankId);
+      if (!batch) break;
+      report.batches++;
+      report.consolidated += batch.consolidated;
+      report.failed += batch.failed;
+      report.created += batch.created;
+      report.revised += batch.revised;
+      report.superseded += batch.superseded;
+    }
+    report.ms = Math.round(performance.now() - started);
+    return report;
+  }
+
+  private async run(): Promise<void> {
+    await this.repair();
+    while (this.active) {
+      let worked = false;
+      try {
+        for (const bankId of await this.deps.store.banksWithBacklog()) {
+          if (!this.active) break;
+          if (await this.runBatch(bankId)) worked = true;
+        }
+      } catch (e) {
+        log.error(`consolidation worker ${this.id}: ${message(e)}`);
+      }
+      if (!worked && this.active) await this.sleep(this.options.pollMs);
+    }
+  }
+
+  private async repair(): Promise<void> {
+    try {
+      for (const bank of await this.deps.store.listBanks()) {
+        const r = await repairBlanked(this.deps, bank.id);
+        if (r.revised.length || r.removed.length) log.info(`rebuilt ${r.revised.length} and removed ${r.removed.length} blanked observation(s) of ${bank.id}`);
+      }
+    } catch (e) {
+      log.warn(`consolidation worker ${this.id}: repair of blanked observations failed: ${message(e)}`);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      timer.unref?.();
+      const self = this;
+      function done(): void {
+        clearTimeout(timer);
+        if (self.wake === done) self.wake = null;
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  /** One claim of one bank, under this process's lock for the bank. Null when nothing could be claimed. */
+  runBatch(bankId: string): Promise<BatchReport | null> {
+    const previous = this.locks.get(bankId) ?? Promise.resolve();
+    const next = previous.then(() => this.batch(bankId));
+    const tail = next.catch(() => undefined);
+    this.locks.set(bankId, tail);
+    void tail.then(() => {
+      if (this.locks.get(bankId) === tail) this.locks.delete(bankId);
+    });
+    return next;
+  }
+
+  private async batch(bankId: string): Promise<BatchReport | null> {
+    const { store } = this.deps;
+    const bank = await store.getBank(bankId);
+    if (!bank) return null;
+    const claim = await store.claimUnconsolidated(bankId, this.id, this.options.claimSize, this.options.leaseMs);
+    if (!claim) return null;
+    const started = performance.now();
+    const report: BatchReport = { bankId, claimed: claim.factIds.length, consolidated: 0, failed: 0, ms: 0, ...emptySummary() };
+    const facts = await store.getFacts(bankId, claim.factIds);
+    const gone = claim.factIds.filter((id) => !facts.some((f) => f.id === id));
+    try {
+      const { applied, ...summary } = await this.apply(bank, facts, claim);
+      Object.assign(report, summary, { consolidated: applied });
+      for (const f of facts) this.attempts.delete(f.id);
+      this.lastErrors.delete(bankId);
+    } catch (e) {
+      if (isLeaseLost(e)) {
+        log.warn(`consolidation worker ${this.id}: ${message(e)}; another worker took the batch over`);
+      } else if (facts.length > 1) {
+        log.warn(`consolidation of ${facts.length} facts of ${bankId} failed (${message(e)}); retrying them one by one`);
+        for (const f of facts) {
+          try {
+            const summary = await this.apply(bank, [f], claim);
+            report.created += summary.created;
+            report.revised += summary.revised;
+            report.superseded += summary.superseded;
+            report.consolidated += summary.applied;
+            this.attempts.delete(f.id);
+          } catch (single) {
+            if (isLeaseLost(single)) break;
+            await this.fail(bankId, [f], single);
+            report.failed++;
+          }
+        }
+      } else {
+        await this.fail(bankId, facts, e);
+        report.failed += facts.length;
+      }
+    }
+    if (gone.length) log.debug(`consolidation: ${gone.length} claimed fact(s) of ${bankId} were deleted meanwhile`);
+    report.ms = Math.round(performance.now() - started);
+    this.meter.record(bankId, report.consolidated, report.failed, report.ms);
+    return report;
+  }
+
+  /**
+   * Context -> decisions -> one atomic write, redone (up to 3 times) when an observation changed meanwhile or a
+   * claimed fact was deleted meanwhile (the rest of the batch is still ours).
+   */
+  private async apply(bank: Bank, claimed: Fact[], claim: Claim): Promise<PlanSummary & { applied: number }> {
+    const { store, embedder, consolidator } = this.deps;
+    let facts = claimed;
+    for (let attempt = 1; ; attempt++) {
+      const input = await loadContext(store, bank, facts, this.options.context, nowIso());
+      const decisions = await consolidator.consolidate(input);
+      const { write, summary } = await planWrite(input, decisions, { embedder, workerId: this.id, consolidator: consolidator.name });
+      await this.options.beforeApply?.(bank.id, claim);
+      try {
+        await store.applyObservations(write);
+        return { ...summary, applied: facts.length };
+      } catch (e) {
+        if (!(e instanceof CairnError && e.code === 'conflict') || attempt >= 3) throw e;
+        if (isLeaseLost(e)) {
+          const left = await store.getFacts(bank.id, facts.map((f) => f.id));
+          if (left.length === facts.length) throw e;
+          facts = left;
+        }
+        log.debug(`consolidation of ${bank.id}: ${message(e)}; redoing the batch`);
+      }
+    }
+  }
+
+  private async fail(bankId: string, facts: Fact[], error: unknown): Promise<void> {
+    const text = message(error);
+    this.lastErrors.set(bankId, { error: text, at: nowIso() });
+    const byDelay = new Map<number, string[]>();
+    for (const f of facts) {
+      const n = (this.attempts.get(f.id) ?? 0) + 1;
+      this.attempts.set(f.id, n);
+      if (n >= this.options.maxAttempts) this.attempts.delete(f.id);
+      const delay = Math.min(this.options.maxBackoffMs, this.options.backoffMs * 2 ** (n - 1));
+      byDelay.set(delay, [...(byDelay.get(delay) ?? []), f.id]);
+    }
+    for (const [delay, ids] of byDelay) await this.deps.store.failClaim(bankId, this.id, ids, text, this.options.maxAttempts, delay);
+    log.warn(`consolidation of ${facts.length} fact(s) of ${bankId} failed: ${text}`);
+  }
+}
+
+function isLeaseLost(e: unknown): boolean {
+  return e instanceof CairnError && e.code === 'conflict' && /lost its lease/.test(e.message);
+}

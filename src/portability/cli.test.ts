@@ -1,0 +1,66 @@
+// The export, import and reconcile commands as the CLI runs them: through the configured store (here the
+// embedded one in temporary data directories), writing to the streams they are given.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { after, test } from 'node:test';
+import { compose } from '../compose.ts';
+import { loadConfig } from '../config.ts';
+import { TEST_CACHE_DIR } from '../embed/testing.ts';
+import { exportCommand, importCommand, reconcileCommand, type CommandIo } from './cli.ts';
+
+const dirs: string[] = [];
+const temp = (): string => {
+  const d = mkdtempSync(join(tmpdir(), 'cairn-portability-cli-'));
+  dirs.push(d);
+  return d;
+};
+after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function io(): CommandIo & { text: () => string } {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  let text = '';
+  out.on('data', (c: Buffer) => (text += c.toString()));
+  err.resume();
+  return { out, err, text: () => text };
+}
+
+const configFor = (dataDir: string) => loadConfig({ CAIRN_DATA_DIR: dataDir, CAIRN_CACHE_DIR: TEST_CACHE_DIR, CAIRN_RERANKER: 'none', CAIRN_LOG_LEVEL: 'warn' });
+
+test('cairn export then cairn import moves a bank between data directories', async () => {
+  const from = configFor(temp());
+  const { engine } = await compose(from);
+  await engine.createBank({ id: 'notes', mission: 'remember places' });
+  await engine.retain('notes', { items: [{ content: 'I moved to Lisbon in March.', speaker: 'Sam', timestamp: '2024-03-02T10:00:00Z' }] });
+  const facts = (await engine.listFacts('notes', { limit: 10, offset: 0 })).facts;
+  await engine.close();
+  assert.ok(facts.length >= 1);
+
+  const file = join(temp(), 'notes.jsonl');
+  await exportCommand(from, 'notes', { out: file, embeddings: true }, io());
+  assert.equal(JSON.parse(readFileSync(file, 'utf8').split('\n')[0]).format, 'cairn-export');
+  const piped = io();
+  await exportCommand(from, 'notes', {}, piped);
+  assert.equal(piped.text().trim().split('\n').length, readFileSync(file, 'utf8').trim().split('\n').length, 'stdout carries the same archive');
+
+  const to = configFor(temp());
+  const result = io();
+  await importCommand(to, file, { bank: 'notes-2' }, result);
+  assert.match(result.text(), /imported bank notes-2: 1 documents/);
+  const copy = await compose(to);
+  try {
+    const got = (await copy.engine.listFacts('notes-2', { limit: 10, offset: 0 })).facts;
+    assert.deepEqual(got.map((f) => [f.id, f.text]), facts.map((f) => [f.id, f.text]));
+    assert.equal((await copy.engine.recall('notes-2', { query: 'Where did Sam move?' })).results[0]?.id, facts[0].id);
+  } finally {
+    await copy.engine.close();
+  }
+
+  const rec = io();
+  await reconcileCommand(to, {}, rec);
+  assert.match(rec.text(), /nothing to reconcile: the sqlite store/);
+  await assert.rejects(reconcileCommand(to, { olderThan: 'soon' }, io()), /--older-than/);
+});

@@ -1,0 +1,88 @@
+// The `cairn export`, `cairn import` and `cairn reconcile` commands, on whatever store the configuration selects.
+//   cairn export <bank> [-o file.jsonl] [--embeddings]   archive a bank (stdout without -o)
+//   cairn import <file> [--bank <id>]                    read an archive into a new bank (re-embeds as needed)
+//   cairn reconcile [--older-than <minutes>] [--dry-run] repair drift between Neo4j and Qdrant (server mode)
+import type { Writable } from 'node:stream';
+import { compose } from '../compose.ts';
+import type { Config } from '../config.ts';
+import { ServerStore } from '../store/server/store.ts';
+import { reconcile, type ReconcileReport } from '../store/reconcile.ts';
+import { exportBankToFile, writeExport } from './export.ts';
+import { importBank } from './import.ts';
+
+/** Where a command writes: its result (out) and its messages (err). */
+export interface CommandIo {
+  out: Writable;
+  err: Writable;
+}
+
+const processIo = (): CommandIo => ({ out: process.stdout, err: process.stderr });
+
+export interface ExportCommandOptions {
+  out?: string;
+  embeddings?: boolean;
+}
+
+export async function exportCommand(config: Config, bankId: string, options: ExportCommandOptions = {}, io: CommandIo = processIo()): Promise<void> {
+  const { engine } = await compose(config);
+  try {
+    const lines = options.out
+      ? await exportBankToFile(engine.store, bankId, options.out, { embeddings: options.embeddings })
+      : await writeExport(engine.store, bankId, io.out, { embeddings: options.embeddings });
+    io.err.write(`exported bank ${bankId}: ${lines} lines${options.out ? ` to ${options.out}` : ''}${options.embeddings ? ' (with vectors)' : ''}\n`);
+  } finally {
+    await engine.close();
+  }
+}
+
+export interface ImportCommandOptions {
+  bank?: string;
+}
+
+export async function importCommand(config: Config, file: string, options: ImportCommandOptions = {}, io: CommandIo = processIo()): Promise<void> {
+  const { engine } = await compose(config);
+  try {
+    const report = await importBank(engine.store, engine.deps.embedder, file, { bankId: options.bank });
+    const c = report.counts;
+    io.out.write(
+      `imported bank ${report.bankId}: ${c.documents} documents, ${c.chunks} chunks, ${c.facts} facts, ${c.observations} observations, ` +
+        `${c.entities} entities, ${c.links} links; ${report.reembedded ? `${report.reembedded} texts embedded with ${report.embedder}` : `vectors kept (${report.embedder})`}\n`,
+    );
+  } finally {
+    await engine.close();
+  }
+}
+
+export interface ReconcileCommandOptions {
+  /** Stagings older than this many minutes are completed or rolled back (default 10). */
+  olderThan?: string;
+  dryRun?: boolean;
+}
+
+export function formatReconcileReport(r: ReconcileReport): string {
+  const verb = r.dryRun ? 'would be' : '';
+  return [
+    `reconcile${r.dryRun ? ' (dry run: nothing changed)' : ''}:`,
+    `  interrupted writes completed: ${r.stagingsCompleted}, rolled back: ${r.stagingsRolledBack}, other staged facts completed: ${r.stagedFactsCompleted}`,
+    `  orphan Qdrant points ${verb ? `${verb} ` : ''}deleted: ${r.orphanPoints}`,
+    `  facts without a vector: ${r.missingPoints} (re-embedded: ${r.reembedded}, flagged for 'cairn reembed': ${r.flagged})`,
+    `  banks whose deletion was finished: ${r.sweptBanks.length ? r.sweptBanks.join(', ') : 'none'}`,
+  ].join('\n');
+}
+
+export async function reconcileCommand(config: Config, options: ReconcileCommandOptions = {}, io: CommandIo = processIo()): Promise<void> {
+  const minutes = options.olderThan === undefined ? 10 : Number(options.olderThan);
+  if (!Number.isFinite(minutes) || minutes < 0) throw new Error(`--older-than '${options.olderThan}' is not a number of minutes`);
+  const { engine } = await compose(config);
+  try {
+    const store = engine.store;
+    if (!(store instanceof ServerStore)) {
+      io.out.write(`nothing to reconcile: the ${store.name} store keeps everything in one transactional database (reconcile is for server mode)\n`);
+      return;
+    }
+    const report = await reconcile(store, { pendingOlderThanMs: minutes * 60_000, embedder: engine.deps.embedder, dryRun: options.dryRun });
+    io.out.write(`${formatReconcileReport(report)}\n`);
+  } finally {
+    await engine.close();
+  }
+}

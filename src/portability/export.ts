@@ -1,0 +1,98 @@
+// Export of one bank from any store into the portable archive (format.ts): read page by page through the store
+// port, so it works the same on the embedded store and in server mode, and streams (memory stays flat).
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { notFound } from '../core/errors.ts';
+import { nowIso } from '../core/time.ts';
+import type { MemoryStore } from '../store/ports.ts';
+import { emptyCounts, encodeVector, EXPORT_FORMAT, EXPORT_VERSION, type ExportHeader, type ExportRecord } from './format.ts';
+
+export interface ExportOptions {
+  /** Include the vectors (default false: the importing side re-embeds). */
+  embeddings?: boolean;
+  /** Records read per page (default 256). */
+  pageSize?: number;
+}
+
+/** The archive's lines (without newlines): the header, then the records. */
+export async function* exportBank(store: MemoryStore, bankId: string, options: ExportOptions = {}): AsyncGenerator<string> {
+  const bank = await store.getBank(bankId);
+  if (!bank) throw notFound('bank', bankId);
+  const page = options.pageSize ?? 256;
+  const withVectors = Boolean(options.embeddings && bank.embedder);
+  const header: ExportHeader = { format: EXPORT_FORMAT, version: EXPORT_VERSION, bank, embedder: bank.embedder, vectors: withVectors, exportedAt: nowIso() };
+  yield JSON.stringify(header);
+  const counts = emptyCounts();
+  const line = (r: ExportRecord): string => JSON.stringify(r);
+
+  for (let offset = 0; ; offset += page) {
+    const entities = await store.listEntities(bankId, page, offset);
+    for (const entity of entities) yield line({ type: 'entity', entity });
+    counts.entities += entities.length;
+    if (entities.length < page) break;
+  }
+
+  for (let offset = 0; ; offset += page) {
+    const documents = await store.listDocuments(bankId, page, offset);
+    for (const document of documents) {
+      yield line({ type: 'document', document });
+      const chunks = await store.listChunks(bankId, document.id);
+      for (const chunk of chunks) yield line({ type: 'chunk', chunk });
+      counts.chunks += chunks.length;
+    }
+    counts.documents += documents.length;
+    if (documents.length < page) break;
+  }
+
+  for (let offset = 0; ; offset += page) {
+    const { facts } = await store.listFacts(bankId, { limit: page, offset, includeSuperseded: true });
+    const vectors = withVectors ? await store.getVectors(bankId, facts.map((f) => f.id)) : new Map<string, Float32Array>();
+    for (const fact of facts) {
+      const v = vectors.get(fact.id);
+      const vector = v ? encodeVector(v) : undefined;
+      if (vector) counts.vectors++;
+      if (fact.kind === 'observation') {
+        const [evidence, history] = await Promise.all([store.evidenceOf(bankId, fact.id), store.historyOf(bankId, fact.id)]);
+        yield line({ type: 'observation', observation: fact, evidence, history, ...(vector ? { vector } : {}) });
+        counts.observations++;
+      } else {
+        yield line({ type: 'fact', fact, ...(vector ? { vector } : {}) });
+        counts.facts++;
+      }
+    }
+    if (facts.length < page) break;
+  }
+
+  for (let offset = 0; ; offset += page) {
+    const links = await store.listLinks(bankId, page, offset);
+    for (const l of links) yield line({ type: 'link', link: { from: l.from, to: l.to, type: l.type, weight: l.weight } });
+    counts.links += links.length;
+    if (links.length < page) break;
+  }
+
+  yield line({ type: 'end', counts });
+}
+
+/** Writes the archive to a stream (a file, stdout), honouring back-pressure. Returns the number of lines. */
+export async function writeExport(store: MemoryStore, bankId: string, out: Writable, options: ExportOptions = {}): Promise<number> {
+  let lines = 0;
+  for await (const l of exportBank(store, bankId, options)) {
+    if (!out.write(`${l}\n`)) await once(out, 'drain');
+    lines++;
+  }
+  return lines;
+}
+
+export async function exportBankToFile(store: MemoryStore, bankId: string, file: string, options: ExportOptions = {}): Promise<number> {
+  const out = createWriteStream(file);
+  try {
+    const lines = await writeExport(store, bankId, out, options);
+    out.end();
+    await once(out, 'finish');
+    return lines;
+  } catch (e) {
+    out.destroy();
+    throw e;
+  }
+}

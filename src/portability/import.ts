@@ -1,0 +1,256 @@
+// Import of a bank archive (format.ts) into any store, through the store port: the bank with its settings, then
+// documents with their chunks (the first write carries the entities), facts in their original order (each run of
+// one document's facts one atomic write), observations as consolidation results (their evidence and history once
+// every fact is in), links last. Ids are kept, so recall answers with the same ids. Vectors are taken from the
+// archive when it was made with the importing embedder, else (or when absent) the texts are embedded again.
+// A failed import removes the half-imported bank.
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { CairnError } from '../core/errors.ts';
+import type { Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision } from '../core/types.ts';
+import type { Embedder } from '../embed/ports.ts';
+import { FORGOTTEN_TEXT, type MemoryStore, type VectorRecord } from '../store/ports.ts';
+import { decodeVector, emptyCounts, parseHeader, parseRecord, type ExportCounts, type ExportHeader, type ExportRecord } from './format.ts';
+
+export interface ImportOptions {
+  /** Import under another bank id (the archive's by default). */
+  bankId?: string;
+  /** Facts per write, and texts per embedding call (default 256). */
+  batchSize?: number;
+}
+
+export interface ImportReport {
+  bankId: string;
+  counts: ExportCounts;
+  /** Texts embedded again (the archive had no vectors, or vectors of another embedder). */
+  reembedded: number;
+  embedder: string;
+}
+
+const IMPORT_WORKER = 'cairn-import';
+
+/** Lines of a file, or of any async source of lines. */
+async function* linesOf(source: string | AsyncIterable<string>): AsyncGenerator<string> {
+  if (typeof source !== 'string') {
+    yield* source;
+    return;
+  }
+  const rl = createInterface({ input: createReadStream(source, 'utf8'), crlfDelay: Infinity });
+  try {
+    yield* rl;
+  } finally {
+    rl.close();
+  }
+}
+
+function rebank<T extends { bankId: string }>(x: T, bankId: string): T {
+  return x.bankId === bankId ? x : { ...x, bankId };
+}
+
+class Importer {
+  readonly counts = emptyCounts();
+  reembedded = 0;
+  private entities: Entity[] = [];
+  private entitiesWritten = false;
+  private readonly documents = new Map<string, DocumentRecord>();
+  private lastDocument: DocumentRecord | null = null;
+  private current: { document: DocumentRecord; chunks: Chunk[] } | null = null;
+  private facts: Array<{ fact: Fact; vector: Float32Array | null }> = [];
+  private observations: Array<{ observation: Observation; vector: Float32Array | null }> = [];
+  private readonly evidence: Evidence[] = [];
+  private readonly history: ObservationRevision[] = [];
+  private readonly links: FactLink[] = [];
+  private readonly useVectors: boolean;
+  private readonly batch: number;
+
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly embedder: Embedder,
+    private readonly header: ExportHeader,
+    private readonly bankId: string,
+    batchSize: number,
+  ) {
+    this.useVectors = header.vectors && header.embedder === embedder.id;
+    this.batch = batchSize;
+  }
+
+  async take(r: ExportRecord): Promise<void> {
+    switch (r.type) {
+      case 'entity':
+        this.entities.push(rebank(r.entity, this.bankId));
+        this.counts.entities++;
+        return;
+      case 'document':
+        await this.flushDocument();
+        this.current = { document: rebank(r.document, this.bankId), chunks: [] };
+        this.counts.documents++;
+        return;
+      case 'chunk':
+        if (!this.current || this.current.document.id !== r.chunk.documentId) throw new Error(`chunk ${r.chunk.id} comes outside its document`);
+        this.current.chunks.push(rebank(r.chunk, this.bankId));
+        this.counts.chunks++;
+        return;
+      case 'fact':
+        await this.flushDocument();
+        await this.flushObservations();
+        if (this.facts.length && this.facts[0].fact.source?.documentId !== r.fact.source?.documentId) await this.flushFacts();
+        this.facts.push({ fact: rebank(r.fact, this.bankId), vector: this.vectorOf(r.vector) });
+        this.counts.facts++;
+        if (this.facts.length >= this.batch) await this.flushFacts();
+        return;
+      case 'observation':
+        await this.flushDocument();
+        await this.flushFacts();
+        this.observations.push({ observation: { ...rebank(r.observation, this.bankId), kind: 'observation', proofCount: 0 }, vector: this.vectorOf(r.vector) });
+        this.evidence.push(...r.evidence);
+        this.history.push(...r.history);
+        this.counts.observations++;
+        if (this.observations.length >= this.batch) await this.flushObservations();
+        return;
+      case 'link':
+        this.links.push({ ...r.link, bankId: this.bankId });
+        this.counts.links++;
+        return;
+      case 'end':
+        return;
+    }
+  }
+
+  private vectorOf(text: string | undefined): Float32Array | null {
+    if (!this.useVectors || !text) return null;
+    this.counts.vectors++;
+    return decodeVector(text);
+  }
+
+  /**
+   * Vectors for the items. With the archive's vectors (same embedder), an item without one had none and keeps
+   * none; otherwise every text is embedded now, except observations blanked by a deletion (they never have one).
+   */
+  private async vectors(items: Array<{ id: string; text: string; vector: Float32Array | null }>): Promise<VectorRecord[]> {
+    const lacking = this.useVectors ? [] : items.filter((i) => i.text !== FORGOTTEN_TEXT);
+    const embedded = new Map<string, Float32Array>();
+    for (let i = 0; i < lacking.length; i += this.batch) {
+      const part = lacking.slice(i, i + this.batch);
+      const vs = await this.embedder.embed(part.map((p) => p.text));
+      part.forEach((p, k) => embedded.set(p.id, vs[k]));
+    }
+    this.reembedded += lacking.length;
+    return items.flatMap((i) => {
+      const vector = i.vector ?? embedded.get(i.id);
+      return vector ? [{ id: i.id, vector }] : [];
+    });
+  }
+
+  /** Entities go with the first write (facts need them to exist). */
+  private takeEntities(): Entity[] {
+    if (this.entitiesWritten) return [];
+    this.entitiesWritten = true;
+    return this.entities;
+  }
+
+  private async flushDocument(): Promise<void> {
+    if (!this.current) return;
+    const { document, chunks } = this.current;
+    this.current = null;
+    this.documents.set(document.id, document);
+    this.lastDocument = document;
+    await this.store.writeItem({
+      bankId: this.bankId, document, chunks, removeChunkIds: [], facts: [], entities: this.takeEntities(), links: [], vectors: [], embedder: this.embedder.id,
+    });
+  }
+
+  private documentFor(fact: Fact): DocumentRecord {
+    const doc = (fact.source && this.documents.get(fact.source.documentId)) ?? this.lastDocument;
+    if (!doc) throw new Error(`fact ${fact.id} has no document to be written with (the archive has no documents)`);
+    return doc;
+  }
+
+  private async flushFacts(): Promise<void> {
+    if (this.facts.length === 0) return;
+    const run = this.facts;
+    this.facts = [];
+    const vectors = await this.vectors(run.map((r) => ({ id: r.fact.id, text: r.fact.text, vector: r.vector })));
+    await this.store.writeItem({
+      bankId: this.bankId,
+      document: this.documentFor(run[0].fact),
+      chunks: [],
+      removeChunkIds: [],
+      facts: run.map((r) => r.fact),
+      entities: this.takeEntities(),
+      links: [],
+      vectors,
+      embedder: this.embedder.id,
+    });
+  }
+
+  private async flushObservations(): Promise<void> {
+    if (this.observations.length === 0) return;
+    const run = this.observations;
+    this.observations = [];
+    const vectors = await this.vectors(run.map((r) => ({ id: r.observation.id, text: r.observation.text, vector: r.vector })));
+    await this.store.applyObservations({
+      bankId: this.bankId, observations: run.map((r) => r.observation), vectors, embedder: this.embedder.id, evidence: [], revisions: [], supersede: [],
+      removeObservationIds: [], consolidatedFactIds: [], workerId: IMPORT_WORKER,
+    });
+  }
+
+  /** Everything buffered: the last runs, then evidence and history, then links. */
+  async finish(): Promise<void> {
+    await this.flushDocument();
+    await this.flushFacts();
+    await this.flushObservations();
+    for (let i = 0; i < Math.max(this.evidence.length, this.history.length); i += this.batch * 4)
+      await this.store.applyObservations({
+        bankId: this.bankId, observations: [], vectors: [], embedder: this.embedder.id, evidence: this.evidence.slice(i, i + this.batch * 4),
+        revisions: this.history.slice(i, i + this.batch * 4), supersede: [], removeObservationIds: [], consolidatedFactIds: [], workerId: IMPORT_WORKER,
+      });
+    if (this.links.length) {
+      const document = this.lastDocument;
+      if (!document) throw new Error('the archive has links but no documents to write them with');
+      for (let i = 0; i < this.links.length; i += this.batch * 4)
+        await this.store.writeItem({
+          bankId: this.bankId, document, chunks: [], removeChunkIds: [], facts: [], entities: this.takeEntities(), links: this.links.slice(i, i + this.batch * 4),
+          vectors: [], embedder: this.embedder.id,
+        });
+    }
+  }
+}
+
+/**
+ * Reads an archive (a file path, or its lines) into the store. The target bank must not exist yet.
+ * Note: ids are global in a store, so a bank can only be imported under another id into a store that does not
+ * hold the original bank's facts.
+ */
+export async function importBank(
+  store: MemoryStore, embedder: Embedder, source: string | AsyncIterable<string>, options: ImportOptions = {},
+): Promise<ImportReport> {
+  const lines = linesOf(source)[Symbol.asyncIterator]();
+  let first = await lines.next();
+  while (!first.done && first.value.trim() === '') first = await lines.next();
+  if (first.done) throw new Error('the export is empty');
+  const header = parseHeader(first.value);
+  const bankId = options.bankId ?? header.bank.id;
+  if (await store.getBank(bankId)) throw new CairnError('conflict', `bank '${bankId}' already exists; import into a new bank id (--bank)`);
+  await store.createBank({ ...header.bank, id: bankId, embedder: null });
+  const importer = new Importer(store, embedder, header, bankId, options.batchSize ?? 256);
+  let ended: ExportCounts | null = null;
+  let lineNumber = 1;
+  try {
+    for (let next = await lines.next(); !next.done; next = await lines.next()) {
+      lineNumber++;
+      if (next.value.trim() === '') continue;
+      if (ended) throw new Error(`line ${lineNumber}: records after the end record`);
+      const record = parseRecord(next.value, lineNumber);
+      if (record.type === 'end') ended = record.counts;
+      await importer.take(record);
+    }
+    if (!ended) throw new Error('the export is truncated (no end record)');
+    await importer.finish();
+    for (const key of ['entities', 'documents', 'chunks', 'facts', 'observations', 'links'] as const)
+      if (importer.counts[key] !== ended[key]) throw new Error(`the export is inconsistent: ${ended[key]} ${key} announced, ${importer.counts[key]} found`);
+  } catch (e) {
+    await store.deleteBank(bankId).catch(() => undefined);
+    throw e;
+  }
+  return { bankId, counts: importer.counts, reembedded: importer.reembedded, embedder: embedder.id };
+}

@@ -1,0 +1,48 @@
+// The keyword arm (Lucene BM25 full-text indexes) and the entity graph, served by Neo4j: the KeywordIndex and
+// GraphIndex ports. Both read live from the database, so every process sees every other's writes at once.
+import type { Entity, FactLink } from '../../core/types.ts';
+import type { FactFilter, GraphIndex, KeywordIndex, Scored } from '../ports.ts';
+import type { Neo4jConnection } from './connection.ts';
+import type { Neo4jRecords } from './records.ts';
+import * as search from './statements/search.ts';
+
+export class Neo4jKeywordIndex implements KeywordIndex {
+  constructor(private readonly db: Neo4jConnection) {}
+
+  async searchFacts(bankId: string, query: string, k: number, filter: FactFilter = {}): Promise<Scored[]> {
+    const lucene = search.luceneQuery(query);
+    if (!lucene || k <= 0) return [];
+    const rows = await this.db.read(search.searchFacts(bankId, lucene, k, filter));
+    return rows.map((r) => ({ id: String(r.id), score: Number(r.score) }));
+  }
+
+  async searchChunks(bankId: string, query: string, k: number): Promise<Scored[]> {
+    const lucene = search.luceneQuery(query);
+    if (!lucene || k <= 0) return [];
+    const rows = await this.db.read(search.searchChunks(bankId, lucene, k));
+    return rows.map((r) => ({ id: String(r.id), score: Number(r.score) }));
+  }
+}
+
+export class Neo4jGraphIndex implements GraphIndex {
+  constructor(
+    private readonly db: Neo4jConnection,
+    private readonly records: Neo4jRecords,
+  ) {}
+
+  entitiesByKeys(bankId: string, keys: string[]): Promise<Entity[]> {
+    return this.records.entitiesByKeys(bankId, keys);
+  }
+
+  async factsOfEntities(bankId: string, entityIds: string[], limitPerEntity: number): Promise<Array<{ factId: string; entityId: string }>> {
+    if (entityIds.length === 0 || limitPerEntity <= 0) return [];
+    const rows = await this.db.read(search.factsOfEntities(bankId, entityIds, limitPerEntity));
+    return rows.map((r) => ({ factId: String(r.factId), entityId: String(r.entityId) }));
+  }
+
+  async linksOf(bankId: string, factIds: string[]): Promise<FactLink[]> {
+    if (factIds.length === 0) return [];
+    const rows = await this.db.read(search.linksOf(bankId, factIds));
+    return rows.map((r) => ({ bankId, from: String(r.source), to: String(r.target), type: r.type as FactLink['type'], weight: Number(r.weight) }));
+  }
+}

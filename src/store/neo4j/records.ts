@@ -1,0 +1,142 @@
+// Reads and plain record writes of the Neo4j side of the server store: banks, documents, chunks, facts,
+// entities, observations with evidence and history, links, operations, tombstones.
+import type {
+  Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation,
+} from '../../core/types.ts';
+import type { FactFilter, FactPage, ListFactsQuery, Tombstone } from '../ports.ts';
+import type { Neo4jConnection, Row } from './connection.ts';
+import { propsOf, toBank, toChunk, toDocument, toEntity, toEvidence, toFact, toLink, toOperation, toRevision, toTombstone } from './rows.ts';
+import * as reads from './statements/reads.ts';
+import * as rec from './statements/records.ts';
+
+/** Items in the order of `ids` (the order callers asked for), dropping ids not found. */
+export function inOrder<T extends { id: string }>(items: T[], ids: string[]): T[] {
+  const byId = new Map(items.map((x) => [x.id, x]));
+  const out: T[] = [];
+  const seen = new Set<string>();
+  for (const id of ids) {
+    const x = byId.get(id);
+    if (x && !seen.has(id)) {
+      out.push(x);
+      seen.add(id);
+    }
+  }
+  return out;
+}
+
+const many = <T>(rows: Row[], key: string, map: (p: Record<string, unknown>) => T): T[] => rows.map((r) => map(propsOf(r, key)));
+const first = <T>(rows: Row[], key: string, map: (p: Record<string, unknown>) => T): T | null => (rows.length ? map(propsOf(rows[0], key)) : null);
+
+export class Neo4jRecords {
+  constructor(readonly db: Neo4jConnection) {}
+
+  // banks
+  async createBank(b: Bank): Promise<void> {
+    await this.db.write(rec.createBank(b));
+  }
+  async getBank(id: string): Promise<Bank | null> {
+    return first(await this.db.read(rec.getBank(id)), 'bank', toBank);
+  }
+  async listBanks(): Promise<Bank[]> {
+    return many(await this.db.read(rec.listBanks()), 'bank', toBank);
+  }
+  async updateBank(b: Bank): Promise<void> {
+    await this.db.write(rec.updateBank(b));
+  }
+  async setEmbedder(bankId: string, embedder: string | null): Promise<void> {
+    await this.db.write(rec.setEmbedder(bankId, embedder));
+  }
+
+  // documents and chunks
+  async getDocument(bankId: string, id: string): Promise<DocumentRecord | null> {
+    return first(await this.db.read(reads.getDocument(bankId, id)), 'document', toDocument);
+  }
+  async listDocuments(bankId: string, limit: number, offset: number): Promise<DocumentRecord[]> {
+    return many(await this.db.read(reads.listDocuments(bankId, limit, offset)), 'document', toDocument);
+  }
+  async listChunks(bankId: string, documentId: string): Promise<Chunk[]> {
+    return many(await this.db.read(reads.listChunks(bankId, documentId)), 'chunk', toChunk);
+  }
+  async getChunks(bankId: string, ids: string[]): Promise<Chunk[]> {
+    if (ids.length === 0) return [];
+    return inOrder(many(await this.db.read(reads.getChunks(bankId, ids)), 'chunk', toChunk), ids);
+  }
+
+  // facts
+  async getFacts(bankId: string, ids: string[]): Promise<Fact[]> {
+    if (ids.length === 0) return [];
+    return inOrder(many(await this.db.read(reads.getFacts(bankId, ids)), 'fact', toFact), ids);
+  }
+  async listFacts(bankId: string, q: ListFactsQuery): Promise<FactPage> {
+    return this.db.readTx(async (tx) => {
+      const [count] = await tx.run(reads.countFacts(bankId, q));
+      const facts = many(await tx.run(reads.listFacts(bankId, q)), 'fact', toFact);
+      return { facts, total: Number(count?.total ?? 0) };
+    });
+  }
+  async factsInTimeRange(bankId: string, start: string, end: string, limit: number, filter: FactFilter = {}): Promise<Fact[]> {
+    if (Number.isNaN(Date.parse(start)) || Number.isNaN(Date.parse(end))) return [];
+    return many(await this.db.read(reads.factsInTimeRange(bankId, start, end, limit, filter)), 'fact', toFact);
+  }
+  async factIdsOfChunks(bankId: string, chunkIds: string[], filter: FactFilter = {}): Promise<Array<{ factId: string; chunkId: string }>> {
+    if (chunkIds.length === 0) return [];
+    const rows = await this.db.read(reads.factIdsOfChunks(bankId, chunkIds, filter));
+    return rows.map((r) => ({ factId: String(r.factId), chunkId: String(r.chunkId) }));
+  }
+  async listLinks(bankId: string, limit: number, offset: number): Promise<FactLink[]> {
+    return (await this.db.read(reads.listLinks(bankId, limit, offset))).map((r) => toLink(bankId, r));
+  }
+
+  // entities
+  async getEntities(bankId: string, ids: string[]): Promise<Entity[]> {
+    if (ids.length === 0) return [];
+    return inOrder(many(await this.db.read(reads.getEntities(bankId, ids)), 'entity', toEntity), ids);
+  }
+  async listEntities(bankId: string, limit: number, offset: number): Promise<Entity[]> {
+    return many(await this.db.read(reads.listEntities(bankId, limit, offset)), 'entity', toEntity);
+  }
+  async entitiesByKeys(bankId: string, keys: string[]): Promise<Entity[]> {
+    if (keys.length === 0) return [];
+    return many(await this.db.read(reads.entitiesByKeys(bankId, keys)), 'entity', toEntity);
+  }
+
+  // observations and audit
+  async getObservations(bankId: string, ids: string[]): Promise<Observation[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.read(reads.getObservations(bankId, ids));
+    const observations = rows.map((r) => ({ ...toFact(propsOf(r, 'fact')), kind: 'observation' as const, proofCount: Number(r.proofCount ?? 0) }));
+    return inOrder(observations, ids);
+  }
+  async evidenceOf(bankId: string, observationId: string): Promise<Evidence[]> {
+    return (await this.db.read(reads.evidenceOf(bankId, observationId))).map(toEvidence);
+  }
+  async observationsOfFact(bankId: string, factId: string): Promise<Evidence[]> {
+    return (await this.db.read(reads.observationsOfFact(bankId, factId))).map(toEvidence);
+  }
+  async historyOf(bankId: string, observationId: string): Promise<ObservationRevision[]> {
+    return many(await this.db.read(reads.historyOf(bankId, observationId)), 'revision', toRevision);
+  }
+  async tombstones(bankId: string, limit: number): Promise<Tombstone[]> {
+    return many(await this.db.read(rec.listTombstones(bankId, limit)), 'tombstone', toTombstone);
+  }
+
+  // operations
+  async createOperation(op: Operation): Promise<void> {
+    await this.db.write(rec.createOperation(op));
+  }
+  async updateOperation(op: Operation): Promise<void> {
+    await this.db.write(rec.updateOperation(op));
+  }
+  async getOperation(id: string): Promise<Operation | null> {
+    return first(await this.db.read(rec.getOperation(id)), 'operation', toOperation);
+  }
+  async unfinishedOperations(): Promise<Operation[]> {
+    return many(await this.db.read(rec.unfinishedOperations()), 'operation', toOperation);
+  }
+  async operationByKey(bankId: string, key: string): Promise<Operation | null> {
+    return first(await this.db.read(rec.operationByKey(bankId, key)), 'operation', toOperation);
+  }
+  async setOperationKey(bankId: string, key: string, operationId: string): Promise<void> {
+    await this.db.write(rec.setOperationKey(bankId, key, operationId));
+  }
+}

@@ -1,0 +1,72 @@
+// Cypher for the recall arms Neo4j serves: BM25 over the full-text indexes of facts and chunks (the Lucene
+// query is built from the query's content words, each quoted, so no Lucene syntax from input is ever
+// interpreted), the entity graph (facts of entities, fact-fact links), and the check that vector hits from
+// Qdrant are visible facts matching the filter.
+import { contentWords } from '../../../text/words.ts';
+import type { FactFilter } from '../../ports.ts';
+import { factCondition, visible } from '../filter.ts';
+import { cypher, int, type Statement } from '../statement.ts';
+
+/** Lucene allows 1024 clauses per query; long queries keep their first distinct words. */
+const MAX_TERMS = 256;
+
+const quote = (term: string): string => `"${term.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+
+/** A Lucene query that ORs the text's content words (quoted terms), or null when it has none. */
+export function luceneQuery(text: string): string | null {
+  const terms = [...new Set(contentWords(text))].slice(0, MAX_TERMS);
+  return terms.length ? terms.map(quote).join(' OR ') : null;
+}
+
+export function searchFacts(bankId: string, query: string, k: number, filter: FactFilter = {}): Statement {
+  const c = factCondition(filter, 'f');
+  return cypher(
+    `CALL db.index.fulltext.queryNodes('fact_text', $query) YIELD node AS f, score
+     WHERE f.bankId = $bankId AND ${c.text}
+     RETURN f.id AS id, score ORDER BY score DESC, id LIMIT $k`,
+    { bankId, query, ...c.params, k: int(k) },
+  );
+}
+
+export function searchChunks(bankId: string, query: string, k: number): Statement {
+  return cypher(
+    `CALL db.index.fulltext.queryNodes('chunk_text', $query) YIELD node AS c, score
+     WHERE c.bankId = $bankId AND ${visible('c')}
+     RETURN c.id AS id, score ORDER BY score DESC, id LIMIT $k`,
+    { bankId, query, k: int(k) },
+  );
+}
+
+/** Up to `limitPerEntity` visible facts per entity (oldest first), with the entity each was reached from. */
+export const factsOfEntities = (bankId: string, entityIds: string[], limitPerEntity: number): Statement =>
+  cypher(
+    `UNWIND $entityIds AS entityId
+     MATCH (e:Entity {id: entityId}) WHERE e.bankId = $bankId
+     MATCH (f:Fact)-[:MENTIONS]->(e) WHERE ${visible('f')}
+     WITH e, f ORDER BY f.seq
+     WITH e, collect(f.id)[..$limit] AS factIds
+     UNWIND factIds AS factId
+     RETURN factId, e.id AS entityId`,
+    { bankId, entityIds, limit: int(limitPerEntity) },
+  );
+
+/** Links touching the facts, each seen from the fact it touches (`from` is always one of the given facts). */
+export const linksOf = (bankId: string, factIds: string[]): Statement =>
+  cypher(
+    `MATCH (a:Fact)-[r:LINK]-(b:Fact)
+     WHERE a.id IN $factIds AND a.bankId = $bankId AND a <> b AND ${visible('b')}
+     RETURN a.id AS source, b.id AS target, r.type AS type, r.weight AS weight`,
+    { bankId, factIds },
+  );
+
+/**
+ * Which of the candidate ids are visible facts of the bank that pass the filter and still own their vector (an
+ * observation blanked by a deletion does not, even while its old point waits to be deleted).
+ */
+export function confirmFacts(bankId: string, ids: string[], filter: FactFilter = {}): Statement {
+  const c = factCondition(filter, 'f');
+  return cypher(
+    `MATCH (f:Fact) WHERE f.id IN $ids AND f.bankId = $bankId AND coalesce(f.noVector, false) = false AND ${c.text} RETURN f.id AS id`,
+    { bankId, ids, ...c.params },
+  );
+}

@@ -1,0 +1,446 @@
+// Proves the SQLite vector index on a real database file: exact and HNSW answers against a brute-force reference,
+// bank isolation, filters, deletes, writes seen from a second connection, and snapshots (reuse, catch-up, rejection).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FactFilter } from '../ports.ts';
+import { openDatabase, type Db } from './database.ts';
+import { decodeVector, encodeVector, SqliteVectorIndex } from './vectors.ts';
+
+const DIM = 16;
+
+function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(s ^ (s >>> 15), s | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function unit(v: Float32Array): Float32Array {
+  const norm = Math.hypot(...v);
+  return v.map((x) => x / norm);
+}
+
+/** Unit vectors around a few random centres, so nearest neighbours are meaningful. */
+function vectorSource(seed: number): () => Float32Array {
+  const rnd = random(seed);
+  const gauss = () => Math.sqrt(-2 * Math.log(rnd() || 1e-9)) * Math.cos(2 * Math.PI * rnd());
+  const centres = Array.from({ length: 12 }, () => Float32Array.from({ length: DIM }, gauss));
+  return () => {
+    const c = centres[Math.floor(rnd() * centres.length)];
+    return unit(c.map((x) => x + gauss() * 0.7));
+  };
+}
+
+interface FactModel {
+  id: string;
+  bankId: string;
+  kind: 'world' | 'experience' | 'observation';
+  tags: string[];
+  status: string;
+  createdAt: string;
+  supersededAt: string | null;
+  vector: Float32Array;
+}
+
+/** A database file plus a model of what was written to it, for reference answers. */
+class World {
+  readonly dir = mkdtempSync(join(tmpdir(), 'cairn-vectors-'));
+  readonly file = join(this.dir, 'cairn.db');
+  readonly db: Db = openDatabase(this.file);
+  readonly facts = new Map<string, FactModel>();
+  private readonly connections: Db[] = [this.db];
+  private counter = 0;
+
+  connect(): Db {
+    const db = openDatabase(this.file);
+    this.connections.push(db);
+    return db;
+  }
+
+  addBank(id: string, createdAt = new Date().toISOString()): void {
+    this.db.prepare('INSERT INTO banks (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)').run(id, id, createdAt, createdAt);
+  }
+
+  /** Adds a fact with its vector (null: a fact without one). */
+  addFact(bankId: string, vector: Float32Array | null, extra: Partial<FactModel> = {}): FactModel {
+    const n = this.counter++;
+    const fact: FactModel = {
+      id: `${bankId}-f${n}`,
+      bankId,
+      kind: 'world',
+      tags: [],
+      status: 'active',
+      createdAt: new Date(Date.UTC(2024, 0, 1) + n * 60_000).toISOString(),
+      supersededAt: null,
+      vector: vector ?? new Float32Array(0),
+      ...extra,
+    };
+    const { lastInsertRowid } = this.db
+      .prepare(
+        `INSERT INTO facts (id, bank_id, kind, text, mentioned_at, tags, status, superseded_at, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(fact.id, bankId, fact.kind, `fact ${n}`, fact.createdAt, JSON.stringify(fact.tags), fact.status, fact.supersededAt, fact.createdAt, fact.createdAt);
+    if (!vector) return fact;
+    this.db.prepare('INSERT INTO fact_vectors (fact_rid, bank_id, vector) VALUES (?, ?, ?)').run(lastInsertRowid, bankId, encodeVector(vector));
+    this.facts.set(fact.id, fact);
+    return fact;
+  }
+
+  deleteFact(id: string): void {
+    this.db.prepare('DELETE FROM facts WHERE id = ?').run(id);
+    this.facts.delete(id);
+  }
+
+  setVector(id: string, vector: Float32Array): void {
+    this.db.prepare('UPDATE fact_vectors SET vector = ? WHERE fact_rid = (SELECT rid FROM facts WHERE id = ?)').run(encodeVector(vector), id);
+    this.facts.get(id)!.vector = vector;
+  }
+
+  /** Brute force over the model: the k best facts of the bank passing the filter. */
+  exact(bankId: string, query: Float32Array, k: number, filter: FactFilter = {}): string[] {
+    const passes = (f: FactModel) =>
+      (!filter.kinds || filter.kinds.includes(f.kind)) &&
+      (filter.tags ?? []).every((t) => f.tags.includes(t)) &&
+      (filter.recordedBefore
+        ? f.createdAt <= filter.recordedBefore && (filter.includeSuperseded || f.supersededAt === null || f.supersededAt > filter.recordedBefore)
+        : filter.includeSuperseded || f.status === 'active');
+    return [...this.facts.values()]
+      .filter((f) => f.bankId === bankId && passes(f))
+      .map((f) => ({ id: f.id, score: f.vector.reduce((s, x, i) => s + x * query[i], 0) }))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, k)
+      .map((s) => s.id);
+  }
+
+  close(): void {
+    for (const db of this.connections) db.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function recall(got: string[], want: string[]): number {
+  const set = new Set(want);
+  return want.length === 0 ? 1 : got.filter((id) => set.has(id)).length / want.length;
+}
+
+async function averageRecall(index: SqliteVectorIndex, world: World, bankId: string, queries: Float32Array[], k: number, filter?: FactFilter) {
+  let sum = 0;
+  for (const q of queries) sum += recall((await index.search(bankId, q, k, filter)).map((s) => s.id), world.exact(bankId, q, k, filter));
+  return sum / queries.length;
+}
+
+/** A bank of n facts: a tenth experiences, a thirtieth tagged "rare", some superseded. */
+function fill(world: World, bankId: string, n: number, next: () => Float32Array): void {
+  world.addBank(bankId);
+  for (let i = 0; i < n; i++) {
+    world.addFact(bankId, next(), {
+      kind: i % 10 === 0 ? 'experience' : 'world',
+      tags: i % 30 === 0 ? ['rare', 'x'] : ['x'],
+      status: i % 7 === 0 ? 'superseded' : 'active',
+      supersededAt: i % 7 === 0 ? new Date(Date.UTC(2024, 0, 1) + (i + 50) * 60_000).toISOString() : null,
+    });
+  }
+}
+
+const queriesFrom = (next: () => Float32Array, n: number) => Array.from({ length: n }, next);
+
+test('encodeVector and decodeVector round-trip, also from an unaligned buffer', () => {
+  const v = Float32Array.from([0.5, -1.25, 3e-7, 42]);
+  assert.deepEqual(decodeVector(encodeVector(v)), v);
+  const unaligned = Buffer.concat([Buffer.from([9]), encodeVector(v)]).subarray(1);
+  assert.deepEqual(decodeVector(unaligned), v);
+  assert.throws(() => decodeVector(Buffer.alloc(6)), /multiple of 4/);
+});
+
+test('exact search equals brute force, best first, with inner-product scores', async () => {
+  const world = new World();
+  try {
+    const next = vectorSource(1);
+    fill(world, 'b', 400, next);
+    const index = new SqliteVectorIndex(world.db, { hnswThreshold: Infinity });
+    for (const q of queriesFrom(next, 15)) {
+      const got = await index.search('b', q, 10);
+      assert.deepEqual(got.map((s) => s.id), world.exact('b', q, 10));
+      for (const s of got) {
+        const want = world.facts.get(s.id)!.vector.reduce((acc, x, i) => acc + x * q[i], 0);
+        assert.ok(Math.abs(s.score - want) < 1e-5);
+      }
+    }
+    assert.equal(index.stats('b')?.mode, 'exact');
+    assert.deepEqual(await index.search('missing-bank', queriesFrom(next, 1)[0], 5), []);
+    await assert.rejects(index.search('b', new Float32Array(DIM + 1), 5), /17 dimensions but bank "b" holds 16-dimensional/);
+  } finally {
+    world.close();
+  }
+});
+
+test('HNSW search reaches recall@10 >= 0.95 against brute force', async () => {
+  const world = new World();
+  try {
+    const next = vectorSource(2);
+    fill(world, 'b', 1500, next);
+    const index = new SqliteVectorIndex(world.db, { hnswThreshold: 1 });
+    const stats = await index.warm('b');
+    assert.equal(stats?.mode, 'hnsw');
+    assert.equal(stats?.graphSource, 'built');
+    const r = await averageRecall(index, world, 'b', queriesFrom(next, 40), 10, { includeSuperseded: true });
+    assert.ok(r >= 0.95, `recall@10 ${r}`);
+    await index.close();
+  } finally {
+    world.close();
+  }
+});
+
+for (const mode of ['exact', 'hnsw'] as const) {
+  test(`${mode}: banks are isolated and deleted facts disappear`, async () => {
+    const world = new World();
+    try {
+      const next = vectorSource(3);
+      fill(world, 'a', 300, next);
+      fill(world, 'b', 300, next);
+      const index = new SqliteVectorIndex(world.db, { hnswThreshold: mode === 'hnsw' ? 1 : Infinity });
+      await index.warm('a');
+      await index.warm('b');
+      assert.equal(index.stats('a')?.mode, mode);
+      const bFact = [...world.facts.values()].find((f) => f.bankId === 'b' && f.status === 'active')!;
+      const fromA = await index.search('a', bFact.vector, 20);
+      assert.equal(fromA.length, 20);
+      assert.ok(fromA.every((s) => world.facts.get(s.id)?.bankId === 'a'));
+      const fromB = await index.search('b', bFact.vector, 1);
+      assert.equal(fromB[0].id, bFact.id);
+      assert.ok(Math.abs(fromB[0].score - 1) < 1e-5);
+
+      world.deleteFact(bFact.id);
+      const after = await index.search('b', bFact.vector, 10);
+      assert.equal(index.stats('b')?.vectors, 299);
+      assert.equal(index.stats('b')?.graphVectors, mode === 'hnsw' ? 299 : null);
+      assert.ok(!after.some((s) => s.id === bFact.id));
+      assert.deepEqual(after.map((s) => s.id), world.exact('b', bFact.vector, 10));
+      await index.close();
+    } finally {
+      world.close();
+    }
+  });
+
+  test(`${mode}: filters (kinds, tags, superseded, recordedBefore) match brute force, over-fetching or filtering first`, async () => {
+    const world = new World();
+    try {
+      const next = vectorSource(4);
+      fill(world, 'b', 900, next);
+      const threshold = mode === 'hnsw' ? 1 : Infinity;
+      // The second index may over-fetch only a little, so selective filters take the filter-first path; the third
+      // has a graph for the bank but scans the few experiences exactly.
+      const indexes = [
+        new SqliteVectorIndex(world.db, { hnswThreshold: threshold, efSearch: 400 }),
+        new SqliteVectorIndex(world.db, { hnswThreshold: threshold, efSearch: 400, maxOverfetch: 40 }),
+        new SqliteVectorIndex(world.db, { hnswThreshold: mode === 'hnsw' ? 200 : Infinity, efSearch: 400 }),
+      ];
+      for (const index of indexes) assert.equal((await index.warm('b'))?.mode, mode);
+      const filters: FactFilter[] = [
+        {},
+        { includeSuperseded: true },
+        { kinds: ['experience'] },
+        { tags: ['rare'] },
+        { tags: ['rare', 'x'], kinds: ['world'] },
+        { tags: ['nobody'] },
+        { recordedBefore: new Date(Date.UTC(2024, 0, 1) + 300 * 60_000).toISOString() },
+        { recordedBefore: new Date(Date.UTC(2024, 0, 1) + 300 * 60_000).toISOString(), includeSuperseded: true },
+      ];
+      for (const index of indexes) {
+        for (const filter of filters) {
+          for (const q of queriesFrom(next, 5)) {
+            const got = (await index.search('b', q, 10, filter)).map((s) => s.id);
+            const want = world.exact('b', q, 10, filter);
+            assert.deepEqual(got, want, `filter ${JSON.stringify(filter)}`);
+          }
+        }
+        await index.close();
+      }
+    } finally {
+      world.close();
+    }
+  });
+
+  test(`${mode}: a second connection (another process) sees writes made through the first`, async () => {
+    const world = new World();
+    try {
+      const next = vectorSource(5);
+      fill(world, 'b', 400, next);
+      const other = new SqliteVectorIndex(world.connect(), { hnswThreshold: mode === 'hnsw' ? 1 : Infinity });
+      await other.warm('b');
+      const q = next();
+      assert.deepEqual((await other.search('b', q, 5)).map((s) => s.id), world.exact('b', q, 5));
+
+      const added = world.addFact('b', q);
+      assert.equal((await other.search('b', q, 1))[0].id, added.id);
+      const observation = world.addFact('b', next(), { kind: 'observation' });
+      assert.deepEqual((await other.search('b', q, 3, { kinds: ['observation'] })).map((s) => s.id), [observation.id]);
+      const moved = world.exact('b', q, 2)[1];
+      world.setVector(moved, unit(q.map((x, i) => x + (i === 0 ? 0.01 : 0))));
+      assert.deepEqual((await other.search('b', q, 2)).map((s) => s.id), [added.id, moved]);
+      world.deleteFact(added.id);
+      assert.deepEqual((await other.search('b', q, 5)).map((s) => s.id), world.exact('b', q, 5));
+
+      // The bank deleted (by this process, which forgets it) and created again under the same id: nothing of the old
+      // one survives in the other process, even where a new fact without a vector reuses an old fact's rid.
+      const oldest = world.db.prepare("SELECT id FROM facts WHERE rid = 1").pluck().get() as string;
+      const oldVector = world.facts.get(oldest)!.vector;
+      world.db.prepare('DELETE FROM banks WHERE id = ?').run('b');
+      new SqliteVectorIndex(world.db).forgetBank('b');
+      for (const f of [...world.facts.values()]) world.facts.delete(f.id);
+      world.addBank('b', '2030-01-01T00:00:00.000Z');
+      const vectorless = world.addFact('b', null);
+      assert.equal(world.db.prepare('SELECT rid FROM facts WHERE id = ?').pluck().get(vectorless.id), 1);
+      const fresh = world.addFact('b', next());
+      assert.deepEqual((await other.search('b', oldVector, 5)).map((s) => s.id), [fresh.id]);
+      assert.equal(other.stats('b')?.vectors, 1);
+      await other.close();
+    } finally {
+      world.close();
+    }
+  });
+}
+
+test('a large batch of writes from elsewhere swaps the graph out and back in, instead of blocking a search', async () => {
+  const world = new World();
+  try {
+    const next = vectorSource(9);
+    fill(world, 'b', 300, next);
+    const index = new SqliteVectorIndex(world.connect(), { hnswThreshold: 1, maxGraphCatchUp: 5 });
+    assert.equal((await index.warm('b'))?.mode, 'hnsw');
+    for (let i = 0; i < 3; i++) world.addFact('b', next());
+    const q = next();
+    assert.deepEqual((await index.search('b', q, 10)).map((s) => s.id), world.exact('b', q, 10));
+    assert.equal(index.stats('b')?.mode, 'hnsw'); // a small batch goes into the graph
+    for (let i = 0; i < 20; i++) world.addFact('b', next());
+    assert.deepEqual((await index.search('b', q, 10)).map((s) => s.id), world.exact('b', q, 10));
+    assert.equal(index.stats('b')?.mode, 'exact'); // answered exactly while a new graph is built
+    const stats = await index.warm('b');
+    assert.equal(stats?.mode, 'hnsw');
+    assert.equal(stats?.graphVectors, 323);
+    await index.close();
+  } finally {
+    world.close();
+  }
+});
+
+test('a snapshot is reused and caught up, and gives the same answers as a fresh build', async () => {
+  const world = new World();
+  try {
+    const next = vectorSource(6);
+    fill(world, 'b', 800, next);
+    const snapshotDir = join(world.dir, 'snapshots');
+    const options = { hnswThreshold: 1, efSearch: 400, snapshotDir, snapshotEvery: 10 };
+    const first = new SqliteVectorIndex(world.db, options);
+    assert.equal((await first.warm('b'))?.graphSource, 'built');
+    const meta = () => JSON.parse(readFileSync(join(snapshotDir, readdirSync(snapshotDir).find((f) => f.endsWith('.json'))!), 'utf8'));
+    const maxSeq = () => (world.db.prepare('SELECT max(seq) AS s FROM vector_changes').get() as { s: number }).s;
+    assert.equal(meta().seq, maxSeq());
+
+    // Changes the first index sees, then snapshots on close.
+    for (let i = 0; i < 20; i++) world.addFact('b', next());
+    await first.search('b', next(), 5);
+    await first.close();
+    assert.equal(meta().seq, maxSeq());
+    assert.equal(readdirSync(snapshotDir).filter((f) => f.endsWith('.hnsw')).length, 1);
+
+    // Changes made after the snapshot: inserts, deletes, a changed vector.
+    const ids = [...world.facts.keys()];
+    for (const id of ids.slice(0, 40)) world.deleteFact(id);
+    for (let i = 0; i < 30; i++) world.addFact('b', next());
+    const changed = ids[100];
+    const target = next();
+    world.setVector(changed, target);
+
+    const loaded = new SqliteVectorIndex(world.connect(), options);
+    const stats = await loaded.warm('b');
+    assert.equal(stats?.graphSource, 'snapshot');
+    assert.equal(stats?.seq, maxSeq());
+    assert.equal(stats?.vectors, world.facts.size);
+    assert.equal(stats?.graphVectors, world.facts.size);
+    const rebuilt = new SqliteVectorIndex(world.connect(), { hnswThreshold: 1, efSearch: 400 });
+    assert.equal((await rebuilt.warm('b'))?.graphSource, 'built');
+
+    assert.equal((await loaded.search('b', target, 1))[0].id, changed);
+    for (const q of [target, ...queriesFrom(next, 20)]) {
+      const a = (await loaded.search('b', q, 10, { includeSuperseded: true })).map((s) => s.id);
+      const b = (await rebuilt.search('b', q, 10, { includeSuperseded: true })).map((s) => s.id);
+      assert.deepEqual(a, b);
+      assert.deepEqual(a, world.exact('b', q, 10, { includeSuperseded: true }));
+    }
+    await loaded.close();
+    await rebuilt.close();
+  } finally {
+    world.close();
+  }
+});
+
+test('a corrupt or foreign snapshot is not trusted: the graph is rebuilt', async () => {
+  const world = new World();
+  try {
+    const next = vectorSource(7);
+    fill(world, 'b', 500, next);
+    const snapshotDir = join(world.dir, 'snapshots');
+    const options = { hnswThreshold: 1, efSearch: 400, snapshotDir };
+    const first = new SqliteVectorIndex(world.db, options);
+    await first.warm('b');
+    await first.close();
+    const indexFile = join(snapshotDir, readdirSync(snapshotDir).find((f) => f.endsWith('.hnsw'))!);
+    const bytes = readFileSync(indexFile);
+    bytes.fill(7, Math.floor(bytes.length / 2), Math.floor(bytes.length / 2) + 64); // same size, some bytes wrong
+    writeFileSync(indexFile, bytes);
+
+    const second = new SqliteVectorIndex(world.connect(), options);
+    assert.equal((await second.warm('b'))?.graphSource, 'built');
+    const q = next();
+    assert.deepEqual((await second.search('b', q, 10, { includeSuperseded: true })).map((s) => s.id), world.exact('b', q, 10, { includeSuperseded: true }));
+    await second.close();
+
+    // A snapshot of a bank that was since deleted and created again under the same id.
+    world.db.prepare('DELETE FROM banks WHERE id = ?').run('b');
+    for (const f of [...world.facts.values()]) world.facts.delete(f.id);
+    world.addBank('b', '2031-01-01T00:00:00.000Z');
+    for (let i = 0; i < 50; i++) world.addFact('b', next());
+    const third = new SqliteVectorIndex(world.connect(), options);
+    assert.equal((await third.warm('b'))?.graphSource, 'built');
+    assert.equal(third.stats('b')?.vectors, 50);
+    await third.close();
+  } finally {
+    world.close();
+  }
+});
+
+test('forgetBank drops the change log and the snapshot of the bank', async () => {
+  const world = new World();
+  try {
+    const next = vectorSource(8);
+    fill(world, 'a', 100, next);
+    fill(world, 'b', 100, next);
+    const snapshotDir = join(world.dir, 'snapshots');
+    const index = new SqliteVectorIndex(world.db, { hnswThreshold: 1, snapshotDir });
+    await index.warm('a');
+    await index.warm('b');
+    assert.equal(readdirSync(snapshotDir).filter((f) => f.endsWith('.json')).length, 2);
+    world.db.prepare('DELETE FROM banks WHERE id = ?').run('b');
+    index.forgetBank('b');
+    const changes = (bank: string) => (world.db.prepare('SELECT count(*) AS n FROM vector_changes WHERE bank_id = ?').get(bank) as { n: number }).n;
+    assert.equal(changes('b'), 0);
+    assert.equal(changes('a'), 100);
+    assert.equal(readdirSync(snapshotDir).filter((f) => f.endsWith('.json')).length, 1);
+    assert.equal(readdirSync(snapshotDir).filter((f) => f.endsWith('.hnsw')).length, 1);
+    assert.equal(index.stats('b'), null);
+    assert.deepEqual(await index.search('b', next(), 5), []);
+    assert.equal((await index.search('a', next(), 5)).length, 5);
+    assert.ok(existsSync(snapshotDir));
+    await index.close();
+  } finally {
+    world.close();
+  }
+});

@@ -1,0 +1,839 @@
+// The embedded store's vector index: per bank, an in-memory k-NN index over fact_vectors, caught up before every
+// search from vector_changes (so writes by other processes show up). Small banks are searched exactly; large ones
+// through an HNSW graph built off the main thread and snapshotted beside the database for a fast start.
+import type Database from 'better-sqlite3';
+import hnswlib from 'hnswlib-node';
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { FactFilter, Scored, VectorIndex } from '../ports.ts';
+import type { Db } from './database.ts';
+import { factFilterSql } from './filters.ts';
+
+type Graph = InstanceType<typeof hnswlib.HierarchicalNSW>;
+type Statement = Database.Statement<unknown[]>;
+
+export interface SqliteVectorIndexOptions {
+  /** Directory for HNSW snapshots (a meta file and an index file per bank). Without it nothing is written to disk. */
+  snapshotDir?: string;
+  /** Banks with at least this many vectors get an HNSW graph, and a search uses it when the facts of the kinds it
+   * asks for are at least this many too (fewer are scanned exactly). Default: the size where an exact scan costs
+   * about 2 ms on one core (n × dim = 2M: 20k vectors at 100-d, 5.2k at 384-d). Infinity: always exact. */
+  hnswThreshold?: number;
+  /** HNSW graph degree (default 16). */
+  m?: number;
+  /** HNSW build-time candidate list (default 100). */
+  efConstruction?: number;
+  /** HNSW search-time candidate list; a search over-fetching more candidates uses that many (default 100). */
+  efSearch?: number;
+  /** Write a fresh snapshot once this many vector changes reached the graph since the last one (default 2000). */
+  snapshotEvery?: number;
+  /** Over-fetch at most this many candidates before filtering in SQL first (default 4096). */
+  maxOverfetch?: number;
+  /** A catch-up bringing more new vectors than this replaces the HNSW graph in the background (default 1000). */
+  maxGraphCatchUp?: number;
+}
+
+export interface VectorBankStats {
+  vectors: number;
+  dim: number;
+  /** The last vector_changes seq the in-memory index reflects. */
+  seq: number;
+  mode: 'exact' | 'hnsw';
+  /** Live vectors in the HNSW graph (equal to `vectors` when it is current), null without a graph. */
+  graphVectors: number | null;
+  graphSource: 'built' | 'snapshot' | null;
+  graphError: string | null;
+}
+
+/** A vector as stored in fact_vectors.vector: its float32 bytes (platform order, little-endian here); a view, no copy. */
+export function encodeVector(vector: Float32Array): Buffer {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+}
+
+/** The stored bytes back as a vector (copied: SQLite's buffers need not be 4-byte aligned). */
+export function decodeVector(bytes: Uint8Array): Float32Array {
+  if (bytes.byteLength % 4 !== 0) throw new Error(`a stored vector has ${bytes.byteLength} bytes, not a multiple of 4`);
+  const out = new Float32Array(bytes.byteLength / 4);
+  new Uint8Array(out.buffer).set(bytes);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Flat storage: every vector of a bank in one contiguous Float32Array (dense: a delete moves the last slot into
+// the hole), with each fact's kind. It is the in-memory truth: exact search scans it, the HNSW graph is built from
+// it and checked against it. A fact's kind never changes, so a kinds filter can pick its slots without SQL.
+
+const KIND_CODES: Readonly<Record<string, number>> = { world: 0, experience: 1, observation: 2 };
+const kindCode = (kind: string | null): number => KIND_CODES[kind ?? ''] ?? 3;
+/** Bit mask of the kinds a filter allows (null: every kind). */
+const kindMask = (kinds: readonly string[] | undefined): number | null =>
+  kinds?.length ? kinds.reduce((mask, k) => mask | (1 << kindCode(k)), 0) : null;
+
+class FlatVectors {
+  data: Float32Array;
+  rids: Float64Array;
+  kinds: Uint8Array;
+  readonly slots = new Map<number, number>();
+  /** Vectors per kind code. */
+  readonly kindCounts = [0, 0, 0, 0];
+  size = 0;
+
+  constructor(readonly dim: number, capacity: number) {
+    this.data = new Float32Array(Math.max(16, capacity) * dim);
+    this.rids = new Float64Array(Math.max(16, capacity));
+    this.kinds = new Uint8Array(Math.max(16, capacity));
+  }
+
+  /** How many vectors belong to facts of the kinds in the mask. */
+  count(mask: number | null): number {
+    if (mask === null) return this.size;
+    return this.kindCounts.reduce((sum, n, code) => (mask & (1 << code) ? sum + n : sum), 0);
+  }
+
+  has(rid: number): boolean {
+    return this.slots.has(rid);
+  }
+
+  vector(rid: number): Float32Array | null {
+    const slot = this.slots.get(rid);
+    return slot === undefined ? null : this.data.subarray(slot * this.dim, (slot + 1) * this.dim);
+  }
+
+  /** Stores the vector of rid from its stored bytes (no intermediate copy). */
+  put(rid: number, bytes: Uint8Array, kind: number): void {
+    if (bytes.byteLength !== this.dim * 4) throw new Error(`vector of ${bytes.byteLength / 4} dimensions in a ${this.dim}-dimensional bank`);
+    let slot = this.slots.get(rid);
+    if (slot === undefined) {
+      if (this.size === this.rids.length) this.grow();
+      slot = this.size++;
+      this.slots.set(rid, slot);
+      this.rids[slot] = rid;
+    } else {
+      this.kindCounts[this.kinds[slot]]--;
+    }
+    this.kinds[slot] = kind;
+    this.kindCounts[kind]++;
+    new Uint8Array(this.data.buffer, slot * this.dim * 4, this.dim * 4).set(bytes);
+  }
+
+  remove(rid: number): void {
+    const slot = this.slots.get(rid);
+    if (slot === undefined) return;
+    this.kindCounts[this.kinds[slot]]--;
+    const last = --this.size;
+    if (slot !== last) {
+      this.data.copyWithin(slot * this.dim, last * this.dim, (last + 1) * this.dim);
+      this.rids[slot] = this.rids[last];
+      this.kinds[slot] = this.kinds[last];
+      this.slots.set(this.rids[slot], slot);
+    }
+    this.slots.delete(rid);
+  }
+
+  /** Inner product of q with every stored vector of the kinds in the mask: the rids and their scores. */
+  score(q: Float32Array, mask: number | null): { rids: Float64Array; scores: Float32Array } {
+    const { data, dim, size, kinds } = this;
+    const rids = new Float64Array(this.count(mask));
+    const scores = new Float32Array(rids.length);
+    for (let s = 0, o = 0, j = 0; s < size; s++, o += dim) {
+      if (mask !== null && !(mask & (1 << kinds[s]))) continue;
+      rids[j] = this.rids[s];
+      scores[j++] = dot(data, o, q, dim);
+    }
+    return { rids, scores };
+  }
+
+  private grow(): void {
+    const capacity = this.rids.length * 2;
+    const data = new Float32Array(capacity * this.dim);
+    data.set(this.data);
+    const rids = new Float64Array(capacity);
+    rids.set(this.rids);
+    const kinds = new Uint8Array(capacity);
+    kinds.set(this.kinds);
+    this.data = data;
+    this.rids = rids;
+    this.kinds = kinds;
+  }
+}
+
+function dot(data: Float32Array, offset: number, q: Float32Array, dim: number): number {
+  let a = 0, b = 0, c = 0, d = 0, i = 0;
+  for (; i + 3 < dim; i += 4) {
+    a += data[offset + i] * q[i];
+    b += data[offset + i + 1] * q[i + 1];
+    c += data[offset + i + 2] * q[i + 2];
+    d += data[offset + i + 3] * q[i + 3];
+  }
+  for (; i < dim; i++) a += data[offset + i] * q[i];
+  return a + b + c + d;
+}
+
+/** Positions of the m largest scores, best first (a bounded min-heap; a full sort when m is a large share). */
+function topPositions(scores: Float32Array, m: number): Int32Array {
+  const n = scores.length;
+  m = Math.min(m, n);
+  if (m * 8 >= n) {
+    const all = new Int32Array(n).map((_, i) => i);
+    return all.sort((x, y) => scores[y] - scores[x]).subarray(0, m);
+  }
+  const heap = new Int32Array(m); // min-heap of positions by score
+  const less = (x: number, y: number) => scores[heap[x]] < scores[heap[y]];
+  const swap = (x: number, y: number) => { const t = heap[x]; heap[x] = heap[y]; heap[y] = t; };
+  for (let i = 0; i < m; i++) {
+    heap[i] = i;
+    for (let j = i; j > 0 && less(j, (j - 1) >> 1); j = (j - 1) >> 1) swap(j, (j - 1) >> 1);
+  }
+  for (let i = m; i < n; i++) {
+    if (scores[i] <= scores[heap[0]]) continue;
+    heap[0] = i;
+    for (let j = 0; ;) {
+      const l = 2 * j + 1, r = l + 1;
+      let s = j;
+      if (l < m && less(l, s)) s = l;
+      if (r < m && less(r, s)) s = r;
+      if (s === j) break;
+      swap(j, s);
+      j = s;
+    }
+  }
+  return heap.sort((x, y) => scores[y] - scores[x]);
+}
+
+type Ranker = (fetch: number) => { rids: number[]; scores: number[] };
+
+/** The best `fetch` vectors of the kinds in the mask, exactly, from one scan of the flat store. */
+function exactRanker(flat: FlatVectors, query: Float32Array, mask: number | null): Ranker {
+  let scored: { rids: Float64Array; scores: Float32Array } | null = null;
+  return (fetch) => {
+    const { rids, scores } = (scored ??= flat.score(query, mask));
+    const top = topPositions(scores, fetch);
+    return { rids: Array.from(top, (i) => rids[i]), scores: Array.from(top, (i) => scores[i]) };
+  };
+}
+
+/** The best `fetch` vectors of the bank, approximately, from the HNSW graph. */
+function graphRanker(graph: HnswGraph, query: Float32Array): Ranker {
+  const point = Array.from(query);
+  return (fetch) => graph.search(point, fetch);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The HNSW graph of a bank (hnswlib, inner-product space, labels = fact rids), with the bookkeeping hnswlib does
+// not expose: which labels are live, which are deleted, and how many deleted slots can be reused.
+
+class HnswGraph {
+  readonly live = new Set<number>();
+  private readonly dead = new Set<number>();
+  private deleted = 0;
+
+  constructor(readonly index: Graph, readonly source: 'built' | 'snapshot') {}
+
+  /** Aligns the graph's membership with the flat store; returns how many labels had to change. */
+  reconcile(flat: FlatVectors): number {
+    let changed = 0;
+    for (const label of this.index.getIdsList()) {
+      if (flat.has(label)) {
+        this.live.add(label);
+        continue;
+      }
+      try {
+        this.index.markDelete(label);
+        changed++;
+      } catch {
+        // already marked deleted in the loaded graph
+      }
+      this.dead.add(label);
+      this.deleted++;
+    }
+    for (let s = 0; s < flat.size; s++) {
+      const rid = flat.rids[s];
+      if (!this.live.has(rid)) {
+        this.upsert(rid, flat.vector(rid)!);
+        changed++;
+      }
+    }
+    return changed;
+  }
+
+  upsert(rid: number, vector: Float32Array): void {
+    if (rid > 0xffffffff) throw new Error(`fact rid ${rid} does not fit an HNSW label`);
+    const point = Array.from(vector);
+    if (this.live.has(rid)) {
+      try {
+        this.index.addPoint(point, rid);
+      } catch {
+        // the label was marked deleted after all (a snapshot out of step): bring it back
+        this.index.unmarkDelete(rid);
+        this.index.addPoint(point, rid);
+      }
+      return;
+    }
+    if (this.dead.delete(rid)) {
+      try {
+        this.index.unmarkDelete(rid);
+        this.deleted--;
+        this.index.addPoint(point, rid);
+        this.live.add(rid);
+        return;
+      } catch {
+        // its slot was reused by another label meanwhile: add it afresh
+      }
+    }
+    if (this.deleted === 0 && this.index.getCurrentCount() >= this.index.getMaxElements()) this.grow();
+    try {
+      this.index.addPoint(point, rid, true);
+    } catch {
+      this.grow(); // full after all (the deleted count was off)
+      this.index.addPoint(point, rid, true);
+    }
+    if (this.deleted > 0) this.deleted--;
+    this.live.add(rid);
+  }
+
+  private grow(): void {
+    this.index.resizeIndex(Math.ceil(this.index.getMaxElements() * 1.5) + 1024);
+  }
+
+  remove(rid: number): void {
+    if (!this.live.delete(rid)) return;
+    this.index.markDelete(rid);
+    this.dead.add(rid);
+    this.deleted++;
+  }
+
+  /** The m nearest live labels and their inner products, best first. */
+  search(query: number[], m: number): { rids: number[]; scores: number[] } {
+    const { neighbors, distances } = this.index.searchKnn(query, Math.min(m, this.live.size, this.index.getMaxElements()));
+    return { rids: neighbors, scores: distances.map((d) => 1 - d) };
+  }
+
+  /** True when the sampled labels hold exactly the flat store's vectors. */
+  matches(flat: FlatVectors, samples: number): boolean {
+    const step = Math.max(1, Math.floor(flat.size / samples));
+    for (let s = 0; s < flat.size; s += step) {
+      const rid = flat.rids[s];
+      const want = flat.vector(rid)!;
+      let got: number[];
+      try {
+        got = this.index.getPoint(rid);
+      } catch {
+        return false;
+      }
+      for (let i = 0; i < want.length; i++) if (Math.abs(got[i] - want[i]) > 1e-6) return false;
+    }
+    return true;
+  }
+}
+
+// Builds an HNSW index file in a worker thread (plain JS, so it needs no TypeScript loader).
+const HNSW_ADDON = createRequire(import.meta.url).resolve('hnswlib-node');
+const BUILD_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { HierarchicalNSW } = require(workerData.addon);
+const { dim, m, efConstruction, file } = workerData;
+const rids = new Float64Array(workerData.rids);
+const data = new Float32Array(workerData.data);
+const index = new HierarchicalNSW('ip', dim);
+index.initIndex({ maxElements: Math.ceil(rids.length * 1.25) + 64, m, efConstruction, randomSeed: 100, allowReplaceDeleted: true });
+const point = new Array(dim);
+for (let i = 0; i < rids.length; i++) {
+  for (let j = 0; j < dim; j++) point[j] = data[i * dim + j];
+  index.addPoint(point, rids[i]);
+}
+index.writeIndexSync(file);
+parentPort.postMessage('built');
+`;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Snapshots: <key>.json names an immutable index file <key>-<seq>-<nonce>.hnsw with its size and sha256, so a
+// partial or foreign file is never handed to hnswlib (which can crash on one). Both are written then renamed.
+
+interface SnapshotMeta {
+  format: 1;
+  bankId: string;
+  bankCreatedAt: string;
+  dim: number;
+  seq: number;
+  file: string;
+  bytes: number;
+  sha256: string;
+  m: number;
+  efConstruction: number;
+  writtenAt: string;
+}
+
+const bankKey = (bankId: string): string => 'bank-' + createHash('sha256').update(bankId).digest('hex').slice(0, 24);
+
+async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+interface BankState {
+  readonly id: string;
+  readonly createdAt: string;
+  readonly flat: FlatVectors;
+  seq: number;
+  graph: HnswGraph | null;
+  graphTask: Promise<void> | null;
+  graphError: string | null;
+  /** Set while the graph is being written to a file: it must not change meanwhile. */
+  saving: Promise<void> | null;
+  changesSinceSnapshot: number;
+  worker: Worker | null;
+  /** Someone awaits the graph: its build worker keeps the process alive. */
+  awaited: boolean;
+  dropped: boolean;
+}
+
+interface CheckedRow {
+  rid: number;
+  id: string;
+}
+
+export class SqliteVectorIndex implements VectorIndex {
+  private readonly banks = new Map<string, BankState>();
+  private readonly filterStatements = new Map<string, { check: Statement; all: Statement }>();
+  private readonly prepared = new Map<string, Statement>();
+  private readonly tasks = new Set<Promise<unknown>>();
+  private readonly m: number;
+  private readonly efConstruction: number;
+  private readonly efSearch: number;
+  private readonly snapshotEvery: number;
+  private readonly maxOverfetch: number;
+  private readonly maxGraphCatchUp: number;
+  private closed = false;
+
+  constructor(private readonly db: Db, private readonly options: SqliteVectorIndexOptions = {}) {
+    this.m = options.m ?? 16;
+    this.efConstruction = options.efConstruction ?? 100;
+    this.efSearch = options.efSearch ?? 100;
+    this.snapshotEvery = options.snapshotEvery ?? 2000;
+    this.maxOverfetch = options.maxOverfetch ?? 4096;
+    this.maxGraphCatchUp = options.maxGraphCatchUp ?? 1000;
+    if (options.snapshotDir) mkdirSync(options.snapshotDir, { recursive: true });
+  }
+
+  async search(bankId: string, vector: Float32Array, k: number, filter: FactFilter = {}): Promise<Scored[]> {
+    const bank = await this.current(bankId);
+    if (!bank || bank.flat.size === 0 || !(k >= 1)) return [];
+    if (vector.length !== bank.flat.dim) {
+      throw new Error(`query vector has ${vector.length} dimensions but bank "${bankId}" holds ${bank.flat.dim}-dimensional vectors`);
+    }
+    return this.nearest(bank, vector, Math.floor(k), filter);
+  }
+
+  /** Loads and catches up the bank's index and waits for its HNSW graph (if it is large enough to get one). */
+  async warm(bankId: string): Promise<VectorBankStats | null> {
+    const bank = await this.current(bankId);
+    if (bank?.graphTask) {
+      bank.awaited = true;
+      bank.worker?.ref();
+      await bank.graphTask;
+    }
+    return this.stats(bankId);
+  }
+
+  stats(bankId: string): VectorBankStats | null {
+    const bank = this.banks.get(bankId);
+    if (!bank) return null;
+    return {
+      vectors: bank.flat.size,
+      dim: bank.flat.dim,
+      seq: bank.seq,
+      mode: bank.graph ? 'hnsw' : 'exact',
+      graphVectors: bank.graph?.live.size ?? null,
+      graphSource: bank.graph?.source ?? null,
+      graphError: bank.graphError,
+    };
+  }
+
+  /** Drops the bank's in-memory index, its change log and its snapshot (call after deleting the bank). */
+  forgetBank(bankId: string): void {
+    const bank = this.banks.get(bankId);
+    if (bank) this.drop(bank);
+    this.sql('DELETE FROM vector_changes WHERE bank_id = ?').run(bankId);
+    const dir = this.options.snapshotDir;
+    if (!dir) return;
+    const key = bankKey(bankId);
+    try {
+      for (const name of readdirSync(dir)) if (name === `${key}.json` || name.startsWith(`${key}-`)) rmSync(join(dir, name), { force: true });
+    } catch {
+      // no snapshot directory: nothing to remove
+    }
+  }
+
+  /** Stops background builds and writes a last snapshot of every graph that changed since its last one. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const bank of this.banks.values()) void bank.worker?.terminate();
+    await Promise.allSettled([...this.tasks]);
+    if (!this.options.snapshotDir) return;
+    for (const bank of this.banks.values()) {
+      if (bank.graph && bank.changesSinceSnapshot > 0 && !bank.dropped) await this.saveSnapshot(bank).catch(() => undefined);
+    }
+  }
+
+  // ---- keeping each bank current
+
+  private async current(bankId: string): Promise<BankState | null> {
+    for (;;) {
+      const row = this.sql('SELECT created_at FROM banks WHERE id = ?').get(bankId) as { created_at: string } | undefined;
+      let bank = this.banks.get(bankId);
+      if (bank && bank.createdAt !== row?.created_at) {
+        this.drop(bank); // deleted, or deleted and created again
+        bank = undefined;
+      }
+      if (!row) return null;
+      if (!bank) {
+        bank = this.load(bankId, row.created_at);
+      } else {
+        if (bank.saving) {
+          await bank.saving;
+          continue; // the world may have moved while waiting
+        }
+        if (!this.catchUp(bank)) bank = this.load(bankId, row.created_at);
+      }
+      this.maintain(bank);
+      return bank;
+    }
+  }
+
+  /** Reads every vector of the bank and the change seq they reflect, in one read transaction. */
+  private load(bankId: string, createdAt: string): BankState {
+    const old = this.banks.get(bankId);
+    if (old) this.drop(old);
+    const read = this.db.transaction(() => {
+      const seq = (this.sql('SELECT coalesce(max(seq), 0) AS s FROM vector_changes WHERE bank_id = ?').get(bankId) as { s: number }).s;
+      const count = (this.sql('SELECT count(*) AS n FROM fact_vectors WHERE bank_id = ?').get(bankId) as { n: number }).n;
+      let flat: FlatVectors | null = null;
+      const rows = this
+        .sql('SELECT v.fact_rid, v.vector, f.kind FROM fact_vectors v JOIN facts f ON f.rid = v.fact_rid WHERE v.bank_id = ?')
+        .raw()
+        .iterate(bankId) as IterableIterator<[number, Buffer, string]>;
+      for (const [rid, bytes, kind] of rows) {
+        flat ??= new FlatVectors(bytes.byteLength / 4, count);
+        if (bytes.byteLength !== flat.dim * 4) {
+          throw new Error(`bank "${bankId}" holds vectors of different dimensions (${flat.dim} and ${bytes.byteLength / 4})`);
+        }
+        flat.put(rid, bytes, kindCode(kind));
+      }
+      return { seq, flat: flat ?? new FlatVectors(0, 0) };
+    });
+    const { seq, flat } = read();
+    const bank: BankState = {
+      id: bankId, createdAt, flat, seq, graph: null, graphTask: null, graphError: null, saving: null,
+      changesSinceSnapshot: 0, worker: null, awaited: false, dropped: false,
+    };
+    this.banks.set(bankId, bank);
+    return bank;
+  }
+
+  /** Applies the changes logged after bank.seq. False when the bank must be reloaded (the dimension changed). */
+  private catchUp(bank: BankState): boolean {
+    const rows = this
+      .sql(
+        `SELECT c.seq, c.fact_rid, v.vector, v.bank_id, f.kind FROM vector_changes c
+         LEFT JOIN fact_vectors v ON v.fact_rid = c.fact_rid LEFT JOIN facts f ON f.rid = c.fact_rid
+         WHERE c.bank_id = ? AND c.seq > ? ORDER BY c.seq`,
+      )
+      .raw()
+      .all(bank.id, bank.seq) as Array<[number, number, Buffer | null, string | null, string | null]>;
+    if (rows.length === 0) return true;
+    const latest = new Map<number, Buffer | null>();
+    const kinds = new Map<number, number>();
+    for (const [, rid, vector, owner, kind] of rows) {
+      latest.set(rid, vector && owner === bank.id ? vector : null);
+      kinds.set(rid, kindCode(kind));
+    }
+    const { flat } = bank;
+    // Inserting into HNSW costs ~0.1-0.3 ms a vector on this thread: after a large batch (another process ingesting
+    // in bulk) drop the graph and get a new one in the background (a newer snapshot, or a build) rather than block.
+    let puts = 0;
+    for (const bytes of latest.values()) if (bytes) puts++;
+    if (bank.graph && puts > this.maxGraphCatchUp) bank.graph = null;
+    for (const [rid, bytes] of latest) {
+      // The first vectors of an empty bank, or vectors of another size (after an embedder change): reload.
+      if (bytes && (flat.dim === 0 || bytes.byteLength !== flat.dim * 4)) return false;
+      if (bytes) flat.put(rid, bytes, kinds.get(rid)!);
+      else flat.remove(rid);
+    }
+    bank.seq = rows[rows.length - 1][0];
+    const graph = bank.graph;
+    if (graph) {
+      try {
+        for (const rid of latest.keys()) {
+          const vector = flat.vector(rid);
+          if (vector) graph.upsert(rid, vector);
+          else graph.remove(rid);
+        }
+        bank.changesSinceSnapshot += latest.size;
+      } catch (err) {
+        // The flat store stays right; this bank is searched exactly from now on.
+        bank.graph = null;
+        bank.graphError = `HNSW update failed: ${err instanceof Error ? err.message : String(err)}`;
+      }
+    }
+    return true;
+  }
+
+  /** Starts getting a graph for a bank that has grown large enough; snapshots a graph that changed enough. */
+  private maintain(bank: BankState): void {
+    if (this.closed) return;
+    if (!bank.graph && !bank.graphTask && bank.graphError === null && bank.flat.size > 0 && bank.flat.size >= this.threshold(bank.flat.dim)) {
+      bank.graphTask = this.track(
+        this.obtainGraph(bank)
+          .catch((err: unknown) => {
+            bank.graphError = err instanceof Error ? err.message : String(err);
+          })
+          .finally(() => {
+            bank.graphTask = null;
+          }),
+      );
+    }
+    if (this.options.snapshotDir && bank.graph && !bank.saving && bank.changesSinceSnapshot >= this.snapshotEvery) {
+      this.track(this.saveSnapshot(bank).catch(() => undefined));
+    }
+  }
+
+  private track<T>(task: Promise<T>): Promise<T> {
+    this.tasks.add(task);
+    void task.finally(() => this.tasks.delete(task));
+    return task;
+  }
+
+  private drop(bank: BankState): void {
+    bank.dropped = true;
+    void bank.worker?.terminate();
+    if (this.banks.get(bank.id) === bank) this.banks.delete(bank.id);
+  }
+
+  // ---- the HNSW graph: from a snapshot when a good one exists, else built in a worker
+
+  private async obtainGraph(bank: BankState): Promise<void> {
+    const snapshot = await this.loadSnapshot(bank).catch(() => null);
+    if (snapshot && this.adopt(bank, snapshot.graph, snapshot.seq)) return;
+    if (bank.dropped || this.closed) return;
+    const built = await this.buildGraph(bank);
+    if (!built || bank.dropped || this.closed) return;
+    if (!this.adopt(bank, built.graph, built.seq)) throw new Error('a freshly built HNSW graph did not match the stored vectors');
+  }
+
+  /** Makes a loaded graph (reflecting changes up to seq) current and installs it; false if it cannot be trusted. */
+  private adopt(bank: BankState, graph: HnswGraph, seq: number): boolean {
+    if (bank.dropped || this.closed || this.banks.get(bank.id) !== bank) return false;
+    if (!this.catchUp(bank)) {
+      this.drop(bank);
+      return false;
+    }
+    if (seq > bank.seq) return false; // written against another (newer) database
+    const changed = (this
+      .sql('SELECT DISTINCT fact_rid FROM vector_changes WHERE bank_id = ? AND seq > ? AND seq <= ?')
+      .pluck()
+      .all(bank.id, seq, bank.seq) as number[]);
+    if (graph.source === 'snapshot' && changed.length > this.maxGraphCatchUp) return false; // a build is cheaper
+    const changedSet = new Set(changed);
+    const repaired = graph.reconcile(bank.flat);
+    for (const rid of changed) {
+      const vector = bank.flat.vector(rid);
+      if (vector) graph.upsert(rid, vector);
+    }
+    // Labels that changed although no logged change explains it: the file did not come from this history.
+    const unexplained = Math.max(0, repaired - changedSet.size);
+    if (unexplained > Math.max(16, bank.flat.size * 0.01) || !graph.matches(bank.flat, 32)) return false;
+    bank.graph = graph;
+    bank.graphError = null;
+    bank.changesSinceSnapshot = changed.length;
+    return true;
+  }
+
+  private async buildGraph(bank: BankState): Promise<{ graph: HnswGraph; seq: number } | null> {
+    const { flat } = bank;
+    const seq = bank.seq;
+    const rids = flat.rids.slice(0, flat.size);
+    const data = flat.data.slice(0, flat.size * flat.dim);
+    const dir = this.options.snapshotDir ?? mkdtempSync(join(tmpdir(), 'cairn-hnsw-'));
+    const key = bankKey(bank.id);
+    const tmp = join(dir, `${key}-${seq}-${randomBytes(6).toString('hex')}.hnsw.tmp`);
+    try {
+      const worker = new Worker(BUILD_WORKER, {
+        eval: true,
+        execArgv: [],
+        workerData: { addon: HNSW_ADDON, dim: flat.dim, m: this.m, efConstruction: this.efConstruction, file: tmp, rids: rids.buffer, data: data.buffer },
+        transferList: [rids.buffer, data.buffer],
+      });
+      bank.worker = worker;
+      if (!bank.awaited) worker.unref(); // a background build must not keep a finished process alive
+      const finished = await new Promise<boolean>((resolve, reject) => {
+        worker.once('message', () => resolve(true));
+        worker.once('error', reject);
+        worker.once('exit', () => resolve(false));
+      }).finally(() => {
+        bank.worker = null;
+        void worker.terminate();
+      });
+      if (!finished || bank.dropped || this.closed) return null;
+      const graph = await this.readGraph(tmp, flat.dim, 'built');
+      if (this.options.snapshotDir) await this.commitSnapshot(bank, tmp, seq);
+      return { graph, seq };
+    } finally {
+      rmSync(tmp, { force: true });
+      if (!this.options.snapshotDir) rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  private async readGraph(file: string, dim: number, source: 'built' | 'snapshot'): Promise<HnswGraph> {
+    const index = new hnswlib.HierarchicalNSW('ip', dim); // always a fresh object: hnswlib cannot recover a failed load
+    await index.readIndex(file, true);
+    index.setEf(this.efSearch);
+    return new HnswGraph(index, source);
+  }
+
+  private async loadSnapshot(bank: BankState): Promise<{ graph: HnswGraph; seq: number } | null> {
+    const dir = this.options.snapshotDir;
+    if (!dir) return null;
+    const meta = JSON.parse(readFileSync(join(dir, `${bankKey(bank.id)}.json`), 'utf8')) as SnapshotMeta;
+    if (meta.format !== 1 || meta.bankId !== bank.id || meta.bankCreatedAt !== bank.createdAt || meta.dim !== bank.flat.dim) return null;
+    if (!/^[\w.-]+$/.test(meta.file)) return null;
+    const file = join(dir, meta.file);
+    if (statSync(file).size !== meta.bytes || (await sha256File(file)) !== meta.sha256) return null;
+    return { graph: await this.readGraph(file, meta.dim, 'snapshot'), seq: meta.seq };
+  }
+
+  /** Writes the bank's graph to a new snapshot. The graph is frozen only while hnswlib writes the file. */
+  private async saveSnapshot(bank: BankState): Promise<void> {
+    const dir = this.options.snapshotDir;
+    const graph = bank.graph;
+    if (!dir || !graph || bank.saving) return;
+    const seq = bank.seq;
+    const tmp = join(dir, `${bankKey(bank.id)}-${seq}-${randomBytes(6).toString('hex')}.hnsw.tmp`);
+    const write = graph.index.writeIndex(tmp).then(() => undefined);
+    bank.saving = write.finally(() => {
+      bank.saving = null;
+    }).catch(() => undefined);
+    bank.changesSinceSnapshot = 0;
+    try {
+      await write;
+      if (!bank.dropped) await this.commitSnapshot(bank, tmp, seq);
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+  }
+
+  /** Turns a written index file into the bank's snapshot: hash, rename, point the meta file at it, drop the old. */
+  private async commitSnapshot(bank: BankState, tmp: string, seq: number): Promise<void> {
+    const dir = this.options.snapshotDir!;
+    const key = bankKey(bank.id);
+    const name = `${key}-${seq}-${randomBytes(6).toString('hex')}.hnsw`;
+    const meta: SnapshotMeta = {
+      format: 1, bankId: bank.id, bankCreatedAt: bank.createdAt, dim: bank.flat.dim, seq, file: name,
+      bytes: statSync(tmp).size, sha256: await sha256File(tmp), m: this.m, efConstruction: this.efConstruction,
+      writtenAt: new Date().toISOString(),
+    };
+    renameSync(tmp, join(dir, name));
+    const metaTmp = join(dir, `${key}-meta-${randomBytes(6).toString('hex')}.tmp`);
+    writeFileSync(metaTmp, JSON.stringify(meta));
+    renameSync(metaTmp, join(dir, `${key}.json`));
+    // Older index files of this bank (and leftovers of crashed writers) once no reader can still be opening them.
+    const now = Date.now();
+    for (const entry of readdirSync(dir)) {
+      if (!entry.startsWith(`${key}-`) || entry === name) continue;
+      const path = join(dir, entry);
+      try {
+        const isOld = now - statSync(path).mtimeMs > 60_000;
+        if (isOld || (entry.endsWith('.hnsw') && Number(entry.split('-')[2]) < seq)) unlinkSync(path);
+      } catch {
+        // gone already
+      }
+    }
+  }
+
+  // ---- searching
+
+  private nearest(bank: BankState, query: Float32Array, k: number, filter: FactFilter): Scored[] {
+    const { flat, graph } = bank;
+    const mask = kindMask(filter.kinds);
+    const pool = flat.count(mask); // vectors of the kinds asked for
+    if (pool === 0) return [];
+    // Few enough of them (or no graph): scan them exactly. Else over-fetch from the graph, by their share at least.
+    const useGraph = graph !== null && pool >= this.threshold(flat.dim);
+    const ranker = useGraph ? graphRanker(graph, query) : exactRanker(flat, query, mask);
+    const n = useGraph ? flat.size : pool;
+    const statements = this.statements(filter);
+    const where = factFilterSql(filter, 'f');
+    const verdict = new Map<number, string | null>(); // rid -> fact id if it passes the filter, null if not
+    let fetch = Math.min(n, Math.ceil((Math.max(2 * k, k + 16) * n) / pool));
+    for (;;) {
+      const { rids, scores } = ranker(fetch);
+      const unchecked = rids.filter((rid) => !verdict.has(rid));
+      if (unchecked.length) {
+        for (const rid of unchecked) verdict.set(rid, null);
+        const rows = statements.check.all(JSON.stringify(unchecked), bank.id, ...where.params) as CheckedRow[];
+        for (const row of rows) verdict.set(row.rid, row.id);
+      }
+      const out: Scored[] = [];
+      for (let i = 0; i < rids.length && out.length < k; i++) {
+        const id = verdict.get(rids[i]);
+        if (id) out.push({ id, score: scores[i] });
+      }
+      if (out.length >= k || fetch >= n) return out;
+      const passing = rids.length - rids.filter((rid) => verdict.get(rid) === null).length;
+      const needed = passing > 0 ? Math.ceil((k * rids.length * 1.5) / passing) : fetch * 8;
+      if (needed > this.maxOverfetch) return this.prefiltered(bank, query, k, statements.all, where.params);
+      fetch = Math.min(n, Math.max(fetch * 4, needed));
+    }
+  }
+
+  /** Banks (or kinds of facts in them) with at least this many vectors are searched through the graph. */
+  private threshold(dim: number): number {
+    return this.options.hnswThreshold ?? Math.ceil(2_000_000 / Math.max(1, dim));
+  }
+
+  /** For selective filters: every fact passing the filter, scored exactly. */
+  private prefiltered(bank: BankState, query: Float32Array, k: number, all: Statement, params: unknown[]): Scored[] {
+    const rows = all.all(bank.id, ...params) as Array<[number, string]>;
+    const { flat } = bank;
+    const ids: string[] = [];
+    const scores: number[] = [];
+    for (const [rid, id] of rows) {
+      const slot = flat.slots.get(rid);
+      if (slot === undefined) continue;
+      ids.push(id);
+      scores.push(dot(flat.data, slot * flat.dim, query, flat.dim));
+    }
+    const top = topPositions(Float32Array.from(scores), k);
+    return Array.from(top, (i) => ({ id: ids[i], score: scores[i] }));
+  }
+
+  /** A prepared statement, prepared once. */
+  private sql(text: string): Statement {
+    let statement = this.prepared.get(text);
+    if (!statement) this.prepared.set(text, (statement = this.db.prepare(text)));
+    return statement;
+  }
+
+  private statements(filter: FactFilter) {
+    const where = factFilterSql(filter, 'f');
+    let cached = this.filterStatements.get(where.sql);
+    if (!cached) {
+      if (this.filterStatements.size > 64) this.filterStatements.clear();
+      cached = {
+        // json_each first (CROSS JOIN): otherwise SQLite scans the bank's facts instead of looking up the candidates.
+        check: this.db.prepare(
+          `SELECT f.rid AS rid, f.id AS id FROM json_each(?) j CROSS JOIN facts f ON f.rid = j.value WHERE f.bank_id = ?${where.sql}`,
+        ),
+        all: this.db.prepare(`SELECT f.rid, f.id FROM facts f WHERE f.bank_id = ?${where.sql}`).raw(),
+      };
+      this.filterStatements.set(where.sql, cached);
+    }
+    return cached;
+  }
+}

@@ -1,0 +1,154 @@
+// The store conformance suite on the server store (Neo4j + Qdrant), and the consistency guarantees only a
+// two-store write has: a write that dies half-way leaves nothing recall can return, re-applying a write changes
+// nothing, reconcile repairs drift, and two processes share one store without double-claiming.
+// Runs only against real servers:
+//   NEO4J_URI=bolt://localhost:7687 NEO4J_PASSWORD=... QDRANT_URL=http://localhost:6333 \
+//     node --import tsx --test test/conformance/server.test.ts
+// Without NEO4J_URI and QDRANT_URL it prints a SKIPPED line and skips. Use scratch servers: the suite writes banks
+// named conf-<run>-* and deletes them at the end; Qdrant collections get the prefix 'cairn-conformance'.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createEmbedder } from '../../src/embed/select.ts';
+import { TEST_CACHE_DIR } from '../../src/embed/testing.ts';
+import type { Embedder } from '../../src/embed/ports.ts';
+import { stageItem } from '../../src/store/neo4j/writes.ts';
+import { reconcile } from '../../src/store/reconcile.ts';
+import { hasServerEnv, serverOptionsFromEnv, type ServerStoreOptions } from '../../src/store/server/options.ts';
+import { ServerStore } from '../../src/store/server/store.ts';
+import { at, bank, chunk, doc, fact, itemWrite, runId } from './fixtures.ts';
+import { storeConformance } from './suite.ts';
+
+export const SKIP_MESSAGE = 'SKIPPED: neo4j+qdrant conformance (set NEO4J_URI and QDRANT_URL to run)';
+
+if (!hasServerEnv(process.env)) {
+  console.log(SKIP_MESSAGE);
+  test('neo4j+qdrant conformance', { skip: SKIP_MESSAGE }, () => {});
+} else {
+  const base = serverOptionsFromEnv(process.env);
+  const options: ServerStoreOptions = { ...base, qdrant: { ...base.qdrant, collectionPrefix: 'cairn-conformance' } };
+
+  storeConformance('neo4j + qdrant (server)', { open: () => ServerStore.open(options) });
+
+  describe('server store: consistency across Neo4j and Qdrant', () => {
+    const run = runId();
+    let store: ServerStore;
+    let embedder: Embedder;
+    const banks: string[] = [];
+    const HOUR = 3_600_000;
+
+    before(async () => {
+      store = await ServerStore.open(options);
+      embedder = (await createEmbedder({ CAIRN_CACHE_DIR: TEST_CACHE_DIR })).embedder;
+    });
+    after(async () => {
+      for (const id of banks) await store.deleteBank(id).catch(() => undefined);
+      await store.close();
+    });
+
+    async function newBank(name: string): Promise<string> {
+      const id = `conf-${run}-${name}`;
+      await store.createBank(bank(id));
+      banks.push(id);
+      return id;
+    }
+
+    async function sample(bankId: string, n = 2) {
+      const texts = ['Alice moved to Berlin', 'Anna plays the violin in Vienna', 'Bob paints watercolours'].slice(0, n);
+      const c = chunk(bankId, `${bankId}-d1`, `${bankId}-c1`, 0, texts.join('. '));
+      const vectors = await embedder.embed(texts);
+      const facts = texts.map((t, i) => fact(bankId, `${bankId}-f${i}`, t, { chunk: c }));
+      return { write: itemWrite(bankId, doc(bankId, `${bankId}-d1`), [c], facts.map((f, i) => ({ fact: f, vector: vectors[i] })), { embedder: embedder.id }), facts };
+    }
+
+    test('a write that died after staging is invisible everywhere; reconcile completes it from the kept vectors', async () => {
+      const bankId = await newBank('died-staged');
+      const { write, facts } = await sample(bankId);
+      await stageItem(store.db, write, new Date(Date.now() - HOUR).toISOString());
+      const [query] = await embedder.embed(['Alice moved to Berlin']);
+      assert.deepEqual(await store.getFacts(bankId, facts.map((f) => f.id)), []);
+      assert.deepEqual(await store.vectors.search(bankId, query, 5), []);
+      assert.deepEqual(await store.keywords.searchFacts(bankId, 'Berlin', 5), []);
+      assert.deepEqual(await store.keywords.searchChunks(bankId, 'Berlin', 5), []);
+      assert.deepEqual(await store.listChunks(bankId, `${bankId}-d1`), []);
+      assert.equal((await store.getDocument(bankId, `${bankId}-d1`))?.contentHash, 'incomplete', 'a re-retain would redo the document');
+      assert.equal(await store.claimUnconsolidated(bankId, 'w', 10, 60_000), null, 'nothing to consolidate');
+
+      const report = await reconcile(store, { pendingOlderThanMs: 60_000 });
+      assert.ok(report.stagingsCompleted >= 1);
+      assert.equal((await store.getFacts(bankId, facts.map((f) => f.id))).length, 2);
+      assert.equal((await store.vectors.search(bankId, query, 1))[0]?.id, facts[0].id);
+      assert.equal((await store.getDocument(bankId, `${bankId}-d1`))?.contentHash, write.document.contentHash);
+    });
+
+    test('a write that died after its Qdrant upsert: the points are never returned until the write completes', async () => {
+      const bankId = await newBank('died-upserted');
+      const { write, facts } = await sample(bankId);
+      const staged = await stageItem(store.db, write, new Date(Date.now() - HOUR).toISOString());
+      await store.qdrant.upsert(embedder.id, staged.sources.map((source, i) => ({ source, vector: write.vectors[i].vector })));
+      const [query] = await embedder.embed(['Anna violin Vienna']);
+      assert.deepEqual(await store.vectors.search(bankId, query, 5), [], 'Neo4j does not confirm staged facts');
+      await reconcile(store, { pendingOlderThanMs: 60_000 });
+      assert.equal((await store.vectors.search(bankId, query, 1))[0]?.id, facts[1].id);
+    });
+
+    test('a young staging is left alone (it may be a write in flight)', async () => {
+      const bankId = await newBank('young');
+      const { write, facts } = await sample(bankId);
+      await stageItem(store.db, write, new Date().toISOString());
+      await reconcile(store, { pendingOlderThanMs: HOUR });
+      assert.deepEqual(await store.getFacts(bankId, facts.map((f) => f.id)), []);
+    });
+
+    test('re-applying a write changes nothing', async () => {
+      const bankId = await newBank('reapply');
+      const { write } = await sample(bankId, 3);
+      await store.writeItem(write);
+      await store.writeItem(write);
+      assert.equal((await store.listFacts(bankId, { limit: 10, offset: 0 })).total, 3);
+      assert.equal((await store.listChunks(bankId, `${bankId}-d1`)).length, 1);
+      const [query] = await embedder.embed(['watercolours']);
+      assert.equal((await store.vectors.search(bankId, query, 10)).length, 3);
+    });
+
+    test('reconcile deletes orphan points and restores missing ones', async () => {
+      const bankId = await newBank('drift');
+      const { write, facts } = await sample(bankId, 3);
+      await store.writeItem(write);
+      const [orphanVector] = await embedder.embed(['Alice moved to Berlin']);
+      await store.qdrant.upsert(embedder.id, [{ source: { id: `${bankId}-ghost`, bankId, kind: 'world', tags: [], createdAt: at(3) }, vector: orphanVector }]);
+      await store.qdrant.deleteFacts(embedder.id, [facts[2].id]);
+      const dry = await reconcile(store, { dryRun: true });
+      assert.ok(dry.orphanPoints >= 1 && dry.missingPoints >= 1);
+      assert.equal((await store.qdrant.existing(embedder.id, [`${bankId}-ghost`])).size, 1, 'a dry run changes nothing');
+
+      const flagged = await reconcile(store);
+      assert.ok(flagged.flagged >= 1, 'without the embedder, a missing point is flagged');
+      assert.equal((await store.qdrant.existing(embedder.id, [`${bankId}-ghost`])).size, 0, 'the orphan is gone');
+      const repaired = await reconcile(store, { embedder });
+      assert.ok(repaired.reembedded >= 1);
+      assert.equal((await store.qdrant.existing(embedder.id, facts.map((f) => f.id))).size, 3);
+    });
+
+    test('two processes share the store: same answers, and a fact is never claimed twice', async () => {
+      const bankId = await newBank('two-processes');
+      const { write } = await sample(bankId, 3);
+      await store.writeItem(write);
+      const other = await ServerStore.open(options);
+      try {
+        const [query] = await embedder.embed(['Berlin']);
+        assert.deepEqual(await other.vectors.search(bankId, query, 3), await store.vectors.search(bankId, query, 3));
+        const claims = await Promise.all([
+          store.claimUnconsolidated(bankId, 'worker-1', 3, 60_000),
+          other.claimUnconsolidated(bankId, 'worker-2', 3, 60_000),
+          store.claimUnconsolidated(bankId, 'worker-3', 3, 60_000),
+          other.claimUnconsolidated(bankId, 'worker-4', 3, 60_000),
+        ]);
+        const claimed = claims.flatMap((c) => c?.factIds ?? []);
+        assert.equal(claimed.length, 3);
+        assert.equal(new Set(claimed).size, 3);
+      } finally {
+        await other.close();
+      }
+    });
+  });
+}

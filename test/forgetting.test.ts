@@ -1,0 +1,156 @@
+// Forgetting that really forgets: deleting a document (or a fact) leaves no fact, vector, keyword entry, link,
+// evidence, entity or text of it anywhere in the store; observations that cited it are rebuilt from what is left
+// (or removed when nothing is left); tombstones record what, when and why, never the content.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { repairBlanked } from '../src/consolidate/revise.ts';
+import type { Fact, ObservationRevision } from '../src/core/types.ts';
+import { FORGOTTEN_TEXT } from '../src/store/ports.ts';
+import { openEngine, type TestEngine } from './support/consolidation.ts';
+
+const MARK = 'zorblax';
+
+/** Every row of every ordinary table, as text, that mentions the word. */
+function rowsMentioning(t: TestEngine, word: string): string[] {
+  const tables = t.store.db
+    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '%fts%' AND name NOT LIKE 'sqlite_%'`)
+    .all() as Array<{ name: string }>;
+  const hits: string[] = [];
+  for (const { name } of tables) {
+    for (const row of t.store.db.prepare(`SELECT * FROM "${name}"`).all() as Array<Record<string, unknown>>) {
+      const text = JSON.stringify(row, (_k, v: unknown) => (Buffer.isBuffer(v) ? '<blob>' : v));
+      if (text.toLowerCase().includes(word)) hits.push(`${name}: ${text.slice(0, 200)}`);
+    }
+  }
+  return hits;
+}
+
+const count = (t: TestEngine, sql: string, ...params: unknown[]): number => (t.store.db.prepare(sql).get(...params) as { n: number }).n;
+
+async function observations(t: TestEngine, bank: string): Promise<Fact[]> {
+  return (await t.store.listFacts(bank, { kinds: ['observation'], limit: 100, offset: 0 })).facts;
+}
+
+describe('forgetting', () => {
+  let t: TestEngine;
+  before(async () => {
+    t = await openEngine();
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  test('deleting a document leaves no fact, vector, keyword entry, link, evidence, entity or text of it', async () => {
+    await t.engine.createBank({ id: 'vault' });
+    const secret = await t.engine.retain('vault', {
+      items: [{ content: 'Zorblax guards the northern vault of golden apples. Zorblax counts the golden apples every night.', documentId: 'secret', timestamp: '2024-01-02T10:00:00Z' }],
+    });
+    await t.engine.retain('vault', {
+      items: [{ content: 'The northern vault keeps golden apples for the village. Villagers trade golden apples at the northern vault.', documentId: 'keep', timestamp: '2024-01-03T10:00:00Z' }],
+    });
+    await t.worker.drain('vault');
+    const gone = secret.result!.factIds;
+    const kept = (await t.store.listFacts('vault', { documentId: 'keep', limit: 100, offset: 0 })).facts.map((f) => f.id);
+    // Preconditions, so the checks below can fail: the secret is everywhere.
+    const [mixed] = await observations(t, 'vault');
+    const cited = (await t.store.evidenceOf('vault', mixed.id)).map((e) => e.factId);
+    assert.ok(gone.some((id) => cited.includes(id)) && kept.some((id) => cited.includes(id)), 'one observation cites both documents');
+    assert.ok(rowsMentioning(t, MARK).some((r) => r.startsWith('observation_revisions')), 'its history quotes the secret');
+    assert.ok(count(t, `SELECT count(*) AS n FROM fact_links WHERE from_id IN (${gone.map(() => '?').join(',')}) OR to_id IN (${gone.map(() => '?').join(',')})`, ...gone, ...gone) > 0);
+    assert.equal((await t.store.getVectors('vault', gone)).size, gone.length);
+    assert.ok((await t.store.keywords.searchFacts('vault', MARK, 10)).length > 0);
+
+    const res = await t.call<{ factIds: string[]; observationIds: string[] }>('DELETE', '/v1/banks/vault/documents/secret?reason=user%20request');
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body.factIds.sort(), [...gone].sort());
+    assert.deepEqual(res.body.observationIds, [mixed.id]);
+
+    assert.deepEqual(rowsMentioning(t, MARK), [], 'no row of any table mentions it');
+    assert.deepEqual(await t.store.keywords.searchFacts('vault', MARK, 10, { includeSuperseded: true }), [], 'no fact keyword entry');
+    assert.deepEqual(await t.store.keywords.searchChunks('vault', MARK, 10), [], 'no chunk keyword entry');
+    assert.equal((await t.store.getFacts('vault', gone)).length, 0, 'no fact');
+    assert.equal((await t.store.getVectors('vault', gone)).size, 0, 'no vector');
+    assert.equal(count(t, 'SELECT count(*) AS n FROM fact_vectors v WHERE NOT EXISTS (SELECT 1 FROM facts f WHERE f.rid = v.fact_rid)'), 0, 'no orphan vector');
+    const inGone = gone.map(() => '?').join(',');
+    assert.equal(count(t, `SELECT count(*) AS n FROM fact_links WHERE from_id IN (${inGone}) OR to_id IN (${inGone})`, ...gone, ...gone), 0, 'no link');
+    assert.equal(count(t, `SELECT count(*) AS n FROM evidence WHERE fact_id IN (${inGone})`, ...gone), 0, 'no evidence');
+    assert.equal(count(t, `SELECT count(*) AS n FROM chunks WHERE document_id = 'secret'`), 0, 'no chunk');
+    assert.equal(await t.store.getDocument('vault', 'secret'), null);
+
+    // The observation was rebuilt from the other document's facts, with a fresh vector and a history entry.
+    const [rebuilt] = await t.store.getObservations('vault', [mixed.id]);
+    assert.ok(rebuilt && rebuilt.text !== FORGOTTEN_TEXT && rebuilt.text.length > 0, rebuilt?.text);
+    assert.ok((await t.store.evidenceOf('vault', mixed.id)).every((e) => kept.includes(e.factId)));
+    assert.equal((await t.store.getVectors('vault', [mixed.id])).size, 1);
+    const history = await t.store.historyOf('vault', mixed.id);
+    const last = history.at(-1)!;
+    assert.equal(last.reason, 'evidence-removed');
+    assert.equal(last.oldText, null);
+    assert.ok(last.factIds.length > 0 && last.factIds.every((id) => gone.includes(id)), 'names the deleted facts by id only');
+    const tombstones = await t.call<{ tombstones: Array<{ kind: string; targetId: string; reason: string }> }>('GET', '/v1/banks/vault/tombstones');
+    assert.ok(tombstones.body.tombstones.some((s) => s.kind === 'document' && s.targetId === 'secret' && s.reason === 'user request'));
+  });
+
+  test('deleting a fact revises the observation; deleting its last evidence removes it with a tombstone', async () => {
+    await t.engine.createBank({ id: 'garden' });
+    const r = await t.engine.retain('garden', {
+      items: [
+        { content: 'Nora grows heirloom tomatoes in the greenhouse.', timestamp: '2024-03-01T10:00:00Z' },
+        { content: 'The heirloom tomatoes in the greenhouse got blight quickly.', timestamp: '2024-04-01T10:00:00Z' },
+      ],
+    });
+    await t.worker.drain('garden');
+    const [a, b] = r.result!.factIds;
+    const [obs] = await observations(t, 'garden');
+    assert.deepEqual((await t.store.evidenceOf('garden', obs.id)).map((e) => e.factId).sort(), [a, b].sort());
+    assert.match(obs.text, /blight/);
+
+    assert.equal((await t.call('DELETE', `/v1/banks/garden/facts/${b}`)).status, 200);
+    const [revised] = await t.store.getObservations('garden', [obs.id]);
+    assert.equal(revised.text, 'Nora grows heirloom tomatoes in the greenhouse.');
+    // The document it came from is still there (delete the document to forget its text); nothing derived is.
+    assert.deepEqual(rowsMentioning(t, 'blight').filter((r) => !r.startsWith('chunks:')), []);
+    const history = await t.call<{ history: ObservationRevision[] }>('GET', `/v1/banks/garden/observations/${obs.id}/history`);
+    assert.deepEqual(history.body.history.map((h) => h.reason).at(-1), 'evidence-removed');
+
+    assert.equal((await t.call('DELETE', `/v1/banks/garden/facts/${a}`)).status, 200);
+    assert.deepEqual(await observations(t, 'garden'), []);
+    assert.equal(count(t, 'SELECT count(*) AS n FROM observation_revisions WHERE observation_id = ?', obs.id), 0);
+    const tombstones = await t.store.tombstones('garden', 10);
+    assert.ok(tombstones.some((s) => s.kind === 'observation' && s.targetId === obs.id));
+    assert.ok(tombstones.some((s) => s.kind === 'fact' && s.targetId === a));
+  });
+
+  test('forgetting the newer fact makes the one it superseded current again', async () => {
+    await t.engine.createBank({ id: 'home' });
+    const first = await t.engine.retain('home', { items: [{ content: 'Omar lives in Cairo.', timestamp: '2023-01-01T10:00:00Z' }] });
+    const second = await t.engine.retain('home', { items: [{ content: 'Omar lives in Lagos.', timestamp: '2024-01-01T10:00:00Z' }] });
+    await t.worker.drain('home');
+    const [cairo] = first.result!.factIds;
+    assert.equal((await t.store.getFacts('home', [cairo]))[0].status, 'superseded');
+    await t.engine.deleteFact('home', second.result!.factIds[0], 'wrong');
+    const [restored] = await t.store.getFacts('home', [cairo]);
+    assert.equal(restored.status, 'active');
+    assert.equal(restored.supersededBy, null);
+    assert.equal(restored.validTo, null);
+  });
+
+  test('an observation left blank by a crash between a delete and its rebuild is repaired', async () => {
+    await t.engine.createBank({ id: 'crashy' });
+    await t.engine.retain('crashy', {
+      items: [
+        { content: 'Ivo restores vintage motorcycles in his workshop.', timestamp: '2024-03-01T10:00:00Z' },
+        { content: 'The vintage motorcycles in the workshop need rare parts.', timestamp: '2024-03-02T10:00:00Z' },
+      ],
+    });
+    await t.worker.drain('crashy');
+    const [obs] = await observations(t, 'crashy');
+    const [, second] = (await t.store.evidenceOf('crashy', obs.id)).map((e) => e.factId);
+    // The store alone, without the engine's rebuild hook: what a crash right after the delete leaves.
+    await t.store.deleteFacts('crashy', [second], 'test');
+    assert.equal((await t.store.getObservations('crashy', [obs.id]))[0].text, FORGOTTEN_TEXT);
+    const repaired = await repairBlanked(t.worker.deps, 'crashy');
+    assert.deepEqual(repaired.revised, [obs.id]);
+    assert.equal((await t.store.getObservations('crashy', [obs.id]))[0].text, 'Ivo restores vintage motorcycles in his workshop.');
+  });
+});
