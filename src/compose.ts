@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { auditRoutes } from './api/routes/audit.ts';
 import { consolidationRoutes } from './api/routes/consolidation.ts';
 import { reflectRoutes } from './api/routes/reflect.ts';
+import { threadRoutes } from './api/routes/threads.ts';
 import { usageRoutes } from './api/routes/usage.ts';
 import type { Config } from './config.ts';
 import { attachConsolidation } from './consolidate/attach.ts';
@@ -22,15 +23,20 @@ import { ServerStore } from './store/server/store.ts';
 import { serverOptionsFromEnv } from './store/server/options.ts';
 import { openDatabase } from './store/sqlite/database.ts';
 import { SqliteStore } from './store/sqlite/store.ts';
+import { SqliteThreadStore } from './store/sqlite/threads.ts';
 import { SqliteUsageLedger } from './store/sqlite/usage.ts';
+import { ThreadMemory } from './threads/memory.ts';
 
 export interface Composed {
   engine: Engine;
   worker: ConsolidationWorker;
+  threads: ThreadMemory;
   /** One line naming the active store, embedder, reranker, extractor and LLM. */
   describe: string;
   /** Routes of the modules beyond the core (reflect, consolidation, audit, usage). */
   routes: Array<(app: OpenAPIHono) => void>;
+  /** Stops the worker after its batch, lets thread memory finish, then closes the store. */
+  shutdown(): Promise<void>;
 }
 
 export interface ComposeOptions {
@@ -46,8 +52,10 @@ async function openStore(config: Config): Promise<{ store: MemoryStore; local: S
 
 export async function compose(config: Config, options: ComposeOptions = {}): Promise<Composed> {
   const { store, local } = await openStore(config);
-  // The ledger lives in the embedded database; in server mode each process keeps its own ledger file.
-  const ledger = new SqliteUsageLedger(local?.db ?? openDatabase(join(config.dataDir, 'usage.db')));
+  // The ledger and thread memory live in the embedded database; in server mode each process keeps a local
+  // SQLite file for them (no Neo4j adapter for either yet).
+  const localDb = local?.db ?? openDatabase(join(config.dataDir, 'local.db'));
+  const ledger = new SqliteUsageLedger(localDb);
   const embedder = await createEmbedder(config.env);
   const reranker = await createReranker(config.env);
   const retainLlm = resolveLlm('retain', undefined, { env: config.env, ledger });
@@ -57,7 +65,16 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     start: options.startWorker ?? config.embeddedWorker,
     worker: workerOptionsFromEnv(config.env),
   });
+  const threads = new ThreadMemory({
+    store: new SqliteThreadStore(localDb),
+    banks: store,
+    llmFor: (bank) => resolveLlm('threads', bank.config, { env: config.env, ledger }),
+    bridge: async (bankId, items) => {
+      await engine.retain(bankId, { items, documentMode: 'append' });
+    },
+  });
   const routes: Composed['routes'] = [
+    threadRoutes({ memory: threads }),
     reflectRoutes(engine, (bank) => chooseAnswerer(resolveLlm('reflect', bank.config, { env: config.env, ledger }))),
     usageRoutes(engine, ledger),
     consolidationRoutes(engine, worker),
@@ -72,5 +89,10 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     `worker: ${(options.startWorker ?? config.embeddedWorker) ? 'in process' : 'off'}`,
   ].join('; ');
   log.info(describe);
-  return { engine, worker, describe, routes };
+  const shutdown = async (): Promise<void> => {
+    await worker.stop();
+    await threads.idle();
+    await engine.close();
+  };
+  return { engine, worker, threads, describe, routes, shutdown };
 }

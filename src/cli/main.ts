@@ -4,6 +4,7 @@ import { loadConfig } from '../config.ts';
 import { serveCommand } from './serve.ts';
 import { recallCommand, retainCommand } from './memory-commands.ts';
 import { reembedCommand } from './reembed.ts';
+import { memoryCommand } from './thread-memory.ts';
 import { runWorker } from '../consolidate/run-worker.ts';
 import { exportCommand, importCommand, reconcileCommand } from '../portability/cli.ts';
 
@@ -55,5 +56,12 @@ export async function main(argv: string[]): Promise<void> {
     .option('--older-than <minutes>', 'complete or roll back writes older than this', '10')
     .option('--dry-run', 'only report')
     .action(async (o: { olderThan: string; dryRun?: boolean }) => reconcileCommand(loadConfig(), { olderThan: o.olderThan, dryRun: o.dryRun }));
+  program
+    .command('memory <action>')
+    .description('thread memory: list | status | clear')
+    .requiredOption('-b, --bank <bank>', 'bank id')
+    .requiredOption('-t, --thread <id>', 'thread id')
+    .option('--json', 'print JSON')
+    .action(async (action: string, o: { bank: string; thread: string; json?: boolean }) => memoryCommand(loadConfig(), action, o));
   await program.parseAsync(argv, { from: 'user' });
 }

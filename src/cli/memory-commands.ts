@@ -32,7 +32,7 @@ export function readItems(file: string, documentId?: string): RetainItem[] {
 
 export async function retainCommand(config: Config, file: string, opts: { bank: string; document?: string }): Promise<void> {
   const items = readItems(file, opts.document);
-  const { engine } = await compose(config);
+  const { engine, shutdown } = await compose(config, { startWorker: false });
   if (!(await engine.store.getBank(opts.bank))) await engine.createBank({ id: opts.bank });
   const bar = progressBar(`retaining ${file}`);
   let facts = 0;
@@ -44,7 +44,7 @@ export async function retainCommand(config: Config, file: string, opts: { bank: 
   }
   bar.stop();
   process.stdout.write(`retained ${items.length} item(s) into ${opts.bank}: ${facts} new fact(s)\n`);
-  await engine.close();
+  await shutdown();
 }
 
 export async function recallCommand(
@@ -52,9 +52,9 @@ export async function recallCommand(
   query: string,
   opts: { bank: string; limit: string; queryTime?: string; json?: boolean },
 ): Promise<void> {
-  const { engine } = await compose(config);
+  const { engine, shutdown } = await compose(config, { startWorker: false });
   const response = await engine.recall(opts.bank, { query, limit: Number(opts.limit), queryTime: opts.queryTime });
   if (opts.json) process.stdout.write(`${JSON.stringify(response, null, 2)}\n`);
   else for (const [i, r] of response.results.entries()) process.stdout.write(`${i + 1}. [${r.kind} ${r.score.toFixed(3)}] ${r.text}\n`);
-  await engine.close();
+  await shutdown();
 }

@@ -4,10 +4,10 @@ import type { Config } from '../config.ts';
 import { progressBar } from './progress.ts';
 
 export async function reembedCommand(config: Config, bankId: string): Promise<void> {
-  const { engine } = await compose(config);
+  const { engine, shutdown } = await compose(config, { startWorker: false });
   const bar = progressBar('re-embedding');
   const n = await engine.reembed(bankId, (done, total) => bar.update(done, total));
   bar.stop();
   process.stdout.write(`re-embedded ${n} facts of ${bankId}\n`);
-  await engine.close();
+  await shutdown();
 }

@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import { log } from '../log.ts';
 
 export async function serveCommand(config: Config): Promise<void> {
-  const { engine, worker, routes } = await compose(config);
+  const { engine, routes, shutdown } = await compose(config);
   const app = createApp(engine, { apiKey: config.apiKey, extraRoutes: routes });
   const resumed = await engine.operations.resume();
   if (resumed) log.info(`resumed ${resumed} unfinished operation(s)`);
@@ -20,10 +20,7 @@ export async function serveCommand(config: Config): Promise<void> {
     stopping = true;
     log.info('shutting down');
     server.close();
-    void worker
-      .stop()
-      .then(() => engine.close())
-      .then(() => process.exit(0));
+    void shutdown().then(() => process.exit(0));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -33,7 +33,7 @@ export function tempDataDir(): string {
 export async function startServer(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDataDir();
   const config = loadConfig({ CAIRN_CACHE_DIR: TEST_CACHE_DIR, CAIRN_WORKER: 'off', ...options.env, CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: 'warn' });
-  const { engine, worker, routes } = await compose(config);
+  const { engine, worker, routes, shutdown } = await compose(config);
   const app = createApp(engine, { apiKey: config.apiKey, extraRoutes: routes });
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
@@ -41,8 +41,7 @@ export async function startServer(options: { dataDir?: string; env?: Record<stri
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const stop = async (): Promise<void> => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    await worker.stop();
-    await engine.close();
+    await shutdown();
   };
   return {
     url,

@@ -1,0 +1,137 @@
+// Thread memory's ports: the store that keeps threads, messages, memory items and working memory (adapter:
+// store/sqlite/threads.ts), the observer, reflector and working-memory updater (offline and LLM versions in
+// this folder), and the bridge callback through which a thread feeds the bank's fact memory.
+import type { RetainItem } from '../retain/types.ts';
+import type { MemoryItem, MemoryKind, MemoryStatus, NewMessage, Thread, ThreadMessage, WorkingMemory } from './types.ts';
+
+/** One atomic change to a record's memory items. */
+export interface MemoryChange {
+  insert?: MemoryItem[];
+  /** Field changes of existing items, by id. Ids that no longer exist are skipped and reported as missing. */
+  update?: Array<{ id: string } & Partial<Omit<MemoryItem, 'id' | 'bankId' | 'recordId'>>>;
+  remove?: string[];
+}
+
+export interface ItemFilter {
+  statuses?: MemoryStatus[];
+  kinds?: MemoryKind[];
+  threadId?: string;
+}
+
+/** Highest message seq of a thread covered by its observations: activated ones, and any at all (buffered too). */
+export interface Watermarks {
+  observed: number;
+  buffered: number;
+}
+
+export interface ThreadStore {
+  getThread(bankId: string, threadId: string): Promise<Thread | null>;
+  /** Inserts or replaces the thread row (messages and memory untouched). */
+  saveThread(thread: Thread): Promise<void>;
+  listThreads(bankId: string, query: { resourceId?: string; limit: number; offset: number }): Promise<Thread[]>;
+  /** Removes the thread, its messages, its thread-scoped memory and the observations made from its messages. */
+  deleteThread(bankId: string, threadId: string): Promise<void>;
+
+  /** Stores messages atomically, in order, and returns them with their seq. */
+  appendMessages(bankId: string, threadId: string, messages: NewMessage[]): Promise<ThreadMessage[]>;
+  /** Messages in seq order, optionally only those after a seq. */
+  listMessages(bankId: string, threadId: string, query?: { afterSeq?: number; limit?: number; offset?: number }): Promise<ThreadMessage[]>;
+  countMessages(bankId: string, threadId: string): Promise<{ count: number; tokens: number }>;
+  watermarks(bankId: string, threadId: string): Promise<Watermarks>;
+
+  /** Items of a record in creation order. */
+  listItems(bankId: string, recordId: string, filter?: ItemFilter): Promise<MemoryItem[]>;
+  /** Applies the change atomically. */
+  commit(bankId: string, change: MemoryChange): Promise<{ missing: string[] }>;
+  /** Deletes items left `running` by a process that died; returns how many. */
+  discardRunning(bankId: string, recordId: string): Promise<number>;
+  /** Deletes every memory item of the record (and, for thread records, the thread's working memory key is left to the caller). */
+  clearRecord(bankId: string, recordId: string): Promise<number>;
+
+  getWorkingMemory(bankId: string, key: string): Promise<WorkingMemory | null>;
+  putWorkingMemory(doc: WorkingMemory): Promise<void>;
+  deleteWorkingMemory(bankId: string, key: string): Promise<boolean>;
+
+  /** Bridge bookkeeping: what has not been handed to the fact memory yet. */
+  unbridgedMessages(bankId: string, threadId: string, limit: number): Promise<ThreadMessage[]>;
+  unbridgedObservations(bankId: string, recordId: string, limit: number): Promise<MemoryItem[]>;
+  markBridged(bankId: string, ids: { messages?: string[]; items?: string[] }): Promise<void>;
+}
+
+export interface CallControl {
+  signal?: AbortSignal;
+}
+
+export interface ObserveRequest {
+  bankId: string;
+  threadId: string;
+  /** The messages to compress, in order. */
+  messages: ThreadMessage[];
+  /** Recent observations of the record (oldest first), for continuity. */
+  previous: string[];
+  /** The current task as last observed. */
+  currentTask: string | null;
+  /** Bank-specific guidance on what to keep. */
+  instructions: string;
+}
+
+export interface ObservationDraft {
+  /** A few sentences; empty when the messages held nothing worth keeping (they still count as observed). */
+  text: string;
+  currentTask: string | null;
+  suggestedResponse: string | null;
+}
+
+/** Compresses a batch of messages into an observation. */
+export interface Observer {
+  readonly name: string;
+  observe(request: ObserveRequest, control?: CallControl): Promise<ObservationDraft>;
+}
+
+export interface ReflectSource {
+  id: string;
+  text: string;
+  tokens: number;
+  generation: number;
+  firstAt: string | null;
+  lastAt: string | null;
+}
+
+export interface ReflectRequest {
+  bankId: string;
+  recordId: string;
+  /** What to condense, oldest first: later information wins. */
+  items: ReflectSource[];
+  /** Generation of the reflection being written. */
+  generation: number;
+  /** Size to aim for. */
+  targetTokens: number;
+  instructions: string;
+}
+
+/** Condenses observations (or reflections) into one reflection. */
+export interface Reflector {
+  readonly name: string;
+  reflect(request: ReflectRequest, control?: CallControl): Promise<{ text: string }>;
+}
+
+export interface WorkingMemoryRequest {
+  bankId: string;
+  document: string;
+  template: string;
+  /** The turn just added. */
+  messages: ThreadMessage[];
+  maxTokens: number;
+}
+
+/** Keeps the working-memory document current after each turn. */
+export interface WorkingMemoryUpdater {
+  readonly name: string;
+  update(request: WorkingMemoryRequest, control?: CallControl): Promise<{ document: string }>;
+}
+
+/**
+ * Hands thread content to the bank's fact memory (the composition root passes the engine's retain). Items of one
+ * thread share a documentId and arrive in order, so the callee should append them to that document.
+ */
+export type BridgeRetain = (bankId: string, items: RetainItem[]) => Promise<void>;
