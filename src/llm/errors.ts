@@ -104,3 +104,28 @@ export class LlmOutputError extends CairnError {
     this.usage = init.usage;
   }
 }
+
+type ErrorClass = abstract new (...args: never[]) => Error;
+
+/** The error classes of an OpenAI-style SDK (groq-sdk and openai ship the same set). */
+export interface SdkErrorClasses {
+  APIUserAbortError: ErrorClass;
+  APIConnectionTimeoutError: ErrorClass;
+  APIConnectionError: ErrorClass;
+  APIError: ErrorClass;
+}
+
+/** Maps an SDK's thrown error onto an LlmCallError (what kind of failure, retryable or not). */
+export function sdkCallError(error: unknown, sdk: SdkErrorClasses, who: { provider: string; model: string }): LlmCallError {
+  if (error instanceof LlmCallError) return error;
+  const base = { provider: who.provider, model: who.model, cause: error };
+  if (error instanceof sdk.APIUserAbortError) return new LlmCallError({ ...base, kind: 'aborted', message: 'request aborted' });
+  if (error instanceof sdk.APIConnectionTimeoutError) return new LlmCallError({ ...base, kind: 'timeout', message: error.message });
+  if (error instanceof sdk.APIConnectionError) return new LlmCallError({ ...base, kind: 'network', message: error.message });
+  if (error instanceof sdk.APIError) {
+    const { status, headers } = error as Error & { status?: unknown; headers?: Parameters<typeof httpCallError>[1] };
+    if (typeof status === 'number') return httpCallError(status, headers, error.message, who, error);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new LlmCallError({ ...base, kind: 'client', message });
+}

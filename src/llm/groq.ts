@@ -2,7 +2,9 @@
 // (resilience.ts owns retries, backoff and timeouts); its errors are translated into LlmCallError.
 import Groq, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'groq-sdk';
 import { ChatCompletionsProvider, type StructuredOutputMode } from './chat-completions.ts';
-import { LlmCallError, httpCallError } from './errors.ts';
+import { sdkCallError } from './errors.ts';
+
+const SDK_ERRORS = { APIUserAbortError, APIConnectionTimeoutError, APIConnectionError, APIError };
 
 export const GROQ_DEFAULT_BASE_URL = 'https://api.groq.com';
 export const GROQ_DEFAULT_MODEL = 'llama-3.3-70b-versatile';
@@ -44,20 +46,8 @@ export function createGroqProvider(options: GroqProviderOptions): ChatCompletion
     maxTokensField: 'max_completion_tokens',
     transport: {
       send: (body, signal) => client.chat.completions.create({ ...body, stream: false }, { signal }),
-      toCallError: (error) => groqCallError(error, who),
+      toCallError: (error) => sdkCallError(error, SDK_ERRORS, who),
     },
   });
 }
 
-function groqCallError(error: unknown, who: { provider: string; model: string }): LlmCallError {
-  if (error instanceof LlmCallError) return error;
-  const base = { provider: who.provider, model: who.model, cause: error };
-  if (error instanceof APIUserAbortError) return new LlmCallError({ ...base, kind: 'aborted', message: 'request aborted' });
-  if (error instanceof APIConnectionTimeoutError) return new LlmCallError({ ...base, kind: 'timeout', message: error.message });
-  if (error instanceof APIConnectionError) return new LlmCallError({ ...base, kind: 'network', message: error.message });
-  if (error instanceof APIError && typeof error.status === 'number') {
-    return httpCallError(error.status, error.headers, error.message, who, error);
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return new LlmCallError({ ...base, kind: 'client', message });
-}

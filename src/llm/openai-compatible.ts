@@ -4,7 +4,9 @@
 // key or organisation is only ever sent where it was configured.
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { ChatCompletionsProvider, type StructuredOutputMode } from './chat-completions.ts';
-import { LlmCallError, httpCallError } from './errors.ts';
+import { sdkCallError } from './errors.ts';
+
+const SDK_ERRORS = { APIUserAbortError, APIConnectionTimeoutError, APIConnectionError, APIError };
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 export const OPENAI_DEFAULT_MODEL = 'gpt-4o-mini';
@@ -48,20 +50,8 @@ export function createOpenAiCompatibleProvider(options: OpenAiCompatibleProvider
     strictSchema: options.strictSchema,
     transport: {
       send: (body, signal) => client.chat.completions.create({ ...body, stream: false }, { signal }),
-      toCallError: (error) => openAiCallError(error, who),
+      toCallError: (error) => sdkCallError(error, SDK_ERRORS, who),
     },
   });
 }
 
-function openAiCallError(error: unknown, who: { provider: string; model: string }): LlmCallError {
-  if (error instanceof LlmCallError) return error;
-  const base = { provider: who.provider, model: who.model, cause: error };
-  if (error instanceof APIUserAbortError) return new LlmCallError({ ...base, kind: 'aborted', message: 'request aborted' });
-  if (error instanceof APIConnectionTimeoutError) return new LlmCallError({ ...base, kind: 'timeout', message: error.message });
-  if (error instanceof APIConnectionError) return new LlmCallError({ ...base, kind: 'network', message: error.message });
-  if (error instanceof APIError && typeof error.status === 'number') {
-    return httpCallError(error.status, error.headers, error.message, who, error);
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return new LlmCallError({ ...base, kind: 'client', message });
-}
