@@ -4,8 +4,6 @@
 // a structured answer is validated (and corrected), the step and time bounds hold, the ledger adds up.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from '../src/api/app.ts';
 import { reflectRoutes, type AnswererFor } from '../src/api/routes/reflect.ts';
 import { createOpenAiCompatibleProvider } from '../src/llm/openai-compatible.ts';
@@ -13,6 +11,7 @@ import { LlmAnswerer, type LlmAnswererOptions } from '../src/reflect/llm-answere
 import { OfflineAnswerer } from '../src/reflect/offline-answerer.ts';
 import { SqliteUsageLedger } from '../src/store/sqlite/usage.ts';
 import { openEngine, type TestEngine } from './support/consolidation.ts';
+import { listen, type Listening } from './support/http.ts';
 import { startFakeLlmServer, reply, type FakeLlmServer, type ReceivedRequest, type ScriptedReply } from './support/fake-llm-server.ts';
 
 type Step = { step: number; action: string; found?: string[]; ids?: string[]; why?: string; cited?: string[]; reason?: string };
@@ -36,15 +35,11 @@ const INVENTED = 'fct_01a2000000000000deadbeef00';
 
 describe('reflect', () => {
   let te: TestEngine;
-  let http: ServerType;
-  let url: string;
+  let http: Listening;
   let llm: FakeLlmServer;
   let answererFor: AnswererFor = () => new OfflineAnswerer();
 
-  const call = async <T>(path: string, body?: unknown, method = 'POST'): Promise<{ status: number; body: T }> => {
-    const res = await fetch(url + path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-    return { status: res.status, body: (await res.json()) as T };
-  };
+  const call = <T>(path: string, body?: unknown, method = 'POST'): Promise<{ status: number; body: T }> => http.call<T>(method, path, body);
   const reflect = (body: Record<string, unknown>) => call<Reflected>('/v1/banks/alice/reflect', { queryTime: '2024-03-01T00:00:00Z', ...body });
   const useLlm = (options: LlmAnswererOptions = {}): void => {
     const provider = createOpenAiCompatibleProvider({ baseUrl: llm.openaiBaseUrl, model: 'local-model' });
@@ -56,10 +51,7 @@ describe('reflect', () => {
     te = await openEngine();
     llm = await startFakeLlmServer();
     const app = createApp(te.engine, { extraRoutes: [reflectRoutes(te.engine, (bank) => answererFor(bank))] });
-    http = await new Promise((resolve) => {
-      const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
-    });
-    url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    http = await listen(app);
     await te.engine.createBank({
       id: 'alice',
       mission: 'Where Alice lives and works, and her family',
@@ -69,7 +61,7 @@ describe('reflect', () => {
     await te.worker.drain('alice');
   });
   after(async () => {
-    await new Promise<void>((resolve) => http.close(() => resolve()));
+    await http.close();
     await llm.close();
     await te.close();
   });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { countTokens } from '../src/text/tokens.ts';
 import { runMemoryCommand } from '../src/threads/cli.ts';
 import type { MemoryStatusReport } from '../src/threads/status.ts';
-import { readEvents, startThreadServer, type ThreadTestServer } from '../src/threads/testing.ts';
+import { readEvents, startThreadServer, type ThreadTestServer } from './support/threads.ts';
 import type { MemoryItem, ThreadMessage } from '../src/threads/types.ts';
 
 type Err = { error: { code: string; message: string } };

@@ -14,7 +14,7 @@ import { createOpenAiCompatibleProvider } from '../src/llm/openai-compatible.ts'
 import { SqliteStore } from '../src/store/sqlite/store.ts';
 import { SqliteThreadStore } from '../src/store/sqlite/threads.ts';
 import { ThreadMemory } from '../src/threads/memory.ts';
-import { startFakeLlm } from '../src/threads/testing.ts';
+import { startFakeLlm } from './support/threads.ts';
 
 const SETTINGS = { messageTokens: 400, bufferTokens: 100, blockAfter: 1.5, observationTokens: 0, observer: 'llm', workingMemory: { enabled: false } };
 const TOTAL = 60;

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { MemoryStatusReport } from '../src/threads/status.ts';
-import { readEvents, startFakeLlm, startThreadServer, type ChatRequestBody, type FakeLlm, type FakeReply, type ThreadTestServer } from '../src/threads/testing.ts';
+import { readEvents, startFakeLlm, startThreadServer, type ChatRequestBody, type FakeLlm, type FakeReply, type ThreadTestServer } from './support/threads.ts';
 import type { MemoryItem } from '../src/threads/types.ts';
 
 const schemaOf = (b: ChatRequestBody): string => b.response_format?.json_schema?.name ?? '';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { countTokens } from '../src/text/tokens.ts';
 import { DEFAULT_LOCOMO_PATH, loadLocomo, locomoAvailable, type LocomoConversation } from '../src/threads/locomo.ts';
 import type { MemoryStatusReport } from '../src/threads/status.ts';
-import { readEvents, startThreadServer, type ThreadTestServer } from '../src/threads/testing.ts';
+import { readEvents, startThreadServer, type ThreadTestServer } from './support/threads.ts';
 import type { MemoryItem } from '../src/threads/types.ts';
 
 const MAX_TOKENS = 1000;

@@ -1,11 +1,10 @@
 // Test support for consolidation: a real engine (embedded SQLite store in a temp dir, offline GloVe embedder,
 // offline extractor) with consolidation attached, served over real HTTP with the consolidation and audit routes.
-import { serve, type ServerType } from '@hono/node-server';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../../src/api/app.ts';
+import { listen } from './http.ts';
 import { auditRoutes } from '../../src/api/routes/audit.ts';
 import { consolidationRoutes } from '../../src/api/routes/consolidation.ts';
 import { attachConsolidation, type AttachOptions } from '../../src/consolidate/attach.ts';
@@ -38,12 +37,9 @@ export async function openEngine(options: { dataDir?: string; attach?: AttachOpt
   const engine = new Engine({ store, embedder, reranker: null, extractor: new OfflineExtractor() });
   const worker = attachConsolidation(engine, options.attach);
   const app = createApp(engine, { extraRoutes: [consolidationRoutes(engine, worker), auditRoutes(engine, worker)] });
-  const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const http = await listen(app);
   const stop = async (): Promise<void> => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await http.close();
     await worker.stop();
     await engine.close();
   };
@@ -52,12 +48,8 @@ export async function openEngine(options: { dataDir?: string; attach?: AttachOpt
     store,
     worker,
     dataDir,
-    url,
-    async call<T>(method: string, path: string, body?: unknown) {
-      const res = await fetch(url + path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await res.text();
-      return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
-    },
+    url: http.url,
+    call: http.call,
     stop,
     async close() {
       await stop();

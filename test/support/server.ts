@@ -1,11 +1,10 @@
 // Test support: a real Cairn (embedded store in a temp dir, offline GloVe embedder) behind a real HTTP
 // server on 127.0.0.1, plus a small JSON client for it.
-import { serve, type ServerType } from '@hono/node-server';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/api/app.ts';
+import { listen } from './http.ts';
 import { compose } from '../../src/compose.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Engine } from '../../src/engine.ts';
@@ -35,28 +34,17 @@ export async function startServer(options: { dataDir?: string; env?: Record<stri
   const config = loadConfig({ CAIRN_CACHE_DIR: TEST_CACHE_DIR, CAIRN_WORKER: 'off', ...options.env, CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: 'warn' });
   const { engine, worker, routes, shutdown } = await compose(config);
   const app = createApp(engine, { apiKey: config.apiKey, extraRoutes: routes });
-  const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const http = await listen(app);
   const stop = async (): Promise<void> => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await http.close();
     await shutdown();
   };
   return {
-    url,
+    url: http.url,
     engine,
     worker,
     dataDir,
-    async call<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-      const res = await fetch(url + path, {
-        method,
-        headers: { 'content-type': 'application/json', ...headers },
-        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      });
-      const text = await res.text();
-      return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
-    },
+    call: http.call,
     stop,
     async close() {
       await stop();

@@ -1,24 +1,24 @@
 // Shared by thread-memory tests: a real Cairn (embedded store in a temp dir, offline GloVe embedder) with the
 // thread routes mounted behind a real HTTP server on 127.0.0.1, a JSON client, an SSE reader, and a local
 // OpenAI-compatible chat server whose replies a test scripts (no network, no model).
-import { serve, type ServerType } from '@hono/node-server';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp } from '../api/app.ts';
-import { threadRoutes } from '../api/routes/threads.ts';
-import { compose } from '../compose.ts';
-import { loadConfig } from '../config.ts';
-import { TEST_CACHE_DIR } from '../embed/testing.ts';
-import type { Engine } from '../engine.ts';
-import { createOpenAiCompatibleProvider } from '../llm/openai-compatible.ts';
-import type { LlmProvider } from '../llm/ports.ts';
-import { SqliteStore } from '../store/sqlite/store.ts';
-import { SqliteThreadStore } from '../store/sqlite/threads.ts';
-import { ThreadMemory } from './memory.ts';
-import type { MemoryEvent } from './types.ts';
+import { createApp } from '../../src/api/app.ts';
+import { listen } from './http.ts';
+import { threadRoutes } from '../../src/api/routes/threads.ts';
+import { compose } from '../../src/compose.ts';
+import { loadConfig } from '../../src/config.ts';
+import { TEST_CACHE_DIR } from '../../src/embed/testing.ts';
+import type { Engine } from '../../src/engine.ts';
+import { createOpenAiCompatibleProvider } from '../../src/llm/openai-compatible.ts';
+import type { LlmProvider } from '../../src/llm/ports.ts';
+import { SqliteStore } from '../../src/store/sqlite/store.ts';
+import { SqliteThreadStore } from '../../src/store/sqlite/threads.ts';
+import { ThreadMemory } from '../../src/threads/memory.ts';
+import type { MemoryEvent } from '../../src/threads/types.ts';
 
 export interface ThreadTestServer {
   url: string;
@@ -52,30 +52,16 @@ export async function startThreadServer(options: ThreadServerOptions = {}): Prom
           },
   });
   const app = createApp(engine, { extraRoutes: [threadRoutes({ memory, heartbeatSeconds: 1 })] });
-  const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const http = await listen(app);
   return {
-    url,
+    url: http.url,
     engine,
     memory,
     dataDir,
-    async call<T>(method: string, path: string, body?: unknown) {
-      const res = await fetch(url + path, {
-        method,
-        headers: { 'content-type': 'application/json' },
-        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      });
-      const text = await res.text();
-      return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
-    },
+    call: http.call,
     async close() {
       await memory.idle();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      });
+      await http.close();
       await engine.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
