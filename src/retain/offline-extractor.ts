@@ -2,6 +2,7 @@
 // entity detection (compromise plus capitalised names), time expressions read from the item's timestamp,
 // and causality marked by a sentence that starts "So ...", "Therefore ...", "As a result ...".
 import nlp from 'compromise';
+import * as chrono from 'chrono-node';
 import { parseTimeExpressions } from '../text/time-expressions.ts';
 import { contentWords, isStopword } from '../text/words.ts';
 import type { ExtractInput, ExtractedEntity, ExtractedFact, Extractor } from './extractor.ts';
@@ -51,6 +52,12 @@ export function resolveFirstPerson(sentence: string, speaker: string | null): st
 
 const CAUSAL_START = /^(so|therefore|thus|hence|as a result|that['’]s why|because of (this|that))\b/i;
 
+/** Months, weekdays and other names of times ("June", "Easter", "Monday") are times, not entities. */
+function isTimeWord(name: string): boolean {
+  const found = chrono.parse(name);
+  return found.length > 0 && found[0].text.length >= name.length - 1;
+}
+
 function cleanName(name: string): string {
   return name.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '').replace(/['’]s$/, '').trim();
 }
@@ -58,8 +65,9 @@ function cleanName(name: string): string {
 function entitiesOf(sentence: string, speaker: string | null): ExtractedEntity[] {
   const found = new Map<string, ExtractedEntity>();
   const add = (name: string, type: string | null): void => {
-    const clean = cleanName(name);
-    if (clean.length < 2 || isStopword(clean)) return;
+    // "sister Anna" -> "Anna": relation words before a name are not part of it.
+    const clean = cleanName(name).replace(/^(?:\p{Ll}[\p{L}'’-]*\s+)+(?=\p{Lu})/u, '');
+    if (clean.length < 2 || isStopword(clean) || isTimeWord(clean)) return;
     const key = clean.toLowerCase();
     const existing = found.get(key);
     if (!existing || (existing.type === null && type)) found.set(key, { name: clean, type });
