@@ -148,7 +148,8 @@ export class SqliteStore implements MemoryStore {
     for (let i = 0; i < chunkIds.length; i += 500) {
       const part = chunkIds.slice(i, i + 500);
       const rows = this.db
-        .prepare(`SELECT f.id AS factId, f.chunk_id AS chunkId FROM facts f WHERE f.bank_id = ? AND f.chunk_id IN (${placeholders(part.length)}) ${where.sql}`)
+        // `+f.bank_id`: look the chunks up through facts_by_chunk, never by scanning the bank.
+        .prepare(`SELECT f.id AS factId, f.chunk_id AS chunkId FROM facts f WHERE +f.bank_id = ? AND f.chunk_id IN (${placeholders(part.length)}) ${where.sql}`)
         .all(bankId, ...part, ...where.params) as Array<{ factId: string; chunkId: string }>;
       out.push(...rows);
     }

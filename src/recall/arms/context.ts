@@ -1,0 +1,29 @@
+// What every recall arm is given (the store, the bank, the resolved request, what the query names) and what it answers: its own
+// ranking of fact ids, best first, with whatever it read from the query for the trace.
+import type { Scored } from '../../store/ports.ts';
+import type { FactLoader } from '../facts.ts';
+import type { QueryAnalysis } from '../query.ts';
+import type { RecallStore, ResolvedRequest } from '../types.ts';
+
+export interface ArmContext {
+  store: RecallStore;
+  bankId: string;
+  request: ResolvedRequest;
+  query: QueryAnalysis;
+  /** Reads facts at most once per request. */
+  facts: FactLoader;
+}
+
+export interface ArmOutput {
+  /** Fact ids with the arm's score, best first, at most `request.settings.candidatesPerArm`. */
+  hits: Scored[];
+  detail?: Record<string, unknown>;
+}
+
+/** Sorts a score map into hits, best first (ties by id, so rankings are deterministic), keeping the top `k`. */
+export function topHits(scores: Map<string, number>, k: number): Scored[] {
+  return [...scores]
+    .map(([id, score]) => ({ id, score }))
+    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .slice(0, k);
+}

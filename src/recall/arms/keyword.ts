@@ -1,0 +1,60 @@
+// The keyword arm: BM25 over fact texts, plus BM25 over whole chunks whose score flows to the facts extracted
+// from them, plus the documents those chunks belong to. A chunk keeps the context a short fact loses (the rest
+// of the turn, the speaker), and a document whose chunks match again and again (a session about the topic)
+// makes each of its facts more likely to matter. Every BM25 scale is normalized by its best hit first, so a fact
+// scores fact + CHUNK_SHARE x chunk + DOC_SHARE x document, each in [0, 1].
+import type { Scored } from '../../store/ports.ts';
+import { type ArmContext, type ArmOutput, topHits } from './context.ts';
+
+/** Share of its chunk's (normalized) score each fact receives. */
+export const CHUNK_SHARE = 1;
+/** Share of its document's (normalized) score each fact already found receives. */
+export const DOC_SHARE = 1;
+
+/** Scores divided by the best one (BM25 scores of different indexes are not comparable, their ratios are). */
+function normalized(scores: Iterable<[string, number]>): Map<string, number> {
+  const list = [...scores];
+  const top = list.reduce((m, [, s]) => Math.max(m, s), 0);
+  return new Map(list.map(([id, s]) => [id, top > 0 ? s / top : 0]));
+}
+
+const entries = (hits: Scored[]): Array<[string, number]> => hits.map((h) => [h.id, h.score]);
+
+export async function keywordArm(ctx: ArmContext): Promise<ArmOutput> {
+  const { store, bankId, request, query } = ctx;
+  const { candidatesPerArm, chunkHits } = request.settings;
+  const [factHits, chunkHitList] = await Promise.all([
+    store.keywords.searchFacts(bankId, query.focus, candidatesPerArm, request.filter),
+    store.keywords.searchChunks(bankId, query.focus, chunkHits),
+  ]);
+  const scores = normalized(entries(factHits));
+  const chunkScores = normalized(entries(chunkHitList));
+  const chunkIds = [...chunkScores.keys()];
+  if (!store.factIdsOfChunks) throw new Error(`the ${store.name} store cannot list the facts of chunks (factIdsOfChunks), which recall needs`);
+  const [owned, chunks] = chunkIds.length
+    ? await Promise.all([store.factIdsOfChunks(bankId, chunkIds, request.filter), store.getChunks(bankId, chunkIds)])
+    : [[], []];
+  for (const { factId, chunkId } of owned) scores.set(factId, (scores.get(factId) ?? 0) + CHUNK_SHARE * (chunkScores.get(chunkId) ?? 0));
+
+  // Documents score the sum of their matching chunks' scores; facts found above get their document's share.
+  const docOfChunk = new Map(chunks.map((c) => [c.id, c.documentId]));
+  const docRaw = new Map<string, number>();
+  for (const [id, s] of chunkScores) {
+    const doc = docOfChunk.get(id);
+    if (doc !== undefined) docRaw.set(doc, (docRaw.get(doc) ?? 0) + s);
+  }
+  const docScores = normalized(docRaw);
+  if (docScores.size) {
+    const docOfFact = new Map(owned.map((o) => [o.factId, docOfChunk.get(o.chunkId)]));
+    const unplaced = factHits.map((h) => h.id).filter((id) => !docOfFact.has(id));
+    for (const f of await ctx.facts.get(unplaced)) docOfFact.set(f.id, f.source?.documentId);
+    for (const [id, score] of scores) {
+      const doc = docOfFact.get(id);
+      if (doc !== undefined) scores.set(id, score + DOC_SHARE * (docScores.get(doc) ?? 0));
+    }
+  }
+  return {
+    hits: topHits(scores, candidatesPerArm),
+    detail: { factMatches: factHits.length, chunkMatches: chunkHitList.length, factsOfChunks: owned.length, documents: docScores.size },
+  };
+}

@@ -1,0 +1,16 @@
+// The FactFilter applied to facts already in memory (the graph arm reaches facts through links and
+// entities, which the graph port does not filter; recall re-checks every result with it too).
+import type { Fact } from '../core/types.ts';
+import type { FactFilter } from '../store/ports.ts';
+
+export function matchesFilter(fact: Fact, filter: FactFilter): boolean {
+  if (filter.kinds?.length && !filter.kinds.includes(fact.kind)) return false;
+  if (filter.tags?.some((t) => !fact.tags.includes(t))) return false;
+  if (filter.recordedBefore) {
+    // As of a past instant: recorded by then, and not yet superseded then.
+    if (fact.createdAt > filter.recordedBefore) return false;
+    if (!filter.includeSuperseded && fact.supersededAt !== null && fact.supersededAt <= filter.recordedBefore) return false;
+    return true;
+  }
+  return filter.includeSuperseded === true || fact.status === 'active';
+}

@@ -1,0 +1,167 @@
+// Fused recall: the four arms run at once (the graph and temporal arms start from the semantic and keyword
+// hits when those arrive), their rankings are fused with weighted RRF, the top candidates are rescored by a
+// cross-encoder when one is loaded, optionally diversified with MMR, and trimmed to the token budget.
+// Every result carries its arm scores, times, entity names and source; `trace` adds each arm's findings and timings.
+import { CairnError, notFound } from '../core/errors.ts';
+import type { Fact } from '../core/types.ts';
+import type { Embedder, Reranker } from '../embed/ports.ts';
+import type { Scored } from '../store/ports.ts';
+import type { ArmContext, ArmOutput } from './arms/context.ts';
+import { graphArm } from './arms/graph.ts';
+import { keywordArm } from './arms/keyword.ts';
+import { semanticArm } from './arms/semantic.ts';
+import { temporalArm } from './arms/temporal.ts';
+import { fitToTokens } from './budget.ts';
+import { FactLoader } from './facts.ts';
+import { matchesFilter } from './filter.ts';
+import { fuse, type Fused } from './fusion.ts';
+import { mmr } from './mmr.ts';
+import { analyzeQuery } from './query.ts';
+import { rerank } from './rerank.ts';
+import {
+  ARM_NAMES, type ArmName, type ArmTrace, DEFAULT_SETTINGS, type RecallRequest, type RecallResponse, type RecallResult,
+  type RecallSettings, type RecallStore, type RecallTrace, resolveRequest,
+} from './types.ts';
+
+export interface RecallDeps {
+  store: RecallStore;
+  embedder: Embedder;
+  /** A cross-encoder; without one the fused order stands. */
+  reranker?: Reranker | null;
+  /** Overrides of DEFAULT_SETTINGS (RRF k, arm weights, rerank weight, MMR). */
+  settings?: Partial<RecallSettings>;
+}
+
+/** How many fused candidates are read per result wanted (room for the filter re-check and for MMR to choose). */
+const POOL_PER_RESULT = 3;
+
+export function settingsOf(overrides: Partial<RecallSettings> = {}): RecallSettings {
+  return { ...DEFAULT_SETTINGS, ...overrides, armWeights: { ...DEFAULT_SETTINGS.armWeights, ...overrides.armWeights } };
+}
+
+export async function recall(deps: RecallDeps, bankId: string, request: RecallRequest): Promise<RecallResponse> {
+  const started = performance.now();
+  const since = (t: number): number => round(performance.now() - t);
+  const { store, embedder } = deps;
+  const reranker = deps.reranker ?? null;
+  const settings = settingsOf(deps.settings);
+  const req = resolveRequest(request);
+
+  const bank = await store.getBank(bankId);
+  if (!bank) throw notFound('bank', bankId);
+  if (bank.embedder !== null && bank.embedder !== embedder.id)
+    throw new CairnError(
+      'embedder_mismatch',
+      `bank '${bankId}' holds vectors of '${bank.embedder}' but the active embedder is '${embedder.id}'; run 'cairn reembed ${bankId}'`,
+    );
+
+  // The arms.
+  const query = await analyzeQuery(store, bankId, req.query);
+  const facts = new FactLoader(store, bankId);
+  const ctx: ArmContext = { store, bankId, request: req, query, facts };
+  const vector = embedder.embed([query.focus]).then(([v]) => v);
+  const timed = (p: Promise<ArmOutput>): Promise<ArmOutput & { ms: number }> => p.then((out) => ({ ...out, ms: since(started) }));
+  const semantic = timed(semanticArm(ctx, vector));
+  const keyword = timed(keywordArm(ctx));
+  const seeds: Promise<Scored[][]> = Promise.all([semantic, keyword]).then(([s, k]) => [s.hits, k.hits]);
+  const [s, k, g, t] = await Promise.all([semantic, keyword, timed(graphArm(ctx, seeds)), timed(temporalArm(ctx, vector, seeds))]);
+  const arms: Record<ArmName, ArmOutput & { ms: number }> = { semantic: s, keyword: k, graph: g, temporal: t };
+  const armsMs = since(started);
+
+  // Fusion.
+  let mark = performance.now();
+  const fused = fuse(ARM_NAMES.map((name) => ({ name, weight: settings.armWeights[name], hits: arms[name].hits })), settings.rrfK);
+  const fusionMs = since(mark);
+
+  // The candidates' facts (re-checked against the filter: every arm must honour it, this proves it).
+  mark = performance.now();
+  const poolSize = Math.max(req.limit * POOL_PER_RESULT, reranker ? req.settings.rerankN : 0);
+  const pool = fused.slice(0, poolSize);
+  const poolFacts = new Map((await facts.get(pool.map((f) => f.id))).map((f) => [f.id, f]));
+  const candidates = pool.filter((f) => {
+    const fact = poolFacts.get(f.id);
+    return fact !== undefined && matchesFilter(fact, req.filter);
+  });
+  const loadMs = since(mark);
+
+  // Cross-encoder.
+  mark = performance.now();
+  let ranked: Array<{ id: string; score: number; rerank?: number }> = candidates.map((c) => ({ id: c.id, score: c.score }));
+  let reranked = 0;
+  if (reranker && candidates.length) {
+    const input = candidates.map((c) => ({ id: c.id, text: poolFacts.get(c.id)?.text ?? '', fused: c.score }));
+    ranked = await rerank(reranker, req.query, input, req.settings.rerankN, settings.rerankWeight);
+    reranked = Math.min(req.settings.rerankN, candidates.length);
+  }
+  const rerankMs = since(mark);
+
+  // Diversity.
+  mark = performance.now();
+  if (settings.mmrLambda !== null && ranked.length > 1) {
+    const vectors = await store.getVectors(bankId, ranked.map((r) => r.id));
+    const order = mmr(ranked.map((r) => ({ id: r.id, relevance: r.score })), vectors, settings.mmrLambda, req.limit);
+    const byId = new Map(ranked.map((r) => [r.id, r]));
+    ranked = order.map((id) => byId.get(id)).filter((r): r is (typeof ranked)[number] => r !== undefined);
+  }
+  ranked = ranked.slice(0, req.limit);
+  const mmrMs = since(mark);
+
+  // Results within the token budget.
+  mark = performance.now();
+  const chosen = ranked.map((r) => poolFacts.get(r.id)).filter((f): f is Fact => f !== undefined);
+  const names = new Map((await store.getEntities(bankId, [...new Set(chosen.flatMap((f) => f.entities))])).map((e) => [e.id, e.name]));
+  const fusedById = new Map(candidates.map((c) => [c.id, c]));
+  const built = ranked.flatMap((r) => {
+    const fact = poolFacts.get(r.id);
+    const f = fusedById.get(r.id);
+    return fact && f ? [toResult(fact, f, r, names)] : [];
+  });
+  const { kept, tokens } = fitToTokens(built, req.maxTokens);
+  const budgetMs = since(mark);
+
+  const response: RecallResponse = { results: kept, tokens };
+  if (req.trace) {
+    response.trace = {
+      query: req.query,
+      focus: query.focus,
+      entities: query.entities.map((e) => ({ id: e.id, name: e.name, mentions: e.mentionCount, hub: query.hubs.has(e.id) })),
+      budget: req.budget,
+      queryTime: req.queryTime.toISOString(),
+      filter: req.filter,
+      arms: Object.fromEntries(ARM_NAMES.map((name) => [name, armTrace(arms[name])])) as Record<ArmName, ArmTrace>,
+      timings: { arms: armsMs, fusion: fusionMs, load: loadMs, rerank: rerankMs, mmr: mmrMs, budget: budgetMs, total: since(started) },
+      fused: fused.length,
+      reranked,
+      reranker: reranker?.id ?? null,
+    } satisfies RecallTrace;
+  }
+  return response;
+}
+
+function toResult(
+  fact: Fact,
+  fused: Fused<ArmName>,
+  ranked: { score: number; rerank?: number },
+  names: Map<string, string>,
+): Omit<RecallResult, 'tokens'> {
+  return {
+    id: fact.id,
+    text: fact.text,
+    kind: fact.kind,
+    score: ranked.score,
+    scores: { ...fused.scores, fused: fused.score, ...(ranked.rerank === undefined ? {} : { rerank: ranked.rerank }) },
+    occurredStart: fact.occurredStart,
+    occurredEnd: fact.occurredEnd,
+    mentionedAt: fact.mentionedAt,
+    entities: fact.entities.map((id) => names.get(id)).filter((n): n is string => n !== undefined),
+    speaker: fact.speaker,
+    tags: fact.tags,
+    source: fact.source ? { ...fact.source, metadata: fact.metadata } : null,
+  };
+}
+
+function armTrace(out: ArmOutput & { ms: number }): ArmTrace {
+  return { ms: out.ms, count: out.hits.length, hits: out.hits, ...(out.detail ? { detail: out.detail } : {}) };
+}
+
+const round = (ms: number): number => Math.round(ms * 100) / 100;

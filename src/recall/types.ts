@@ -1,0 +1,195 @@
+// Recall's request, result and trace shapes, the per-budget settings, and the tunables of fusion, rerank
+// and diversity. The request is validated at the HTTP edge; `resolveRequest` applies the defaults here.
+import type { FactKind } from '../core/types.ts';
+import type { FactFilter, MemoryStore } from '../store/ports.ts';
+
+export type ArmName = 'semantic' | 'keyword' | 'graph' | 'temporal';
+export const ARM_NAMES: readonly ArmName[] = ['semantic', 'keyword', 'graph', 'temporal'];
+
+export type Budget = 'low' | 'mid' | 'high';
+
+export interface RecallRequest {
+  query: string;
+  /** Fact kinds to search (default: all). */
+  types?: FactKind[];
+  /** How much work recall may do (default: mid); see BUDGETS. */
+  budget?: Budget;
+  /** Token budget of the returned texts, counted with the real tokenizer (default 4096). */
+  maxTokens?: number;
+  /** Most results returned (default 10). */
+  limit?: number;
+  /** The instant relative time expressions in the query are read from (default: asOf, else now). */
+  queryTime?: string;
+  /** Facts must carry every one of these tags. */
+  tags?: string[];
+  /** Return what each arm found and how long it took. */
+  trace?: boolean;
+  /** Recall as the bank was at this instant: facts recorded by then and not yet superseded then. */
+  asOf?: string;
+}
+
+/** How much each budget lets recall do. */
+export interface BudgetSettings {
+  /** Candidates each arm returns. */
+  candidatesPerArm: number;
+  /** Chunks the keyword arm matches (their score flows to their facts, their sum to their documents). */
+  chunkHits: number;
+  /** Fused candidates the cross-encoder rescores (when one is loaded). */
+  rerankN: number;
+  /** Top semantic and keyword hits the graph arm spreads from (each). */
+  graphSeeds: number;
+  /** Facts read per entity when spreading over entities. */
+  factsPerEntity: number;
+}
+
+/**
+ * low: a quick look (small candidate pools, 20 reranked); mid (default): 50 reranked, the spec's default;
+ * high: larger pools and 100 reranked, for reflect and offline evaluation.
+ */
+export const BUDGETS: Record<Budget, BudgetSettings> = {
+  low: { candidatesPerArm: 40, chunkHits: 40, rerankN: 20, graphSeeds: 5, factsPerEntity: 100 },
+  mid: { candidatesPerArm: 100, chunkHits: 100, rerankN: 50, graphSeeds: 10, factsPerEntity: 200 },
+  high: { candidatesPerArm: 200, chunkHits: 200, rerankN: 100, graphSeeds: 20, factsPerEntity: 400 },
+};
+
+/** Tunables of the pipeline after the arms (server or bank configuration, not per request). */
+export interface RecallSettings {
+  /** RRF constant k: larger flattens the advantage of top ranks (default 60). */
+  rrfK: number;
+  /** Weight of each arm in RRF (default 1 each). */
+  armWeights: Record<ArmName, number>;
+  /** Share of the cross-encoder in the final score of reranked candidates: 1 replaces the fused order (default 0.7). */
+  rerankWeight: number;
+  /** MMR trade-off between relevance (1) and novelty (0); null turns MMR off (default off). */
+  mmrLambda: number | null;
+}
+
+export const DEFAULT_SETTINGS: RecallSettings = {
+  rrfK: 60,
+  armWeights: { semantic: 1, keyword: 1, graph: 1, temporal: 1 },
+  rerankWeight: 0.7,
+  mmrLambda: null,
+};
+
+export const DEFAULT_LIMIT = 10;
+export const DEFAULT_MAX_TOKENS = 4096;
+
+/** The request with its defaults applied, plus the filter every arm searches under. */
+export interface ResolvedRequest {
+  query: string;
+  budget: Budget;
+  settings: BudgetSettings;
+  limit: number;
+  maxTokens: number;
+  queryTime: Date;
+  filter: FactFilter;
+  trace: boolean;
+}
+
+export function resolveRequest(r: RecallRequest, now: Date = new Date()): ResolvedRequest {
+  const budget = r.budget ?? 'mid';
+  const filter: FactFilter = {};
+  if (r.types?.length) filter.kinds = [...r.types];
+  if (r.tags?.length) filter.tags = [...r.tags];
+  if (r.asOf) filter.recordedBefore = new Date(r.asOf).toISOString();
+  return {
+    query: r.query,
+    budget,
+    settings: BUDGETS[budget],
+    limit: r.limit ?? DEFAULT_LIMIT,
+    maxTokens: r.maxTokens ?? DEFAULT_MAX_TOKENS,
+    queryTime: new Date(r.queryTime ?? r.asOf ?? now.toISOString()),
+    filter,
+    trace: r.trace ?? false,
+  };
+}
+
+/** Where a result came from. Null for observations (synthesized; their evidence is reachable by id). */
+export interface RecallSource {
+  documentId: string;
+  chunkId: string;
+  itemId: string;
+  /** Character span of the fact in its chunk. */
+  start: number;
+  end: number;
+  /** Metadata of the retained item. */
+  metadata: Record<string, string>;
+}
+
+export interface RecallScores {
+  /** Each arm's own score for the fact (only the arms that found it). */
+  semantic?: number;
+  keyword?: number;
+  graph?: number;
+  temporal?: number;
+  /** Weighted reciprocal rank fusion over the arms. */
+  fused: number;
+  /** Cross-encoder score, when one rescored the fact. */
+  rerank?: number;
+}
+
+export interface RecallResult {
+  id: string;
+  text: string;
+  kind: FactKind;
+  /** The final score results are ordered by. */
+  score: number;
+  scores: RecallScores;
+  occurredStart: string | null;
+  occurredEnd: string | null;
+  mentionedAt: string;
+  /** Names of the entities the fact concerns. */
+  entities: string[];
+  speaker: string | null;
+  tags: string[];
+  source: RecallSource | null;
+  /** Tokens of `text` (what counted against maxTokens). */
+  tokens: number;
+}
+
+export interface ArmTrace {
+  /** Wall time of the arm, from the start of recall to its answer (the graph arm includes waiting for its seeds). */
+  ms: number;
+  count: number;
+  /** The arm's ranking (top candidates), best first. */
+  hits: Array<{ id: string; score: number }>;
+  /** What the arm read from the query (entities, time ranges, seeds). */
+  detail?: Record<string, unknown>;
+  error?: string;
+}
+
+export interface RecallTrace {
+  query: string;
+  /** The query without hub names, which the semantic and keyword arms searched with. */
+  focus: string;
+  /** Entities the query names; hubs raise facts but are not spread over, nor searched for by name. */
+  entities: Array<{ id: string; name: string; mentions: number; hub: boolean }>;
+  budget: Budget;
+  queryTime: string;
+  filter: FactFilter;
+  arms: Record<ArmName, ArmTrace>;
+  /** Milliseconds of each stage after the arms, and in total. */
+  timings: { arms: number; fusion: number; load: number; rerank: number; mmr: number; budget: number; total: number };
+  /** Candidates after fusion; how many the cross-encoder rescored (0 when none is loaded). */
+  fused: number;
+  reranked: number;
+  reranker: string | null;
+}
+
+export interface RecallResponse {
+  results: RecallResult[];
+  /** Tokens of all returned texts. */
+  tokens: number;
+  trace?: RecallTrace;
+}
+
+/**
+ * Facts of chunks: the keyword arm spreads chunk BM25 scores to the facts extracted from the chunk.
+ * Proposed for MemoryStore (the SQLite adapter implements it). Until the port has it, recall accepts any
+ * MemoryStore and the keyword arm refuses, with a clear error, a store that lacks it.
+ */
+export interface ChunkFacts {
+  factIdsOfChunks(bankId: string, chunkIds: string[], filter?: FactFilter): Promise<Array<{ factId: string; chunkId: string }>>;
+}
+
+export type RecallStore = MemoryStore & Partial<ChunkFacts>;
