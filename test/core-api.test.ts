@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './support/server.ts';
 
-type Result = { id: string; text: string; kind: string; scores: Record<string, number>; source: { documentId: string } | null; metadata: Record<string, string> };
+type Result = { id: string; text: string; kind: string; scores: Record<string, number>; source: { documentId: string; metadata: Record<string, string> } | null };
 type Recall = { results: Result[]; trace?: Record<string, unknown> };
 type Retain = { operationId: string; status: string; result: { facts: number; factIds: string[]; documentsUnchanged: number; chunksProcessed: number } | null };
 
@@ -53,8 +53,8 @@ describe('core API on the embedded store', () => {
     assert.equal(q.status, 200);
     const top = q.body.results[0];
     assert.match(top.text, /Berlin/);
-    assert.equal(top.metadata.turn, 't1');
     assert.ok(top.source?.documentId);
+    assert.equal(top.source.metadata.turn, 't1');
     assert.ok(q.body.trace, 'trace requested');
   });
 
