@@ -1,6 +1,9 @@
 // Request and response schemas of the HTTP API: one source for validation and for the OpenAPI document.
 import { z } from '@hono/zod-openapi';
 
+/** An OpenAPI response: a JSON body of this schema. */
+export const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
+
 export const MAX_ITEM_CHARS = 1_000_000;
 export const MAX_ITEMS = 10_000;
 
@@ -116,6 +119,22 @@ export const RecallRequestSchema = z
   .strict()
   .openapi('RecallRequest');
 
+/** Where a fact was read: its document, chunk and item, and the character span in the chunk. */
+export const SourceLocationSchema = z
+  .object({ documentId: z.string(), chunkId: z.string(), itemId: z.string(), start: z.number(), end: z.number() })
+  .openapi('SourceLocation');
+
+/** A source location with the exact text it spans and what is known of the item and document it came from. */
+export const SourceSpanSchema = SourceLocationSchema.extend({
+  sentence: z.string().openapi({ description: 'The exact source text: the chunk text between start and end' }),
+  speaker: z.string().nullable(),
+  timestamp: z.string().nullable(),
+  context: z.string().nullable(),
+  document: z
+    .object({ id: z.string(), metadata: z.record(z.string(), z.string()), tags: z.array(z.string()), createdAt: z.string(), updatedAt: z.string() })
+    .nullable(),
+}).openapi('SourceSpan');
+
 export const FactSchema = z
   .object({
     id: z.string(),
@@ -126,9 +145,7 @@ export const FactSchema = z
     occurredEnd: z.string().nullable(),
     mentionedAt: z.string(),
     entities: z.array(z.string()),
-    source: z
-      .object({ documentId: z.string(), chunkId: z.string(), itemId: z.string(), start: z.number(), end: z.number() })
-      .nullable(),
+    source: SourceLocationSchema.nullable(),
     speaker: z.string().nullable(),
     metadata: z.record(z.string(), z.string()),
     tags: z.array(z.string()),

@@ -416,3 +416,12 @@ test('MMR moves distinct facts above a near-duplicate', async () => {
   assert.ok(!dup.includes(diverse.results[1].id), 'the second near-duplicate gave way');
   assert.ok(!dup.includes(diverse.results[2].id));
 });
+
+test('a request mmr turns diversity on, and 0 turns it off, whatever the settings say', async () => {
+  const query = 'Leo bakes sourdough bread';
+  const dup = [idOf(`${C}:sourdough-1`), idOf(`${C}:sourdough-2`)];
+  const on = await recall(deps, C, { query, limit: 3, mmr: 0.5 });
+  assert.ok(!dup.includes(on.results[1].id), 'the second near-duplicate gave way');
+  const off = await recall({ ...deps, settings: { mmrLambda: 0.5 } }, C, { query, limit: 3, mmr: 0 });
+  assert.deepEqual(new Set(off.results.slice(0, 2).map((r) => r.id)), new Set(dup));
+});

@@ -1,7 +1,9 @@
 // Fused recall: the four arms run at once (the graph and temporal arms start from the semantic and keyword
 // hits when those arrive), their rankings are fused with weighted RRF, the top candidates are rescored by a
 // cross-encoder when one is loaded, optionally diversified with MMR, and trimmed to the token budget.
-// Every result carries its arm scores, times, entity names and source; `trace` adds each arm's findings and timings.
+// Every result carries its arm scores, times, entity names and source; observations also their staleness, proof count
+// and (on request) source facts; `trace` adds each arm's findings and timings.
+import { observationExtras, type ObservationExtras } from '../audit/recall-extras.ts';
 import { CairnError, notFound } from '../core/errors.ts';
 import type { Fact } from '../core/types.ts';
 import type { Embedder, Reranker } from '../embed/ports.ts';
@@ -97,9 +99,10 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
 
   // Diversity.
   mark = performance.now();
-  if (settings.mmrLambda !== null && ranked.length > 1) {
+  const mmrLambda = req.mmrLambda === undefined ? settings.mmrLambda : req.mmrLambda;
+  if (mmrLambda !== null && ranked.length > 1) {
     const vectors = await store.getVectors(bankId, ranked.map((r) => r.id));
-    const order = mmr(ranked.map((r) => ({ id: r.id, relevance: r.score })), vectors, settings.mmrLambda, req.limit);
+    const order = mmr(ranked.map((r) => ({ id: r.id, relevance: r.score })), vectors, mmrLambda, req.limit);
     const byId = new Map(ranked.map((r) => [r.id, r]));
     ranked = order.map((id) => byId.get(id)).filter((r): r is (typeof ranked)[number] => r !== undefined);
   }
@@ -116,7 +119,8 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
     const f = fusedById.get(r.id);
     return fact && f ? [toResult(fact, f, r, names)] : [];
   });
-  const { kept, tokens } = fitToTokens(built, req.maxTokens);
+  const extras = await observationExtras(store, bankId, built, { sourceFacts: req.sourceFacts, ...(req.asOf ? { asOf: req.asOf } : {}) });
+  const { kept, tokens } = fitToTokens(withExtras(built, extras), req.maxTokens);
   const budgetMs = since(mark);
 
   const response: RecallResponse = { results: kept, tokens };
@@ -158,6 +162,21 @@ function toResult(
     tags: fact.tags,
     source: fact.source ? { ...fact.source, metadata: fact.metadata } : null,
   };
+}
+
+/**
+ * Observations get their staleness, proof count and (on request) source facts; as of a past instant they read as
+ * they did then, and those that did not exist yet are dropped.
+ */
+function withExtras(results: Array<Omit<RecallResult, 'tokens'>>, extras: Map<string, ObservationExtras>): Array<Omit<RecallResult, 'tokens'>> {
+  return results.flatMap((r) => {
+    const x = extras.get(r.id);
+    if (r.kind !== 'observation' || !x) return [r];
+    if (x.textAsOf === null) return [];
+    const out: Omit<RecallResult, 'tokens'> = { ...r, text: x.textAsOf ?? r.text, stale: x.stale, proofCount: x.proofCount };
+    if (x.sourceFacts) out.sourceFacts = x.sourceFacts;
+    return [out];
+  });
 }
 
 function armTrace(out: ArmOutput & { ms: number }): ArmTrace {

@@ -1,6 +1,7 @@
 // Recall's request, result and trace shapes, the per-budget settings, and the tunables of fusion, rerank
 // and diversity. The request is validated at the HTTP edge; `resolveRequest` applies the defaults here.
 import type { FactKind } from '../core/types.ts';
+import type { SourceFact } from '../audit/source-facts.ts';
 import type { FactFilter, MemoryStore } from '../store/ports.ts';
 
 export type ArmName = 'semantic' | 'keyword' | 'graph' | 'temporal';
@@ -26,6 +27,10 @@ export interface RecallRequest {
   trace?: boolean;
   /** Recall as the bank was at this instant: facts recorded by then and not yet superseded then. */
   asOf?: string;
+  /** MMR diversity trade-off for this request, relevance (1) against novelty; 0 turns it off (default: the settings'). */
+  mmr?: number;
+  /** Extras of observation results: their evidence facts with exact sources. */
+  include?: { sourceFacts?: boolean };
 }
 
 /** How much each budget lets recall do. */
@@ -54,9 +59,9 @@ export const BUDGETS: Record<Budget, BudgetSettings> = {
 
 /** Tunables of the pipeline after the arms (server or bank configuration, not per request). */
 export interface RecallSettings {
-  /** RRF constant k: larger flattens the advantage of top ranks (default 60). */
+  /** RRF constant k: larger flattens the advantage of top ranks (default 10). */
   rrfK: number;
-  /** Weight of each arm in RRF (default 1 each). */
+  /** Weight of each arm in RRF (default semantic 0.5, the others 1). */
   armWeights: Record<ArmName, number>;
   /** Share of the cross-encoder in the final score of reranked candidates: 1 replaces the fused order (default 0.7). */
   rerankWeight: number;
@@ -64,9 +69,14 @@ export interface RecallSettings {
   mmrLambda: number | null;
 }
 
+/**
+ * Measured on LoCoMo (offline GloVe, no cross-encoder), the same gain on its first 4 and last 6 conversations:
+ * k=10 lets each arm's top hits count (fused recall@10 0.686 -> 0.705), and halving the semantic arm, whose
+ * GloVe similarity is the noisiest signal, adds more (0.722; multi-hop 0.381 -> 0.404).
+ */
 export const DEFAULT_SETTINGS: RecallSettings = {
-  rrfK: 60,
-  armWeights: { semantic: 1, keyword: 1, graph: 1, temporal: 1 },
+  rrfK: 10,
+  armWeights: { semantic: 0.5, keyword: 1, graph: 1, temporal: 1 },
   rerankWeight: 0.7,
   mmrLambda: null,
 };
@@ -84,6 +94,10 @@ export interface ResolvedRequest {
   queryTime: Date;
   filter: FactFilter;
   trace: boolean;
+  /** The request's MMR lambda (null: off), or undefined to use the settings'. */
+  mmrLambda: number | null | undefined;
+  sourceFacts: boolean;
+  asOf: string | null;
 }
 
 export function resolveRequest(r: RecallRequest, now: Date = new Date()): ResolvedRequest {
@@ -101,6 +115,9 @@ export function resolveRequest(r: RecallRequest, now: Date = new Date()): Resolv
     queryTime: new Date(r.queryTime ?? r.asOf ?? now.toISOString()),
     filter,
     trace: r.trace ?? false,
+    mmrLambda: r.mmr === undefined ? undefined : r.mmr > 0 ? r.mmr : null,
+    sourceFacts: r.include?.sourceFacts ?? false,
+    asOf: r.asOf ? new Date(r.asOf).toISOString() : null,
   };
 }
 
@@ -145,6 +162,12 @@ export interface RecallResult {
   source: RecallSource | null;
   /** Tokens of `text` (what counted against maxTokens). */
   tokens: number;
+  /** Observations only: facts about its entities still wait to be consolidated into it. */
+  stale?: boolean;
+  /** Observations only: how many facts support it. */
+  proofCount?: number;
+  /** Observations only, with include.sourceFacts: its evidence facts and their exact sources. */
+  sourceFacts?: SourceFact[];
 }
 
 export interface ArmTrace {
@@ -183,13 +206,4 @@ export interface RecallResponse {
   trace?: RecallTrace;
 }
 
-/**
- * Facts of chunks: the keyword arm spreads chunk BM25 scores to the facts extracted from the chunk.
- * Proposed for MemoryStore (the SQLite adapter implements it). Until the port has it, recall accepts any
- * MemoryStore and the keyword arm refuses, with a clear error, a store that lacks it.
- */
-export interface ChunkFacts {
-  factIdsOfChunks(bankId: string, chunkIds: string[], filter?: FactFilter): Promise<Array<{ factId: string; chunkId: string }>>;
-}
-
-export type RecallStore = MemoryStore & Partial<ChunkFacts>;
+export type RecallStore = MemoryStore;

@@ -177,6 +177,8 @@ export interface MemoryStore {
   listFacts(bankId: string, query: ListFactsQuery): Promise<FactPage>;
   /** Facts whose occurred (or, lacking that, mentioned) time overlaps [start, end], nearest first. */
   factsInTimeRange(bankId: string, start: string, end: string, limit: number, filter?: FactFilter): Promise<Fact[]>;
+  /** Facts extracted from the given chunks (the keyword arm spreads chunk scores to them). */
+  factIdsOfChunks(bankId: string, chunkIds: string[], filter?: FactFilter): Promise<Array<{ factId: string; chunkId: string }>>;
   getEntities(bankId: string, ids: string[]): Promise<Entity[]>;
   listEntities(bankId: string, limit: number, offset: number): Promise<Entity[]>;
   /** Entities to resolve new mentions against (by normalized key). */

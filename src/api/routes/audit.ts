@@ -5,29 +5,11 @@ import { evidenceChain, observationsOfFact, requireObservation } from '../../aud
 import { why } from '../../audit/why.ts';
 import type { ConsolidationWorker } from '../../consolidate/worker.ts';
 import type { Engine } from '../../engine.ts';
-import { BankIdParam, ErrorSchema, FactSchema } from '../schemas.ts';
+import { BankIdParam, ErrorSchema, FactSchema, json, SourceSpanSchema } from '../schemas.ts';
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 const errors = { 400: json(ErrorSchema, 'Invalid request'), 404: json(ErrorSchema, 'No such bank, observation or fact') };
 
 const ObservationSchema = FactSchema.extend({ proofCount: z.number().openapi({ description: 'Supporting facts' }) }).openapi('Observation');
-
-const SourceSpanSchema = z
-  .object({
-    documentId: z.string(),
-    chunkId: z.string(),
-    itemId: z.string(),
-    start: z.number(),
-    end: z.number(),
-    sentence: z.string().openapi({ description: 'The exact source text: the chunk text between start and end' }),
-    speaker: z.string().nullable(),
-    timestamp: z.string().nullable(),
-    context: z.string().nullable(),
-    document: z
-      .object({ id: z.string(), metadata: z.record(z.string(), z.string()), tags: z.array(z.string()), createdAt: z.string(), updatedAt: z.string() })
-      .nullable(),
-  })
-  .openapi('SourceSpan');
 
 const EvidenceLinkSchema = z
   .object({ role: z.enum(['supports', 'contradicts']), linkedAt: z.string(), fact: FactSchema, source: SourceSpanSchema.nullable() })

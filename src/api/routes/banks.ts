@@ -1,9 +1,8 @@
 // Bank routes: create, list, get, update (mission, config), delete.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Engine } from '../../engine.ts';
-import { BankIdParam, BankSchema, CreateBankSchema, ErrorSchema, UpdateBankSchema } from '../schemas.ts';
+import { BankIdParam, BankSchema, CreateBankSchema, ErrorSchema, json, UpdateBankSchema } from '../schemas.ts';
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 const errors = { 400: json(ErrorSchema, 'Invalid request'), 404: json(ErrorSchema, 'No such bank') };
 
 export function bankRoutes(app: OpenAPIHono, engine: Engine): void {

@@ -7,9 +7,8 @@ import type { Engine } from '../../engine.ts';
 import { badRequest } from '../../core/errors.ts';
 import { log } from '../../log.ts';
 import { describeIssues } from '../errors.ts';
-import { BankIdParam, ErrorSchema } from '../schemas.ts';
+import { BankIdParam, ErrorSchema, json } from '../schemas.ts';
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 const errors = { 400: json(ErrorSchema, 'Invalid request'), 404: json(ErrorSchema, 'No such bank') };
 
 export const ConsolidationStatusSchema = z

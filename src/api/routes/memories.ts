@@ -2,11 +2,8 @@
 // documents, read operations.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Engine } from '../../engine.ts';
-import {
-  BankIdParam, EntitySchema, ErrorSchema, FactKindSchema, FactSchema, OperationSchema, PageQuery, RetainRequestSchema, RetainResponseSchema,
-} from '../schemas.ts';
+import { BankIdParam, EntitySchema, ErrorSchema, FactKindSchema, FactSchema, json, OperationSchema, PageQuery, RetainRequestSchema, RetainResponseSchema } from '../schemas.ts';
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 const errors = { 400: json(ErrorSchema, 'Invalid request'), 404: json(ErrorSchema, 'Not found') };
 const DeleteResultSchema = z.object({ factIds: z.array(z.string()), observationIds: z.array(z.string()) });
 

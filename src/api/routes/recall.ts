@@ -1,9 +1,22 @@
 // Recall: the fused four-arm search over a bank's memory.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Engine } from '../../engine.ts';
-import { BankIdParam, ErrorSchema, FactKindSchema, RecallRequestSchema } from '../schemas.ts';
+import { BankIdParam, ErrorSchema, FactKindSchema, json, RecallRequestSchema, SourceLocationSchema, SourceSpanSchema } from '../schemas.ts';
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
+const SourceSchema = SourceLocationSchema.extend({ metadata: z.record(z.string(), z.string()) }).openapi('RecallSource');
+
+const SourceFactSchema = z
+  .object({
+    id: z.string(),
+    kind: FactKindSchema,
+    text: z.string(),
+    role: z.enum(['supports', 'contradicts']),
+    occurredStart: z.string().nullable(),
+    mentionedAt: z.string(),
+    status: z.enum(['active', 'superseded']),
+    source: SourceSpanSchema.nullable(),
+  })
+  .openapi('RecallSourceFact');
 
 const RecallResultSchema = z
   .object({
@@ -11,20 +24,36 @@ const RecallResultSchema = z
     text: z.string(),
     kind: FactKindSchema,
     score: z.number(),
-    scores: z.record(z.string(), z.number()).openapi({ description: 'Score per arm (semantic, keyword, graph, temporal), fusion and rerank' }),
+    scores: z
+      .object({
+        semantic: z.number().optional(),
+        keyword: z.number().optional(),
+        graph: z.number().optional(),
+        temporal: z.number().optional(),
+        fused: z.number(),
+        rerank: z.number().optional(),
+      })
+      .openapi({ description: 'Score per arm that found it (semantic, keyword, graph, temporal), fusion and rerank' }),
     occurredStart: z.string().nullable(),
     occurredEnd: z.string().nullable(),
     mentionedAt: z.string(),
     entities: z.array(z.string()),
-    source: z.unknown(),
-    metadata: z.record(z.string(), z.string()),
+    speaker: z.string().nullable(),
     tags: z.array(z.string()),
+    source: SourceSchema.nullable(),
+    tokens: z.number().int().openapi({ description: 'Tokens of text (counted against maxTokens)' }),
+    stale: z.boolean().optional().openapi({ description: 'Observations: facts about its entities still wait to be consolidated' }),
+    proofCount: z.number().int().optional().openapi({ description: 'Observations: supporting facts' }),
+    sourceFacts: z.array(SourceFactSchema).optional().openapi({ description: 'Observations, with include.sourceFacts: evidence facts' }),
   })
-  .passthrough()
   .openapi('RecallResult');
 
 export const RecallResponseSchema = z
-  .object({ results: z.array(RecallResultSchema), trace: z.unknown().optional() })
+  .object({
+    results: z.array(RecallResultSchema),
+    tokens: z.number().int().openapi({ description: 'Tokens of all returned texts' }),
+    trace: z.record(z.string(), z.unknown()).optional().openapi({ description: 'Each arm\'s findings and timings (with trace: true)' }),
+  })
   .openapi('RecallResponse');
 
 export function recallRoutes(app: OpenAPIHono, engine: Engine): void {
@@ -36,7 +65,7 @@ export function recallRoutes(app: OpenAPIHono, engine: Engine): void {
     }),
     async (c) => {
       const response = await engine.recall(c.req.valid('param').bank, c.req.valid('json'));
-      return c.json(response as unknown as z.infer<typeof RecallResponseSchema>, 200);
+      return c.json(response, 200);
     },
   );
 }

@@ -5,12 +5,10 @@ import type { Bank } from '../../core/types.ts';
 import type { Engine } from '../../engine.ts';
 import type { Answerer } from '../../reflect/answerer.ts';
 import { reflect } from '../../reflect/reflect.ts';
-import { BankIdParam, ErrorSchema } from '../schemas.ts';
+import { BankIdParam, ErrorSchema, json } from '../schemas.ts';
 
 /** The answerer for a bank (LLM or offline), chosen by the composition root. */
 export type AnswererFor = (bank: Bank) => Answerer;
-
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 
 export const ReflectRequestSchema = z
   .object({

@@ -6,7 +6,7 @@ import type { ThreadMemory } from '../../threads/memory.ts';
 import { MAX_MESSAGES_PER_APPEND } from '../../threads/memory.ts';
 import { MESSAGE_ROLES, type MemoryEvent, type MemoryStatus, type MessageInput } from '../../threads/types.ts';
 import { describeIssues, errorBody } from '../errors.ts';
-import { BankIdParam, ErrorSchema } from '../schemas.ts';
+import { BankIdParam, ErrorSchema, json } from '../schemas.ts';
 
 export interface ThreadRouteDeps {
   memory: ThreadMemory;
@@ -14,7 +14,6 @@ export interface ThreadRouteDeps {
   heartbeatSeconds?: number;
 }
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 const errors = { 400: json(ErrorSchema, 'Invalid request'), 404: json(ErrorSchema, 'No such bank or thread') };
 const body = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } }, required: true });
 

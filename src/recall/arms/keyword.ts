@@ -30,7 +30,6 @@ export async function keywordArm(ctx: ArmContext): Promise<ArmOutput> {
   const scores = normalized(entries(factHits));
   const chunkScores = normalized(entries(chunkHitList));
   const chunkIds = [...chunkScores.keys()];
-  if (!store.factIdsOfChunks) throw new Error(`the ${store.name} store cannot list the facts of chunks (factIdsOfChunks), which recall needs`);
   const [owned, chunks] = chunkIds.length
     ? await Promise.all([store.factIdsOfChunks(bankId, chunkIds, request.filter), store.getChunks(bankId, chunkIds)])
     : [[], []];

@@ -1,5 +1,5 @@
 // Opens the embedded SQLite database (WAL, foreign keys, busy timeout) and applies the versioned,
-// forward-only migrations in migrations/sqlite, each once, each in its own transaction.
+// forward-only migrations in migrations/sqlite, each once, each in its own transaction, then refreshes planner statistics.
 import Database from 'better-sqlite3';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -18,6 +18,10 @@ export function openDatabase(file: string, migrationsDir = SQLITE_MIGRATIONS_DIR
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 10000');
   migrate(db, migrationsDir);
+  // The planner needs statistics to prefer id lookups over scanning a bank: sample (bounded cost) and let
+  // `optimize` analyze tables never analyzed or grown a lot since; SqliteStore re-runs it after large writes.
+  db.pragma('analysis_limit = 1000');
+  db.pragma('optimize = 0x10002');
   return db;
 }
 

@@ -22,12 +22,19 @@ export interface SqliteStoreOptions {
   file?: string;
 }
 
+/** Rows written between two `PRAGMA optimize` runs. */
+const OPTIMIZE_EVERY_ROWS = 5000;
+
+/** Facts starting this long before a time range are still looked at for overlapping it (the index bound). */
+const TIME_RANGE_LOOK_BACK_MS = 366 * 24 * 3600 * 1000;
+
 export class SqliteStore implements MemoryStore {
   readonly name = 'sqlite';
   readonly db: Db;
   readonly vectors: SqliteVectorIndex;
   readonly keywords: SqliteKeywordIndex;
   readonly graph: SqliteGraphIndex;
+  private rowsSinceOptimize = 0;
 
   constructor(options: SqliteStoreOptions) {
     const file = options.file ?? join(options.dataDir ?? 'data', 'cairn.db');
@@ -73,7 +80,7 @@ export class SqliteStore implements MemoryStore {
     return (this.db.prepare('SELECT * FROM chunks WHERE bank_id = ? AND document_id = ? ORDER BY idx').all(bankId, documentId) as Row[]).map(toChunk);
   }
   async getChunks(bankId: string, ids: string[]): Promise<Chunk[]> {
-    return this.byIds<Chunk>('SELECT * FROM chunks WHERE bank_id = ? AND id IN', bankId, ids, toChunk);
+    return this.byIds<Chunk>('SELECT * FROM chunks WHERE +bank_id = ? AND id IN', bankId, ids, toChunk);
   }
   async listDocuments(bankId: string, limit: number, offset: number): Promise<DocumentRecord[]> {
     return (this.db.prepare('SELECT * FROM documents WHERE bank_id = ? ORDER BY rowid LIMIT ? OFFSET ?').all(bankId, limit, offset) as Row[]).map(toDocument);
@@ -86,6 +93,7 @@ export class SqliteStore implements MemoryStore {
   }
   async writeItem(w: ItemWrite): Promise<void> {
     const version = writes.writeItem(this.db, w);
+    this.refreshStatistics(w.facts.length + w.chunks.length);
     if (w.removeChunkIds.length) this.graph.invalidate(w.bankId);
     else
       this.graph.applyWrite(
@@ -108,7 +116,7 @@ export class SqliteStore implements MemoryStore {
 
   // facts and entities
   async getFacts(bankId: string, ids: string[]): Promise<Fact[]> {
-    return this.byIds<Fact>(`SELECT ${FACT_COLUMNS} FROM facts f WHERE f.bank_id = ? AND f.id IN`, bankId, ids, toFact);
+    return this.byIds<Fact>(`SELECT ${FACT_COLUMNS} FROM facts f WHERE +f.bank_id = ? AND f.id IN`, bankId, ids, toFact);
   }
   async listFacts(bankId: string, q: ListFactsQuery): Promise<FactPage> {
     const where = factFilterSql(q, 'f');
@@ -132,14 +140,34 @@ export class SqliteStore implements MemoryStore {
   async factsInTimeRange(bankId: string, start: string, end: string, limit: number, filter: FactFilter = {}): Promise<Fact[]> {
     const where = factFilterSql(filter, 'f');
     const mid = new Date((Date.parse(start) + Date.parse(end)) / 2).toISOString();
+    const lookBack = new Date(Date.parse(start) - TIME_RANGE_LOOK_BACK_MS).toISOString();
+    // Nearest to the middle first, as four index walks outward from it, each stopping after `limit` rows: facts with an
+    // occurred time (those starting before the range, up to a bounded look-back, when they reach into it), and facts
+    // without one by their mention time. Reads O(limit) rows however many facts the range holds.
+    type Hit = { rid: number; at: string };
+    const walk = (sql: string, order: 'ASC' | 'DESC', column: string, ...params: unknown[]): Hit[] =>
+      this.db
+        .prepare(
+          `SELECT f.rid AS rid, coalesce(f.occurred_start, f.mentioned_at) AS at FROM facts f
+           WHERE f.bank_id = ? AND ${sql} ${where.sql} ORDER BY f.${column} ${order} LIMIT ?`,
+        )
+        .all(bankId, ...params, ...where.params, limit) as Hit[];
+    const middle = Date.parse(mid);
+    const nearest = [
+      ...walk('f.occurred_start >= ? AND f.occurred_start <= ? AND coalesce(+f.occurred_end, +f.occurred_start) >= ?', 'DESC', 'occurred_start', lookBack, mid, start),
+      ...walk('f.occurred_start > ? AND f.occurred_start <= ?', 'ASC', 'occurred_start', mid, end),
+      ...walk('f.mentioned_at >= ? AND f.mentioned_at <= ? AND +f.occurred_start IS NULL', 'DESC', 'mentioned_at', start, mid),
+      ...walk('f.mentioned_at > ? AND f.mentioned_at <= ? AND +f.occurred_start IS NULL', 'ASC', 'mentioned_at', mid, end),
+    ]
+      .map((h) => ({ rid: h.rid, distance: Math.abs(Date.parse(h.at) - middle) }))
+      .sort((x, y) => x.distance - y.distance)
+      .slice(0, limit);
+    if (nearest.length === 0) return [];
+    const rank = new Map(nearest.map((h, i) => [h.rid, i]));
     const rows = this.db
-      .prepare(
-        `SELECT ${FACT_COLUMNS} FROM facts f WHERE f.bank_id = ? ${where.sql}
-         AND coalesce(f.occurred_start, f.mentioned_at) <= ? AND coalesce(f.occurred_end, f.occurred_start, f.mentioned_at) >= ?
-         ORDER BY abs(julianday(coalesce(f.occurred_start, f.mentioned_at)) - julianday(?)) LIMIT ?`,
-      )
-      .all(bankId, ...where.params, end, start, mid, limit) as Row[];
-    return rows.map(toFact);
+      .prepare(`SELECT ${FACT_COLUMNS} FROM facts f WHERE f.rid IN (${placeholders(nearest.length)})`)
+      .all(...nearest.map((h) => h.rid)) as Row[];
+    return rows.sort((x, y) => (rank.get(Number(x.rid)) ?? 0) - (rank.get(Number(y.rid)) ?? 0)).map(toFact);
   }
   /** Facts extracted from the given chunks (under the filter), for the keyword arm's chunk-to-fact flow. */
   async factIdsOfChunks(bankId: string, chunkIds: string[], filter: FactFilter = {}): Promise<Array<{ factId: string; chunkId: string }>> {
@@ -169,7 +197,7 @@ export class SqliteStore implements MemoryStore {
     for (let i = 0; i < ids.length; i += 500) {
       const part = ids.slice(i, i + 500);
       const rows = this.db
-        .prepare(`SELECT f.id AS id, v.vector AS vector FROM facts f JOIN fact_vectors v ON v.fact_rid = f.rid WHERE f.bank_id = ? AND f.id IN (${placeholders(part.length)})`)
+        .prepare(`SELECT f.id AS id, v.vector AS vector FROM facts f JOIN fact_vectors v ON v.fact_rid = f.rid WHERE +f.bank_id = ? AND f.id IN (${placeholders(part.length)})`)
         .all(bankId, ...part) as Array<{ id: string; vector: Buffer }>;
       for (const r of rows) out.set(r.id, decodeVector(r.vector));
     }
@@ -280,6 +308,14 @@ export class SqliteStore implements MemoryStore {
   }
   async setOperationKey(bankId: string, key: string, operationId: string): Promise<void> {
     this.db.prepare('INSERT OR IGNORE INTO operation_keys (bank_id, key, operation_id) VALUES (?, ?, ?)').run(bankId, key, operationId);
+  }
+
+  /** After enough rows were written, lets SQLite re-analyze the tables that grew (about a millisecond when none did). */
+  private refreshStatistics(rows: number): void {
+    this.rowsSinceOptimize += rows;
+    if (this.rowsSinceOptimize < OPTIMIZE_EVERY_ROWS) return;
+    this.rowsSinceOptimize = 0;
+    this.db.pragma('optimize');
   }
 
   private byIds<T>(sqlPrefix: string, bankId: string, ids: string[], map: (r: Row) => T): T[] {
