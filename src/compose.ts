@@ -9,6 +9,7 @@ import { threadRoutes } from './api/routes/threads.ts';
 import { usageRoutes } from './api/routes/usage.ts';
 import type { Config } from './config.ts';
 import { attachConsolidation } from './consolidate/attach.ts';
+import { consolidatorFor } from './consolidate/llm.ts';
 import { workerOptionsFromEnv } from './consolidate/settings.ts';
 import type { ConsolidationWorker } from './consolidate/worker.ts';
 import { Engine } from './engine.ts';
@@ -61,7 +62,11 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
   const retainLlm = resolveLlm('retain', undefined, { env: config.env, ledger });
   const extractor = retainLlm ? new LlmExtractor(retainLlm) : new OfflineExtractor();
   const engine = new Engine({ store, embedder: embedder.embedder, reranker: reranker.reranker, extractor });
+  // Banks whose consolidation resolves to a provider (environment or bank config) use the LLM consolidator; the
+  // rest the offline one. resolveLlm already records every call in the ledger.
+  const consolidator = consolidatorFor(embedder.embedder, (bank) => resolveLlm('consolidation', bank.config, { env: config.env, ledger }));
   const worker = attachConsolidation(engine, {
+    consolidator,
     start: options.startWorker ?? config.embeddedWorker,
     worker: workerOptionsFromEnv(config.env),
   });

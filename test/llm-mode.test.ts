@@ -65,3 +65,30 @@ test('the usage range filter excludes calls outside it', async () => {
   const bad = await s.call('GET', '/v1/banks/llm/usage?from=soon');
   assert.equal(bad.status, 400);
 });
+
+test('consolidation runs through the model too, and its calls land in the ledger under their own operation', async () => {
+  const r = await s.call('POST', '/v1/banks', { id: 'llm-consolidation', mission: 'Track where people live' });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  llm.script(reply.json({ facts: [fact('Alice moved to Berlin in May 2024.', 'I moved to Berlin')] }, { prompt: 90, completion: 20 }));
+  const retained = await s.call<{ result: { factIds: string[] } }>('POST', '/v1/banks/llm-consolidation/memories', {
+    items: [{ content: 'I moved to Berlin this month.', speaker: 'Alice', timestamp: '2024-05-20T10:00:00Z' }],
+  });
+  assert.equal(retained.status, 200, JSON.stringify(retained.body));
+  const first = llm.requests.length;
+  const text = 'Alice lives in Berlin since May 2024.';
+  llm.script(reply.json({ decisions: [{ action: 'create', ref: 'N1', text, facet: 'home', evidence: ['F1'] }] }, { prompt: 300, completion: 40 }));
+  const run = await s.call<{ run: { consolidated: number; failed: number } }>('POST', '/v1/banks/llm-consolidation/consolidate?wait=true');
+  assert.equal(run.status, 200, JSON.stringify(run.body));
+  assert.deepEqual([run.body.run.consolidated, run.body.run.failed], [1, 0]);
+  assert.equal(llm.requests.length, first + 1, 'one consolidation call reached the model');
+  assert.match(JSON.stringify(llm.requests[first].body.messages), /Track where people live/);
+  const observations = await s.call<{ facts: Array<{ id: string; text: string }> }>('GET', '/v1/banks/llm-consolidation/facts?kind=observation');
+  assert.deepEqual(observations.body.facts.map((f) => f.text), [text]);
+  const chain = await s.call<{ supporting: Array<{ fact: { id: string } }> }>('GET', `/v1/banks/llm-consolidation/observations/${observations.body.facts[0].id}`);
+  assert.deepEqual(chain.body.supporting.map((l) => l.fact.id), retained.body.result.factIds);
+  const usage = await s.call<{ groups: Array<{ operation: string; calls: number; inputTokens: number }> }>('GET', '/v1/banks/llm-consolidation/usage');
+  assert.deepEqual(
+    usage.body.groups.map((g) => [g.operation, g.calls, g.inputTokens]).sort(),
+    [['consolidation', 1, 300], ['retain', 1, 90]],
+  );
+});

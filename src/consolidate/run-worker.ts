@@ -5,7 +5,6 @@ import type { Engine } from '../engine.ts';
 import type { Config } from '../config.ts';
 import { log } from '../log.ts';
 import type { Consolidator } from './consolidator.ts';
-import { OfflineConsolidator } from './offline.ts';
 import { workerOptionsFromEnv } from './settings.ts';
 import { ConsolidationWorker, type WorkerOptions } from './worker.ts';
 
@@ -24,7 +23,7 @@ export async function runWorker(
   if (consolidator || Object.keys(overrides).length) {
     // Tests and callers may swap the consolidator or tune the loop; the composed worker is then not started.
     const custom = new ConsolidationWorker(
-      { store: engine.deps.store, embedder: engine.deps.embedder, consolidator: consolidator ?? new OfflineConsolidator(engine.deps.embedder) },
+      { store: engine.deps.store, embedder: engine.deps.embedder, consolidator: consolidator ?? worker.deps.consolidator },
       { ...workerOptionsFromEnv(config.env), ...overrides },
     );
     return start(custom, engine);
