@@ -2,6 +2,7 @@
 // vectors -> links, written atomically per document batch. Unchanged documents and chunks are skipped.
 import { contentHash, derivedId, newId } from '../core/ids.ts';
 import { nowIso } from '../core/time.ts';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Bank, Chunk, DocumentRecord, Fact, FactLink } from '../core/types.ts';
 import type { Embedder } from '../embed/ports.ts';
 import type { MemoryStore } from '../store/ports.ts';
@@ -133,6 +134,9 @@ async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest
     result.chunksRemoved += removed.length;
     itemsDone += doc.items.length;
     progress?.(itemsDone, request.items.length);
+    // The store's calls are synchronous underneath: without a turn of the event loop between documents, a long
+    // retain would hold every other request of the process (recall, status, progress polls) until it ends.
+    await yieldToEventLoop();
   }
   return result;
 }
