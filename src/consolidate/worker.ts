@@ -2,6 +2,7 @@
 // consolidate -> apply atomically (the store checks the lease, so a crash or a stall never applies work twice).
 // A failed batch is retried fact by fact; a fact that keeps failing backs off exponentially and, after
 // maxAttempts, goes to the dead-letter list. Idle, it polls; notify() wakes it when facts arrive.
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { CairnError } from '../core/errors.ts';
@@ -139,6 +140,7 @@ export class ConsolidationWorker {
     for (;;) {
       const batch = await this.runBatch(bankId);
       if (!batch) break;
+      await yieldToEventLoop();
       report.batches++;
       report.consolidated += batch.consolidated;
       report.failed += batch.failed;
@@ -158,6 +160,8 @@ export class ConsolidationWorker {
         for (const bankId of await this.deps.store.banksWithBacklog()) {
           if (!this.active) break;
           if (await this.runBatch(bankId)) worked = true;
+          // Store calls are synchronous underneath: let the API answer between batches.
+          await yieldToEventLoop();
         }
       } catch (e) {
         log.error(`consolidation worker ${this.id}: ${message(e)}`);
