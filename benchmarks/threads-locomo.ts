@@ -9,9 +9,12 @@
 // to benchmarks/RESULTS.md.
 //
 //   node --import tsx benchmarks/threads-locomo.ts [--path ../shared/datasets/locomo/locomo10.json]
-//        [--profile compact|default|both] [--no-write]
-import { appendFileSync } from 'node:fs';
+//        [--profile compact|default|both] [--conversations 1-5] [--dump DIR] [--no-write]
+//   --conversations: a 1-based range or list of conversations (e.g. 1-5 to decide, 6-10 to confirm on a held-out half);
+//   --dump: writes each final context to DIR/<profile>-<conversation>.txt for reading.
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SqliteStore } from '../src/store/sqlite/store.ts';
 import { SqliteThreadStore } from '../src/store/sqlite/threads.ts';
@@ -82,7 +85,20 @@ function survival(conv: LocomoConversation, contextText: string): Survival {
   return out;
 }
 
-async function replay(conv: LocomoConversation, settings: ThreadSettingsInput): Promise<Result> {
+/** "1-5", "6,8,10" or "3" (1-based, inclusive) -> 0-based indexes. */
+function pickConversations(spec: string, count: number): number[] {
+  const out = new Set<number>();
+  for (const part of spec.split(',')) {
+    const m = /^\s*(\d+)\s*(?:-\s*(\d+))?\s*$/.exec(part);
+    if (!m) throw new Error(`--conversations: cannot read '${part}' (use e.g. 1-5 or 6,8,10)`);
+    const [from, to] = [Number(m[1]), Number(m[2] ?? m[1])];
+    for (let i = from; i <= to; i++) if (i >= 1 && i <= count) out.add(i - 1);
+  }
+  if (!out.size) throw new Error(`--conversations ${spec} picks none of the ${count} conversations`);
+  return [...out].sort((a, b) => a - b);
+}
+
+async function replay(conv: LocomoConversation, settings: ThreadSettingsInput, dumpFile: string | null): Promise<Result> {
   const started = Date.now();
   const store = new SqliteStore({ file: ':memory:' });
   const memory = new ThreadMemory({ store: new SqliteThreadStore(store.db), banks: store });
@@ -102,6 +118,10 @@ async function replay(conv: LocomoConversation, settings: ThreadSettingsInput): 
   const status = await memory.status('bench', conv.id);
   const contextText = [ctx.prefix, ...ctx.messages.map((m) => m.content)].join('\n');
   const kept = survival(conv, contextText);
+  if (dumpFile) {
+    mkdirSync(dirname(dumpFile), { recursive: true });
+    writeFileSync(dumpFile, `${ctx.prefix}\n---- raw tail (${ctx.messages.length} messages, ${ctx.messageTokens} tokens) ----\n${ctx.messages.map((m) => `${m.name ?? m.role}: ${m.content}`).join('\n')}\n`);
+  }
 
   // Baseline: the newest raw messages within the same token count.
   const tail: ThreadMessage[] = [];
@@ -154,7 +174,13 @@ function table(rows: Result[]): string {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { path: { type: 'string', default: DEFAULT_LOCOMO_PATH }, profile: { type: 'string', default: 'both' }, 'no-write': { type: 'boolean', default: false } },
+    options: {
+      path: { type: 'string', default: DEFAULT_LOCOMO_PATH },
+      profile: { type: 'string', default: 'both' },
+      conversations: { type: 'string' },
+      dump: { type: 'string' },
+      'no-write': { type: 'boolean', default: false },
+    },
   });
   const path = values.path as string;
   if (!locomoAvailable(path)) {
@@ -164,20 +190,22 @@ async function main(): Promise<void> {
   const names = values.profile === 'both' ? Object.keys(PROFILES) : [values.profile as string];
   for (const n of names) if (!PROFILES[n]) throw new Error(`unknown profile '${n}' (compact, default, both)`);
   process.env.CAIRN_LOG_LEVEL ??= 'warn';
-  const conversations = loadLocomo(path);
+  const all = loadLocomo(path);
+  const picked = values.conversations ? pickConversations(values.conversations, all.length) : all.map((_, i) => i);
+  const conversations = picked.map((i) => all[i]);
   const skipped = conversations.reduce((n, c) => n + c.skippedQuestions, 0);
   const sections: string[] = [];
   for (const name of names) {
     const rows: Result[] = [];
     for (const conv of conversations) {
-      const r = await replay(conv, PROFILES[name]);
+      const r = await replay(conv, PROFILES[name], values.dump ? `${values.dump}/${name}-${conv.id}.txt` : null);
       rows.push(r);
       console.error(`${name} ${r.id}: ${r.messages} msgs, ${r.historyTokens} -> ${r.contextTokens} tok, survival ${pct(r.kept.words, r.questions)} words, ${pct(r.kept.pairs, r.questions)} pairs (${r.ms} ms)`);
     }
     const total = rows.reduce((n, r) => n + r.ms, 0);
     sections.push(`Profile \`${name}\` (settings ${JSON.stringify(PROFILES[name])}; replay ${(total / 1000).toFixed(1)} s)\n\n${table(rows)}`);
   }
-  const command = `node --import tsx benchmarks/threads-locomo.ts${values.profile === 'both' ? '' : ` --profile ${values.profile}`}`;
+  const command = `node --import tsx benchmarks/threads-locomo.ts${values.profile === 'both' ? '' : ` --profile ${values.profile}`}${values.conversations ? ` --conversations ${values.conversations}` : ''}`;
   const section = [
     `## Thread memory on LoCoMo (offline observer and reflector), ${new Date().toISOString()}`,
     '',

@@ -1,6 +1,7 @@
 // The plain-text form of offline observations and reflections: dated lines of attributed sentences, e.g.
 // "[8 May 2023] Caroline: I joined a support group. Melanie: I painted a sunrise." Written by the offline
-// observer and reflector and read back by the reflector (any other text reads as undated, unattributed notes).
+// observer and reflector and read back by the reflector: one note per speaker turn (any other text reads as
+// undated, unattributed notes, one per sentence).
 import { splitSentences } from './salience.ts';
 
 export interface Note {
@@ -9,28 +10,27 @@ export interface Note {
   text: string;
 }
 
-/** Groups consecutive notes by date, then by speaker, one line per date. */
+/** Groups consecutive notes by date, one line per date, each note led by its speaker. */
 export function formatNotes(notes: ReadonlyArray<Note>): string {
   const lines: string[] = [];
   let line = '';
   let date: string | null | undefined;
-  let speaker: string | null | undefined;
   for (const n of notes) {
     if (n.date !== date || line === '') {
       if (line) lines.push(line);
       line = n.date ? `[${n.date}]` : '';
       date = n.date;
-      speaker = undefined;
     }
-    const piece = n.speaker !== speaker && n.speaker ? `${n.speaker}: ${n.text}` : n.text;
+    // Every note names its speaker, so each reads back as its own note (a speaker's turn stays one unit).
+    const piece = n.speaker ? `${n.speaker}: ${n.text}` : n.text;
     line = line ? `${line} ${piece}` : piece;
-    speaker = n.speaker;
   }
   if (line) lines.push(line);
   return lines.join('\n');
 }
 
-const SPEAKER = /(?:^|\s)([A-Z][\p{L}'.-]*(?: [A-Z][\p{L}'.-]*){0,2}): /gu;
+/** A speaker label: at the start of a line or after the end of a sentence; a name of up to three capitalised words. */
+const SPEAKER = /(?:^|(?<=[.!?)\]"'’]) )([A-Z][\p{L}'’-]*(?: [A-Z][\p{L}'’-]*){0,2}): /gu;
 
 export function parseNotes(text: string): Note[] {
   const notes: Note[] = [];
@@ -48,13 +48,18 @@ export function parseNotes(text: string): Note[] {
     let cursor = 0;
     let speaker: string | null = null;
     for (const m of marks) {
-      const start = m.index + (m[0].startsWith(' ') ? 1 : 0);
+      const start = m.index;
       if (start > cursor) segments.push({ speaker, body: line.slice(cursor, start) });
       speaker = m[1];
       cursor = start + m[1].length + 2;
     }
     segments.push({ speaker, body: line.slice(cursor) });
-    for (const seg of segments) for (const s of splitSentences(seg.body)) notes.push({ date, speaker: seg.speaker, text: s });
+    for (const seg of segments) {
+      // An attributed segment is one note (what one speaker said, kept together); other text reads sentence by sentence.
+      const body = seg.body.trim();
+      if (seg.speaker && body) notes.push({ date, speaker: seg.speaker, text: body });
+      else for (const s of splitSentences(body)) notes.push({ date, speaker: seg.speaker, text: s });
+    }
   }
   return notes;
 }

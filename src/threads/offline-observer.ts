@@ -6,7 +6,7 @@ import { countTokens } from '../text/tokens.ts';
 import { sumTokens } from './accounting.ts';
 import { formatNotes, parseNotes, type Note } from './notes.ts';
 import type { ObservationDraft, ObserveRequest, Observer } from './ports.ts';
-import { cuesOf, dayLabel, isGreeting, isQuestion, restates, salience, splitSentences, stripNoise, tidy, wordSet } from './salience.ts';
+import { cuesOf, dayLabel, isBinding, isGreeting, isQuestion, noteScore, restates, salience, splitSentences, stripNoise, tidy, wordSet } from './salience.ts';
 import type { ThreadMessage } from './types.ts';
 
 export interface OfflineObserverOptions {
@@ -16,6 +16,7 @@ export interface OfflineObserverOptions {
   minTokens?: number;
 }
 
+/** What one message contributes: its sentences worth keeping, in order, as one attributed note. */
 interface Candidate {
   note: Note;
   order: number;
@@ -26,8 +27,36 @@ interface Candidate {
   binding: boolean;
 }
 
+interface Sentence {
+  text: string;
+  score: number;
+  binding: boolean;
+}
+
 export const speakerOf = (m: Pick<ThreadMessage, 'name' | 'role'>): string =>
   m.name ?? (m.role === 'user' ? 'User' : m.role === 'assistant' ? 'Assistant' : m.role === 'system' ? 'System' : 'Tool');
+
+/** A sentence below this salience is left out of its message's note (pleasantries, reactions, questions back). */
+const KEEP_SENTENCE = 1.0;
+
+/**
+ * A message's note keeps its worthwhile sentences together: a fact often needs its neighbours (the sentence
+ * that names what "it" is), and a message is the unit a reader checks against.
+ */
+function candidateOf(sentences: Sentence[], message: ThreadMessage, order: number): Candidate | null {
+  const kept = sentences.filter((x) => x.score >= KEEP_SENTENCE || x.binding);
+  if (!kept.length) return null;
+  const text = kept.map((x) => x.text).join(' ');
+  const tokens = countTokens(text) + 3;
+  return {
+    note: { date: dayLabel(message.timestamp), speaker: speakerOf(message), text },
+    order,
+    score: noteScore(kept, tokens),
+    words: wordSet(text),
+    tokens,
+    binding: kept.some((x) => x.binding),
+  };
+}
 
 export class OfflineObserver implements Observer {
   readonly name = 'offline';
@@ -49,18 +78,18 @@ export class OfflineObserver implements Observer {
     for (const m of messages) {
       for (const call of m.toolCalls ?? []) tools.set(call.name, (tools.get(call.name) ?? 0) + 1);
       if (m.role === 'tool' || m.role === 'system') continue;
+      const sentences: Sentence[] = [];
       for (const raw of splitSentences(stripNoise(m.content))) {
         const text = tidy(raw);
-        order++;
         if (!text || isGreeting(text, names)) continue;
         const score = salience(text, { role: m.role });
         if (score < 0) continue;
         const words = wordSet(text);
         if (seen.some((s) => restates(words, s, 0.8))) continue;
-        const cues = cuesOf(text);
-        const binding = !isQuestion(text) && (cues.has('decision') || cues.has('constraint'));
-        candidates.push({ note: { date: dayLabel(m.timestamp), speaker: speakerOf(m), text }, order, score, words, tokens: countTokens(text) + 2, binding });
+        sentences.push({ text, score, binding: isBinding(text) });
       }
+      const c = candidateOf(sentences, m, order++);
+      if (c) candidates.push(c);
     }
     // Decisions and constraints may use up to half the input; everything else shares the ratio's budget.
     const inputTokens = sumTokens(messages);

@@ -7,21 +7,30 @@ import { countTokens } from '../text/tokens.ts';
 import { contentWords } from '../text/words.ts';
 import { formatNotes, parseNotes, type Note } from './notes.ts';
 import type { ReflectRequest, Reflector } from './ports.ts';
-import { properNouns, restates, salience, wordSet } from './salience.ts';
+import { noteScore, properNouns, restates, salience, splitSentences, wordSet } from './salience.ts';
 
 /** Statements about a state (where someone lives, a deadline, a preference) that a later statement replaces. */
 const STATE = /\b(is|are|am|'m|'s|lives?|living|works?|working|prefers?|favou?rite|deadline|budget|due|name|called|costs?|price|meeting|moved|switched|now)\b/i;
 const VALUE = /^(?:\d[\d.,:]*|mon|tue|wed|thu|fri|sat|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|june|july|august|september|october|november|december)$/;
 
+/** One sentence of a note, as the "later information wins" pass sees it. */
+interface Statement {
+  text: string;
+  speaker: string | null;
+  words: Set<string>;
+  /** Content words that are not values (numbers, days, names): the "slot" a state statement fills. */
+  slot: string;
+  dropped: boolean;
+}
+
+/** A note (one speaker's turn) of one source item: kept or dropped whole once its outdated sentences are gone. */
 interface Unit {
   note: Note;
+  statements: Statement[];
   order: number;
   /** Position of the source item (later items are newer). */
   source: number;
   generation: number;
-  words: Set<string>;
-  /** Content words that are not values (numbers, days, names): the "slot" a state statement fills. */
-  slot: string;
   tokens: number;
   score: number;
 }
@@ -44,33 +53,37 @@ export class OfflineReflector implements Reflector {
   readonly name = 'offline';
 
   async reflect(request: ReflectRequest): Promise<{ text: string }> {
-    const units: Unit[] = [];
+    const all: Unit[] = [];
     let order = 0;
     request.items.forEach((item, source) => {
       for (const note of parseNotes(item.text)) {
-        const words = wordSet(note.text);
-        if (words.size === 0) continue;
-        units.push({ note, order: order++, source, generation: item.generation, words, slot: slotOf(note.text), tokens: countTokens(note.text) + 2, score: 0 });
+        const statements = splitSentences(note.text).map((text) => ({ text, speaker: note.speaker, words: wordSet(text), slot: slotOf(text), dropped: false }));
+        all.push({ note, statements, order: order++, source, generation: item.generation, tokens: 0, score: 0 });
       }
     });
 
-    // Later information wins: drop a unit when a later one (same speaker) restates it or replaces its state.
-    const kept: Unit[] = [];
-    for (let i = units.length - 1; i >= 0; i--) {
-      const u = units[i];
-      const superseded = kept.some(
-        (k) =>
-          k.note.speaker === u.note.speaker &&
-          (restates(u.words, k.words, 0.75) || (STATE.test(u.note.text) && STATE.test(k.note.text) && u.slot !== '' && u.slot === k.slot)),
-      );
-      if (!superseded) kept.push(u);
+    // Later information wins: drop a sentence when a later one of the same speaker restates it or replaces its state.
+    const later: Statement[] = [];
+    for (const s of all.flatMap((u) => u.statements).reverse()) {
+      if (s.words.size === 0) s.dropped = true;
+      else
+        s.dropped = later.some(
+          (k) => k.speaker === s.speaker && (restates(s.words, k.words, 0.75) || (STATE.test(s.text) && STATE.test(k.text) && s.slot !== '' && s.slot === k.slot)),
+        );
+      if (!s.dropped) later.push(s);
     }
-    kept.reverse();
+    const kept: Unit[] = [];
+    for (const u of all) {
+      const rest = u.statements.filter((s) => !s.dropped);
+      if (!rest.length) continue;
+      const text = rest.map((s) => s.text).join(' ');
+      kept.push({ ...u, note: { ...u.note, text }, statements: rest, tokens: countTokens(text) + 3 });
+    }
 
     const last = Math.max(1, request.items.length - 1);
     for (const u of kept) {
       u.score =
-        salience(u.note.text, { role: 'user' }) +
+        noteScore(u.statements.map((x) => ({ score: salience(x.text, { role: 'user' }) })), u.tokens) +
         0.6 * (u.source / last) +
         0.3 * Math.min(u.generation, 3) +
         0.2 * Math.min(properNouns(u.note.text), 2);

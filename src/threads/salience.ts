@@ -10,7 +10,7 @@ const CUES: Record<Exclude<Cue, 'fact'>, RegExp> = {
   intent: /\b(i want|i'?d like|i would like|i need|i'?m looking for|looking to|my goal|goal is|goals?|trying to|help me|can you|could you|please|i hope|hoping to|i plan|planning|aim(?:ing)? to|dream of|wanna|want to)\b/i,
   progress: /\b(done|finished|completed?|fixed|solved|resolved|works now|failed|broke|started|began|launched|shipped|deployed|won|lost|passed|graduated|moved|bought|adopted|joined|signed up|created|built|opened|got|went|visited|attended|painted|wrote|learned|took|made|received|finally)\b/i,
   pending: /\b(todo|to-do|need to|needs to|have to|has to|still|pending|next|later|tomorrow|upcoming|soon|remind|follow up|not yet|haven'?t|going to|gonna|will)\b/i,
-  constraint: /\b(must|mustn'?t|should(?:n'?t| not)|don'?t|do not|never|always|only|at least|at most|no more than|deadline|budget|limit|required?|requirements?|allergic|can'?t|cannot|avoid|due)\b/i,
+  constraint: /\b(must|mustn'?t|should(?:n'?t| not)|don'?t|do not|never|always|only|at least|at most|no more than|deadline|budget|limit|required?|requirements?|allergic|can'?t(?! wait)|cannot|avoid|due)\b/i,
 };
 
 const CUE_WEIGHT: Record<Cue, number> = { decision: 1.6, intent: 1.4, progress: 1.0, pending: 1.0, constraint: 1.4, fact: 0.8 };
@@ -25,6 +25,12 @@ const LEAD_INTERJECTION =
   /^(?:(?:wow|oh|ah|aw+|haha+|hah|lol|yeah|yes|yep|nope|well|so|hey|hi|hello|ok(?:ay)?|omg|hmm+|um+|uh+|gosh|whoa|yay|cool|great|nice|awesome|amazing|totally|sure|thanks|thank you|definitely|absolutely)(?:\s+[A-Z][a-z]+)?\s*[,!.…:;-]+\s*)+/i;
 
 const FILLER = /\b(?:you know|i mean|kind of|sort of|basically|actually|literally|honestly|really|just|totally|super|pretty much)\b,?\s*/gi;
+
+/** The speaker telling what they (or their group) did: "I finally finished", "we adopted", "my sister moved". */
+const FIRST_PERSON_EVENT = /\b(?:i|we|my \w+)(?:'ve| have| had| just| finally| recently| also| actually)?\s+(?:\w+ed|went|got|made|took|saw|met|bought|began|ran|won|gave|found|came|wrote|read|lost|built|sold|left|drove|flew|taught|thought|felt|heard|kept|brought|spent|started|joined)\b/i;
+
+/** Sentences that address the other speaker rather than tell something: "You ...", "That's ...", "Sounds ...". */
+const ADDRESSED = /^(?:you(?:'re|'ve|'ll| are| have| should| must| can| could| will)?|your|that(?:'s| is| sounds| looks)|sounds|looks|what a|how (?:cool|nice|great|awesome|amazing|fun|exciting))\b/i;
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
@@ -106,13 +112,31 @@ export function salience(sentence: string, options: ScoreOptions): number {
   if (words.length < 2) return -1;
   let score = 0.15 * Math.min(words.length, 14);
   const cues = cuesOf(sentence);
-  for (const cue of cues) score += CUE_WEIGHT[cue];
+  // Cue words are common in small talk ("don't worry", "I will"): they count in full only in a sentence of substance.
+  const substance = Math.min(1, words.length / 5);
+  for (const cue of cues) score += CUE_WEIGHT[cue] * substance;
   score += 0.4 * Math.min(properNouns(sentence), 3);
   if (/\d/.test(sentence)) score += 0.5;
   if (TIME_WORDS.test(sentence)) score += 0.5;
+  if (FIRST_PERSON_EVENT.test(sentence)) score += 1.0;
   if (isQuestion(sentence)) score -= options.role === 'user' && cues.has('intent') ? 0.2 : 1.5;
+  // Reactions to the other speaker ("You did great!", "That sounds amazing!") rarely carry anything to remember.
+  if (ADDRESSED.test(sentence)) score -= 0.8;
+  if (!specific(sentence) && !FIRST_PERSON_EVENT.test(sentence) && !cues.has('decision')) score -= isExclamation(sentence) ? 1.0 : 0.4;
   if (options.role === 'user') score += 0.3;
   return score;
+}
+
+/** Carries something checkable: a number, a time expression or a name. */
+export function specific(sentence: string): boolean {
+  return /\d/.test(sentence) || TIME_WORDS.test(sentence) || properNouns(sentence) > 0;
+}
+
+export const isExclamation = (sentence: string): boolean => /!\s*$/.test(sentence);
+
+/** A decision or a constraint stated plainly (not an exclamation such as "Never give up!"): kept before anything else. */
+export function isBinding(sentence: string, cues: ReadonlySet<Cue> = cuesOf(sentence)): boolean {
+  return !isQuestion(sentence) && !isExclamation(sentence) && (cues.has('decision') || cues.has('constraint'));
 }
 
 /** Share of a's content words that also occur in b (0..1). */
@@ -140,4 +164,13 @@ export function dayLabel(iso: string | null): string | null {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return null;
   return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+}
+
+/**
+ * The worth of a note of one or more sentences: the salience of its sentences worth keeping, with diminishing
+ * returns for length (a short, dense note beats a long, chatty one of the same total).
+ */
+export function noteScore(sentences: ReadonlyArray<{ score: number }>, tokens: number): number {
+  const total = sentences.reduce((n, x) => n + Math.max(0, x.score), 0);
+  return total / Math.sqrt(Math.max(tokens, 1) / 12);
 }
