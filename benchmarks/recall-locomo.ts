@@ -3,7 +3,14 @@
 // for every arm alone and for the fusion (categories 1-4), retain throughput, recall latency at LoCoMo size,
 // and (with --synthetic N) recall latency with N synthetic facts in one bank. Appends to benchmarks/RESULTS.md.
 //
-//   npm run bench:recall -- [path/to/locomo10.json] [--conversations N] [--synthetic 100000]
+// Settings are chosen on conversations 1-5 and confirmed on 6-10 (never seen while tuning): the table gives fused
+// recall @10 for each half separately. --from F starts at conversation F (1-based), --conversations N takes N.
+// For iterating: --data DIR keeps the store there and reuses banks already retained (unchanged documents are
+// skipped), --dump FILE writes each question's evidence and per-arm turn rankings as JSONL, --no-record leaves
+// RESULTS.md alone.
+//
+//   npm run bench:recall -- [path/to/locomo10.json] [--from F] [--conversations N] [--synthetic 100000]
+//                           [--data DIR] [--dump FILE] [--no-record]
 import * as chrono from 'chrono-node';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,8 +32,17 @@ const flag = (name: string): string | undefined => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? args[i + 1] : undefined;
 };
-const datasetPath = args.find((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--'))) ?? '../shared/datasets/locomo/locomo10.json';
+const SWITCHES = new Set(['--no-record']);
+const datasetPath =
+  args.find((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--') && !SWITCHES.has(args[i - 1]))) ??
+  '../shared/datasets/locomo/locomo10.json';
+const keptData = flag('data');
+const dumpPath = flag('dump');
+const record = !args.includes('--no-record');
 const maxConversations = Number(flag('conversations') ?? 10);
+const firstConversation = Number(flag('from') ?? 1);
+/** Conversations 1..TUNING_HALF are where settings are picked; the rest is the held-out half. */
+const TUNING_HALF = 5;
 const synthetic = Number(flag('synthetic') ?? 0);
 const KS = [1, 5, 10, 20] as const;
 const ARMS = ['semantic', 'keyword', 'graph', 'temporal', 'fused'] as const;
@@ -63,19 +79,34 @@ function turnsOf(ids: string[], diaOf: Map<string, string>): string[] {
 
 async function main(): Promise<void> {
   if (!existsSync(datasetPath)) throw new Error(`LoCoMo not found at ${datasetPath}; pass its path as the first argument`);
-  const data = (JSON.parse(readFileSync(datasetPath, 'utf8')) as Sample[]).slice(0, maxConversations);
-  const dataDir = mkdtempSync(join(tmpdir(), 'cairn-bench-'));
-  const { engine, describe } = await compose(loadConfig({ ...process.env, CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: 'warn' }));
+  const data = (JSON.parse(readFileSync(datasetPath, 'utf8')) as Sample[]).map((sample, i) => ({ sample, n: i + 1 }))
+    .slice(firstConversation - 1, firstConversation - 1 + maxConversations);
+  const dataDir = keptData ?? mkdtempSync(join(tmpdir(), 'cairn-bench-'));
+  if (dumpPath) writeFileSync(dumpPath, '');
+  // Each conversation gets a store of its own, so its figures do not depend on which others were retained beside it
+  // (BM25 statistics are per index, not per bank). No consolidation worker: observations written meanwhile (and facts
+  // they supersede) would make the figures depend on timing; this measures recall over the retained facts.
+  const open = (dir: string): ReturnType<typeof compose> =>
+    compose(loadConfig({ ...process.env, CAIRN_DATA_DIR: join(dataDir, dir), CAIRN_LOG_LEVEL: 'warn', CAIRN_WORKER: 'off' }));
+  let describe = '';
   const hits: Record<Arm, Record<number, number[]>> = Object.fromEntries(ARMS.map((a) => [a, Object.fromEntries(KS.map((k) => [k, []]))])) as never;
   const multiHop: Record<Arm, number[]> = Object.fromEntries(ARMS.map((a) => [a, []])) as never;
+  const halves: Record<'tuning' | 'heldOut', { all: number[]; multiHop: number[] }> = {
+    tuning: { all: [], multiHop: [] },
+    heldOut: { all: [], multiHop: [] },
+  };
   const latencies: number[] = [];
   let items = 0;
   let retainMs = 0;
   let skipped = 0;
   let questions = 0;
-  for (const sample of data) {
+  for (const { sample, n: conversation } of data) {
+    const half = halves[conversation <= TUNING_HALF ? 'tuning' : 'heldOut'];
     const bankId = `locomo-${sample.sample_id}`;
-    await engine.createBank({ id: bankId });
+    const composed = await open(sample.sample_id);
+    const engine = composed.engine;
+    describe = composed.describe.replace(join(dataDir, sample.sample_id), join(dataDir, '<conversation>'));
+    if (!(await engine.listBanks()).some((b) => b.id === bankId)) await engine.createBank({ id: bankId });
     const valid = new Set<string>();
     const t0 = performance.now();
     for (const s of sessions(sample)) {
@@ -118,14 +149,21 @@ async function main(): Promise<void> {
       };
       const arms = (res.trace as { arms?: Record<string, { hits?: Array<{ id: string }> }> } | undefined)?.arms ?? {};
       for (const a of ['semantic', 'keyword', 'graph', 'temporal'] as const) ranked[a] = turnsOf((arms[a]?.hits ?? []).map((h) => h.id), diaOf);
+      if (dumpPath)
+        appendFileSync(dumpPath, `${JSON.stringify({ conversation, question: qa.question, category: qa.category, evidence, ranked: Object.fromEntries(ARMS.map((a) => [a, ranked[a].slice(0, 20)])) })}\n`);
       for (const a of ARMS)
         for (const k of KS) {
           const top = new Set(ranked[a].slice(0, k));
           const r = evidence.filter((e) => top.has(e)).length / evidence.length;
           hits[a][k].push(r);
           if (k === 10 && qa.category === 1) multiHop[a].push(r);
+          if (k === 10 && a === 'fused') {
+            half.all.push(r);
+            if (qa.category === 1) half.multiHop.push(r);
+          }
         }
     }
+    await engine.close();
     process.stderr.write(`${bankId}: ${diaOf.size} facts with turns, ${questions} questions so far\n`);
   }
   const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
@@ -134,18 +172,32 @@ async function main(): Promise<void> {
   for (const a of ARMS) lines.push(`| ${a} | ${KS.map((k) => mean(hits[a][k]).toFixed(3)).join(' | ')} | ${mean(multiHop[a]).toFixed(3)} |`);
   lines.push('');
   lines.push(`| measure | value |`, `| --- | --- |`);
+  const span = (from: number, to: number): string => (from === to ? `${from}` : `${from}-${to}`);
+  const firstN = data[0]?.n ?? 0;
+  const lastN = data.at(-1)?.n ?? 0;
+  for (const [name, h, from, to] of [
+    ['tuning half', halves.tuning, firstN, Math.min(lastN, TUNING_HALF)],
+    ['held-out half', halves.heldOut, Math.max(firstN, TUNING_HALF + 1), lastN],
+  ] as const)
+    if (h.all.length)
+      lines.push(`| fused @10, ${name} (conversations ${span(from, to)}, ${h.all.length} questions) | ${mean(h.all).toFixed(3)} (multi-hop ${mean(h.multiHop).toFixed(3)}) |`);
   lines.push(`| conversations | ${data.length} |`, `| questions (cat. 1-4) | ${questions} (skipped without valid evidence: ${skipped}) |`);
   lines.push(`| retain throughput | ${(items / (retainMs / 1000)).toFixed(0)} items/s (${items} items) |`);
   lines.push(`| recall latency at LoCoMo size (trace on) | p50 ${percentile(latencies, 50).toFixed(1)} ms, p95 ${percentile(latencies, 95).toFixed(1)} ms |`);
-  if (synthetic > 0) lines.push(...(await syntheticLatency(engine, synthetic)));
+  if (synthetic > 0) {
+    const { engine } = await open('synthetic');
+    lines.push(...(await syntheticLatency(engine, synthetic)));
+    await engine.close();
+  }
   const table = lines.join('\n');
   process.stdout.write(`${describe}\n${table}\n`);
-  const results = new URL('./RESULTS.md', import.meta.url);
-  if (!existsSync(results)) writeFileSync(results, '# Benchmark results\n');
-  const command = `npm run bench:recall -- ${args.join(' ')}`.trim();
-  appendFileSync(results, `\n## Recall on LoCoMo (${new Date().toISOString()})\n\nCommand: \`${command}\`\n\nSetup: ${describe}\n\n${table}\n`);
-  await engine.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  if (record) {
+    const results = new URL('./RESULTS.md', import.meta.url);
+    if (!existsSync(results)) writeFileSync(results, '# Benchmark results\n');
+    const command = `npm run bench:recall -- ${args.join(' ')}`.trim();
+    appendFileSync(results, `\n## Recall on LoCoMo (${new Date().toISOString()})\n\nCommand: \`${command}\`\n\nSetup: ${describe}\n\n${table}\n`);
+  }
+  if (!keptData) rmSync(dataDir, { recursive: true, force: true });
 }
 
 /** Recall latency with n synthetic facts in one bank (one sentence per item, varied names, places, topics). */
