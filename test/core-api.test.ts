@@ -58,6 +58,25 @@ describe('core API on the embedded store', () => {
     assert.ok(q.body.trace, 'trace requested');
   });
 
+  test('documents list, and a document shows the chunk text its facts point into; other banks see none of it', async () => {
+    const docs = await s.call<{ documents: Array<{ id: string; metadata: Record<string, string> }> }>('GET', '/v1/banks/alice/documents');
+    assert.equal(docs.status, 200);
+    assert.deepEqual(docs.body.documents.map((d) => d.metadata.turn), ['t1', 't2', 't3', 't4']);
+    const facts = await s.call<{ facts: Array<{ text: string; source: { documentId: string; chunkId: string; start: number; end: number } }> }>('GET', '/v1/banks/alice/facts?limit=50');
+    const berlin = facts.body.facts.find((f) => /Berlin/.test(f.text));
+    assert.ok(berlin);
+    const doc = await s.call<{ id: string; chunks: Array<{ id: string; text: string; speaker: string | null }> }>('GET', `/v1/banks/alice/documents/${berlin.source.documentId}`);
+    assert.equal(doc.status, 200);
+    const chunk = doc.body.chunks.find((k) => k.id === berlin.source.chunkId);
+    assert.ok(chunk, 'the fact\'s chunk is in its document');
+    assert.equal(chunk.speaker, 'Alice');
+    assert.equal(chunk.text.slice(berlin.source.start, berlin.source.end), 'I moved to Berlin to join a robotics startup.');
+    assert.equal((await s.call('GET', '/v1/banks/alice/documents/doc_nope')).status, 404);
+    await s.call('POST', '/v1/banks', { id: 'not-alice' });
+    assert.equal((await s.call('GET', `/v1/banks/not-alice/documents/${berlin.source.documentId}`)).status, 404);
+    assert.deepEqual((await s.call<{ documents: unknown[] }>('GET', '/v1/banks/not-alice/documents')).body.documents, []);
+  });
+
   test('first person is resolved to the speaker', async () => {
     const facts = await s.call<{ facts: Array<{ text: string }> }>('GET', '/v1/banks/alice/facts?limit=50');
     assert.ok(facts.body.facts.some((f) => /^Alice moved to Berlin/.test(f.text)), JSON.stringify(facts.body.facts.map((f) => f.text)));

@@ -160,6 +160,33 @@ export const FactSchema = z
   })
   .openapi('Fact');
 
+/** A retained document: one item, or the items that share a documentId. */
+export const DocumentSchema = z
+  .object({
+    id: z.string(),
+    bankId: z.string(),
+    contentHash: z.string(),
+    metadata: z.record(z.string(), z.string()),
+    tags: z.array(z.string()),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('Document');
+
+/** A chunk of a document: the source text that facts' character spans point into. */
+export const ChunkSchema = z
+  .object({
+    id: z.string(),
+    documentId: z.string(),
+    index: z.number().int(),
+    itemId: z.string(),
+    text: z.string(),
+    speaker: z.string().nullable(),
+    timestamp: z.string().nullable(),
+    context: z.string().nullable(),
+  })
+  .openapi('Chunk');
+
 export const EntitySchema = z
   .object({
     id: z.string(),

@@ -1,8 +1,9 @@
-// Retain and the memory it builds: retain items, list and get facts, list entities, delete facts and
-// documents, read operations.
+// Retain and the memory it builds: retain items, list and get facts and documents (with their source text), list
+// entities, delete facts and documents, read operations.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Engine } from '../../engine.ts';
-import { BankIdParam, EntitySchema, ErrorSchema, FactKindSchema, FactSchema, json, OperationSchema, PageQuery, RetainRequestSchema, RetainResponseSchema } from '../schemas.ts';
+import { notFound } from '../../core/errors.ts';
+import { BankIdParam, ChunkSchema, DocumentSchema, EntitySchema, ErrorSchema, FactKindSchema, FactSchema, json, OperationSchema, PageQuery, RetainRequestSchema, RetainResponseSchema } from '../schemas.ts';
 
 const errors = { 400: json(ErrorSchema, 'Invalid request'), 404: json(ErrorSchema, 'Not found') };
 const DeleteResultSchema = z.object({ factIds: z.array(z.string()), observationIds: z.array(z.string()) });
@@ -70,6 +71,37 @@ export function memoryRoutes(app: OpenAPIHono, engine: Engine): void {
     async (c) => {
       const { bank, fact } = c.req.valid('param');
       return c.json(await engine.deleteFact(bank, fact, c.req.valid('query').reason ?? 'deleted through the API'), 200);
+    },
+  );
+  app.openapi(
+    createRoute({
+      method: 'get', path: '/v1/banks/{bank}/documents', tags: ['memory'],
+      request: { params: BankIdParam, query: PageQuery },
+      responses: { 200: json(z.object({ documents: z.array(DocumentSchema) }), 'Documents in the order they were first retained'), ...errors },
+    }),
+    async (c) => {
+      const { bank } = c.req.valid('param');
+      const q = c.req.valid('query');
+      await engine.requireBank(bank);
+      return c.json({ documents: await engine.store.listDocuments(bank, q.limit, q.offset) }, 200);
+    },
+  );
+  app.openapi(
+    createRoute({
+      method: 'get', path: '/v1/banks/{bank}/documents/{document}', tags: ['memory'],
+      request: { params: BankIdParam.extend({ document: z.string() }) },
+      responses: { 200: json(DocumentSchema.extend({ chunks: z.array(ChunkSchema) }), 'The document with its chunks in order'), ...errors },
+    }),
+    async (c) => {
+      const { bank, document } = c.req.valid('param');
+      await engine.requireBank(bank);
+      const doc = await engine.store.getDocument(bank, document);
+      if (!doc) throw notFound('document', document);
+      const chunks = await engine.store.listChunks(bank, document);
+      return c.json(
+        { ...doc, chunks: chunks.map((k) => ({ id: k.id, documentId: k.documentId, index: k.index, itemId: k.itemId, text: k.text, speaker: k.speaker, timestamp: k.timestamp, context: k.context })) },
+        200,
+      );
     },
   );
   app.openapi(
