@@ -7,6 +7,7 @@ import { FORGOTTEN_TEXT as FORGOTTEN, type DeleteResult } from '../ports.ts';
 import type { Db } from './database.ts';
 import { placeholders } from './rows.ts';
 import { bumpGraphVersion, observationsCiting, pruneEntities, tombstone } from './writes.ts';
+import { prepared } from './statements.ts';
 
 
 /**
@@ -17,19 +18,19 @@ import { bumpGraphVersion, observationsCiting, pruneEntities, tombstone } from '
 function blankObservations(db: Db, bankId: string, observationIds: string[]): void {
   const now = nowIso();
   for (const id of observationIds) {
-    db.prepare(
+    prepared(db, 
       `UPDATE observation_revisions SET old_text = CASE WHEN old_text IS NULL THEN NULL ELSE '${FORGOTTEN}' END, new_text = '${FORGOTTEN}'
        WHERE bank_id = ? AND observation_id = ?`,
     ).run(bankId, id);
-    db.prepare(`UPDATE facts SET text = '${FORGOTTEN}', updated_at = ? WHERE bank_id = ? AND id = ? AND kind = 'observation'`).run(now, bankId, id);
-    db.prepare('DELETE FROM fact_entities WHERE fact_id = ?').run(id);
-    db.prepare('DELETE FROM fact_vectors WHERE fact_rid = (SELECT rid FROM facts WHERE id = ? AND bank_id = ?)').run(id, bankId);
+    prepared(db, `UPDATE facts SET text = '${FORGOTTEN}', updated_at = ? WHERE bank_id = ? AND id = ? AND kind = 'observation'`).run(now, bankId, id);
+    prepared(db, 'DELETE FROM fact_entities WHERE fact_id = ?').run(id);
+    prepared(db, 'DELETE FROM fact_vectors WHERE fact_rid = (SELECT rid FROM facts WHERE id = ? AND bank_id = ?)').run(id, bankId);
   }
 }
 
 function deleteFactRows(db: Db, bankId: string, factIds: string[]): string[] {
   const observationIds = observationsCiting(db, factIds).filter((id) => !factIds.includes(id));
-  const redact = db.prepare(
+  const redact = prepared(db, 
     `UPDATE observation_revisions SET old_text = CASE WHEN old_text IS NULL THEN NULL ELSE '${FORGOTTEN}' END, new_text = '${FORGOTTEN}'
      WHERE bank_id = ? AND EXISTS (SELECT 1 FROM json_each(fact_ids) j WHERE j.value = ?)`,
   );
@@ -39,13 +40,13 @@ function deleteFactRows(db: Db, bankId: string, factIds: string[]): string[] {
   for (let i = 0; i < factIds.length; i += 500) {
     const part = factIds.slice(i, i + 500);
     // A fact whose replacement is forgotten is current again.
-    db.prepare(
+    prepared(db, 
       `UPDATE facts SET status = 'active', superseded_by = NULL, superseded_at = NULL, valid_to = NULL, updated_at = ?
        WHERE bank_id = ? AND status = 'superseded' AND superseded_by IN (${placeholders(part.length)})`,
     ).run(now, bankId, ...part);
     // A deleted observation takes its history with it.
-    db.prepare(`DELETE FROM observation_revisions WHERE bank_id = ? AND observation_id IN (${placeholders(part.length)})`).run(bankId, ...part);
-    db.prepare(`DELETE FROM facts WHERE bank_id = ? AND id IN (${placeholders(part.length)})`).run(bankId, ...part);
+    prepared(db, `DELETE FROM observation_revisions WHERE bank_id = ? AND observation_id IN (${placeholders(part.length)})`).run(bankId, ...part);
+    prepared(db, `DELETE FROM facts WHERE bank_id = ? AND id IN (${placeholders(part.length)})`).run(bankId, ...part);
   }
   return observationIds;
 }
@@ -55,7 +56,7 @@ export function deleteFacts(db: Db, bankId: string, factIds: string[], reason: s
     .transaction(() => {
       const kinds = new Map<string, string>();
       for (const id of factIds) {
-        const row = db.prepare('SELECT kind FROM facts WHERE id = ? AND bank_id = ?').get(id, bankId) as { kind: string } | undefined;
+        const row = prepared(db, 'SELECT kind FROM facts WHERE id = ? AND bank_id = ?').get(id, bankId) as { kind: string } | undefined;
         if (row) kinds.set(id, row.kind);
       }
       const existing = [...kinds.keys()];
@@ -71,11 +72,11 @@ export function deleteFacts(db: Db, bankId: string, factIds: string[], reason: s
 export function deleteDocument(db: Db, bankId: string, documentId: string, reason: string): DeleteResult | null {
   return db
     .transaction(() => {
-      const doc = db.prepare('SELECT 1 FROM documents WHERE bank_id = ? AND id = ?').get(bankId, documentId);
+      const doc = prepared(db, 'SELECT 1 FROM documents WHERE bank_id = ? AND id = ?').get(bankId, documentId);
       if (!doc) return null;
-      const factIds = (db.prepare('SELECT id FROM facts WHERE bank_id = ? AND document_id = ?').all(bankId, documentId) as Array<{ id: string }>).map((r) => r.id);
+      const factIds = (prepared(db, 'SELECT id FROM facts WHERE bank_id = ? AND document_id = ?').all(bankId, documentId) as Array<{ id: string }>).map((r) => r.id);
       const observationIds = deleteFactRows(db, bankId, factIds);
-      db.prepare('DELETE FROM documents WHERE bank_id = ? AND id = ?').run(bankId, documentId);
+      prepared(db, 'DELETE FROM documents WHERE bank_id = ? AND id = ?').run(bankId, documentId);
       tombstone(db, bankId, 'document', documentId, reason);
       pruneEntities(db, bankId);
       bumpGraphVersion(db, bankId);
@@ -87,13 +88,13 @@ export function deleteDocument(db: Db, bankId: string, documentId: string, reaso
 export function deleteBank(db: Db, bankId: string): boolean {
   return db
     .transaction(() => {
-      const found = db.prepare('DELETE FROM banks WHERE id = ?').run(bankId).changes > 0;
+      const found = prepared(db, 'DELETE FROM banks WHERE id = ?').run(bankId).changes > 0;
       if (!found) return false;
       // Rows without a foreign key to banks.
       for (const table of ['entity_keys', 'fact_entities', 'fact_links', 'evidence', 'vector_changes', 'operation_keys'])
-        db.prepare(`DELETE FROM ${table} WHERE bank_id = ?`).run(bankId);
-      db.prepare('DELETE FROM operations WHERE bank_id = ?').run(bankId);
-      db.prepare('DELETE FROM tombstones WHERE bank_id = ?').run(bankId);
+        prepared(db, `DELETE FROM ${table} WHERE bank_id = ?`).run(bankId);
+      prepared(db, 'DELETE FROM operations WHERE bank_id = ?').run(bankId);
+      prepared(db, 'DELETE FROM tombstones WHERE bank_id = ?').run(bankId);
       tombstone(db, bankId, 'bank', bankId, 'bank deleted');
       return true;
     })

@@ -6,6 +6,7 @@ import type { Entity, FactLink, LinkType } from '../../core/types.ts';
 import type { GraphIndex } from '../ports.ts';
 import type { Db } from './database.ts';
 import { placeholders, toEntity, type Row } from './rows.ts';
+import { prepared } from './statements.ts';
 
 type NodeAttrs = { kind: 'fact' | 'entity' };
 type EdgeAttrs = { type: LinkType | 'mention'; weight: number };
@@ -42,12 +43,12 @@ export class SqliteGraphIndex implements GraphIndex {
     const cached = this.banks.get(bankId);
     if (cached && cached.version === version) return cached.graph;
     const graph = new MultiUndirectedGraph<NodeAttrs, EdgeAttrs>({ allowSelfLoops: false });
-    const mentions = this.db
-      .prepare('SELECT fact_id AS factId, entity_id AS entityId FROM fact_entities WHERE bank_id = ?')
+    const mentions = prepared(this.db,
+        'SELECT fact_id AS factId, entity_id AS entityId FROM fact_entities WHERE bank_id = ?')
       .all(bankId) as Array<{ factId: string; entityId: string }>;
     for (const m of mentions) addMention(graph, m.factId, m.entityId);
-    const links = this.db
-      .prepare('SELECT from_id AS "from", to_id AS "to", type, weight FROM fact_links WHERE bank_id = ?')
+    const links = prepared(this.db,
+        'SELECT from_id AS "from", to_id AS "to", type, weight FROM fact_links WHERE bank_id = ?')
       .all(bankId) as Array<Omit<FactLink, 'bankId'>>;
     for (const l of links) addLink(graph, { ...l, bankId });
     this.banks.set(bankId, { graph, version });
@@ -55,14 +56,13 @@ export class SqliteGraphIndex implements GraphIndex {
   }
 
   private versionOf(bankId: string): number {
-    const row = this.db.prepare('SELECT graph_version AS v FROM bank_versions WHERE bank_id = ?').get(bankId) as { v: number } | undefined;
+    const row = prepared(this.db, 'SELECT graph_version AS v FROM bank_versions WHERE bank_id = ?').get(bankId) as { v: number } | undefined;
     return row?.v ?? 0;
   }
 
   async entitiesByKeys(bankId: string, keys: string[]): Promise<Entity[]> {
     if (keys.length === 0) return [];
-    const rows = this.db
-      .prepare(
+    const rows = prepared(this.db,
         `SELECT DISTINCT e.* FROM entity_keys k JOIN entities e ON e.id = k.entity_id
          WHERE k.bank_id = ? AND k.key IN (${placeholders(keys.length)})`,
       )

@@ -3,6 +3,7 @@ import type { FactFilter, KeywordIndex, Scored } from '../ports.ts';
 import { contentWords } from '../../text/words.ts';
 import type { Db } from './database.ts';
 import { factFilterSql } from './filters.ts';
+import { prepared } from './statements.ts';
 
 /** An FTS5 query that ORs the query's content words (quoted, so no FTS syntax leaks in). */
 export function ftsQuery(text: string): string | null {
@@ -18,8 +19,7 @@ export class SqliteKeywordIndex implements KeywordIndex {
     const match = ftsQuery(query);
     if (!match) return [];
     const where = factFilterSql(filter, 'f');
-    const rows = this.db
-      .prepare(
+    const rows = prepared(this.db,
         `SELECT f.id AS id, bm25(facts_fts) AS s FROM facts_fts JOIN facts f ON f.rid = facts_fts.rowid
          WHERE facts_fts MATCH ? AND f.bank_id = ? ${where.sql} ORDER BY s LIMIT ?`,
       )
@@ -30,8 +30,7 @@ export class SqliteKeywordIndex implements KeywordIndex {
   async searchChunks(bankId: string, query: string, k: number): Promise<Scored[]> {
     const match = ftsQuery(query);
     if (!match) return [];
-    const rows = this.db
-      .prepare(
+    const rows = prepared(this.db,
         `SELECT c.id AS id, bm25(chunks_fts) AS s FROM chunks_fts JOIN chunks c ON c.rid = chunks_fts.rowid
          WHERE chunks_fts MATCH ? AND c.bank_id = ? ORDER BY s LIMIT ?`,
       )

@@ -10,6 +10,7 @@ import type { Claim, DeadLetter, ObservationWrite } from '../ports.ts';
 import type { Db } from './database.ts';
 import { json, placeholders } from './rows.ts';
 import { bumpGraphVersion, checkEmbedder, insertFact, putVectors } from './writes.ts';
+import { prepared } from './statements.ts';
 
 const WAITING = `bank_id = ? AND kind != 'observation' AND consolidated_at IS NULL AND dead = 0`;
 
@@ -19,13 +20,12 @@ export function claim(db: Db, bankId: string, workerId: string, limit: number, l
       const now = nowIso();
       // One worker at a time per bank: its facts are consolidated in order, and no observation is revised by two
       // workers at once. Another worker's live lease makes this claim wait; an expired one is taken over.
-      const busy = db
-        .prepare(`SELECT 1 FROM facts WHERE ${WAITING} AND claim_worker IS NOT NULL AND claim_worker != ? AND claim_until >= ? LIMIT 1`)
+      const busy = prepared(db,
+          `SELECT 1 FROM facts WHERE ${WAITING} AND claim_worker IS NOT NULL AND claim_worker != ? AND claim_until >= ? LIMIT 1`)
         .get(bankId, workerId, now);
       if (busy) return null;
       const ids = (
-        db
-          .prepare(
+        prepared(db,
             `SELECT id FROM facts WHERE ${WAITING} AND (claim_until IS NULL OR claim_until < ?)
              AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ORDER BY rid LIMIT ?`,
           )
@@ -33,7 +33,7 @@ export function claim(db: Db, bankId: string, workerId: string, limit: number, l
       ).map((r) => r.id);
       if (ids.length === 0) return null;
       const leaseUntil = new Date(Date.now() + leaseMs).toISOString();
-      db.prepare(`UPDATE facts SET claim_worker = ?, claim_until = ? WHERE id IN (${placeholders(ids.length)})`).run(workerId, leaseUntil, ...ids);
+      prepared(db, `UPDATE facts SET claim_worker = ?, claim_until = ? WHERE id IN (${placeholders(ids.length)})`).run(workerId, leaseUntil, ...ids);
       return { workerId, factIds: ids, leaseUntil };
     })
     .immediate();
@@ -41,29 +41,29 @@ export function claim(db: Db, bankId: string, workerId: string, limit: number, l
 
 function assertLease(db: Db, workerId: string, factIds: string[]): void {
   if (factIds.length === 0) return;
-  const held = db
-    .prepare(`SELECT count(*) AS n FROM facts WHERE id IN (${placeholders(factIds.length)}) AND claim_worker = ? AND consolidated_at IS NULL`)
+  const held = prepared(db,
+      `SELECT count(*) AS n FROM facts WHERE id IN (${placeholders(factIds.length)}) AND claim_worker = ? AND consolidated_at IS NULL`)
     .get(...factIds, workerId) as { n: number };
   if (held.n !== factIds.length) throw new CairnError('conflict', `worker ${workerId} lost its lease on ${factIds.length - held.n} fact(s)`);
 }
 
 function upsertObservation(db: Db, o: Observation): void {
-  const exists = db.prepare('SELECT 1 FROM facts WHERE id = ?').get(o.id);
+  const exists = prepared(db, 'SELECT 1 FROM facts WHERE id = ?').get(o.id);
   if (!exists) {
     insertFact(db, { ...o, consolidatedAt: o.consolidatedAt ?? o.createdAt });
     return;
   }
-  db.prepare(
+  prepared(db, 
     `UPDATE facts SET text = ?, occurred_start = ?, occurred_end = ?, tags = ?, valid_from = ?, valid_to = ?, metadata = ?, updated_at = ?
      WHERE id = ? AND kind = 'observation'`,
   ).run(o.text, o.occurredStart, o.occurredEnd, json(o.tags), o.validFrom, o.validTo, json(o.metadata), o.updatedAt, o.id);
-  db.prepare('DELETE FROM fact_entities WHERE fact_id = ?').run(o.id);
-  const mention = db.prepare('INSERT OR IGNORE INTO fact_entities (fact_id, entity_id, bank_id) VALUES (?, ?, ?)');
+  prepared(db, 'DELETE FROM fact_entities WHERE fact_id = ?').run(o.id);
+  const mention = prepared(db, 'INSERT OR IGNORE INTO fact_entities (fact_id, entity_id, bank_id) VALUES (?, ?, ?)');
   for (const e of o.entities) mention.run(o.id, e, o.bankId);
 }
 
 function assertUnchanged(db: Db, bankId: string, expected: Array<{ id: string; updatedAt: string }>): void {
-  const read = db.prepare(`SELECT updated_at FROM facts WHERE id = ? AND bank_id = ? AND kind = 'observation'`);
+  const read = prepared(db, `SELECT updated_at FROM facts WHERE id = ? AND bank_id = ? AND kind = 'observation'`);
   for (const e of expected) {
     const row = read.get(e.id, bankId) as { updated_at: string } | undefined;
     if (!row || row.updated_at !== e.updatedAt) throw new CairnError('conflict', `observation ${e.id} changed since it was read`);
@@ -77,23 +77,23 @@ export function applyObservations(db: Db, w: ObservationWrite): void {
     if (w.vectors.length) checkEmbedder(db, w.bankId, w.embedder);
     for (const o of w.observations) upsertObservation(db, o);
     putVectors(db, w.bankId, w.vectors);
-    const ev = db.prepare(
+    const ev = prepared(db, 
       `INSERT INTO evidence (observation_id, fact_id, bank_id, role, created_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT(observation_id, fact_id) DO UPDATE SET role = excluded.role`,
     );
     for (const e of w.evidence) ev.run(e.observationId, e.factId, w.bankId, e.role, e.createdAt);
-    const rev = db.prepare(
+    const rev = prepared(db, 
       'INSERT INTO observation_revisions (id, bank_id, observation_id, old_text, new_text, fact_ids, reason, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
     for (const r of w.revisions) rev.run(r.id, w.bankId, r.observationId, r.oldText, r.newText, json(r.factIds), r.reason, r.at);
-    const sup = db.prepare(
+    const sup = prepared(db, 
       `UPDATE facts SET status = 'superseded', superseded_by = ?, superseded_at = ?, valid_to = coalesce(valid_to, ?), updated_at = ?
        WHERE id = ? AND bank_id = ?`,
     );
     for (const s of w.supersede) sup.run(s.by, s.at, s.validTo ?? s.at, s.at, s.factId, w.bankId);
-    for (const id of w.removeObservationIds) db.prepare(`DELETE FROM facts WHERE id = ? AND bank_id = ? AND kind = 'observation'`).run(id, w.bankId);
+    for (const id of w.removeObservationIds) prepared(db, `DELETE FROM facts WHERE id = ? AND bank_id = ? AND kind = 'observation'`).run(id, w.bankId);
     const now = nowIso();
-    const done = db.prepare(
+    const done = prepared(db, 
       'UPDATE facts SET consolidated_at = ?, claim_worker = NULL, claim_until = NULL, last_error = NULL WHERE id = ? AND bank_id = ?',
     );
     for (const id of w.consolidatedFactIds) done.run(now, id, w.bankId);
@@ -105,7 +105,7 @@ export function failClaim(db: Db, bankId: string, workerId: string, factIds: str
   db.transaction(() => {
     const next = new Date(Date.now() + retryAfterMs).toISOString();
     for (const id of factIds) {
-      db.prepare(
+      prepared(db, 
         `UPDATE facts SET attempts = attempts + 1, last_error = ?, claim_worker = NULL, claim_until = NULL, next_attempt_at = ?,
            dead = CASE WHEN attempts + 1 >= ? THEN 1 ELSE 0 END
          WHERE id = ? AND bank_id = ? AND claim_worker = ?`,
@@ -115,31 +115,31 @@ export function failClaim(db: Db, bankId: string, workerId: string, factIds: str
 }
 
 export function deadLetters(db: Db, bankId: string): DeadLetter[] {
-  const rows = db
-    .prepare(`SELECT id, bank_id, last_error, attempts, updated_at, next_attempt_at FROM facts WHERE bank_id = ? AND dead = 1 ORDER BY rid`)
+  const rows = prepared(db,
+      `SELECT id, bank_id, last_error, attempts, updated_at, next_attempt_at FROM facts WHERE bank_id = ? AND dead = 1 ORDER BY rid`)
     .all(bankId) as Array<{ id: string; bank_id: string; last_error: string | null; attempts: number; next_attempt_at: string | null; updated_at: string }>;
   return rows.map((r) => ({ factId: r.id, bankId: r.bank_id, error: r.last_error ?? '', attempts: r.attempts, failedAt: r.next_attempt_at ?? r.updated_at }));
 }
 
 export function retryDead(db: Db, bankId: string, factIds?: string[]): number {
   const base = `UPDATE facts SET dead = 0, attempts = 0, next_attempt_at = NULL WHERE bank_id = ? AND dead = 1`;
-  if (!factIds?.length) return db.prepare(base).run(bankId).changes;
-  return db.prepare(`${base} AND id IN (${placeholders(factIds.length)})`).run(bankId, ...factIds).changes;
+  if (!factIds?.length) return prepared(db, base).run(bankId).changes;
+  return prepared(db, `${base} AND id IN (${placeholders(factIds.length)})`).run(bankId, ...factIds).changes;
 }
 
 export function backlog(db: Db, bankId: string): { waiting: number; oldestWaitingAt: string | null; failed: number; consolidated: number } {
-  const w = db.prepare(`SELECT count(*) AS n, min(created_at) AS oldest FROM facts WHERE ${WAITING}`).get(bankId) as { n: number; oldest: string | null };
-  const d = db.prepare(`SELECT count(*) AS n FROM facts WHERE bank_id = ? AND dead = 1`).get(bankId) as { n: number };
-  const c = db
-    .prepare(`SELECT count(*) AS n FROM facts WHERE bank_id = ? AND kind != 'observation' AND consolidated_at IS NOT NULL`)
+  const w = prepared(db, `SELECT count(*) AS n, min(created_at) AS oldest FROM facts WHERE ${WAITING}`).get(bankId) as { n: number; oldest: string | null };
+  const d = prepared(db, `SELECT count(*) AS n FROM facts WHERE bank_id = ? AND dead = 1`).get(bankId) as { n: number };
+  const c = prepared(db,
+      `SELECT count(*) AS n FROM facts WHERE bank_id = ? AND kind != 'observation' AND consolidated_at IS NOT NULL`)
     .get(bankId) as { n: number };
   return { waiting: w.n, oldestWaitingAt: w.oldest, failed: d.n, consolidated: c.n };
 }
 
 export function banksWithBacklog(db: Db): string[] {
   return (
-    db
-      .prepare(`SELECT DISTINCT bank_id AS id FROM facts WHERE kind != 'observation' AND consolidated_at IS NULL AND dead = 0`)
+    prepared(db,
+        `SELECT DISTINCT bank_id AS id FROM facts WHERE kind != 'observation' AND consolidated_at IS NULL AND dead = 0`)
       .all() as Array<{ id: string }>
   ).map((r) => r.id);
 }

@@ -14,6 +14,7 @@ import * as queue from './queue.ts';
 import { FACT_COLUMNS, json, parseJson, placeholders, toBank, toChunk, toDocument, toEntity, toFact, toOperation, type Row } from './rows.ts';
 import { decodeVector, SqliteVectorIndex } from './vectors.ts';
 import * as writes from './writes.ts';
+import { prepared } from './statements.ts';
 
 export interface SqliteStoreOptions {
   /** Data directory: the database is `cairn.db` in it. */
@@ -51,19 +52,19 @@ export class SqliteStore implements MemoryStore {
 
   // banks
   async createBank(b: Bank): Promise<void> {
-    this.db
-      .prepare('INSERT INTO banks (id, name, mission, config, embedder, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    prepared(this.db,
+        'INSERT INTO banks (id, name, mission, config, embedder, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
       .run(b.id, b.name, b.mission, json(b.config), b.embedder, b.createdAt, b.updatedAt);
   }
   async getBank(id: string): Promise<Bank | null> {
-    const r = this.db.prepare('SELECT * FROM banks WHERE id = ?').get(id) as Row | undefined;
+    const r = prepared(this.db, 'SELECT * FROM banks WHERE id = ?').get(id) as Row | undefined;
     return r ? toBank(r) : null;
   }
   async listBanks(): Promise<Bank[]> {
-    return (this.db.prepare('SELECT * FROM banks ORDER BY created_at').all() as Row[]).map(toBank);
+    return (prepared(this.db, 'SELECT * FROM banks ORDER BY created_at').all() as Row[]).map(toBank);
   }
   async updateBank(b: Bank): Promise<void> {
-    this.db.prepare('UPDATE banks SET name = ?, mission = ?, config = ?, updated_at = ? WHERE id = ?').run(b.name, b.mission, json(b.config), b.updatedAt, b.id);
+    prepared(this.db, 'UPDATE banks SET name = ?, mission = ?, config = ?, updated_at = ? WHERE id = ?').run(b.name, b.mission, json(b.config), b.updatedAt, b.id);
   }
   async deleteBank(id: string): Promise<void> {
     deletes.deleteBank(this.db, id);
@@ -73,21 +74,21 @@ export class SqliteStore implements MemoryStore {
 
   // documents and chunks
   async getDocument(bankId: string, id: string): Promise<DocumentRecord | null> {
-    const r = this.db.prepare('SELECT * FROM documents WHERE bank_id = ? AND id = ?').get(bankId, id) as Row | undefined;
+    const r = prepared(this.db, 'SELECT * FROM documents WHERE bank_id = ? AND id = ?').get(bankId, id) as Row | undefined;
     return r ? toDocument(r) : null;
   }
   async listChunks(bankId: string, documentId: string): Promise<Chunk[]> {
-    return (this.db.prepare('SELECT * FROM chunks WHERE bank_id = ? AND document_id = ? ORDER BY idx').all(bankId, documentId) as Row[]).map(toChunk);
+    return (prepared(this.db, 'SELECT * FROM chunks WHERE bank_id = ? AND document_id = ? ORDER BY idx').all(bankId, documentId) as Row[]).map(toChunk);
   }
   async getChunks(bankId: string, ids: string[]): Promise<Chunk[]> {
     return this.byIds<Chunk>('SELECT * FROM chunks WHERE +bank_id = ? AND id IN', bankId, ids, toChunk);
   }
   async listDocuments(bankId: string, limit: number, offset: number): Promise<DocumentRecord[]> {
-    return (this.db.prepare('SELECT * FROM documents WHERE bank_id = ? ORDER BY rowid LIMIT ? OFFSET ?').all(bankId, limit, offset) as Row[]).map(toDocument);
+    return (prepared(this.db, 'SELECT * FROM documents WHERE bank_id = ? ORDER BY rowid LIMIT ? OFFSET ?').all(bankId, limit, offset) as Row[]).map(toDocument);
   }
   async listLinks(bankId: string, limit: number, offset: number): Promise<FactLink[]> {
-    const rows = this.db
-      .prepare('SELECT from_id AS "from", to_id AS "to", type, weight FROM fact_links WHERE bank_id = ? ORDER BY rowid LIMIT ? OFFSET ?')
+    const rows = prepared(this.db,
+        'SELECT from_id AS "from", to_id AS "to", type, weight FROM fact_links WHERE bank_id = ? ORDER BY rowid LIMIT ? OFFSET ?')
       .all(bankId, limit, offset) as Array<Omit<FactLink, 'bankId'>>;
     return rows.map((r) => ({ bankId, ...r }));
   }
@@ -131,9 +132,9 @@ export class SqliteStore implements MemoryStore {
       params.push(q.entityId);
     }
     const base = `FROM facts f WHERE f.bank_id = ? ${where.sql} ${extra}`;
-    const total = (this.db.prepare(`SELECT count(*) AS n ${base}`).get(bankId, ...where.params, ...params) as { n: number }).n;
-    const rows = this.db
-      .prepare(`SELECT ${FACT_COLUMNS} ${base} ORDER BY f.rid LIMIT ? OFFSET ?`)
+    const total = (prepared(this.db, `SELECT count(*) AS n ${base}`).get(bankId, ...where.params, ...params) as { n: number }).n;
+    const rows = prepared(this.db,
+        `SELECT ${FACT_COLUMNS} ${base} ORDER BY f.rid LIMIT ? OFFSET ?`)
       .all(bankId, ...where.params, ...params, q.limit, q.offset) as Row[];
     return { facts: rows.map(toFact), total };
   }
@@ -146,8 +147,7 @@ export class SqliteStore implements MemoryStore {
     // without one by their mention time. Reads O(limit) rows however many facts the range holds.
     type Hit = { rid: number; at: string };
     const walk = (sql: string, order: 'ASC' | 'DESC', column: string, ...params: unknown[]): Hit[] =>
-      this.db
-        .prepare(
+      prepared(this.db,
           `SELECT f.rid AS rid, coalesce(f.occurred_start, f.mentioned_at) AS at FROM facts f
            WHERE f.bank_id = ? AND ${sql} ${where.sql} ORDER BY f.${column} ${order} LIMIT ?`,
         )
@@ -164,8 +164,8 @@ export class SqliteStore implements MemoryStore {
       .slice(0, limit);
     if (nearest.length === 0) return [];
     const rank = new Map(nearest.map((h, i) => [h.rid, i]));
-    const rows = this.db
-      .prepare(`SELECT ${FACT_COLUMNS} FROM facts f WHERE f.rid IN (${placeholders(nearest.length)})`)
+    const rows = prepared(this.db,
+        `SELECT ${FACT_COLUMNS} FROM facts f WHERE f.rid IN (${placeholders(nearest.length)})`)
       .all(...nearest.map((h) => h.rid)) as Row[];
     return rows.sort((x, y) => (rank.get(Number(x.rid)) ?? 0) - (rank.get(Number(y.rid)) ?? 0)).map(toFact);
   }
@@ -175,9 +175,8 @@ export class SqliteStore implements MemoryStore {
     const out: Array<{ factId: string; chunkId: string }> = [];
     for (let i = 0; i < chunkIds.length; i += 500) {
       const part = chunkIds.slice(i, i + 500);
-      const rows = this.db
-        // `+f.bank_id`: look the chunks up through facts_by_chunk, never by scanning the bank.
-        .prepare(`SELECT f.id AS factId, f.chunk_id AS chunkId FROM facts f WHERE +f.bank_id = ? AND f.chunk_id IN (${placeholders(part.length)}) ${where.sql}`)
+      // `+f.bank_id`: look the chunks up through facts_by_chunk, never by scanning the bank.
+      const rows = prepared(this.db, `SELECT f.id AS factId, f.chunk_id AS chunkId FROM facts f WHERE +f.bank_id = ? AND f.chunk_id IN (${placeholders(part.length)}) ${where.sql}`)
         .all(bankId, ...part, ...where.params) as Array<{ factId: string; chunkId: string }>;
       out.push(...rows);
     }
@@ -187,7 +186,7 @@ export class SqliteStore implements MemoryStore {
     return this.byIds<Entity>('SELECT * FROM entities WHERE bank_id = ? AND id IN', bankId, ids, toEntity);
   }
   async listEntities(bankId: string, limit: number, offset: number): Promise<Entity[]> {
-    return (this.db.prepare('SELECT * FROM entities WHERE bank_id = ? ORDER BY mention_count DESC, id LIMIT ? OFFSET ?').all(bankId, limit, offset) as Row[]).map(toEntity);
+    return (prepared(this.db, 'SELECT * FROM entities WHERE bank_id = ? ORDER BY mention_count DESC, id LIMIT ? OFFSET ?').all(bankId, limit, offset) as Row[]).map(toEntity);
   }
   async findEntities(bankId: string, keys: string[]): Promise<Entity[]> {
     return this.graph.entitiesByKeys(bankId, keys);
@@ -196,8 +195,8 @@ export class SqliteStore implements MemoryStore {
     const out = new Map<string, Float32Array>();
     for (let i = 0; i < ids.length; i += 500) {
       const part = ids.slice(i, i + 500);
-      const rows = this.db
-        .prepare(`SELECT f.id AS id, v.vector AS vector FROM facts f JOIN fact_vectors v ON v.fact_rid = f.rid WHERE +f.bank_id = ? AND f.id IN (${placeholders(part.length)})`)
+      const rows = prepared(this.db,
+          `SELECT f.id AS id, v.vector AS vector FROM facts f JOIN fact_vectors v ON v.fact_rid = f.rid WHERE +f.bank_id = ? AND f.id IN (${placeholders(part.length)})`)
         .all(bankId, ...part) as Array<{ id: string; vector: Buffer }>;
       for (const r of rows) out.set(r.id, decodeVector(r.vector));
     }
@@ -205,8 +204,8 @@ export class SqliteStore implements MemoryStore {
   }
   async resetEmbedder(bankId: string, embedder: string | null): Promise<void> {
     this.db.transaction(() => {
-      this.db.prepare('DELETE FROM fact_vectors WHERE bank_id = ?').run(bankId);
-      this.db.prepare('UPDATE banks SET embedder = ? WHERE id = ?').run(embedder, bankId);
+      prepared(this.db, 'DELETE FROM fact_vectors WHERE bank_id = ?').run(bankId);
+      prepared(this.db, 'UPDATE banks SET embedder = ? WHERE id = ?').run(embedder, bankId);
     }).immediate();
   }
   async putVectors(bankId: string, embedder: string, vectors: VectorRecord[]): Promise<void> {
@@ -243,7 +242,7 @@ export class SqliteStore implements MemoryStore {
   // observations and audit
   async getObservations(bankId: string, ids: string[]): Promise<Observation[]> {
     const facts = await this.getFacts(bankId, ids);
-    const count = this.db.prepare(`SELECT count(*) AS n FROM evidence WHERE observation_id = ? AND role = 'supports'`);
+    const count = prepared(this.db, `SELECT count(*) AS n FROM evidence WHERE observation_id = ? AND role = 'supports'`);
     return facts
       .filter((f) => f.kind === 'observation')
       .map((f) => ({ ...f, kind: 'observation' as const, proofCount: (count.get(f.id) as { n: number }).n }));
@@ -255,14 +254,14 @@ export class SqliteStore implements MemoryStore {
     return this.evidence('fact_id', bankId, factId);
   }
   private evidence(column: 'observation_id' | 'fact_id', bankId: string, id: string): Evidence[] {
-    const rows = this.db
-      .prepare(`SELECT observation_id, fact_id, role, created_at FROM evidence WHERE bank_id = ? AND ${column} = ? ORDER BY created_at`)
+    const rows = prepared(this.db,
+        `SELECT observation_id, fact_id, role, created_at FROM evidence WHERE bank_id = ? AND ${column} = ? ORDER BY created_at`)
       .all(bankId, id) as Array<{ observation_id: string; fact_id: string; role: Evidence['role']; created_at: string }>;
     return rows.map((r) => ({ observationId: r.observation_id, factId: r.fact_id, role: r.role, createdAt: r.created_at }));
   }
   async historyOf(bankId: string, observationId: string): Promise<ObservationRevision[]> {
-    const rows = this.db
-      .prepare('SELECT * FROM observation_revisions WHERE bank_id = ? AND observation_id = ? ORDER BY at, rowid')
+    const rows = prepared(this.db,
+        'SELECT * FROM observation_revisions WHERE bank_id = ? AND observation_id = ? ORDER BY at, rowid')
       .all(bankId, observationId) as Row[];
     return rows.map((r) => ({
       id: String(r.id),
@@ -275,7 +274,7 @@ export class SqliteStore implements MemoryStore {
     }));
   }
   async tombstones(bankId: string, limit: number): Promise<Tombstone[]> {
-    const rows = this.db.prepare('SELECT * FROM tombstones WHERE bank_id = ? ORDER BY at DESC LIMIT ?').all(bankId, limit) as Row[];
+    const rows = prepared(this.db, 'SELECT * FROM tombstones WHERE bank_id = ? ORDER BY at DESC LIMIT ?').all(bankId, limit) as Row[];
     return rows.map((r) => ({
       id: String(r.id), bankId: String(r.bank_id), kind: String(r.kind) as Tombstone['kind'], targetId: String(r.target_id), reason: String(r.reason), at: String(r.at),
     }));
@@ -283,31 +282,30 @@ export class SqliteStore implements MemoryStore {
 
   // operations
   async createOperation(op: Operation): Promise<void> {
-    this.db
-      .prepare(
+    prepared(this.db,
         `INSERT INTO operations (id, bank_id, kind, status, progress_done, progress_total, input, result, error, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(op.id, op.bankId, op.kind, op.status, op.progress.done, op.progress.total, json(op.input), json(op.result), op.error, op.createdAt, op.updatedAt);
   }
   async updateOperation(op: Operation): Promise<void> {
-    this.db
-      .prepare('UPDATE operations SET status = ?, progress_done = ?, progress_total = ?, result = ?, error = ?, updated_at = ? WHERE id = ?')
+    prepared(this.db,
+        'UPDATE operations SET status = ?, progress_done = ?, progress_total = ?, result = ?, error = ?, updated_at = ? WHERE id = ?')
       .run(op.status, op.progress.done, op.progress.total, json(op.result), op.error, op.updatedAt, op.id);
   }
   async getOperation(id: string): Promise<Operation | null> {
-    const r = this.db.prepare('SELECT * FROM operations WHERE id = ?').get(id) as Row | undefined;
+    const r = prepared(this.db, 'SELECT * FROM operations WHERE id = ?').get(id) as Row | undefined;
     return r ? toOperation(r) : null;
   }
   async unfinishedOperations(): Promise<Operation[]> {
-    return (this.db.prepare(`SELECT * FROM operations WHERE status IN ('queued', 'running') ORDER BY created_at`).all() as Row[]).map(toOperation);
+    return (prepared(this.db, `SELECT * FROM operations WHERE status IN ('queued', 'running') ORDER BY created_at`).all() as Row[]).map(toOperation);
   }
   async operationByKey(bankId: string, key: string): Promise<Operation | null> {
-    const r = this.db.prepare('SELECT operation_id AS id FROM operation_keys WHERE bank_id = ? AND key = ?').get(bankId, key) as { id: string } | undefined;
+    const r = prepared(this.db, 'SELECT operation_id AS id FROM operation_keys WHERE bank_id = ? AND key = ?').get(bankId, key) as { id: string } | undefined;
     return r ? this.getOperation(r.id) : null;
   }
   async setOperationKey(bankId: string, key: string, operationId: string): Promise<void> {
-    this.db.prepare('INSERT OR IGNORE INTO operation_keys (bank_id, key, operation_id) VALUES (?, ?, ?)').run(bankId, key, operationId);
+    prepared(this.db, 'INSERT OR IGNORE INTO operation_keys (bank_id, key, operation_id) VALUES (?, ?, ?)').run(bankId, key, operationId);
   }
 
   /** After enough rows were written, lets SQLite re-analyze the tables that grew (about a millisecond when none did). */
@@ -323,7 +321,7 @@ export class SqliteStore implements MemoryStore {
     for (let i = 0; i < ids.length; i += 500) {
       const part = ids.slice(i, i + 500);
       if (!part.length) continue;
-      const rows = this.db.prepare(`${sqlPrefix} (${placeholders(part.length)})`).all(bankId, ...part) as Row[];
+      const rows = prepared(this.db, `${sqlPrefix} (${placeholders(part.length)})`).all(bankId, ...part) as Row[];
       out.push(...rows.map(map));
     }
     const order = new Map(ids.map((id, i) => [id, i]));

@@ -1,7 +1,6 @@
 // The embedded store's vector index: per bank, an in-memory k-NN index over fact_vectors, caught up before every
 // search from vector_changes (so writes by other processes show up). Small banks are searched exactly; large ones
 // through an HNSW graph built off the main thread and snapshotted beside the database for a fast start.
-import type Database from 'better-sqlite3';
 import hnswlib from 'hnswlib-node';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -12,9 +11,9 @@ import { Worker } from 'node:worker_threads';
 import type { FactFilter, Scored, VectorIndex } from '../ports.ts';
 import type { Db } from './database.ts';
 import { factFilterSql } from './filters.ts';
+import { prepared, type Statement } from './statements.ts';
 
 type Graph = InstanceType<typeof hnswlib.HierarchicalNSW>;
-type Statement = Database.Statement<unknown[]>;
 
 export interface SqliteVectorIndexOptions {
   /** Directory for HNSW snapshots (a meta file and an index file per bank). Without it nothing is written to disk. */
@@ -402,7 +401,6 @@ interface CheckedRow {
 export class SqliteVectorIndex implements VectorIndex {
   private readonly banks = new Map<string, BankState>();
   private readonly filterStatements = new Map<string, { check: Statement; all: Statement }>();
-  private readonly prepared = new Map<string, Statement>();
   private readonly tasks = new Set<Promise<unknown>>();
   private readonly m: number;
   private readonly efConstruction: number;
@@ -815,9 +813,7 @@ export class SqliteVectorIndex implements VectorIndex {
 
   /** A prepared statement, prepared once. */
   private sql(text: string): Statement {
-    let statement = this.prepared.get(text);
-    if (!statement) this.prepared.set(text, (statement = this.db.prepare(text)));
-    return statement;
+    return prepared(this.db, text);
   }
 
   private statements(filter: FactFilter) {

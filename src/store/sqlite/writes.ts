@@ -9,10 +9,10 @@ import type { ItemWrite, VectorRecord } from '../ports.ts';
 import type { Db } from './database.ts';
 import { json, placeholders } from './rows.ts';
 import { encodeVector } from './vectors.ts';
+import { prepared } from './statements.ts';
 
 export function bumpGraphVersion(db: Db, bankId: string): number {
-  const row = db
-    .prepare(
+  const row = prepared(db,
       `INSERT INTO bank_versions (bank_id, graph_version) VALUES (?, 1)
        ON CONFLICT(bank_id) DO UPDATE SET graph_version = graph_version + 1 RETURNING graph_version AS v`,
     )
@@ -22,9 +22,9 @@ export function bumpGraphVersion(db: Db, bankId: string): number {
 
 /** Claims the bank's embedder on first use; refuses vectors of another embedder. */
 export function checkEmbedder(db: Db, bankId: string, embedder: string): void {
-  const row = db.prepare('SELECT embedder FROM banks WHERE id = ?').get(bankId) as { embedder: string | null } | undefined;
+  const row = prepared(db, 'SELECT embedder FROM banks WHERE id = ?').get(bankId) as { embedder: string | null } | undefined;
   if (!row) throw new CairnError('not_found', `bank '${bankId}' does not exist`);
-  if (row.embedder === null) db.prepare('UPDATE banks SET embedder = ? WHERE id = ?').run(embedder, bankId);
+  if (row.embedder === null) prepared(db, 'UPDATE banks SET embedder = ? WHERE id = ?').run(embedder, bankId);
   else if (row.embedder !== embedder)
     throw new CairnError(
       'embedder_mismatch',
@@ -34,7 +34,7 @@ export function checkEmbedder(db: Db, bankId: string, embedder: string): void {
 }
 
 export function insertFact(db: Db, f: Fact): void {
-  db.prepare(
+  prepared(db, 
     `INSERT INTO facts (id, bank_id, kind, text, occurred_start, occurred_end, mentioned_at, document_id, chunk_id, item_id,
        span_start, span_end, speaker, metadata, tags, status, valid_from, valid_to, superseded_by, superseded_at,
        consolidated_at, created_at, updated_at)
@@ -45,17 +45,17 @@ export function insertFact(db: Db, f: Fact): void {
     f.source?.start ?? null, f.source?.end ?? null, f.speaker, json(f.metadata), json(f.tags), f.status,
     f.validFrom, f.validTo, f.supersededBy, f.supersededAt, f.consolidatedAt, f.createdAt, f.updatedAt,
   );
-  const mention = db.prepare('INSERT OR IGNORE INTO fact_entities (fact_id, entity_id, bank_id) VALUES (?, ?, ?)');
+  const mention = prepared(db, 'INSERT OR IGNORE INTO fact_entities (fact_id, entity_id, bank_id) VALUES (?, ?, ?)');
   for (const e of f.entities) mention.run(f.id, e, f.bankId);
 }
 
 export function upsertEntity(db: Db, e: Entity): void {
-  db.prepare(
+  prepared(db, 
     `INSERT INTO entities (id, bank_id, name, aliases, type, mention_count, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT(id) DO UPDATE SET name = excluded.name, aliases = excluded.aliases, type = excluded.type,
        mention_count = excluded.mention_count, first_seen = excluded.first_seen, last_seen = excluded.last_seen`,
   ).run(e.id, e.bankId, e.name, json(e.aliases), e.type, e.mentionCount, e.firstSeen, e.lastSeen);
-  const key = db.prepare('INSERT OR IGNORE INTO entity_keys (bank_id, key, entity_id) VALUES (?, ?, ?)');
+  const key = prepared(db, 'INSERT OR IGNORE INTO entity_keys (bank_id, key, entity_id) VALUES (?, ?, ?)');
   for (const name of [e.name, ...e.aliases]) {
     const k = nameKey(name);
     if (k) key.run(e.bankId, k, e.id);
@@ -63,8 +63,8 @@ export function upsertEntity(db: Db, e: Entity): void {
 }
 
 export function putVectors(db: Db, bankId: string, vectors: VectorRecord[]): void {
-  const rid = db.prepare('SELECT rid FROM facts WHERE id = ? AND bank_id = ?');
-  const put = db.prepare(
+  const rid = prepared(db, 'SELECT rid FROM facts WHERE id = ? AND bank_id = ?');
+  const put = prepared(db, 
     `INSERT INTO fact_vectors (fact_rid, bank_id, vector) VALUES (?, ?, ?)
      ON CONFLICT(fact_rid) DO UPDATE SET vector = excluded.vector`,
   );
@@ -80,13 +80,13 @@ export function writeItem(db: Db, w: ItemWrite): number {
     .transaction(() => {
       if (w.vectors.length) checkEmbedder(db, w.bankId, w.embedder);
       const now = nowIso();
-      db.prepare(
+      prepared(db, 
         `INSERT INTO documents (bank_id, id, content_hash, metadata, tags, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT(bank_id, id) DO UPDATE SET content_hash = excluded.content_hash, metadata = excluded.metadata,
            tags = excluded.tags, updated_at = excluded.updated_at`,
       ).run(w.bankId, w.document.id, w.document.contentHash, json(w.document.metadata), json(w.document.tags), w.document.createdAt, now);
       if (w.removeChunkIds.length) removeChunks(db, w.bankId, w.removeChunkIds);
-      const chunk = db.prepare(
+      const chunk = prepared(db, 
         `INSERT INTO chunks (id, bank_id, document_id, idx, item_id, text, content_hash, speaker, timestamp, context, metadata, tags)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       );
@@ -95,7 +95,7 @@ export function writeItem(db: Db, w: ItemWrite): number {
       for (const e of w.entities) upsertEntity(db, e);
       for (const f of w.facts) insertFact(db, f);
       // Links to facts that no longer exist (removed with a changed chunk in this same write) are dropped.
-      const link = db.prepare(
+      const link = prepared(db, 
         `INSERT INTO fact_links (bank_id, from_id, to_id, type, weight)
          SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM facts WHERE id = ?) AND EXISTS (SELECT 1 FROM facts WHERE id = ?)
          ON CONFLICT(from_id, to_id, type) DO UPDATE SET weight = max(weight, excluded.weight)`,
@@ -111,21 +111,21 @@ export function writeItem(db: Db, w: ItemWrite): number {
 function removeChunks(db: Db, bankId: string, chunkIds: string[]): void {
   for (let i = 0; i < chunkIds.length; i += 500) {
     const part = chunkIds.slice(i, i + 500);
-    db.prepare(`DELETE FROM facts WHERE bank_id = ? AND chunk_id IN (${placeholders(part.length)})`).run(bankId, ...part);
-    db.prepare(`DELETE FROM chunks WHERE bank_id = ? AND id IN (${placeholders(part.length)})`).run(bankId, ...part);
+    prepared(db, `DELETE FROM facts WHERE bank_id = ? AND chunk_id IN (${placeholders(part.length)})`).run(bankId, ...part);
+    prepared(db, `DELETE FROM chunks WHERE bank_id = ? AND id IN (${placeholders(part.length)})`).run(bankId, ...part);
   }
   pruneEntities(db, bankId);
 }
 
 /** Entities no fact mentions any more are removed (with their keys). */
 export function pruneEntities(db: Db, bankId: string): void {
-  db.prepare(
+  prepared(db, 
     `DELETE FROM entities WHERE bank_id = ? AND NOT EXISTS (SELECT 1 FROM fact_entities fe WHERE fe.entity_id = entities.id)`,
   ).run(bankId);
 }
 
 export function tombstone(db: Db, bankId: string, kind: string, targetId: string, reason: string): void {
-  db.prepare('INSERT INTO tombstones (id, bank_id, kind, target_id, reason, at) VALUES (?, ?, ?, ?, ?, ?)').run(
+  prepared(db, 'INSERT INTO tombstones (id, bank_id, kind, target_id, reason, at) VALUES (?, ?, ?, ?, ?, ?)').run(
     newId('tmb'), bankId, kind, targetId, reason, nowIso(),
   );
 }
@@ -135,7 +135,7 @@ export function observationsCiting(db: Db, factIds: string[]): string[] {
   const out = new Set<string>();
   for (let i = 0; i < factIds.length; i += 500) {
     const part = factIds.slice(i, i + 500);
-    const rows = db.prepare(`SELECT DISTINCT observation_id AS id FROM evidence WHERE fact_id IN (${placeholders(part.length)})`).all(...part) as Array<{ id: string }>;
+    const rows = prepared(db, `SELECT DISTINCT observation_id AS id FROM evidence WHERE fact_id IN (${placeholders(part.length)})`).all(...part) as Array<{ id: string }>;
     for (const r of rows) out.add(r.id);
   }
   return [...out];
