@@ -150,6 +150,9 @@ describe('core API on the embedded store', () => {
     const badTime = await s.call<{ error: { message: string } }>('POST', '/v1/banks/alice/recall', { query: 'x', queryTime: 'yesterday-ish' });
     assert.equal(badTime.status, 400);
     assert.match(badTime.body.error.message, /queryTime/);
+    const misspelled = await s.call<{ error: { message: string } }>('GET', '/v1/banks/alice/facts?kinds=observation');
+    assert.equal(misspelled.status, 400, 'an unknown query parameter is refused, not ignored');
+    assert.match(misspelled.body.error.message, /kinds/);
     const after = await s.call<{ total: number }>('GET', '/v1/banks/alice/facts?limit=1');
     assert.equal(after.body.total, before.body.total);
   });

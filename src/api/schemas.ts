@@ -203,4 +203,4 @@ export const EntitySchema = z
 export const PageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   offset: z.coerce.number().int().min(0).default(0),
-});
+}).strict();

@@ -112,7 +112,7 @@ export function auditRoutes(engine: Engine, _worker?: ConsolidationWorker): (app
     app.openapi(
       createRoute({
         method: 'get', path: '/v1/banks/{bank}/tombstones', tags: ['audit'],
-        request: { params: BankIdParam, query: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) }) },
+        request: { params: BankIdParam, query: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) }).strict() },
         responses: { 200: json(z.object({ tombstones: z.array(TombstoneSchema) }), 'What was deleted, when and why (never the content), newest first'), ...errors },
       }),
       async (c) => {

@@ -69,7 +69,7 @@ export function consolidationRoutes(engine: Engine, worker: ConsolidationWorker)
         method: 'post', path: '/v1/banks/{bank}/consolidate', tags: ['consolidation'],
         request: {
           params: BankIdParam,
-          query: z.object({ wait: z.enum(['true', 'false']).optional().openapi({ description: 'Answer when the run is done (default: at once)' }) }),
+          query: z.object({ wait: z.enum(['true', 'false']).optional().openapi({ description: 'Answer when the run is done (default: at once)' }) }).strict(),
         },
         responses: {
           200: json(z.object({ run: RunReportSchema, status: ConsolidationStatusSchema }), 'The run is done'),

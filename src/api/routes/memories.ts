@@ -38,7 +38,7 @@ export function memoryRoutes(app: OpenAPIHono, engine: Engine): void {
           documentId: z.string().optional(),
           entityId: z.string().optional(),
           includeSuperseded: z.enum(['true', 'false']).optional(),
-        }),
+        }).strict(),
       },
       responses: { 200: json(z.object({ facts: z.array(FactSchema), total: z.number() }), 'A page of facts'), ...errors },
     }),
@@ -65,7 +65,7 @@ export function memoryRoutes(app: OpenAPIHono, engine: Engine): void {
   app.openapi(
     createRoute({
       method: 'delete', path: '/v1/banks/{bank}/facts/{fact}', tags: ['memory'],
-      request: { params: BankIdParam.extend({ fact: z.string() }), query: z.object({ reason: z.string().max(500).optional() }) },
+      request: { params: BankIdParam.extend({ fact: z.string() }), query: z.object({ reason: z.string().max(500).optional() }).strict() },
       responses: { 200: json(DeleteResultSchema, 'Deleted through every index'), ...errors },
     }),
     async (c) => {
@@ -107,7 +107,7 @@ export function memoryRoutes(app: OpenAPIHono, engine: Engine): void {
   app.openapi(
     createRoute({
       method: 'delete', path: '/v1/banks/{bank}/documents/{document}', tags: ['memory'],
-      request: { params: BankIdParam.extend({ document: z.string() }), query: z.object({ reason: z.string().max(500).optional() }) },
+      request: { params: BankIdParam.extend({ document: z.string() }), query: z.object({ reason: z.string().max(500).optional() }).strict() },
       responses: { 200: json(DeleteResultSchema, 'Deleted with all its facts'), ...errors },
     }),
     async (c) => {

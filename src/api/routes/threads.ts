@@ -156,7 +156,7 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
     app.openapi(
       createRoute({
         method: 'get', path: '/v1/banks/{bank}/threads/{thread}/messages', tags: ['threads'],
-        request: { params: ThreadParams, query: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100), offset: z.coerce.number().int().min(0).default(0) }) },
+        request: { params: ThreadParams, query: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100), offset: z.coerce.number().int().min(0).default(0) }).strict() },
         responses: { 200: json(z.object({ messages: z.array(MessageSchema) }), 'Messages in order'), ...errors },
       }),
       async (c) => {
@@ -170,7 +170,7 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
         method: 'get', path: '/v1/banks/{bank}/threads', tags: ['threads'],
         request: {
           params: BankIdParam,
-          query: z.object({ resourceId: z.string().optional(), limit: z.coerce.number().int().min(1).max(1000).default(100), offset: z.coerce.number().int().min(0).default(0) }),
+          query: z.object({ resourceId: z.string().optional(), limit: z.coerce.number().int().min(1).max(1000).default(100), offset: z.coerce.number().int().min(0).default(0) }).strict(),
         },
         responses: { 200: json(z.object({ threads: z.array(ThreadSchema) }), 'Threads of the bank'), ...errors },
       }),
@@ -214,7 +214,7 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
       createRoute({
         method: 'get', path: '/v1/banks/{bank}/threads/{thread}/context', tags: ['threads'],
         summary: 'Memory prefix (stable between turns until memory changes) and the raw unobserved tail',
-        request: { params: ThreadParams, query: z.object({ maxTokens: z.coerce.number().int().min(1).max(2_000_000).optional() }) },
+        request: { params: ThreadParams, query: z.object({ maxTokens: z.coerce.number().int().min(1).max(2_000_000).optional() }).strict() },
         responses: { 200: json(ContextSchema, 'The context'), ...errors },
       }),
       async (c) => {
@@ -250,7 +250,7 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
     app.openapi(
       createRoute({
         method: 'get', path: '/v1/banks/{bank}/threads/{thread}/observations', tags: ['threads'], summary: 'Observations and reflections of the thread’s record',
-        request: { params: ThreadParams, query: z.object({ status: z.string().optional().openapi({ description: 'Comma-separated: running, buffered, active, archived' }) }) },
+        request: { params: ThreadParams, query: z.object({ status: z.string().optional().openapi({ description: 'Comma-separated: running, buffered, active, archived' }) }).strict() },
         responses: { 200: json(z.object({ items: z.array(MemoryItemSchema) }), 'Memory items in creation order'), ...errors },
       }),
       async (c) => {
@@ -268,7 +268,7 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
         summary: 'Server-Sent Events: observation, reflection, buffering (start/end/failed), activation, working-memory.updated',
         request: {
           params: ThreadParams,
-          query: z.object({ since: z.coerce.number().int().min(0).optional().openapi({ description: 'Replay kept events after this id (also: Last-Event-ID header)' }) }),
+          query: z.object({ since: z.coerce.number().int().min(0).optional().openapi({ description: 'Replay kept events after this id (also: Last-Event-ID header)' }) }).strict(),
         },
         responses: { 200: { content: { 'text/event-stream': { schema: z.string() } }, description: 'Event stream; each event has id, event (type) and JSON data' }, ...errors },
       }),

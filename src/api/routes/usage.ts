@@ -32,7 +32,7 @@ export function usageRoutes(engine: Engine, ledger: UsageLedger): (app: OpenAPIH
     app.openapi(
       createRoute({
         method: 'get', path: '/v1/banks/{bank}/usage', tags: ['usage'],
-        request: { params: BankIdParam, query: z.object({ from: isoDate('from').optional(), to: isoDate('to').optional() }) },
+        request: { params: BankIdParam, query: z.object({ from: isoDate('from').optional(), to: isoDate('to').optional() }).strict() },
         responses: {
           200: { content: { 'application/json': { schema: UsageReportSchema } }, description: 'LLM usage totals per operation and model' },
           400: { content: { 'application/json': { schema: ErrorSchema } }, description: 'Invalid range' },
