@@ -166,19 +166,10 @@ export class QdrantVectors {
   /** Stored vectors of the facts that have a point. */
   async retrieve(embedder: string, factIds: string[]): Promise<Map<string, Float32Array>> {
     const out = new Map<string, Float32Array>();
-    const name = this.collectionOf(embedder);
-    if (factIds.length === 0 || !(await this.exists(name))) return out;
-    for (let i = 0; i < factIds.length; i += this.batchSize) {
-      const records = await this.client.retrieve(name, {
-        ids: factIds.slice(i, i + this.batchSize).map(pointId),
-        with_payload: ['fact_id'],
-        with_vector: true,
-      });
-      for (const r of records) {
-        const factId = factIdOf(r.payload);
-        const vector = vectorOf(r.vector);
-        if (factId && vector) out.set(factId, vector);
-      }
+    for await (const r of this.records(embedder, factIds, true)) {
+      const factId = factIdOf(r.payload);
+      const vector = vectorOf(r.vector);
+      if (factId && vector) out.set(factId, vector);
     }
     return out;
   }
@@ -186,20 +177,20 @@ export class QdrantVectors {
   /** Which of the facts have a point. */
   async existing(embedder: string, factIds: string[]): Promise<Set<string>> {
     const out = new Set<string>();
-    const name = this.collectionOf(embedder);
-    if (factIds.length === 0 || !(await this.exists(name))) return out;
-    for (let i = 0; i < factIds.length; i += this.batchSize) {
-      const records = await this.client.retrieve(name, {
-        ids: factIds.slice(i, i + this.batchSize).map(pointId),
-        with_payload: ['fact_id'],
-        with_vector: false,
-      });
-      for (const r of records) {
-        const factId = factIdOf(r.payload);
-        if (factId) out.add(factId);
-      }
+    for await (const r of this.records(embedder, factIds, false)) {
+      const factId = factIdOf(r.payload);
+      if (factId) out.add(factId);
     }
     return out;
+  }
+
+  /** The points of these facts, read in batches (none when the embedder's collection does not exist yet). */
+  private async *records(embedder: string, factIds: string[], withVector: boolean): AsyncGenerator<{ payload?: unknown; vector?: unknown }> {
+    const name = this.collectionOf(embedder);
+    if (factIds.length === 0 || !(await this.exists(name))) return;
+    for (let i = 0; i < factIds.length; i += this.batchSize) {
+      yield* await this.client.retrieve(name, { ids: factIds.slice(i, i + this.batchSize).map(pointId), with_payload: ['fact_id'], with_vector: withVector });
+    }
   }
 
   /** Every point of a collection, a page at a time (for reconcile). */
