@@ -2,8 +2,10 @@
 //   cairn export <bank> [-o file.jsonl] [--embeddings]   archive a bank (stdout without -o)
 //   cairn import <file> [--bank <id>]                    read an archive into a new bank (re-embeds as needed)
 //   cairn reconcile [--older-than <minutes>] [--dry-run] repair drift between Neo4j and Qdrant (server mode)
+import { createReadStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { compose } from '../compose.ts';
+import { progressBar } from '../cli/progress.ts';
 import type { Config } from '../config.ts';
 import { ServerStore } from '../store/server/store.ts';
 import { reconcile, type ReconcileReport } from '../store/reconcile.ts';
@@ -24,14 +26,14 @@ export interface ExportCommandOptions {
 }
 
 export async function exportCommand(config: Config, bankId: string, options: ExportCommandOptions = {}, io: CommandIo = processIo()): Promise<void> {
-  const { engine } = await compose(config);
+  const { engine, shutdown } = await compose(config, { startWorker: false });
   try {
     const lines = options.out
       ? await exportBankToFile(engine.store, bankId, options.out, { embeddings: options.embeddings })
       : await writeExport(engine.store, bankId, io.out, { embeddings: options.embeddings });
     io.err.write(`exported bank ${bankId}: ${lines} lines${options.out ? ` to ${options.out}` : ''}${options.embeddings ? ' (with vectors)' : ''}\n`);
   } finally {
-    await engine.close();
+    await shutdown();
   }
 }
 
@@ -40,17 +42,27 @@ export interface ImportCommandOptions {
 }
 
 export async function importCommand(config: Config, file: string, options: ImportCommandOptions = {}, io: CommandIo = processIo()): Promise<void> {
-  const { engine } = await compose(config);
+  const { engine, shutdown } = await compose(config, { startWorker: false });
+  const total = await countLines(file);
+  const bar = progressBar(`importing ${file}`);
   try {
-    const report = await importBank(engine.store, engine.deps.embedder, file, { bankId: options.bank });
+    const report = await importBank(engine.store, engine.deps.embedder, file, { bankId: options.bank, onRecord: (line) => bar.update(line, total) });
+    bar.stop();
     const c = report.counts;
     io.out.write(
       `imported bank ${report.bankId}: ${c.documents} documents, ${c.chunks} chunks, ${c.facts} facts, ${c.observations} observations, ` +
         `${c.entities} entities, ${c.links} links; ${report.reembedded ? `${report.reembedded} texts embedded with ${report.embedder}` : `vectors kept (${report.embedder})`}\n`,
     );
   } finally {
-    await engine.close();
+    await shutdown();
   }
+}
+
+/** Lines of a file, counted without holding it in memory (the import progress bar's total). */
+async function countLines(file: string): Promise<number> {
+  let n = 0;
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
+  return n;
 }
 
 export interface ReconcileCommandOptions {
@@ -73,7 +85,7 @@ export function formatReconcileReport(r: ReconcileReport): string {
 export async function reconcileCommand(config: Config, options: ReconcileCommandOptions = {}, io: CommandIo = processIo()): Promise<void> {
   const minutes = options.olderThan === undefined ? 10 : Number(options.olderThan);
   if (!Number.isFinite(minutes) || minutes < 0) throw new Error(`--older-than '${options.olderThan}' is not a number of minutes`);
-  const { engine } = await compose(config);
+  const { engine, shutdown } = await compose(config, { startWorker: false });
   try {
     const store = engine.store;
     if (!(store instanceof ServerStore)) {
@@ -83,6 +95,6 @@ export async function reconcileCommand(config: Config, options: ReconcileCommand
     const report = await reconcile(store, { pendingOlderThanMs: minutes * 60_000, embedder: engine.deps.embedder, dryRun: options.dryRun });
     io.out.write(`${formatReconcileReport(report)}\n`);
   } finally {
-    await engine.close();
+    await shutdown();
   }
 }

@@ -17,6 +17,8 @@ export interface ImportOptions {
   bankId?: string;
   /** Facts per write, and texts per embedding call (default 256). */
   batchSize?: number;
+  /** Called after each record is read, with the archive's line number (for a progress bar). */
+  onRecord?: (lineNumber: number) => void;
 }
 
 export interface ImportReport {
@@ -243,6 +245,7 @@ export async function importBank(
       const record = parseRecord(next.value, lineNumber);
       if (record.type === 'end') ended = record.counts;
       await importer.take(record);
+      options.onRecord?.(lineNumber);
     }
     if (!ended) throw new Error('the export is truncated (no end record)');
     await importer.finish();
