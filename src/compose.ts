@@ -19,6 +19,7 @@ import { log } from './log.ts';
 import { chooseAnswerer } from './reflect/choose.ts';
 import { LlmExtractor } from './retain/llm-extractor.ts';
 import { OfflineExtractor } from './retain/offline-extractor.ts';
+import { PooledExtractor } from './retain/pooled-extractor.ts';
 import type { MemoryStore } from './store/ports.ts';
 import { ServerStore } from './store/server/store.ts';
 import { serverOptionsFromEnv } from './store/server/options.ts';
@@ -60,7 +61,13 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
   const embedder = await createEmbedder(config.env);
   const reranker = await createReranker(config.env);
   const retainLlm = resolveLlm('retain', undefined, { env: config.env, ledger });
-  const extractor = retainLlm ? new LlmExtractor(retainLlm) : new OfflineExtractor();
+  // The offline extractor runs on worker threads unless CAIRN_EXTRACT_THREADS=0 (then on the main thread).
+  const extractThreads = config.env.CAIRN_EXTRACT_THREADS === undefined ? undefined : Number(config.env.CAIRN_EXTRACT_THREADS);
+  const extractor = retainLlm
+    ? new LlmExtractor(retainLlm)
+    : extractThreads === 0
+      ? new OfflineExtractor()
+      : new PooledExtractor({ threads: extractThreads });
   const engine = new Engine({ store, embedder: embedder.embedder, reranker: reranker.reranker, extractor });
   // Banks whose consolidation resolves to a provider (environment or bank config) use the LLM consolidator; the
   // rest the offline one. resolveLlm already records every call in the ledger.

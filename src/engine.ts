@@ -207,6 +207,7 @@ export class Engine {
 
   async close(): Promise<void> {
     await this.operations.idle();
+    await this.deps.extractor.close?.();
     await this.deps.store.close();
   }
 }

@@ -41,5 +41,9 @@ export interface ExtractedFact {
 
 export interface Extractor {
   readonly name: string;
+  /** How many extract() calls may be in flight at once (default 1: one chunk after another). */
+  readonly concurrency?: number;
   extract(input: ExtractInput): Promise<ExtractedFact[]>;
+  /** Releases what the extractor holds (worker threads). */
+  close?(): Promise<void>;
 }

@@ -1,5 +1,6 @@
 // The retain pipeline: items -> documents -> changed chunks -> extracted facts -> resolved entities ->
 // vectors -> links, written atomically per document batch. Unchanged documents and chunks are skipped.
+import pLimit, { type LimitFunction } from 'p-limit';
 import { contentHash, derivedId, newId } from '../core/ids.ts';
 import { nowIso } from '../core/time.ts';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
@@ -86,84 +87,140 @@ export async function retain(deps: RetainDeps, bank: Bank, request: RetainReques
   return withBankLock(bank.id, () => retainLocked(deps, bank, request, progress));
 }
 
+/** What one document of a request will write: its record, the chunks to add and the chunk ids to remove. */
+interface DocumentWrite {
+  doc: PlannedDocument;
+  stored: DocumentRecord | null;
+  document: DocumentRecord;
+  fresh: Chunk[];
+  removed: string[];
+  unchanged: boolean;
+}
+
+async function planWrite(store: MemoryStore, bankId: string, doc: PlannedDocument, append: boolean, now: string): Promise<DocumentWrite> {
+  const existing = await store.listChunks(bankId, doc.id);
+  const stored = await store.getDocument(bankId, doc.id);
+  const planned = chunksOf(bankId, doc, append ? existing.length : 0);
+  const all = append ? [...existing, ...planned.filter((c) => !existing.some((e) => e.id === c.id))] : planned;
+  const docHash = contentHash(...all.map((c) => c.id));
+  const existingIds = new Set(existing.map((c) => c.id));
+  const plannedIds = new Set(all.map((c) => c.id));
+  const document: DocumentRecord = {
+    id: doc.id,
+    bankId,
+    contentHash: docHash,
+    metadata: doc.items[0]?.item.metadata ?? {},
+    tags: doc.items[0]?.item.tags ?? [],
+    createdAt: stored?.createdAt ?? now,
+    updatedAt: now,
+  };
+  return {
+    doc,
+    stored,
+    document,
+    fresh: all.filter((c) => !existingIds.has(c.id)),
+    removed: append ? [] : existing.filter((c) => !plannedIds.has(c.id)).map((c) => c.id),
+    unchanged: stored !== null && stored.contentHash === docHash,
+  };
+}
+
 async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest, progress?: Progress): Promise<RetainResult> {
   const { store } = deps;
   const now = nowIso();
   const result: RetainResult = { documents: 0, documentsUnchanged: 0, chunksProcessed: 0, chunksRemoved: 0, facts: 0, factIds: [], entities: 0 };
-  const docs = planDocuments(bank.id, request.items, now);
   const append = request.documentMode === 'append';
+  const plans: DocumentWrite[] = [];
+  for (const doc of planDocuments(bank.id, request.items, now)) plans.push(await planWrite(store, bank.id, doc, append, now));
+  // Every new chunk is handed to the extractor now (as many at once as it takes), so later chunks are extracted
+  // while earlier ones are embedded and written; writes still happen in order, one transaction per batch.
+  const extractions = new Extractions(deps.extractor, bank);
+  for (const plan of plans) if (!plan.unchanged) extractions.start(plan.fresh, plan.doc);
   let itemsDone = 0;
-  for (const doc of docs) {
-    const existing = await store.listChunks(bank.id, doc.id);
-    const stored = await store.getDocument(bank.id, doc.id);
-    const planned = chunksOf(bank.id, doc, append ? existing.length : 0);
-    const all = append ? [...existing, ...planned.filter((c) => !existing.some((e) => e.id === c.id))] : planned;
-    const docHash = contentHash(...all.map((c) => c.id));
-    result.documents++;
-    if (stored && stored.contentHash === docHash) {
-      result.documentsUnchanged++;
+  try {
+    for (const plan of plans) {
+      const { doc, stored, document, fresh, removed } = plan;
+      result.documents++;
+      if (plan.unchanged) {
+        result.documentsUnchanged++;
+        itemsDone += doc.items.length;
+        progress?.(itemsDone, request.items.length);
+        continue;
+      }
+      for (let i = 0; i < Math.max(fresh.length, 1); i += WRITE_BATCH) {
+        const batch = fresh.slice(i, i + WRITE_BATCH);
+        const last = i + WRITE_BATCH >= fresh.length;
+        // Until the last batch is written the document keeps its old hash, so a crash mid-way re-processes the rest.
+        const batchDoc = last ? document : { ...document, contentHash: stored?.contentHash ?? 'incomplete' };
+        const extracted = await extractions.of(batch);
+        const written = await writeChunks(deps, bank, batchDoc, extracted, i === 0 ? removed : []);
+        result.facts += written.factIds.length;
+        result.factIds.push(...written.factIds);
+        result.entities += written.entities;
+      }
+      result.chunksProcessed += fresh.length;
+      result.chunksRemoved += removed.length;
       itemsDone += doc.items.length;
       progress?.(itemsDone, request.items.length);
-      continue;
     }
-    const existingIds = new Set(existing.map((c) => c.id));
-    const plannedIds = new Set(all.map((c) => c.id));
-    const fresh = all.filter((c) => !existingIds.has(c.id));
-    const removed = append ? [] : existing.filter((c) => !plannedIds.has(c.id)).map((c) => c.id);
-    const document: DocumentRecord = {
-      id: doc.id,
-      bankId: bank.id,
-      contentHash: docHash,
-      metadata: doc.items[0]?.item.metadata ?? {},
-      tags: doc.items[0]?.item.tags ?? [],
-      createdAt: stored?.createdAt ?? now,
-      updatedAt: now,
-    };
-    const itemsById = new Map(doc.items.map((i) => [i.itemId, i.item]));
-    for (let i = 0; i < Math.max(fresh.length, 1); i += WRITE_BATCH) {
-      const batch = fresh.slice(i, i + WRITE_BATCH);
-      const last = i + WRITE_BATCH >= fresh.length;
-      // Until the last batch is written the document keeps its old hash, so a crash mid-way re-processes the rest.
-      const batchDoc = last ? document : { ...document, contentHash: stored?.contentHash ?? 'incomplete' };
-      const written = await writeChunks(deps, bank, batchDoc, batch, i === 0 ? removed : [], itemsById);
-      result.facts += written.factIds.length;
-      result.factIds.push(...written.factIds);
-      result.entities += written.entities;
-    }
-    result.chunksProcessed += fresh.length;
-    result.chunksRemoved += removed.length;
-    itemsDone += doc.items.length;
-    progress?.(itemsDone, request.items.length);
-    // The store's calls are synchronous underneath: without a turn of the event loop between documents, a long
-    // retain would hold every other request of the process (recall, status, progress polls) until it ends.
-    await yieldToEventLoop();
+  } finally {
+    extractions.cancel();
   }
   return result;
+}
+
+/** The extraction of each new chunk of a request, started ahead of the writes, at most `concurrency` at a time. */
+class Extractions {
+  private readonly pending = new Map<Chunk, Promise<ExtractedFact[]>>();
+  private readonly limit: LimitFunction;
+
+  constructor(
+    private readonly extractor: Extractor,
+    private readonly bank: Bank,
+  ) {
+    this.limit = pLimit(Math.max(1, extractor.concurrency ?? 1));
+  }
+
+  start(chunks: Chunk[], doc: PlannedDocument): void {
+    const items = new Map(doc.items.map((i) => [i.itemId, i.item]));
+    const mode = retainModeOf(this.bank.config);
+    const mission = typeof this.bank.config.retainMission === 'string' ? this.bank.config.retainMission : undefined;
+    for (const chunk of chunks) {
+      const task = this.limit(() =>
+        this.extractor.extract({
+          bankId: this.bank.id,
+          text: chunk.text,
+          speaker: chunk.speaker,
+          fromAgent: isAgent(items.get(chunk.itemId)),
+          timestamp: chunk.timestamp ?? nowIso(),
+          context: chunk.context,
+          mode,
+          mission,
+        }),
+      );
+      task.catch(() => undefined); // a failure surfaces when its batch is written; until then it must not go unhandled
+      this.pending.set(chunk, task);
+    }
+  }
+
+  async of(chunks: Chunk[]): Promise<Array<{ chunk: Chunk; facts: ExtractedFact[] }>> {
+    return Promise.all(chunks.map(async (chunk) => ({ chunk, facts: await this.pending.get(chunk)! })));
+  }
+
+  /** Drops extractions not started yet (after a failure, nothing more will be written). */
+  cancel(): void {
+    this.limit.clearQueue();
+  }
 }
 
 async function writeChunks(
   deps: RetainDeps,
   bank: Bank,
   document: DocumentRecord,
-  chunks: Chunk[],
+  extracted: Array<{ chunk: Chunk; facts: ExtractedFact[] }>,
   removeChunkIds: string[],
-  items: Map<string, RetainItem>,
 ): Promise<{ factIds: string[]; entities: number }> {
-  const { store, extractor, embedder } = deps;
-  const extracted: Array<{ chunk: Chunk; facts: ExtractedFact[] }> = [];
-  for (const chunk of chunks) {
-    const facts = await extractor.extract({
-      bankId: bank.id,
-      text: chunk.text,
-      speaker: chunk.speaker,
-      fromAgent: isAgent(items.get(chunk.itemId)),
-      timestamp: chunk.timestamp ?? nowIso(),
-      context: chunk.context,
-      mode: retainModeOf(bank.config),
-      mission: typeof bank.config.retainMission === 'string' ? bank.config.retainMission : undefined,
-    });
-    extracted.push({ chunk, facts });
-  }
+  const { store, embedder } = deps;
+  const chunks = extracted.map((e) => e.chunk);
   const resolver = new EntityResolver(store, bank.id);
   await resolver.preload(extracted.flatMap((e) => e.facts.flatMap((f) => f.entities)));
   const now = nowIso();

@@ -1,0 +1,45 @@
+// The offline extractor on worker threads (piscina): its NLP (compromise, chrono) is CPU-bound and costs most
+// of a retain, so chunks are extracted on several cores while the main thread embeds and writes. Same output as
+// OfflineExtractor, which each thread runs; threads start on first use and stop when idle.
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import type { ExtractInput, ExtractedFact, Extractor } from './extractor.ts';
+
+export interface PooledExtractorOptions {
+  /** Worker threads (default: the machine's cores, at most 4). */
+  threads?: number;
+  /** A thread idle this long stops (default 30 s). */
+  idleTimeoutMs?: number;
+}
+
+/** Node options a worker needs to load the TypeScript sources: the tsx loader, as this process has it. */
+function loaderArgs(): string[] {
+  return ['--import', import.meta.resolve('tsx')];
+}
+
+export class PooledExtractor implements Extractor {
+  readonly name = 'offline';
+  readonly concurrency: number;
+  private readonly pool: Piscina<ExtractInput, ExtractedFact[]>;
+
+  constructor(options: PooledExtractorOptions = {}) {
+    const threads = Math.max(1, options.threads ?? Math.min(4, availableParallelism()));
+    // Two tasks in flight per thread keep every thread busy while results travel back.
+    this.concurrency = threads * 2;
+    this.pool = new Piscina({
+      filename: new URL('./offline-extractor-worker.ts', import.meta.url).href,
+      minThreads: 0,
+      maxThreads: threads,
+      idleTimeout: options.idleTimeoutMs ?? 30_000,
+      execArgv: loaderArgs(),
+    });
+  }
+
+  extract(input: ExtractInput): Promise<ExtractedFact[]> {
+    return this.pool.run(input);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.destroy();
+  }
+}
