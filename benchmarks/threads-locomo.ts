@@ -9,7 +9,8 @@
 // to benchmarks/RESULTS.md.
 //
 //   node --import tsx benchmarks/threads-locomo.ts [--path ../shared/datasets/locomo/locomo10.json]
-//        [--profile compact|default|both] [--conversations 1-5] [--dump DIR] [--no-write]
+//        [--profile default|roomy|both] [--settings JSON] [--conversations 1-5] [--dump DIR] [--no-write]
+//   --settings: thread settings to try as the profile `custom` (replaces --profile), e.g. '{"messageTokens":800}';
 //   --conversations: a 1-based range or list of conversations (e.g. 1-5 to decide, 6-10 to confirm on a held-out half);
 //   --dump: writes each final context to DIR/<profile>-<conversation>.txt for reading.
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -28,14 +29,10 @@ const PRESENT_SHARE = 2 / 3;
 const CHECKPOINTS = [50, 100, 200, 400];
 
 const PROFILES: Record<string, ThreadSettingsInput> = {
-  /** Small windows aimed at the 80% target. */
-  compact: {
-    messageTokens: 1000, bufferTokens: 0.25, bufferActivation: 0.8, blockAfter: 1.2, observationTokens: 1200,
-    reflectionConsolidationThreshold: 3, memoryTokenBudget: 2000, messageTokenBudget: 1200, maxObservationsInContext: 20,
-    maxReflectionsInContext: 6, workingMemory: { maxTokens: 200 },
-  },
-  /** The shipped defaults. */
+  /** The shipped defaults (the recommended profile). */
   default: {},
+  /** The defaults before they were lowered: more raw messages and a larger memory, for models with long contexts. */
+  roomy: { messageTokens: 4000, observationTokens: 3000, reflectionConsolidationThreshold: 4, memoryTokenBudget: 4000, messageTokenBudget: 6000, workingMemory: { maxTokens: 500 } },
 };
 
 interface Survival {
@@ -177,6 +174,7 @@ async function main(): Promise<void> {
     options: {
       path: { type: 'string', default: DEFAULT_LOCOMO_PATH },
       profile: { type: 'string', default: 'both' },
+      settings: { type: 'string' },
       conversations: { type: 'string' },
       dump: { type: 'string' },
       'no-write': { type: 'boolean', default: false },
@@ -187,8 +185,12 @@ async function main(): Promise<void> {
     console.error(`LoCoMo not found at ${path}; pass --path`);
     process.exit(2);
   }
+  if (values.settings) {
+    PROFILES.custom = JSON.parse(values.settings) as ThreadSettingsInput;
+    values.profile = 'custom';
+  }
   const names = values.profile === 'both' ? Object.keys(PROFILES) : [values.profile as string];
-  for (const n of names) if (!PROFILES[n]) throw new Error(`unknown profile '${n}' (compact, default, both)`);
+  for (const n of names) if (!PROFILES[n]) throw new Error(`unknown profile '${n}' (default, roomy, both)`);
   process.env.CAIRN_LOG_LEVEL ??= 'warn';
   const all = loadLocomo(path);
   const picked = values.conversations ? pickConversations(values.conversations, all.length) : all.map((_, i) => i);
@@ -205,7 +207,8 @@ async function main(): Promise<void> {
     const total = rows.reduce((n, r) => n + r.ms, 0);
     sections.push(`Profile \`${name}\` (settings ${JSON.stringify(PROFILES[name])}; replay ${(total / 1000).toFixed(1)} s)\n\n${table(rows)}`);
   }
-  const command = `node --import tsx benchmarks/threads-locomo.ts${values.profile === 'both' ? '' : ` --profile ${values.profile}`}${values.conversations ? ` --conversations ${values.conversations}` : ''}`;
+  const chosen = values.settings ? ` --settings '${values.settings}'` : values.profile === 'both' ? '' : ` --profile ${values.profile}`;
+  const command = `node --import tsx benchmarks/threads-locomo.ts${chosen}${values.conversations ? ` --conversations ${values.conversations}` : ''}`;
   const section = [
     `## Thread memory on LoCoMo (offline observer and reflector), ${new Date().toISOString()}`,
     '',

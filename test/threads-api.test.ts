@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { countTokens } from '../src/text/tokens.ts';
 import { runMemoryCommand } from '../src/threads/cli.ts';
 import type { MemoryStatusReport } from '../src/threads/status.ts';
+import { DEFAULT_THREAD_SETTINGS } from '../src/threads/settings.ts';
 import { readEvents, startThreadServer, type ThreadTestServer } from './support/threads.ts';
 import type { MemoryItem, ThreadMessage } from '../src/threads/types.ts';
 
@@ -82,7 +83,7 @@ describe('thread memory API', () => {
     }
     const saved = await s.call<{ settings: Record<string, unknown>; effective: { messageTokens: number } }>('GET', '/v1/banks/cfg/thread-settings');
     assert.deepEqual(saved.body.settings, {});
-    assert.equal(saved.body.effective.messageTokens, 4000);
+    assert.equal(saved.body.effective.messageTokens, DEFAULT_THREAD_SETTINGS.messageTokens);
 
     const ok = await s.call<{ effective: { bufferTokens: number; keepTokens: number; blockAfterTokens: number } }>('PATCH', '/v1/banks/cfg/thread-settings', { messageTokens: 1000, bufferTokens: 0.2, bufferActivation: 0.7, blockAfter: 1.5 });
     assert.equal(ok.status, 200);

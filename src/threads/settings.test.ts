@@ -44,3 +44,13 @@ test('clashing or malformed settings are refused with what to change', () => {
   refused({ scope: 'everywhere' }, /scope/);
   refused({ workingMemory: { size: 3 } }, /size/);
 });
+
+test('the raw-tail budget follows messageTokens unless set, so raising the threshold alone is accepted', () => {
+  const d = resolveSettings({}, 'defaults');
+  assert.equal(d.messageTokenBudget, d.blockAfterTokens);
+  assert.ok(d.memoryTokenBudget + d.messageTokenBudget <= 3000, 'the default context stays within 3,000 tokens');
+  const raised = resolveSettings({ messageTokens: 5000 }, 't');
+  assert.equal(raised.messageTokenBudget, Math.round(1.2 * 5000));
+  assert.equal(resolveSettings({ messageTokens: 5000, bufferTokens: false }, 't').messageTokenBudget, 5000);
+  assert.equal(resolveSettings({ messageTokens: 5000, messageTokenBudget: 0 }, 't').messageTokenBudget, 0);
+});

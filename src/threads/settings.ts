@@ -23,7 +23,7 @@ export const ThreadSettingsSchema = z
     maxReflectionsInContext: whole('maxReflectionsInContext', 0),
     /** Tokens for the memory prefix (0: unlimited). */
     memoryTokenBudget: whole('memoryTokenBudget', 0),
-    /** Tokens for the raw message tail (0: unlimited). */
+    /** Tokens for the raw message tail (0: unlimited; default: blockAfter's token count, the most raw messages memory lets pile up). */
     messageTokenBudget: whole('messageTokenBudget', 0),
     /** Background observation interval: a fraction (0..1) of messageTokens or an absolute token count; false or 0: off. */
     bufferTokens: z.union([z.literal(false), z.number().min(0, { error: 'bufferTokens must be 0 or more (or false)' })]),
@@ -98,15 +98,19 @@ export interface ResolvedThreadSettings {
 
 export const DEFAULT_WORKING_MEMORY_TEMPLATE = '# Working memory\n\n## Profile\n\n## Preferences\n\n## Goals\n\n## Notes\n';
 
-export const DEFAULT_THREAD_SETTINGS: Required<Omit<ThreadSettingsInput, 'workingMemory'>> & { workingMemory: WorkingMemorySettings } = {
+/**
+ * Defaults aim at a context of about 3,000 tokens at most however long the thread (at least 80% fewer tokens than
+ * the history once it passes about 15,000): observe every 1,000 message tokens (Lango's threshold; Mastra's 30,000
+ * suits models with very long contexts), keep the memory prefix within 1,800 tokens. Raise them for more detail.
+ */
+export const DEFAULT_THREAD_SETTINGS: Required<Omit<ThreadSettingsInput, 'workingMemory' | 'messageTokenBudget'>> & { workingMemory: WorkingMemorySettings } = {
   scope: 'thread',
-  messageTokens: 4000,
-  observationTokens: 3000,
-  reflectionConsolidationThreshold: 4,
+  messageTokens: 1000,
+  observationTokens: 1200,
+  reflectionConsolidationThreshold: 3,
   maxObservationsInContext: 20,
   maxReflectionsInContext: 6,
-  memoryTokenBudget: 4000,
-  messageTokenBudget: 6000,
+  memoryTokenBudget: 1800,
   bufferTokens: 0.25,
   bufferActivation: 0.8,
   blockAfter: 1.2,
@@ -115,7 +119,7 @@ export const DEFAULT_THREAD_SETTINGS: Required<Omit<ThreadSettingsInput, 'workin
   observer: 'auto',
   observerInstructions: '',
   reflectorInstructions: '',
-  workingMemory: { enabled: true, scope: 'resource', template: DEFAULT_WORKING_MEMORY_TEMPLATE, autoUpdate: true, maxTokens: 500 },
+  workingMemory: { enabled: true, scope: 'resource', template: DEFAULT_WORKING_MEMORY_TEMPLATE, autoUpdate: true, maxTokens: 200 },
   bridge: 'off',
 };
 
@@ -180,8 +184,9 @@ export function resolveSettings(merged: ThreadSettingsInput, where: string): Res
       problems.push(`reflectionBlockAfter (${s.reflectionBlockAfter}) must resolve above observationTokens (${o}): use a multiplier between 1 and 2 or a larger token count`);
   }
 
-  if (s.messageTokenBudget > 0 && s.messageTokenBudget < m)
-    problems.push(`messageTokenBudget (${s.messageTokenBudget}) is below messageTokens (${m}): messages not yet observed would fall out of the context; raise messageTokenBudget (or set 0 for unlimited) or lower messageTokens`);
+  const messageTokenBudget = s.messageTokenBudget ?? blockAfterTokens;
+  if (messageTokenBudget > 0 && messageTokenBudget < m)
+    problems.push(`messageTokenBudget (${messageTokenBudget}) is below messageTokens (${m}): messages not yet observed would fall out of the context; raise messageTokenBudget (or set 0 for unlimited) or lower messageTokens`);
 
   if (problems.length) throw badRequest(`invalid thread memory settings (${where}): ${problems.join('; ')}`);
   return {
@@ -192,7 +197,7 @@ export function resolveSettings(merged: ThreadSettingsInput, where: string): Res
     maxObservationsInContext: s.maxObservationsInContext,
     maxReflectionsInContext: s.maxReflectionsInContext,
     memoryTokenBudget: s.memoryTokenBudget,
-    messageTokenBudget: s.messageTokenBudget,
+    messageTokenBudget,
     bufferTokens,
     keepTokens,
     blockAfterTokens,
