@@ -207,7 +207,6 @@ export class Engine {
 
   async close(): Promise<void> {
     await this.operations.idle();
-    await this.deps.extractor.close?.();
     await this.deps.store.close();
   }
 }

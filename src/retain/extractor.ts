@@ -44,6 +44,4 @@ export interface Extractor {
   /** How many extract() calls may be in flight at once (default 1: one chunk after another). */
   readonly concurrency?: number;
   extract(input: ExtractInput): Promise<ExtractedFact[]>;
-  /** Releases what the extractor holds (worker threads). */
-  close?(): Promise<void>;
 }

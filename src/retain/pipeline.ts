@@ -6,7 +6,7 @@ import { nowIso } from '../core/time.ts';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Bank, Chunk, DocumentRecord, Fact, FactLink } from '../core/types.ts';
 import type { Embedder } from '../embed/ports.ts';
-import type { MemoryStore } from '../store/ports.ts';
+import type { ItemWrite, MemoryStore } from '../store/ports.ts';
 import { chunkText } from './chunking.ts';
 import { EntityResolver } from './entities.ts';
 import type { ExtractedFact, Extractor } from './extractor.ts';
@@ -136,36 +136,70 @@ async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest
   const extractions = new Extractions(deps.extractor, bank);
   for (const plan of plans) if (!plan.unchanged) extractions.start(plan.fresh, plan.doc);
   let itemsDone = 0;
+  const count = (written: { factIds: string[]; entities: number }): void => {
+    result.facts += written.factIds.length;
+    result.factIds.push(...written.factIds);
+    result.entities += written.entities;
+  };
+  const done = (plan: DocumentWrite): void => {
+    result.documents++;
+    if (plan.unchanged) result.documentsUnchanged++;
+    else {
+      result.chunksProcessed += plan.fresh.length;
+      result.chunksRemoved += plan.removed.length;
+    }
+    itemsDone += plan.doc.items.length;
+    progress?.(itemsDone, request.items.length);
+  };
   try {
-    for (const plan of plans) {
-      const { doc, stored, document, fresh, removed } = plan;
-      result.documents++;
-      if (plan.unchanged) {
-        result.documentsUnchanged++;
-        itemsDone += doc.items.length;
-        progress?.(itemsDone, request.items.length);
+    for (const group of writeGroups(plans)) {
+      if (group.length > 1 || (group[0].fresh.length <= WRITE_BATCH && group[0].removed.length === 0)) {
+        // Small new documents share a transaction (each still whole or absent after a crash).
+        const parts = await Promise.all(group.map(async (plan) => ({ document: plan.document, extracted: await extractions.of(plan.fresh), removeChunkIds: [] })));
+        count(await writeChunks(deps, bank, parts));
+        group.forEach(done);
         continue;
       }
-      for (let i = 0; i < Math.max(fresh.length, 1); i += WRITE_BATCH) {
-        const batch = fresh.slice(i, i + WRITE_BATCH);
-        const last = i + WRITE_BATCH >= fresh.length;
-        // Until the last batch is written the document keeps its old hash, so a crash mid-way re-processes the rest.
-        const batchDoc = last ? document : { ...document, contentHash: stored?.contentHash ?? 'incomplete' };
-        const extracted = await extractions.of(batch);
-        const written = await writeChunks(deps, bank, batchDoc, extracted, i === 0 ? removed : []);
-        result.facts += written.factIds.length;
-        result.factIds.push(...written.factIds);
-        result.entities += written.entities;
-      }
-      result.chunksProcessed += fresh.length;
-      result.chunksRemoved += removed.length;
-      itemsDone += doc.items.length;
-      progress?.(itemsDone, request.items.length);
+      const plan = group[0];
+      const { stored, document, fresh, removed } = plan;
+      if (!plan.unchanged)
+        for (let i = 0; i < Math.max(fresh.length, 1); i += WRITE_BATCH) {
+          const batch = fresh.slice(i, i + WRITE_BATCH);
+          const last = i + WRITE_BATCH >= fresh.length;
+          // Until the last batch is written the document keeps its old hash, so a crash mid-way re-processes the rest.
+          const batchDoc = last ? document : { ...document, contentHash: stored?.contentHash ?? 'incomplete' };
+          count(await writeChunks(deps, bank, [{ document: batchDoc, extracted: await extractions.of(batch), removeChunkIds: i === 0 ? removed : [] }]));
+        }
+      done(plan);
     }
   } finally {
     extractions.cancel();
   }
   return result;
+}
+
+/** Consecutive new documents of at most WRITE_BATCH chunks in all, with nothing to remove, form one group; any other
+ * document (unchanged, changed, or long) is a group of its own. */
+function writeGroups(plans: DocumentWrite[]): DocumentWrite[][] {
+  const groups: DocumentWrite[][] = [];
+  let open: DocumentWrite[] = [];
+  let size = 0;
+  for (const plan of plans) {
+    const small = !plan.unchanged && plan.removed.length === 0 && plan.fresh.length <= WRITE_BATCH;
+    if (!small || size + plan.fresh.length > WRITE_BATCH) {
+      if (open.length) groups.push(open);
+      open = [];
+      size = 0;
+    }
+    if (!small) {
+      groups.push([plan]);
+      continue;
+    }
+    open.push(plan);
+    size += plan.fresh.length;
+  }
+  if (open.length) groups.push(open);
+  return groups;
 }
 
 /** The extraction of each new chunk of a request, started ahead of the writes, at most `concurrency` at a time. */
@@ -212,69 +246,80 @@ class Extractions {
   }
 }
 
-async function writeChunks(
-  deps: RetainDeps,
-  bank: Bank,
-  document: DocumentRecord,
-  extracted: Array<{ chunk: Chunk; facts: ExtractedFact[] }>,
-  removeChunkIds: string[],
-): Promise<{ factIds: string[]; entities: number }> {
+/** One document's part of a write: its record, its extracted new chunks, the chunk ids it drops. */
+interface WritePart {
+  document: DocumentRecord;
+  extracted: Array<{ chunk: Chunk; facts: ExtractedFact[] }>;
+  removeChunkIds: string[];
+}
+
+/** Resolves, embeds and links the facts of one or more documents' chunks and writes them in one transaction. */
+async function writeChunks(deps: RetainDeps, bank: Bank, parts: WritePart[]): Promise<{ factIds: string[]; entities: number }> {
   const { store, embedder } = deps;
-  const chunks = extracted.map((e) => e.chunk);
   const resolver = new EntityResolver(store, bank.id);
-  await resolver.preload(extracted.flatMap((e) => e.facts.flatMap((f) => f.entities)));
+  await resolver.preload(parts.flatMap((p) => p.extracted.flatMap((e) => e.facts.flatMap((f) => f.entities))));
   const now = nowIso();
   const facts: Fact[] = [];
   const links: FactLink[] = [];
-  let previous: Fact | null = null;
-  for (const { chunk, facts: found } of extracted) {
-    const ids: string[] = [];
-    for (const x of found) {
-      const at = chunk.timestamp ?? now;
-      const entityIds = [...new Set(x.entities.map((m) => resolver.resolve(m, at)).filter((id): id is string => id !== null))];
-      const fact: Fact = {
-        id: newId('fct'),
-        bankId: bank.id,
-        kind: x.kind,
-        text: x.text,
-        occurredStart: x.occurredStart,
-        occurredEnd: x.occurredEnd,
-        mentionedAt: at,
-        entities: entityIds,
-        source: { documentId: document.id, chunkId: chunk.id, itemId: chunk.itemId, start: x.start, end: x.end },
-        speaker: chunk.speaker,
-        metadata: chunk.metadata,
-        tags: chunk.tags,
-        status: 'active',
-        validFrom: x.occurredStart ?? at,
-        validTo: null,
-        supersededBy: null,
-        supersededAt: null,
-        consolidatedAt: null,
-        createdAt: now,
-        updatedAt: now,
-      };
-      // Temporal links: each fact to the one told just before it in the document.
-      if (previous) links.push({ bankId: bank.id, from: previous.id, to: fact.id, type: 'temporal', weight: previous.source?.chunkId === chunk.id ? 1 : 0.8 });
-      for (const c of x.causedBy) if (ids[c]) links.push({ bankId: bank.id, from: ids[c], to: fact.id, type: 'causal', weight: 1 });
-      ids.push(fact.id);
-      facts.push(fact);
-      previous = fact;
+  const factsOfPart: Fact[][] = [];
+  for (const { document, extracted } of parts) {
+    const own: Fact[] = [];
+    let previous: Fact | null = null;
+    for (const { chunk, facts: found } of extracted) {
+      const ids: string[] = [];
+      for (const x of found) {
+        const at = chunk.timestamp ?? now;
+        const entityIds = [...new Set(x.entities.map((m) => resolver.resolve(m, at)).filter((id): id is string => id !== null))];
+        const fact: Fact = {
+          id: newId('fct'),
+          bankId: bank.id,
+          kind: x.kind,
+          text: x.text,
+          occurredStart: x.occurredStart,
+          occurredEnd: x.occurredEnd,
+          mentionedAt: at,
+          entities: entityIds,
+          source: { documentId: document.id, chunkId: chunk.id, itemId: chunk.itemId, start: x.start, end: x.end },
+          speaker: chunk.speaker,
+          metadata: chunk.metadata,
+          tags: chunk.tags,
+          status: 'active',
+          validFrom: x.occurredStart ?? at,
+          validTo: null,
+          supersededBy: null,
+          supersededAt: null,
+          consolidatedAt: null,
+          createdAt: now,
+          updatedAt: now,
+        };
+        // Temporal links: each fact to the one told just before it in the document.
+        if (previous) links.push({ bankId: bank.id, from: previous.id, to: fact.id, type: 'temporal', weight: previous.source?.chunkId === chunk.id ? 1 : 0.8 });
+        for (const c of x.causedBy) if (ids[c]) links.push({ bankId: bank.id, from: ids[c], to: fact.id, type: 'causal', weight: 1 });
+        ids.push(fact.id);
+        own.push(fact);
+        previous = fact;
+      }
     }
+    facts.push(...own);
+    factsOfPart.push(own);
   }
   const vectors = facts.length ? await embedder.embed(facts.map((f) => f.text)) : [];
-  const records = facts.map((f, i) => ({ id: f.id, vector: vectors[i] }));
-  links.push(...(await semanticLinks(store, bank.id, records)));
-  await store.writeItem({
+  const vectorOf = new Map(facts.map((f, i) => [f.id, vectors[i]]));
+  links.push(...(await semanticLinks(store, bank.id, facts.map((f) => ({ id: f.id, vector: vectorOf.get(f.id)! })))));
+  // Entities go with the first document (before any fact mentions them), links with the last (after both ends).
+  const writes: ItemWrite[] = parts.map((part, i) => ({
     bankId: bank.id,
-    document,
-    chunks,
-    removeChunkIds,
-    facts,
-    entities: [...resolver.touched.values()],
-    links,
-    vectors: records,
+    document: part.document,
+    chunks: part.extracted.map((e) => e.chunk),
+    removeChunkIds: part.removeChunkIds,
+    facts: factsOfPart[i],
+    entities: i === 0 ? [...resolver.touched.values()] : [],
+    links: i === parts.length - 1 ? links : [],
+    vectors: factsOfPart[i].map((f) => ({ id: f.id, vector: vectorOf.get(f.id)! })),
     embedder: embedder.id,
-  });
+  }));
+  if (writes.length === 1) await store.writeItem(writes[0]);
+  else if (store.writeItems) await store.writeItems(writes);
+  else for (const w of writes) await store.writeItem(w);
   return { factIds: facts.map((f) => f.id), entities: resolver.touched.size };
 }

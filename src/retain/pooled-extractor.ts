@@ -1,6 +1,7 @@
 // The offline extractor on worker threads (piscina): its NLP (compromise, chrono) is CPU-bound and costs most
 // of a retain, so chunks are extracted on several cores while the main thread embeds and writes. Same output as
-// OfflineExtractor, which each thread runs; threads start on first use and stop when idle.
+// OfflineExtractor, which each thread runs; threads start on first use, are shared by every engine of the
+// process, and stop when idle.
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import type { ExtractInput, ExtractedFact, Extractor } from './extractor.ts';
@@ -17,6 +18,25 @@ function loaderArgs(): string[] {
   return ['--import', import.meta.resolve('tsx')];
 }
 
+/** One pool per thread count for the whole process: engines opened one after another reuse warm threads. */
+const pools = new Map<number, Piscina<ExtractInput, ExtractedFact[]>>();
+
+function poolOf(threads: number, idleTimeoutMs: number): Piscina<ExtractInput, ExtractedFact[]> {
+  let pool = pools.get(threads);
+  if (!pool) {
+    pool = new Piscina({
+      filename: new URL('./offline-extractor-worker.ts', import.meta.url).href,
+      minThreads: 0,
+      maxThreads: threads,
+      // Idle threads do not keep the process alive (piscina unrefs them) and stop after this long.
+      idleTimeout: idleTimeoutMs,
+      execArgv: loaderArgs(),
+    });
+    pools.set(threads, pool);
+  }
+  return pool;
+}
+
 export class PooledExtractor implements Extractor {
   readonly name = 'offline';
   readonly concurrency: number;
@@ -26,20 +46,10 @@ export class PooledExtractor implements Extractor {
     const threads = Math.max(1, options.threads ?? Math.min(4, availableParallelism()));
     // Two tasks in flight per thread keep every thread busy while results travel back.
     this.concurrency = threads * 2;
-    this.pool = new Piscina({
-      filename: new URL('./offline-extractor-worker.ts', import.meta.url).href,
-      minThreads: 0,
-      maxThreads: threads,
-      idleTimeout: options.idleTimeoutMs ?? 30_000,
-      execArgv: loaderArgs(),
-    });
+    this.pool = poolOf(threads, options.idleTimeoutMs ?? 30_000);
   }
 
   extract(input: ExtractInput): Promise<ExtractedFact[]> {
     return this.pool.run(input);
-  }
-
-  async close(): Promise<void> {
-    await this.pool.destroy();
   }
 }

@@ -168,6 +168,8 @@ export interface MemoryStore {
   listLinks(bankId: string, limit: number, offset: number): Promise<FactLink[]>;
   /** Applies one item's write atomically. */
   writeItem(write: ItemWrite): Promise<void>;
+  /** Applies several items' writes, in order, in one transaction (optional: without it each is written alone). */
+  writeItems?(writes: ItemWrite[]): Promise<void>;
   /** Deletes a document and, through every index, all facts that came from it. Null when there is no such document. */
   deleteDocument(bankId: string, documentId: string, reason: string): Promise<DeleteResult | null>;
   /** Deletes facts (or observations) through every index and evidence link. */

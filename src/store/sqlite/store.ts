@@ -93,16 +93,21 @@ export class SqliteStore implements MemoryStore {
     return rows.map((r) => ({ bankId, ...r }));
   }
   async writeItem(w: ItemWrite): Promise<void> {
-    const version = writes.writeItem(this.db, w);
-    this.refreshStatistics(w.facts.length + w.chunks.length);
-    if (w.removeChunkIds.length) this.graph.invalidate(w.bankId);
-    else
-      this.graph.applyWrite(
-        w.bankId,
-        w.facts.flatMap((f) => f.entities.map((entityId) => ({ factId: f.id, entityId }))),
-        w.links,
-        version,
-      );
+    await this.writeItems([w]);
+  }
+  async writeItems(ws: ItemWrite[]): Promise<void> {
+    const versions = writes.writeItems(this.db, ws);
+    ws.forEach((w, i) => {
+      this.refreshStatistics(w.facts.length + w.chunks.length);
+      if (w.removeChunkIds.length) this.graph.invalidate(w.bankId);
+      else
+        this.graph.applyWrite(
+          w.bankId,
+          w.facts.flatMap((f) => f.entities.map((entityId) => ({ factId: f.id, entityId }))),
+          w.links,
+          versions[i],
+        );
+    });
   }
   async deleteDocument(bankId: string, documentId: string, reason: string): Promise<DeleteResult | null> {
     const r = deletes.deleteDocument(this.db, bankId, documentId, reason);

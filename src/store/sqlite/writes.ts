@@ -75,6 +75,11 @@ export function putVectors(db: Db, bankId: string, vectors: VectorRecord[]): voi
   }
 }
 
+/** Writes the items in order in one transaction; returns the bank's graph version after each. */
+export function writeItems(db: Db, ws: ItemWrite[]): number[] {
+  return db.transaction(() => ws.map((w) => writeItem(db, w))).immediate();
+}
+
 export function writeItem(db: Db, w: ItemWrite): number {
   return db
     .transaction(() => {
