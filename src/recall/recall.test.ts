@@ -195,12 +195,17 @@ before(async () => {
     store,
     C,
     'ana',
-    hubTopics.map((topic, i) => ({
-      text: `Ana: I spent the day on ${topic}.`,
-      speaker: 'Ana',
-      timestamp: `2024-03-${String(i + 1).padStart(2, '0')}T10:00:00.000Z`,
-      facts: [{ key: `ana-${topic}`, text: `Ana spent the day on ${topic}.`, entities: ['Ana'] }],
-    })),
+    [
+      ...hubTopics.map((topic, i) => ({
+        text: `Ana: I spent the day on ${topic}.`,
+        speaker: 'Ana',
+        timestamp: `2024-03-${String(i + 1).padStart(2, '0')}T10:00:00.000Z`,
+        facts: [{ key: `ana-${topic}`, text: `Ana spent the day on ${topic}.`, entities: ['Ana'] }],
+      })),
+      // A question by someone else shares more words with a query about what Ana said than her answer does.
+      { text: 'Ben: When does the harbour ferry schedule change?', speaker: 'Ben', timestamp: '2024-03-20T10:00:00.000Z', facts: [{ key: 'ferry-question', text: 'Ben asked when the harbour ferry schedule changes.', entities: ['Ben'] }] },
+      { text: 'Ana: The ferry runs hourly from May.', speaker: 'Ana', timestamp: '2024-03-20T10:01:00.000Z', facts: [{ key: 'ferry-answer', text: 'Ana said the ferry runs hourly from May.', entities: ['Ana'] }] },
+    ],
   );
   await writeDocument(store, C, 'lighthouse', [
     { text: 'The lighthouse keeper painted the door blue.', timestamp: '2024-04-01T10:00:00.000Z', facts: [{ key: 'lighthouse', text: 'The lighthouse keeper painted the door blue.' }] },
@@ -393,6 +398,20 @@ test('a hub named in the query is left out of the text search but raises the fac
   const z = await recall(deps, A, { query: 'Tell me about Zoltan', trace: true });
   assert.equal(z.trace?.focus, 'Tell me about Zoltan');
   assert.deepEqual(z.trace?.entities.map((e) => [e.name, e.hub]), [['Zoltan', false]]);
+});
+
+test('a fact mentioning an entity the query names rises above another speaker\'s fact on the same topic', async () => {
+  const query = 'What did Ana tell about the harbour ferry schedule?';
+  const answer = idOf(`${C}:ferry-answer`);
+  const question = idOf(`${C}:ferry-question`);
+  const plain = await recall({ ...deps, settings: { namedShare: 0 } }, C, { query, trace: true });
+  assert.ok(plain.trace);
+  assert.equal(armIds(plain.trace, 'keyword')[0], question, 'more of the query words');
+  assert.equal(plain.results[0].id, question);
+  const named = await recall(deps, C, { query });
+  assert.equal(named.results[0].id, answer);
+  assert.equal(named.results[1].id, question);
+  assert.ok(named.results[0].scores.fused > plain.results[1].scores.fused);
 });
 
 test('the keyword arm lifts facts of documents whose chunks match again and again', async () => {

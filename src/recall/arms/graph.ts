@@ -49,7 +49,7 @@ export async function graphArm(ctx: ArmContext, seedLists: Promise<Scored[][]>):
   for (const link of await store.graph.linksOf(bankId, seedIds)) give(link.to, (seeds.get(link.from) ?? 0) * link.weight * LINK_DECAY[link.type]);
   const seedFacts = await ctx.facts.get(seedIds);
   const seedEntityIds = [...new Set(seedFacts.flatMap((f) => f.entities))];
-  const seedEntities = (await store.getEntities(bankId, seedEntityIds)).filter((e) => e.mentionCount <= factsPerEntity);
+  const seedEntities = (await store.getEntities(bankId, seedEntityIds)).filter((e) => !isHub(e));
   const share = new Map(seedEntities.map((e) => [e.id, entityShare(e)]));
   // Per entity, the seeds mentioning it, strongest first: a fact takes the strongest seed other than itself.
   const seedsOfEntity = new Map<string, Array<{ id: string; strength: number }>>();

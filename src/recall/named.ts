@@ -1,0 +1,19 @@
+// Facts about what the query names rise: a question that names a person, place or thing ("What has Alice
+// painted?") asks about facts concerning it, and the similarity arms cannot tell: they search without hub names
+// (which match most facts) and rank by topic, so a reply by someone else on the same topic ranks as high as the
+// fact itself.
+import type { Fact } from '../core/types.ts';
+
+/**
+ * Raises, by `share` of its score, each candidate whose fact mentions one of `named`, and re-sorts (stable on
+ * ties). Candidates whose fact is not in `facts` keep their score.
+ */
+export function raiseNamed<T extends { id: string; score: number }>(candidates: T[], facts: Map<string, Fact>, named: Set<string>, share: number): T[] {
+  if (named.size === 0 || share === 0) return candidates;
+  const raised = candidates.map((c, i) => {
+    const fact = facts.get(c.id);
+    const mentions = fact !== undefined && fact.entities.some((e) => named.has(e));
+    return { c: mentions ? { ...c, score: c.score * (1 + share) } : c, i };
+  });
+  return raised.sort((a, b) => b.c.score - a.c.score || a.i - b.i).map((r) => r.c);
+}
