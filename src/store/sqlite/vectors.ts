@@ -133,17 +133,44 @@ class FlatVectors {
     this.slots.delete(rid);
   }
 
-  /** Inner product of q with every stored vector of the kinds in the mask: the rids and their scores. */
-  score(q: Float32Array, mask: number | null): { rids: Float64Array; scores: Float32Array } {
+  /** The m stored vectors of the kinds in the mask with the largest inner product with q, best first (ties in slot
+   * order): one scan keeping a bounded min-heap, so nothing of the bank's size is allocated. */
+  best(q: Float32Array, mask: number | null, m: number): { rids: number[]; scores: number[] } {
     const { data, dim, size, kinds } = this;
-    const rids = new Float64Array(this.count(mask));
-    const scores = new Float32Array(rids.length);
-    for (let s = 0, o = 0, j = 0; s < size; s++, o += dim) {
+    m = Math.max(0, Math.min(m, this.count(mask)));
+    const heapScores = new Float32Array(m);
+    const heapSlots = new Int32Array(m);
+    // Min-heap order: lower score first; among equal scores the later slot first (it is the one to drop).
+    const below = (a: number, b: number): boolean => heapScores[a] < heapScores[b] || (heapScores[a] === heapScores[b] && heapSlots[a] > heapSlots[b]);
+    const swap = (a: number, b: number): void => {
+      const sc = heapScores[a]; heapScores[a] = heapScores[b]; heapScores[b] = sc;
+      const sl = heapSlots[a]; heapSlots[a] = heapSlots[b]; heapSlots[b] = sl;
+    };
+    let n = 0;
+    for (let s = 0, o = 0; s < size && m > 0; s++, o += dim) {
       if (mask !== null && !(mask & (1 << kinds[s]))) continue;
-      rids[j] = this.rids[s];
-      scores[j++] = dot(data, o, q, dim);
+      const score = Math.fround(dot(data, o, q, dim)); // compared as stored in the heap
+      if (n < m) {
+        heapScores[n] = score;
+        heapSlots[n] = s;
+        for (let j = n++; j > 0 && below(j, (j - 1) >> 1); j = (j - 1) >> 1) swap(j, (j - 1) >> 1);
+        continue;
+      }
+      if (score <= heapScores[0]) continue;
+      heapScores[0] = score;
+      heapSlots[0] = s;
+      for (let j = 0; ;) {
+        const l = 2 * j + 1, r = l + 1;
+        let least = j;
+        if (l < m && below(l, least)) least = l;
+        if (r < m && below(r, least)) least = r;
+        if (least === j) break;
+        swap(j, least);
+        j = least;
+      }
     }
-    return { rids, scores };
+    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => heapScores[b] - heapScores[a] || heapSlots[a] - heapSlots[b]);
+    return { rids: order.map((i) => this.rids[heapSlots[i]]), scores: order.map((i) => heapScores[i]) };
   }
 
   private grow(): void {
@@ -205,14 +232,9 @@ function topPositions(scores: Float32Array, m: number): Int32Array {
 
 type Ranker = (fetch: number) => { rids: number[]; scores: number[] };
 
-/** The best `fetch` vectors of the kinds in the mask, exactly, from one scan of the flat store. */
+/** The best `fetch` vectors of the kinds in the mask, exactly, from a scan of the flat store. */
 function exactRanker(flat: FlatVectors, query: Float32Array, mask: number | null): Ranker {
-  let scored: { rids: Float64Array; scores: Float32Array } | null = null;
-  return (fetch) => {
-    const { rids, scores } = (scored ??= flat.score(query, mask));
-    const top = topPositions(scores, fetch);
-    return { rids: Array.from(top, (i) => rids[i]), scores: Array.from(top, (i) => scores[i]) };
-  };
+  return (fetch) => flat.best(query, mask, fetch);
 }
 
 /** The best `fetch` vectors of the bank, approximately, from the HNSW graph. */
