@@ -133,44 +133,17 @@ class FlatVectors {
     this.slots.delete(rid);
   }
 
-  /** The m stored vectors of the kinds in the mask with the largest inner product with q, best first (ties in slot
-   * order): one scan keeping a bounded min-heap, so nothing of the bank's size is allocated. */
+  /** The m stored vectors of the kinds in the mask with the largest inner product with q, best first: one scan into
+   * a bounded heap, so nothing of the bank's size is allocated. */
   best(q: Float32Array, mask: number | null, m: number): { rids: number[]; scores: number[] } {
     const { data, dim, size, kinds } = this;
-    m = Math.max(0, Math.min(m, this.count(mask)));
-    const heapScores = new Float32Array(m);
-    const heapSlots = new Int32Array(m);
-    // Min-heap order: lower score first; among equal scores the later slot first (it is the one to drop).
-    const below = (a: number, b: number): boolean => heapScores[a] < heapScores[b] || (heapScores[a] === heapScores[b] && heapSlots[a] > heapSlots[b]);
-    const swap = (a: number, b: number): void => {
-      const sc = heapScores[a]; heapScores[a] = heapScores[b]; heapScores[b] = sc;
-      const sl = heapSlots[a]; heapSlots[a] = heapSlots[b]; heapSlots[b] = sl;
-    };
-    let n = 0;
-    for (let s = 0, o = 0; s < size && m > 0; s++, o += dim) {
+    const top = new TopK(Math.min(m, this.count(mask)));
+    for (let s = 0, o = 0; s < size; s++, o += dim) {
       if (mask !== null && !(mask & (1 << kinds[s]))) continue;
-      const score = Math.fround(dot(data, o, q, dim)); // compared as stored in the heap
-      if (n < m) {
-        heapScores[n] = score;
-        heapSlots[n] = s;
-        for (let j = n++; j > 0 && below(j, (j - 1) >> 1); j = (j - 1) >> 1) swap(j, (j - 1) >> 1);
-        continue;
-      }
-      if (score <= heapScores[0]) continue;
-      heapScores[0] = score;
-      heapSlots[0] = s;
-      for (let j = 0; ;) {
-        const l = 2 * j + 1, r = l + 1;
-        let least = j;
-        if (l < m && below(l, least)) least = l;
-        if (r < m && below(r, least)) least = r;
-        if (least === j) break;
-        swap(j, least);
-        j = least;
-      }
+      top.push(dot(data, o, q, dim), s);
     }
-    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => heapScores[b] - heapScores[a] || heapSlots[a] - heapSlots[b]);
-    return { rids: order.map((i) => this.rids[heapSlots[i]]), scores: order.map((i) => heapScores[i]) };
+    const { positions, scores } = top.sorted();
+    return { rids: positions.map((s) => this.rids[s]), scores };
   }
 
   private grow(): void {
@@ -199,35 +172,60 @@ function dot(data: Float32Array, offset: number, q: Float32Array, dim: number): 
   return a + b + c + d;
 }
 
-/** Positions of the m largest scores, best first (a bounded min-heap; a full sort when m is a large share). */
-function topPositions(scores: Float32Array, m: number): Int32Array {
-  const n = scores.length;
-  m = Math.min(m, n);
-  if (m * 8 >= n) {
-    const all = new Int32Array(n).map((_, i) => i);
-    return all.sort((x, y) => scores[y] - scores[x]).subarray(0, m);
+/** The m largest scores pushed, with their positions: a bounded min-heap (ties: the earlier position wins). */
+class TopK {
+  private readonly scores: Float32Array;
+  private readonly positions: Int32Array;
+  private n = 0;
+
+  constructor(private readonly m: number) {
+    this.scores = new Float32Array(Math.max(0, m));
+    this.positions = new Int32Array(Math.max(0, m));
   }
-  const heap = new Int32Array(m); // min-heap of positions by score
-  const less = (x: number, y: number) => scores[heap[x]] < scores[heap[y]];
-  const swap = (x: number, y: number) => { const t = heap[x]; heap[x] = heap[y]; heap[y] = t; };
-  for (let i = 0; i < m; i++) {
-    heap[i] = i;
-    for (let j = i; j > 0 && less(j, (j - 1) >> 1); j = (j - 1) >> 1) swap(j, (j - 1) >> 1);
-  }
-  for (let i = m; i < n; i++) {
-    if (scores[i] <= scores[heap[0]]) continue;
-    heap[0] = i;
+
+  push(score: number, position: number): void {
+    const { m } = this;
+    if (m <= 0) return;
+    score = Math.fround(score); // compared as the heap stores it
+    if (this.n < m) {
+      this.scores[this.n] = score;
+      this.positions[this.n] = position;
+      for (let j = this.n++; j > 0 && this.below(j, (j - 1) >> 1); j = (j - 1) >> 1) this.swap(j, (j - 1) >> 1);
+      return;
+    }
+    if (score <= this.scores[0]) return;
+    this.scores[0] = score;
+    this.positions[0] = position;
     for (let j = 0; ;) {
       const l = 2 * j + 1, r = l + 1;
-      let s = j;
-      if (l < m && less(l, s)) s = l;
-      if (r < m && less(r, s)) s = r;
-      if (s === j) break;
-      swap(j, s);
-      j = s;
+      let least = j;
+      if (l < m && this.below(l, least)) least = l;
+      if (r < m && this.below(r, least)) least = r;
+      if (least === j) break;
+      this.swap(j, least);
+      j = least;
     }
   }
-  return heap.sort((x, y) => scores[y] - scores[x]);
+
+  /** Best first; equal scores in position order. */
+  sorted(): { positions: number[]; scores: number[] } {
+    const order = Array.from({ length: this.n }, (_, i) => i).sort((a, b) => this.scores[b] - this.scores[a] || this.positions[a] - this.positions[b]);
+    return { positions: order.map((i) => this.positions[i]), scores: order.map((i) => this.scores[i]) };
+  }
+
+  /** Heap order: the lower score first; of equal scores the later position first (it is the one to drop). */
+  private below(a: number, b: number): boolean {
+    return this.scores[a] < this.scores[b] || (this.scores[a] === this.scores[b] && this.positions[a] > this.positions[b]);
+  }
+
+  private swap(a: number, b: number): void {
+    const score = this.scores[a];
+    this.scores[a] = this.scores[b];
+    this.scores[b] = score;
+    const position = this.positions[a];
+    this.positions[a] = this.positions[b];
+    this.positions[b] = position;
+  }
 }
 
 type Ranker = (fetch: number) => { rids: number[]; scores: number[] };
@@ -822,15 +820,15 @@ export class SqliteVectorIndex implements VectorIndex {
     const rows = all.all(bank.id, ...params) as Array<[number, string]>;
     const { flat } = bank;
     const ids: string[] = [];
-    const scores: number[] = [];
+    const top = new TopK(k);
     for (const [rid, id] of rows) {
       const slot = flat.slots.get(rid);
       if (slot === undefined) continue;
+      top.push(dot(flat.data, slot * flat.dim, query, flat.dim), ids.length);
       ids.push(id);
-      scores.push(dot(flat.data, slot * flat.dim, query, flat.dim));
     }
-    const top = topPositions(Float32Array.from(scores), k);
-    return Array.from(top, (i) => ({ id: ids[i], score: scores[i] }));
+    const { positions, scores } = top.sorted();
+    return positions.map((i, j) => ({ id: ids[i], score: scores[j] }));
   }
 
   /** A prepared statement, prepared once. */
