@@ -109,6 +109,7 @@ let deps: RecallDeps;
 const A = 'bank-a';
 const B = 'bank-b';
 const C = 'bank-c';
+const D = 'bank-d';
 const QUERY_TIME = '2025-03-10T12:00:00.000Z';
 
 before(async () => {
@@ -116,7 +117,7 @@ before(async () => {
   store = new SqliteStore({ file: join(dir, 'x.db') });
   deps = { store, embedder: hashEmbedder };
   const now = new Date().toISOString();
-  for (const id of [A, B, C]) await store.createBank({ id, name: id, mission: '', config: {}, embedder: null, createdAt: now, updatedAt: now });
+  for (const id of [A, B, C, D]) await store.createBank({ id, name: id, mission: '', config: {}, embedder: null, createdAt: now, updatedAt: now });
 
   await writeDocument(store, A, 'chat-1', [
     {
@@ -219,6 +220,19 @@ before(async () => {
     { text: 'We rented a kayak.', timestamp: '2024-05-02T10:00:00.000Z', facts: [{ key: 'zz-kayak', text: 'Rented a kayak.' }] },
     { text: 'The kayak was red and fast, the best kayak on the lake.', timestamp: '2024-05-02T10:05:00.000Z', facts: [] },
   ]);
+  // Bank D: a conversation where the answer shares no word with the question that names the topic.
+  await writeDocument(
+    store,
+    D,
+    'chat',
+    [
+      { text: 'Lou: We finally repainted the kitchen.', speaker: 'Lou', timestamp: '2024-07-01T10:00:00.000Z', facts: [{ key: 'kitchen', text: 'Lou repainted the kitchen.' }] },
+      { text: 'Kim: Lovely! How long have you two been married?', speaker: 'Kim', timestamp: '2024-07-01T10:01:00.000Z', facts: [{ key: 'lovely', text: 'Lovely!' }, { key: 'question', text: 'How long have you two been married?' }] },
+      { text: 'Lou: Five years already. Time flies.', speaker: 'Lou', timestamp: '2024-07-01T10:02:00.000Z', facts: [{ key: 'answer', text: 'Five years already.' }, { key: 'flies', text: 'Time flies.' }] },
+      { text: 'Kim: The garden looks great too.', speaker: 'Kim', timestamp: '2024-07-01T10:03:00.000Z', facts: [{ key: 'garden', text: 'The garden looks great.' }] },
+    ],
+    [['kitchen', 'lovely', 'temporal'], ['lovely', 'question', 'temporal'], ['question', 'answer', 'temporal'], ['answer', 'flies', 'temporal'], ['flies', 'garden', 'temporal']],
+  );
   await writeDocument(store, B, 'other', [
     {
       text: 'Rahul bakes cardamom buns every Sunday.',
@@ -412,6 +426,17 @@ test('a fact mentioning an entity the query names rises above another speaker\'s
   assert.equal(named.results[0].id, answer);
   assert.equal(named.results[1].id, question);
   assert.ok(named.results[0].scores.fused > plain.results[1].scores.fused);
+});
+
+test('the turn after a question found is raised as its answer', async () => {
+  const query = 'How long has the couple been married?';
+  const plain = await recall({ ...deps, settings: { answerShare: 0 } }, D, { query });
+  assert.equal(plain.results[0].id, idOf(`${D}:question`));
+  const r = await recall(deps, D, { query });
+  const order = r.results.map((x) => x.id);
+  assert.equal(order[0], idOf(`${D}:answer`));
+  assert.ok(order.indexOf(idOf(`${D}:flies`)) < order.indexOf(idOf(`${D}:garden`)), 'the whole reply turn, not the turn after it');
+  assert.ok(order.indexOf(idOf(`${D}:question`)) < order.indexOf(idOf(`${D}:kitchen`)));
 });
 
 test('the keyword arm lifts facts of documents whose chunks match again and again', async () => {

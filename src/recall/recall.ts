@@ -1,6 +1,6 @@
 // Fused recall: the four arms run at once (the graph and temporal arms start from the semantic and keyword
-// hits when those arrive), their rankings are fused with weighted RRF, candidates mentioning what the query
-// names are raised, the top candidates are rescored by a
+// hits when those arrive), their rankings are fused with weighted RRF, the turns answering questions found are
+// raised, then candidates mentioning what the query names, the top candidates are rescored by a
 // cross-encoder when one is loaded, optionally diversified with MMR, and trimmed to the token budget.
 // Every result carries its arm scores, times, entity names and source; observations also their staleness, proof count
 // and (on request) source facts; `trace` adds each arm's findings and timings.
@@ -18,6 +18,7 @@ import { fitToTokens } from './budget.ts';
 import { FactLoader } from './facts.ts';
 import { matchesFilter } from './filter.ts';
 import { fuse, type Fused } from './fusion.ts';
+import { raiseAnswers } from './answers.ts';
 import { mmr } from './mmr.ts';
 import { raiseNamed } from './named.ts';
 import { analyzeQuery } from './query.ts';
@@ -38,6 +39,8 @@ export interface RecallDeps {
 
 /** How many fused candidates are read per result wanted (room for the filter re-check and for MMR to choose). */
 const POOL_PER_RESULT = 3;
+/** How many of the best fused candidates are read for questions whose answers (the turns after them) are raised. */
+const ANSWER_WINDOW = 20;
 /** How many of the best fused candidates are read to raise those mentioning what the query names. */
 const NAMED_WINDOW = 100;
 
@@ -77,6 +80,7 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
   // Fusion.
   let mark = performance.now();
   let fused = fuse(ARM_NAMES.map((name) => ({ name, weight: settings.armWeights[name], hits: arms[name].hits })), settings.rrfK);
+  fused = await raiseAnswers({ store, bankId, facts, filter: req.filter }, fused, ANSWER_WINDOW, settings.answerShare);
   if (query.entities.length && settings.namedShare > 0) {
     const window = fused.slice(0, NAMED_WINDOW);
     const windowFacts = new Map((await facts.get(window.map((f) => f.id))).map((f) => [f.id, f]));
