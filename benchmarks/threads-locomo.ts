@@ -117,7 +117,8 @@ async function replay(conv: LocomoConversation, settings: ThreadSettingsInput, d
   const kept = survival(conv, contextText);
   if (dumpFile) {
     mkdirSync(dirname(dumpFile), { recursive: true });
-    writeFileSync(dumpFile, `${ctx.prefix}\n---- raw tail (${ctx.messages.length} messages, ${ctx.messageTokens} tokens) ----\n${ctx.messages.map((m) => `${m.name ?? m.role}: ${m.content}`).join('\n')}\n`);
+    const omitted = `---- left out of the context: ${ctx.omittedReflections} reflections, ${ctx.omittedObservations} observations, ${ctx.omittedMessages} messages ----`;
+    writeFileSync(dumpFile, `${ctx.prefix}\n${omitted}\n---- raw tail (${ctx.messages.length} messages, ${ctx.messageTokens} tokens) ----\n${ctx.messages.map((m) => `${m.name ?? m.role}: ${m.content}`).join('\n')}\n`);
   }
 
   // Baseline: the newest raw messages within the same token count.
