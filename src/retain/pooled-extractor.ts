@@ -4,6 +4,7 @@
 // process, and stop when idle.
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
+import { tsxExecArgv } from '../worker-loader.ts';
 import type { ExtractInput, ExtractedFact, Extractor } from './extractor.ts';
 
 export interface PooledExtractorOptions {
@@ -11,11 +12,6 @@ export interface PooledExtractorOptions {
   threads?: number;
   /** A thread idle this long stops (default 30 s). */
   idleTimeoutMs?: number;
-}
-
-/** Node options a worker needs to load the TypeScript sources: the tsx loader, as this process has it. */
-function loaderArgs(): string[] {
-  return ['--import', import.meta.resolve('tsx')];
 }
 
 /** One pool per thread count for the whole process: engines opened one after another reuse warm threads. */
@@ -30,7 +26,7 @@ function poolOf(threads: number, idleTimeoutMs: number): Piscina<ExtractInput, E
       maxThreads: threads,
       // Idle threads do not keep the process alive (piscina unrefs them) and stop after this long.
       idleTimeout: idleTimeoutMs,
-      execArgv: loaderArgs(),
+      execArgv: tsxExecArgv(),
     });
     pools.set(threads, pool);
   }

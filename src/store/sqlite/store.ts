@@ -10,6 +10,7 @@ import * as deletes from './deletes.ts';
 import { factFilterSql } from './filters.ts';
 import { SqliteGraphIndex } from './graph.ts';
 import { SqliteKeywordIndex } from './keyword.ts';
+import { SqliteReaders } from './readers.ts';
 import * as queue from './queue.ts';
 import { FACT_COLUMNS, json, parseJson, placeholders, toBank, toChunk, toDocument, toEntity, toFact, toOperation, type Row } from './rows.ts';
 import { decodeVector, SqliteVectorIndex } from './vectors.ts';
@@ -21,7 +22,13 @@ export interface SqliteStoreOptions {
   dataDir?: string;
   /** Or an explicit database file (':memory:' for throwaway stores). */
   file?: string;
+  /** Banks with at least this many facts run keyword searches on reader threads (default 10,000; Infinity: never). */
+  keywordOffloadFacts?: number;
 }
+
+/** Banks of at least this many facts run their keyword searches on reader threads (below, BM25 takes a millisecond
+ * or two and the hand-off would cost more than it saves). */
+const KEYWORD_OFFLOAD_FACTS = 10_000;
 
 /** Rows written between two `PRAGMA optimize` runs. */
 const OPTIMIZE_EVERY_ROWS = 5000;
@@ -35,17 +42,23 @@ export class SqliteStore implements MemoryStore {
   readonly vectors: SqliteVectorIndex;
   readonly keywords: SqliteKeywordIndex;
   readonly graph: SqliteGraphIndex;
+  private readonly readers: SqliteReaders | null;
   private rowsSinceOptimize = 0;
 
   constructor(options: SqliteStoreOptions) {
     const file = options.file ?? join(options.dataDir ?? 'data', 'cairn.db');
     this.db = openDatabase(file);
     this.vectors = new SqliteVectorIndex(this.db, file === ':memory:' ? {} : { snapshotDir: join(file, '..', 'vector-snapshots') });
-    this.keywords = new SqliteKeywordIndex(this.db);
+    this.readers = file === ':memory:' ? null : new SqliteReaders(file);
+    this.keywords = new SqliteKeywordIndex(
+      this.db,
+      this.readers && { readers: this.readers, sizeOf: (bankId) => this.vectors.stats(bankId)?.vectors ?? 0, minFacts: options.keywordOffloadFacts ?? KEYWORD_OFFLOAD_FACTS },
+    );
     this.graph = new SqliteGraphIndex(this.db);
   }
 
   async close(): Promise<void> {
+    await this.readers?.close();
     await this.vectors.close();
     this.db.close();
   }

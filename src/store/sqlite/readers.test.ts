@@ -1,0 +1,41 @@
+// Keyword search on reader threads answers exactly as on the main connection, sees every committed write at once,
+// and the store closes its threads.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Embedder } from '../../embed/ports.ts';
+import { Engine } from '../../engine.ts';
+import { OfflineExtractor } from '../../retain/offline-extractor.ts';
+import { SqliteStore } from './store.ts';
+
+/** Test data: a constant 4-d embedder (keyword search is what is tested). */
+const embedder: Embedder = { id: 'test-const-4', dimensions: 4, embed: async (texts) => texts.map(() => Float32Array.from([1, 0, 0, 0])) };
+
+const TOPICS = ['sourdough bread', 'an antique clock', 'a small dinghy', 'watercolour birds', 'chili peppers'];
+
+test('keyword search on reader threads matches the main connection and sees new writes', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-readers-'));
+  const onMain = new SqliteStore({ dataDir: dir, keywordOffloadFacts: Infinity });
+  const offloaded = new SqliteStore({ dataDir: dir, keywordOffloadFacts: 0 });
+  try {
+    const engine = new Engine({ store: onMain, embedder, reranker: null, extractor: new OfflineExtractor() });
+    await engine.createBank({ id: 'b' });
+    const items = Array.from({ length: 40 }, (_, i) => ({ content: `Ines talked about ${TOPICS[i % 5]} on day ${i}.`, speaker: 'Tariq' }));
+    await engine.retain('b', { items });
+    for (const query of ['dinghy', 'antique clock Tariq', 'bread peppers']) {
+      const main = await onMain.keywords.searchFacts('b', query, 10);
+      assert.ok(main.length > 0, query);
+      assert.deepEqual(await offloaded.keywords.searchFacts('b', query, 10), main, query);
+      assert.deepEqual(await offloaded.keywords.searchChunks('b', query, 5), await onMain.keywords.searchChunks('b', query, 5), query);
+    }
+    await engine.retain('b', { items: [{ content: 'Ines sailed to Texel in the dinghy.', speaker: 'Tariq' }] });
+    const fresh = await offloaded.keywords.searchFacts('b', 'Texel', 10);
+    assert.equal(fresh.length, 1, 'a write committed on another connection is visible to the reader thread');
+  } finally {
+    await offloaded.close();
+    await onMain.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,32 @@
+// Reader threads of the embedded store (piscina): long read-only queries run on other cores, each thread with its
+// own connection to the database file, so several of them (and the main thread's own work) proceed at once.
+import { Piscina } from 'piscina';
+import { tsxExecArgv } from '../../worker-loader.ts';
+import type { ReadTask } from './reader-worker.ts';
+
+export class SqliteReaders {
+  private pool: Piscina<ReadTask, unknown[]> | null = null;
+
+  constructor(
+    private readonly file: string,
+    private readonly threads = 2,
+  ) {}
+
+  /** The rows of a read-only query, read on a reader thread (started on first use; idle ones stop). */
+  all(sql: string, params: unknown[]): Promise<unknown[]> {
+    this.pool ??= new Piscina<ReadTask, unknown[]>({
+      filename: new URL('./reader-worker.ts', import.meta.url).href,
+      minThreads: 0,
+      maxThreads: this.threads,
+      idleTimeout: 60_000,
+      execArgv: tsxExecArgv(),
+    });
+    return this.pool.run({ file: this.file, sql, params });
+  }
+
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = null;
+    await pool?.destroy();
+  }
+}
