@@ -61,13 +61,13 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
   const embedder = await createEmbedder(config.env);
   const reranker = await createReranker(config.env);
   const retainLlm = resolveLlm('retain', undefined, { env: config.env, ledger });
-  // The offline extractor runs on worker threads unless CAIRN_EXTRACT_THREADS=0 (then on the main thread).
-  const extractThreads = config.env.CAIRN_EXTRACT_THREADS === undefined ? undefined : Number(config.env.CAIRN_EXTRACT_THREADS);
+  // The offline extractor runs on the main thread, plus CAIRN_EXTRACT_THREADS worker threads when set.
+  const extractThreads = Number(config.env.CAIRN_EXTRACT_THREADS ?? 0);
   const extractor = retainLlm
     ? new LlmExtractor(retainLlm)
-    : extractThreads === 0
-      ? new OfflineExtractor()
-      : new PooledExtractor({ threads: extractThreads });
+    : extractThreads > 0
+      ? new PooledExtractor({ threads: extractThreads })
+      : new OfflineExtractor();
   const engine = new Engine({ store, embedder: embedder.embedder, reranker: reranker.reranker, extractor });
   // Banks whose consolidation resolves to a provider (environment or bank config) use the LLM consolidator; the
   // rest the offline one. resolveLlm already records every call in the ledger.

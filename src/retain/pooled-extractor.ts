@@ -1,26 +1,44 @@
-// The offline extractor on worker threads (piscina): its NLP (compromise, chrono) is CPU-bound and costs most
-// of a retain, so chunks are extracted on several cores while the main thread embeds and writes. Same output as
-// OfflineExtractor, which each thread runs; threads start on first use, are shared by every engine of the
-// process, and stop when idle.
+// The offline extractor on worker threads (piscina) beside the main thread: its NLP (compromise, chrono) is
+// CPU-bound and costs most of a retain, so a request's chunks are extracted on several cores at once. Same output
+// as OfflineExtractor, which every thread runs. A thread takes seconds to load the NLP models, so small workloads
+// never wait for one: everything is extracted here until the process has extracted WARM_AFTER chunks, then the
+// threads start in the background and take work once they have answered a first (empty) task. Threads are shared
+// by every engine of the process and stop when idle.
 import { availableParallelism } from 'node:os';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Piscina } from 'piscina';
 import { tsxExecArgv } from '../worker-loader.ts';
 import type { ExtractInput, ExtractedFact, Extractor } from './extractor.ts';
+import { OfflineExtractor } from './offline-extractor.ts';
 
 export interface PooledExtractorOptions {
-  /** Worker threads (default: the machine's cores, at most 4). */
+  /** Worker threads beside the main thread (default: the machine's cores less one, at most 3). Each costs seconds
+   * of CPU to start (TypeScript and the NLP models); measured on a shared 2-core machine, short ingests got slower. */
   threads?: number;
   /** A thread idle this long stops (default 30 s). */
   idleTimeoutMs?: number;
 }
 
-/** One pool per thread count for the whole process: engines opened one after another reuse warm threads. */
-const pools = new Map<number, Piscina<ExtractInput, ExtractedFact[]>>();
+/** Chunks this process extracts on its own before it starts worker threads. */
+const WARM_AFTER = 32;
 
-function poolOf(threads: number, idleTimeoutMs: number): Piscina<ExtractInput, ExtractedFact[]> {
-  let pool = pools.get(threads);
-  if (!pool) {
-    pool = new Piscina({
+interface SharedPool {
+  pool: Piscina<ExtractInput, ExtractedFact[]>;
+  /** Resolved once a thread has answered; null until the threads were asked to start. */
+  ready: Promise<void> | null;
+  warm: boolean;
+  /** Tasks on the pool now. */
+  busy: number;
+}
+
+/** One pool per thread count for the whole process: engines opened one after another reuse warm threads. */
+const pools = new Map<number, SharedPool>();
+let extractedHere = 0;
+
+function poolOf(threads: number, idleTimeoutMs: number): SharedPool {
+  let shared = pools.get(threads);
+  if (!shared) {
+    const pool = new Piscina<ExtractInput, ExtractedFact[]>({
       filename: new URL('./offline-extractor-worker.ts', import.meta.url).href,
       minThreads: 0,
       maxThreads: threads,
@@ -28,24 +46,51 @@ function poolOf(threads: number, idleTimeoutMs: number): Piscina<ExtractInput, E
       idleTimeout: idleTimeoutMs,
       execArgv: tsxExecArgv(),
     });
-    pools.set(threads, pool);
+    shared = { pool, ready: null, warm: false, busy: 0 };
+    pools.set(threads, shared);
   }
-  return pool;
+  return shared;
 }
+
+const PROBE: ExtractInput = { bankId: '', text: '', speaker: null, fromAgent: false, timestamp: new Date(0).toISOString(), context: null };
 
 export class PooledExtractor implements Extractor {
   readonly name = 'offline';
   readonly concurrency: number;
-  private readonly pool: Piscina<ExtractInput, ExtractedFact[]>;
+  private readonly local = new OfflineExtractor();
+  private readonly shared: SharedPool | null;
+  private readonly threads: number;
 
   constructor(options: PooledExtractorOptions = {}) {
-    const threads = Math.max(1, options.threads ?? Math.min(4, availableParallelism()));
-    // Two tasks in flight per thread keep every thread busy while results travel back.
-    this.concurrency = threads * 2;
-    this.pool = poolOf(threads, options.idleTimeoutMs ?? 30_000);
+    this.threads = Math.max(0, options.threads ?? Math.min(3, availableParallelism() - 1));
+    this.shared = this.threads > 0 ? poolOf(this.threads, options.idleTimeoutMs ?? 30_000) : null;
+    // Two tasks in flight per thread keep every thread busy while results travel back; one more runs here.
+    this.concurrency = this.threads * 2 + 1;
   }
 
-  extract(input: ExtractInput): Promise<ExtractedFact[]> {
-    return this.pool.run(input);
+  /** True once worker threads have started and take work. */
+  get threadsReady(): boolean {
+    return this.shared?.warm ?? false;
+  }
+
+  async extract(input: ExtractInput): Promise<ExtractedFact[]> {
+    const shared = this.shared;
+    if (shared?.warm && shared.busy < this.threads * 2) {
+      shared.busy++;
+      try {
+        return await shared.pool.run(input);
+      } finally {
+        shared.busy--;
+      }
+    }
+    if (shared && !shared.ready && ++extractedHere >= WARM_AFTER) {
+      shared.ready = shared.pool.run(PROBE).then(
+        () => void (shared.warm = true),
+        () => undefined, // threads that cannot start leave all the work here
+      );
+    }
+    // Let the threads' answers in before this thread is busy again (a local extraction blocks it for milliseconds).
+    await nextTurn();
+    return this.local.extract(input);
   }
 }

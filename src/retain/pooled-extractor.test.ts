@@ -1,0 +1,30 @@
+// The pooled offline extractor gives exactly what the in-process one gives, before and after its worker thread
+// starts taking work.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pLimit from 'p-limit';
+import type { ExtractInput } from './extractor.ts';
+import { OfflineExtractor } from './offline-extractor.ts';
+import { PooledExtractor } from './pooled-extractor.ts';
+
+const PLACES = ['Porto', 'Ghent', 'Kyoto', 'Oslo'];
+const inputs: ExtractInput[] = Array.from({ length: 48 }, (_, i) => ({
+  bankId: 'b',
+  text: `I met my sister Anna in ${PLACES[i % 4]} last June. So we went hiking on day ${i}!`,
+  speaker: i % 2 ? 'Alice' : 'Bram',
+  fromAgent: i % 3 === 0,
+  timestamp: new Date(Date.UTC(2024, 2, 1 + i)).toISOString(),
+  context: null,
+}));
+
+test('pooled extraction equals in-process extraction, on the main thread and on the worker thread', async () => {
+  const pooled = new PooledExtractor({ threads: 1 });
+  const local = new OfflineExtractor();
+  const expected = await Promise.all(inputs.map((i) => local.extract(i)));
+  const limit = pLimit(pooled.concurrency);
+  assert.deepEqual(await Promise.all(inputs.map((i) => limit(() => pooled.extract(i)))), expected);
+  for (let waited = 0; !pooled.threadsReady && waited < 60_000; waited += 100) await sleep(100);
+  assert.ok(pooled.threadsReady, 'the worker thread started after enough local extractions');
+  assert.deepEqual(await Promise.all(inputs.map((i) => limit(() => pooled.extract(i)))), expected);
+});
