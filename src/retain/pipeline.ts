@@ -1,5 +1,6 @@
 // The retain pipeline: items -> documents -> changed chunks -> extracted facts -> resolved entities ->
 // vectors -> links, written atomically per document batch. Unchanged documents and chunks are skipped.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { contentHash, derivedId, newId } from '../core/ids.ts';
 import { nowIso } from '../core/time.ts';
@@ -219,8 +220,11 @@ class Extractions {
     const mode = retainModeOf(this.bank.config);
     const mission = typeof this.bank.config.retainMission === 'string' ? this.bank.config.retainMission : undefined;
     for (const chunk of chunks) {
-      const task = this.limit(() =>
-        this.extractor.extract({
+      const task = this.limit(async () => {
+        // The offline extractor holds the thread for milliseconds: between chunks, let requests and this retain's
+        // own writes (of batches already extracted) run.
+        await nextTurn();
+        return this.extractor.extract({
           bankId: this.bank.id,
           text: chunk.text,
           speaker: chunk.speaker,
@@ -229,8 +233,8 @@ class Extractions {
           context: chunk.context,
           mode,
           mission,
-        }),
-      );
+        });
+      });
       task.catch(() => undefined); // a failure surfaces when its batch is written; until then it must not go unhandled
       this.pending.set(chunk, task);
     }
