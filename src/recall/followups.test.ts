@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { asksQuestion } from './answers.ts';
+import { asksQuestion } from './followups.ts';
 
 test('a fact asks a question when it ends with a question mark (quotes and brackets after it allowed)', () => {
   assert.ok(asksQuestion('How long have you been married?'));

@@ -233,6 +233,19 @@ before(async () => {
     ],
     [['kitchen', 'lovely', 'temporal'], ['lovely', 'question', 'temporal'], ['question', 'answer', 'temporal'], ['answer', 'flies', 'temporal'], ['flies', 'garden', 'temporal']],
   );
+  // A speaker goes on, after the other side's reply, with what the query asks about in other words.
+  await writeDocument(
+    store,
+    D,
+    'chat-2',
+    [
+      { text: 'Sam: I use my influence to help causes I believe in.', speaker: 'Sam', timestamp: '2024-07-02T10:00:00.000Z', facts: [{ key: 'causes', text: 'Sam uses influence to help causes.' }] },
+      { text: 'Ria: That is admirable.', speaker: 'Ria', timestamp: '2024-07-02T10:01:00.000Z', facts: [{ key: 'admirable', text: 'That is admirable.' }] },
+      { text: 'Sam: Youth sports, mostly, and clean water.', speaker: 'Sam', timestamp: '2024-07-02T10:02:00.000Z', facts: [{ key: 'youth', text: 'Youth sports and clean water.' }] },
+      { text: 'Ria: Nice.', speaker: 'Ria', timestamp: '2024-07-02T10:03:00.000Z', facts: [{ key: 'nice', text: 'Nice.' }] },
+    ],
+    [['causes', 'admirable', 'temporal'], ['admirable', 'youth', 'temporal'], ['youth', 'nice', 'temporal']],
+  );
   await writeDocument(store, B, 'other', [
     {
       text: 'Rahul bakes cardamom buns every Sunday.',
@@ -246,6 +259,8 @@ after(async () => {
   await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+const NO_FOLLOWUPS = { answerShare: 0, continuationShare: 0, questionPenalty: 0 };
 
 const armIds = (trace: NonNullable<Awaited<ReturnType<typeof recall>>['trace']>, arm: 'semantic' | 'keyword' | 'graph' | 'temporal'): string[] =>
   trace.arms[arm].hits.map((h) => h.id);
@@ -430,13 +445,32 @@ test('a fact mentioning an entity the query names rises above another speaker\'s
 
 test('the turn after a question found is raised as its answer', async () => {
   const query = 'How long has the couple been married?';
-  const plain = await recall({ ...deps, settings: { answerShare: 0 } }, D, { query });
+  const plain = await recall({ ...deps, settings: NO_FOLLOWUPS }, D, { query });
   assert.equal(plain.results[0].id, idOf(`${D}:question`));
-  const r = await recall(deps, D, { query });
+  const r = await recall(deps, D, { query, trace: true });
   const order = r.results.map((x) => x.id);
   assert.equal(order[0], idOf(`${D}:answer`));
   assert.ok(order.indexOf(idOf(`${D}:flies`)) < order.indexOf(idOf(`${D}:garden`)), 'the whole reply turn, not the turn after it');
   assert.ok(order.indexOf(idOf(`${D}:question`)) < order.indexOf(idOf(`${D}:kitchen`)));
+  const scoreIn = (res: typeof r, key: string): number | undefined => res.results.find((x) => x.id === idOf(`${D}:${key}`))?.score;
+  assert.equal(scoreIn(r, 'kitchen'), scoreIn(plain, 'kitchen'), 'the turn before the question is not its answer');
+  // The question, having a reply, keeps less than it had.
+  const before = plain.results.find((x) => x.id === idOf(`${D}:question`))?.score ?? 0;
+  const after = r.results.find((x) => x.id === idOf(`${D}:question`))?.score ?? 0;
+  assert.ok(after < before);
+});
+
+test('a speaker\'s next turn after the other side\'s reply is raised as going on with the same thing', async () => {
+  const query = 'Which causes get help?';
+  const plain = await recall({ ...deps, settings: NO_FOLLOWUPS }, D, { query });
+  const r = await recall(deps, D, { query });
+  const rank = (res: typeof r, key: string): number => res.results.findIndex((x) => x.id === idOf(`${D}:${key}`));
+  const scoreIn = (res: typeof r, key: string): number | undefined => res.results.find((x) => x.id === idOf(`${D}:${key}`))?.score;
+  assert.equal(rank(plain, 'causes'), 0);
+  assert.equal(rank(r, 'causes'), 0);
+  assert.ok(rank(plain, 'youth') > rank(plain, 'admirable'));
+  assert.ok(rank(r, 'youth') < rank(r, 'admirable'), 'the speaker\'s next turn rises above the reply in between');
+  assert.equal(scoreIn(r, 'admirable'), scoreIn(plain, 'admirable'), 'the reply in between is not raised');
 });
 
 test('the keyword arm lifts facts of documents whose chunks match again and again', async () => {

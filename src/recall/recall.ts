@@ -17,8 +17,8 @@ import { temporalArm } from './arms/temporal.ts';
 import { fitToTokens } from './budget.ts';
 import { FactLoader } from './facts.ts';
 import { matchesFilter } from './filter.ts';
+import { raiseFollowups } from './followups.ts';
 import { fuse, type Fused } from './fusion.ts';
-import { raiseAnswers } from './answers.ts';
 import { mmr } from './mmr.ts';
 import { raiseNamed } from './named.ts';
 import { analyzeQuery } from './query.ts';
@@ -39,8 +39,8 @@ export interface RecallDeps {
 
 /** How many fused candidates are read per result wanted (room for the filter re-check and for MMR to choose). */
 const POOL_PER_RESULT = 3;
-/** How many of the best fused candidates are read for questions whose answers (the turns after them) are raised. */
-const ANSWER_WINDOW = 20;
+/** How many of the best fused candidates pass shares of their scores to the turns that follow them. */
+const FOLLOWUP_WINDOW = 20;
 /** How many of the best fused candidates are read to raise those mentioning what the query names. */
 const NAMED_WINDOW = 100;
 
@@ -80,7 +80,11 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
   // Fusion.
   let mark = performance.now();
   let fused = fuse(ARM_NAMES.map((name) => ({ name, weight: settings.armWeights[name], hits: arms[name].hits })), settings.rrfK);
-  fused = await raiseAnswers({ store, bankId, facts, filter: req.filter }, fused, ANSWER_WINDOW, settings.answerShare);
+  fused = await raiseFollowups({ store, bankId, facts, filter: req.filter }, fused, FOLLOWUP_WINDOW, {
+    answer: settings.answerShare,
+    continuation: settings.continuationShare,
+    questionPenalty: settings.questionPenalty,
+  });
   if (query.entities.length && settings.namedShare > 0) {
     const window = fused.slice(0, NAMED_WINDOW);
     const windowFacts = new Map((await facts.get(window.map((f) => f.id))).map((f) => [f.id, f]));

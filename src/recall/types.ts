@@ -71,6 +71,10 @@ export interface RecallSettings {
   namedShare: number;
   /** Share of a question candidate's score given to the facts of the turn after it (its answer). */
   answerShare: number;
+  /** Share of a candidate's score given to the facts of its speaker's next turn, after someone else's reply. */
+  continuationShare: number;
+  /** Share of its score a question candidate loses when a reply follows it. */
+  questionPenalty: number;
 }
 
 /**
@@ -78,8 +82,10 @@ export interface RecallSettings {
  * k=10 lets each arm's top hits count (fused recall@10 0.686 -> 0.705), and halving the semantic arm, whose
  * GloVe similarity is the noisiest signal, adds more (0.722; multi-hop 0.381 -> 0.404). Doubling the score of
  * candidates that mention an entity the query names (namedShare 1), chosen on conversations 1-5 (0.725 -> 0.744,
- * multi-hop 0.409 -> 0.458), held on 6-10 (0.721 -> 0.741, multi-hop 0.394 -> 0.426). Giving the turn after a
- * question candidate half its score (answerShare 0.5; 0.3 to 1 all help): 1-5 0.744 -> 0.756, 6-10 0.741 -> 0.752.
+ * multi-hop 0.409 -> 0.458), held on 6-10 (0.721 -> 0.741, multi-hop 0.394 -> 0.426). The turns that follow the
+ * top candidates (followups.ts): the turn after a question takes half its score (answerShare 0.5; 0.3 to 1 all
+ * help), the question keeps 0.7 of its own, and a speaker's next turn takes 0.3 (more lifts single-hop questions and
+ * costs multi-hop ones): 1-5 0.744 -> 0.776 (multi-hop 0.458 -> 0.470), 6-10 0.741 -> 0.773 (0.426 -> 0.452).
  */
 export const DEFAULT_SETTINGS: RecallSettings = {
   rrfK: 10,
@@ -88,6 +94,8 @@ export const DEFAULT_SETTINGS: RecallSettings = {
   mmrLambda: null,
   namedShare: 1,
   answerShare: 0.5,
+  continuationShare: 0.3,
+  questionPenalty: 0.3,
 };
 
 export const DEFAULT_LIMIT = 10;
