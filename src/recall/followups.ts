@@ -3,9 +3,10 @@
 // next turn, after the other side's reply, often goes on with what they said ("I use my influence to help causes
 // I believe in." - "Which ones?" - "Youth sports, mostly."). The arms find the first and miss the second, so after
 // fusion each of the best candidates passes a share of its score to the facts of those turns: a question to the
-// turn right after it, any candidate to its speaker's next turn. Turns are chunks; the walk follows the links
-// between facts told one after the other (stored without direction, so the order comes from chunk index and
-// position), a bounded number of steps from a fixed number of candidates, so the work does not grow with the bank.
+// turn right after it, any candidate to its speaker's next turn. Turns are chunks; the turn after a chunk is that
+// of the fact linked to the chunk's last fact (links between facts told one after the other are stored without
+// direction, so the order comes from the chunks' indexes). Two such steps from a fixed number of candidates: the
+// work does not grow with the bank.
 import type { Chunk, Fact } from '../core/types.ts';
 import type { FactFilter, MemoryStore } from '../store/ports.ts';
 import type { FactLoader } from './facts.ts';
@@ -13,9 +14,6 @@ import type { Fused } from './fusion.ts';
 
 /** A fact that asks something. */
 export const asksQuestion = (text: string): boolean => /\?\s*["'”’)]?\s*$/.test(text);
-
-/** Most facts walked past from one candidate (its own turn's and the reply's) before giving up. */
-const MAX_STEPS = 12;
 
 export interface FollowupContext {
   store: MemoryStore;
@@ -39,60 +37,48 @@ export interface Following {
   next: Chunk | null;
 }
 
-/** Position of a fact in the telling: its chunk's index, then where it starts in the chunk. */
-type Position = { doc: string; chunk: number; start: number };
-
-/** For each fact, the following two turns of its document, found by walking the links between consecutive facts. */
+/** For each fact, the following two turns of its document, found over the links between consecutive facts. */
 export async function followingTurns(ctx: FollowupContext, from: Fact[]): Promise<Map<string, Following>> {
   const chunks = new Map<string, Chunk>();
-  const loadChunks = async (facts: Fact[]): Promise<void> => {
-    const missing = [...new Set(facts.map((f) => f.source?.chunkId).filter((id): id is string => id !== undefined && !chunks.has(id)))];
+  const loadChunks = async (ids: string[]): Promise<void> => {
+    const missing = [...new Set(ids.filter((id) => !chunks.has(id)))];
     if (missing.length) for (const c of await ctx.store.getChunks(ctx.bankId, missing)) chunks.set(c.id, c);
   };
-  const position = (f: Fact): Position | null => {
-    const chunk = f.source ? chunks.get(f.source.chunkId) : undefined;
-    return chunk && f.source ? { doc: chunk.documentId, chunk: chunk.index, start: f.source.start } : null;
-  };
-  const after = (a: Position, b: Position): boolean => a.doc === b.doc && (b.chunk > a.chunk || (b.chunk === a.chunk && b.start > a.start));
+  const chunkOf = (f: Fact | undefined): Chunk | undefined => (f?.source ? chunks.get(f.source.chunkId) : undefined);
 
-  await loadChunks(from);
-  const out = new Map<string, Following>();
-  // Each walk: where it stands, and the chunks it has entered after the first.
-  const walks = new Map<string, { at: Fact; entered: Chunk[] }>();
-  for (const f of from) if (position(f)) walks.set(f.id, { at: f, entered: [] });
-  for (let step = 0; step < MAX_STEPS && walks.size; step++) {
-    const standing = new Map([...walks.values()].map((w) => [w.at.id, w.at]));
-    const links = (await ctx.store.graph.linksOf(ctx.bankId, [...standing.keys()])).filter((l) => l.type === 'temporal');
+  /** The chunk after each chunk: that of the fact told right after the chunk's last fact. */
+  const after = async (chunkIds: string[]): Promise<Map<string, Chunk>> => {
+    const owned = await ctx.store.factIdsOfChunks(ctx.bankId, chunkIds);
+    const last = new Map<string, Fact>();
+    for (const f of await ctx.facts.get(owned.map((o) => o.factId))) {
+      const id = f.source?.chunkId;
+      const held = id === undefined ? undefined : last.get(id);
+      if (id !== undefined && (!held || (f.source?.start ?? 0) > (held.source?.start ?? 0))) last.set(id, f);
+    }
+    const links = (await ctx.store.graph.linksOf(ctx.bankId, [...last.values()].map((f) => f.id))).filter((l) => l.type === 'temporal');
     const neighbours = new Map((await ctx.facts.get(links.map((l) => l.to))).map((f) => [f.id, f]));
-    await loadChunks([...neighbours.values()]);
-    const nextOf = new Map<string, Fact>();
+    await loadChunks([...neighbours.values()].flatMap((f) => (f.source ? [f.source.chunkId] : [])));
+    const byLastFact = new Map([...last].map(([chunkId, f]) => [f.id, chunks.get(chunkId)]));
+    const next = new Map<string, Chunk>();
     for (const l of links) {
-      const here = standing.get(l.from);
-      const there = neighbours.get(l.to);
-      const a = here && position(here);
-      const b = there && position(there);
-      if (!a || !b || !there || !after(a, b)) continue;
-      const best = nextOf.get(l.from);
-      const c = best && position(best);
-      if (!c || after(b, c)) nextOf.set(l.from, there);
+      const here = byLastFact.get(l.from);
+      const there = chunkOf(neighbours.get(l.to));
+      if (!here || !there || there.documentId !== here.documentId || there.index <= here.index) continue;
+      const held = next.get(here.id);
+      if (!held || there.index < held.index) next.set(here.id, there);
     }
-    for (const [id, walk] of walks) {
-      const next = nextOf.get(walk.at.id);
-      const chunk = next?.source ? chunks.get(next.source.chunkId) : undefined;
-      if (!next || !chunk) {
-        out.set(id, { reply: walk.entered[0] ?? null, next: walk.entered[1] ?? null });
-        walks.delete(id);
-        continue;
-      }
-      if (chunk.id !== walk.at.source?.chunkId) walk.entered.push(chunk);
-      walk.at = next;
-      if (walk.entered.length === 2) {
-        out.set(id, { reply: walk.entered[0], next: walk.entered[1] });
-        walks.delete(id);
-      }
-    }
+    return next;
+  };
+
+  await loadChunks(from.flatMap((f) => (f.source ? [f.source.chunkId] : [])));
+  const own = [...new Set(from.flatMap((f) => (f.source ? [f.source.chunkId] : [])))].filter((id) => chunks.has(id));
+  const replies = own.length ? await after(own) : new Map<string, Chunk>();
+  const nexts = replies.size ? await after([...new Set([...replies.values()].map((c) => c.id))]) : new Map<string, Chunk>();
+  const out = new Map<string, Following>();
+  for (const f of from) {
+    const reply = f.source ? (replies.get(f.source.chunkId) ?? null) : null;
+    out.set(f.id, { reply, next: reply ? (nexts.get(reply.id) ?? null) : null });
   }
-  for (const [id, walk] of walks) out.set(id, { reply: walk.entered[0] ?? null, next: walk.entered[1] ?? null });
   return out;
 }
 
