@@ -4,7 +4,6 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { contentHash, derivedId, newId } from '../core/ids.ts';
 import { nowIso } from '../core/time.ts';
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Bank, Chunk, DocumentRecord, Fact, FactLink } from '../core/types.ts';
 import type { Embedder } from '../embed/ports.ts';
 import type { ItemWrite, MemoryStore } from '../store/ports.ts';
@@ -154,6 +153,9 @@ async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest
   };
   try {
     for (const group of writeGroups(plans)) {
+      // The store's calls are synchronous underneath: without a turn of the event loop between writes, a long
+      // retain would hold every other request of the process (recall, status, progress polls) until it ends.
+      await nextTurn();
       if (group.length > 1 || (group[0].fresh.length <= WRITE_BATCH && group[0].removed.length === 0)) {
         // Small new documents share a transaction (each still whole or absent after a crash).
         const parts = await Promise.all(group.map(async (plan) => ({ document: plan.document, extracted: await extractions.of(plan.fresh), removeChunkIds: [] })));
