@@ -3,6 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './support/server.ts';
+import { keywordIndexOf, keywordTable } from '../src/store/sqlite/keyword-tables.ts';
 
 type Result = { id: string; text: string; kind: string; scores: Record<string, number>; source: { documentId: string; metadata: Record<string, string> } | null };
 type Recall = { results: Result[]; trace?: Record<string, unknown> };
@@ -183,15 +184,23 @@ describe('restart, deletion and auth', () => {
     const second = await startServer({ dataDir: first.dataDir });
     const afterRestart = await second.call<Recall>('POST', '/v1/banks/keep/recall', { query: 'Miso the cat' });
     assert.deepEqual(afterRestart.body.results.map((r) => r.id), before.body.results.map((r) => r.id));
+    const db = (second.engine.store as unknown as { db: import('better-sqlite3').Database }).db;
+    const n = keywordIndexOf(db, 'keep');
+    assert.ok(n !== null, 'the bank has keyword tables of its own');
+    const keywordTables = (): string[] =>
+      (db.prepare(`SELECT name FROM sqlite_master`).all() as Array<{ name: string }>)
+        .map((r) => r.name)
+        .filter((name) => [keywordTable(n, 'fact'), keywordTable(n, 'chunk')].some((t) => name === t || name.startsWith(`${t}_`)));
+    assert.ok(keywordTables().length >= 2);
     assert.equal((await second.call('DELETE', '/v1/banks/keep')).status, 200);
     assert.equal((await second.call('GET', '/v1/banks/keep')).status, 404);
-    const db = (second.engine.store as unknown as { db: import('better-sqlite3').Database }).db;
     for (const table of ['facts', 'chunks', 'documents', 'entities', 'entity_keys', 'fact_entities', 'fact_links', 'fact_vectors', 'vector_changes', 'evidence']) {
       const n = (db.prepare(`SELECT count(*) AS n FROM ${table} WHERE bank_id = ?`).get('keep') as { n: number }).n;
       assert.equal(n, 0, `${table} still holds rows of the deleted bank`);
     }
-    assert.equal((db.prepare(`SELECT count(*) AS n FROM facts_fts WHERE facts_fts MATCH 'miso'`).get() as { n: number }).n, 0);
-    assert.equal((db.prepare(`SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH 'miso'`).get() as { n: number }).n, 0);
+    assert.deepEqual(keywordTables(), [], 'no keyword table (nor its shadow tables) of the deleted bank is left');
+    assert.equal(keywordIndexOf(db, 'keep'), null);
+    assert.equal((db.prepare('SELECT count(*) AS n FROM keyword_changes WHERE bank_id = ?').get('keep') as { n: number }).n, 0);
     await second.close();
   });
 

@@ -5,6 +5,7 @@
 import { nowIso } from '../../core/time.ts';
 import { FORGOTTEN_TEXT as FORGOTTEN, type DeleteResult } from '../ports.ts';
 import type { Db } from './database.ts';
+import { dropKeywordIndex, syncKeywordIndexes } from './keyword-tables.ts';
 import { placeholders } from './rows.ts';
 import { bumpGraphVersion, observationsCiting, pruneEntities, tombstone } from './writes.ts';
 import { prepared } from './statements.ts';
@@ -63,6 +64,7 @@ export function deleteFacts(db: Db, bankId: string, factIds: string[], reason: s
       const observationIds = deleteFactRows(db, bankId, existing);
       for (const id of existing) tombstone(db, bankId, kinds.get(id) === 'observation' ? 'observation' : 'fact', id, reason);
       pruneEntities(db, bankId);
+      syncKeywordIndexes(db);
       bumpGraphVersion(db, bankId);
       return { factIds: existing, observationIds };
     })
@@ -79,6 +81,7 @@ export function deleteDocument(db: Db, bankId: string, documentId: string, reaso
       prepared(db, 'DELETE FROM documents WHERE bank_id = ? AND id = ?').run(bankId, documentId);
       tombstone(db, bankId, 'document', documentId, reason);
       pruneEntities(db, bankId);
+      syncKeywordIndexes(db);
       bumpGraphVersion(db, bankId);
       return { factIds, observationIds };
     })
@@ -95,6 +98,7 @@ export function deleteBank(db: Db, bankId: string): boolean {
         prepared(db, `DELETE FROM ${table} WHERE bank_id = ?`).run(bankId);
       prepared(db, 'DELETE FROM operations WHERE bank_id = ?').run(bankId);
       prepared(db, 'DELETE FROM tombstones WHERE bank_id = ?').run(bankId);
+      dropKeywordIndex(db, bankId);
       tombstone(db, bankId, 'bank', bankId, 'bank deleted');
       return true;
     })

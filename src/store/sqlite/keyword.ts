@@ -1,8 +1,10 @@
-// BM25 keyword search over SQLite FTS5 (porter stemming, incremental by triggers): facts and chunks.
+// BM25 keyword search over SQLite FTS5 (porter stemming): facts and chunks, each bank in tables of its own
+// (keyword-tables.ts), so a bank's ranking and scores depend on nothing outside it.
 import type { FactFilter, KeywordIndex, Scored } from '../ports.ts';
 import { contentWords } from '../../text/words.ts';
 import type { Db } from './database.ts';
 import { factFilterSql } from './filters.ts';
+import { keywordChangesPending, keywordIndexOf, keywordTable, syncKeywordIndexes } from './keyword-tables.ts';
 import type { SqliteReaders } from './readers.ts';
 import { prepared } from './statements.ts';
 
@@ -30,12 +32,14 @@ export class SqliteKeywordIndex implements KeywordIndex {
 
   async searchFacts(bankId: string, query: string, k: number, filter: FactFilter = {}): Promise<Scored[]> {
     const match = ftsQuery(query);
-    if (!match) return [];
+    const n = match && this.indexOf(bankId);
+    if (!match || !n) return [];
     const where = factFilterSql(filter, 'f');
+    const table = keywordTable(n, 'fact');
     const rows = (await this.read(
       bankId,
-      `SELECT f.id AS id, bm25(facts_fts) AS s FROM facts_fts JOIN facts f ON f.rid = facts_fts.rowid
-       WHERE facts_fts MATCH ? AND f.bank_id = ? ${where.sql} ORDER BY s LIMIT ?`,
+      `SELECT f.id AS id, bm25(${table}) AS s FROM ${table} JOIN facts f ON f.rid = ${table}.rowid
+       WHERE ${table} MATCH ? AND f.bank_id = ? ${where.sql} ORDER BY s LIMIT ?`,
       [match, bankId, ...where.params, k],
     )) as Array<{ id: string; s: number }>;
     return rows.map((r) => ({ id: r.id, score: -r.s }));
@@ -43,14 +47,23 @@ export class SqliteKeywordIndex implements KeywordIndex {
 
   async searchChunks(bankId: string, query: string, k: number): Promise<Scored[]> {
     const match = ftsQuery(query);
-    if (!match) return [];
+    const n = match && this.indexOf(bankId);
+    if (!match || !n) return [];
+    const table = keywordTable(n, 'chunk');
     const rows = (await this.read(
       bankId,
-      `SELECT c.id AS id, bm25(chunks_fts) AS s FROM chunks_fts JOIN chunks c ON c.rid = chunks_fts.rowid
-       WHERE chunks_fts MATCH ? AND c.bank_id = ? ORDER BY s LIMIT ?`,
+      `SELECT c.id AS id, bm25(${table}) AS s FROM ${table} JOIN chunks c ON c.rid = ${table}.rowid
+       WHERE ${table} MATCH ? AND c.bank_id = ? ORDER BY s LIMIT ?`,
       [match, bankId, k],
     )) as Array<{ id: string; s: number }>;
     return rows.map((r) => ({ id: r.id, score: -r.s }));
+  }
+
+  /** The number of the bank's keyword tables (null: the bank holds nothing yet). Every write brings the tables up to
+   * date before it commits; changes a write left behind (another process's, an older version's) are applied first. */
+  private indexOf(bankId: string): number | null {
+    if (keywordChangesPending(this.db)) this.db.transaction(() => syncKeywordIndexes(this.db)).immediate();
+    return keywordIndexOf(this.db, bankId);
   }
 
   /** BM25 costs about a microsecond per matching row: in a large bank the facts and chunks searches run on reader

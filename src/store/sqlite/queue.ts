@@ -8,6 +8,7 @@ import { nowIso } from '../../core/time.ts';
 import type { Observation } from '../../core/types.ts';
 import type { Claim, DeadLetter, ObservationWrite } from '../ports.ts';
 import type { Db } from './database.ts';
+import { syncKeywordIndexes } from './keyword-tables.ts';
 import { json, placeholders } from './rows.ts';
 import { bumpGraphVersion, checkEmbedder, insertFact, putVectors } from './writes.ts';
 import { prepared } from './statements.ts';
@@ -97,6 +98,7 @@ export function applyObservations(db: Db, w: ObservationWrite): void {
       'UPDATE facts SET consolidated_at = ?, claim_worker = NULL, claim_until = NULL, last_error = NULL WHERE id = ? AND bank_id = ?',
     );
     for (const id of w.consolidatedFactIds) done.run(now, id, w.bankId);
+    syncKeywordIndexes(db);
     bumpGraphVersion(db, w.bankId);
   }).immediate();
 }

@@ -10,6 +10,7 @@ import * as deletes from './deletes.ts';
 import { factFilterSql } from './filters.ts';
 import { SqliteGraphIndex } from './graph.ts';
 import { SqliteKeywordIndex } from './keyword.ts';
+import { ensureKeywordIndex, keywordChangesPending, syncKeywordIndexes } from './keyword-tables.ts';
 import { SqliteReaders } from './readers.ts';
 import * as queue from './queue.ts';
 import { FACT_COLUMNS, json, parseJson, placeholders, toBank, toChunk, toDocument, toEntity, toFact, toOperation, type Row } from './rows.ts';
@@ -48,6 +49,8 @@ export class SqliteStore implements MemoryStore {
   constructor(options: SqliteStoreOptions) {
     const file = options.file ?? join(options.dataDir ?? 'data', 'cairn.db');
     this.db = openDatabase(file);
+    // A database upgraded by migration 005 (or left with unapplied keyword changes) is indexed per bank now.
+    if (keywordChangesPending(this.db)) this.db.transaction(() => syncKeywordIndexes(this.db)).immediate();
     this.vectors = new SqliteVectorIndex(this.db, file === ':memory:' ? {} : { snapshotDir: join(file, '..', 'vector-snapshots') });
     this.readers = file === ':memory:' ? null : new SqliteReaders(file);
     this.keywords = new SqliteKeywordIndex(
@@ -65,9 +68,12 @@ export class SqliteStore implements MemoryStore {
 
   // banks
   async createBank(b: Bank): Promise<void> {
-    prepared(this.db,
-        'INSERT INTO banks (id, name, mission, config, embedder, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(b.id, b.name, b.mission, json(b.config), b.embedder, b.createdAt, b.updatedAt);
+    this.db.transaction(() => {
+      prepared(this.db,
+          'INSERT INTO banks (id, name, mission, config, embedder, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(b.id, b.name, b.mission, json(b.config), b.embedder, b.createdAt, b.updatedAt);
+      ensureKeywordIndex(this.db, b.id);
+    }).immediate();
   }
   async getBank(id: string): Promise<Bank | null> {
     const r = prepared(this.db, 'SELECT * FROM banks WHERE id = ?').get(id) as Row | undefined;

@@ -7,6 +7,7 @@ import type { Entity, Fact } from '../../core/types.ts';
 import { nameKey } from '../../text/words.ts';
 import type { ItemWrite, VectorRecord } from '../ports.ts';
 import type { Db } from './database.ts';
+import { syncKeywordIndexes } from './keyword-tables.ts';
 import { json, placeholders } from './rows.ts';
 import { encodeVector } from './vectors.ts';
 import { prepared } from './statements.ts';
@@ -75,9 +76,15 @@ export function putVectors(db: Db, bankId: string, vectors: VectorRecord[]): voi
   }
 }
 
-/** Writes the items in order in one transaction; returns the bank's graph version after each. */
+/** Writes the items in order in one transaction (keyword indexes included); returns the bank's graph version after each. */
 export function writeItems(db: Db, ws: ItemWrite[]): number[] {
-  return db.transaction(() => ws.map((w) => writeItem(db, w))).immediate();
+  return db
+    .transaction(() => {
+      const versions = ws.map((w) => writeItem(db, w));
+      syncKeywordIndexes(db);
+      return versions;
+    })
+    .immediate();
 }
 
 export function writeItem(db: Db, w: ItemWrite): number {
