@@ -358,6 +358,33 @@ export function storeConformance(label: string, harness: StoreHarness): void {
       assert.equal((await store.vectors.search(two.bankId, unit(0), 10)).length, 4);
     });
 
+    test("banks are isolated in keyword ranking: another bank's content changes neither the hits nor their scores", async () => {
+      const { bankId } = await seeded('kw-iso-a');
+      const queries = ['Where does Anna live? Vienna', 'Alice moved to Berlin', 'violin sister startup'];
+      const search = (): Promise<unknown[]> =>
+        Promise.all(queries.flatMap((q) => [store.keywords.searchFacts(bankId, q, 10), store.keywords.searchChunks(bankId, q, 10)]));
+      const before = await search();
+      assert.ok(before.every((hits) => (hits as unknown[]).length > 0), 'every query finds something in the bank');
+
+      // Another bank, much larger, full of the same words in texts of other lengths.
+      const other = await newBank('kw-iso-b');
+      const words = ['Anna', 'lives', 'Vienna', 'Alice', 'moved', 'Berlin', 'violin', 'sister', 'startup', 'robotics'];
+      for (let d = 0; d < 4; d++) {
+        const docId = `${other}-d${d}`;
+        const chunks = Array.from({ length: 40 }, (_, i) => {
+          const text = `${words.slice(0, 1 + ((d * 40 + i) % words.length)).join(' ')} note ${d}-${i}`;
+          return chunk(other, docId, `${docId}-c${i}`, i, text, i % 2 ? 'Alice' : 'Anna');
+        });
+        const facts = chunks.map((c, i) => ({ fact: fact(other, `${docId}-f${i}`, `${c.text} again and again`, { chunk: c }), vector: unit(i) }));
+        await store.writeItem(itemWrite(other, doc(other, docId), chunks, facts));
+      }
+      assert.equal((await store.keywords.searchFacts(other, 'Vienna', 500)).length, 128, 'the other bank is indexed');
+      assert.deepEqual(await search(), before, 'the same ids with the same scores');
+      await store.deleteBank(other);
+      created.delete(other);
+      assert.deepEqual(await search(), before, 'and after the other bank is deleted');
+    });
+
     test('consolidation claims: never the same fact twice; an expired lease is taken over; a lost lease cannot apply', async () => {
       const { bankId, facts } = await seeded('claims');
       assert.ok((await store.banksWithBacklog()).includes(bankId));
