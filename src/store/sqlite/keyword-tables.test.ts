@@ -1,0 +1,135 @@
+// Per-bank keyword indexes of the embedded store: a database of the old schema (one global FTS table pair) upgrades
+// on open and ranks exactly as a fresh one; revised texts are indexed anew; rows changed outside the store's write
+// paths (a reused rowid in another bank, a raw write) still reach the right bank's index.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase, SQLITE_MIGRATIONS_DIR, type Db } from './database.ts';
+import { keywordIndexOf, keywordTable, syncKeywordIndexes } from './keyword-tables.ts';
+import { SqliteStore } from './store.ts';
+
+const NOW = '2024-01-01T00:00:00.000Z';
+
+/** Test data: texts sharing words, so BM25's statistics matter to the ranking. */
+const TEXTS: Record<string, string[]> = {
+  a: ['Mara keeps bees behind the barn', 'Mara sold honey at the market', 'the barn roof leaks in spring rain'],
+  b: ['honey honey honey bees bees', 'market day in spring', 'bees swarm in spring', 'a barn owl nests in the barn'],
+};
+
+/** Writes a bank with one document, a chunk per text and a fact per chunk, in plain SQL (any schema version). */
+function insertBank(db: Db, bankId: string, texts: string[]): void {
+  db.prepare('INSERT INTO banks (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)').run(bankId, bankId, NOW, NOW);
+  insertDocument(db, bankId, texts);
+}
+
+function insertDocument(db: Db, bankId: string, texts: string[]): void {
+  db.prepare('INSERT INTO documents (bank_id, id, content_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(bankId, 'd', 'h', NOW, NOW);
+  texts.forEach((text, i) => {
+    db.prepare('INSERT INTO chunks (id, bank_id, document_id, idx, item_id, text, content_hash, speaker) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(`${bankId}-c${i}`, bankId, 'd', i, `i${i}`, text, `h${i}`, 'Mara');
+    insertFact(db, bankId, `${bankId}-f${i}`, text, `${bankId}-c${i}`);
+  });
+}
+
+function insertFact(db: Db, bankId: string, id: string, text: string, chunkId: string | null = null): void {
+  db.prepare(
+    `INSERT INTO facts (id, bank_id, kind, text, mentioned_at, document_id, chunk_id, created_at, updated_at)
+     VALUES (?, ?, 'world', ?, ?, ?, ?, ?, ?)`,
+  ).run(id, bankId, text, NOW, chunkId ? 'd' : null, chunkId, NOW, NOW);
+}
+
+async function searches(store: SqliteStore, bankId: string): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const q of ['bees honey', 'barn spring', 'Mara market']) {
+    out.push(await store.keywords.searchFacts(bankId, q, 10), await store.keywords.searchChunks(bankId, q, 10));
+  }
+  return out;
+}
+
+function tables(db: Db): string[] {
+  return (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>).map((r) => r.name);
+}
+
+test('a database of the old schema upgrades on open: each bank searchable in its own index, the global one gone', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-kw-upgrade-'));
+  try {
+    // The schema as it was before migration 005, with two banks written under it.
+    const oldMigrations = join(dir, 'migrations');
+    mkdirSync(oldMigrations);
+    for (const f of readdirSync(SQLITE_MIGRATIONS_DIR).filter((f) => f.endsWith('.sql') && f < '005'))
+      copyFileSync(join(SQLITE_MIGRATIONS_DIR, f), join(oldMigrations, f));
+    const oldFile = join(dir, 'old', 'cairn.db');
+    const old = openDatabase(oldFile, oldMigrations);
+    insertBank(old, 'a', TEXTS.a);
+    insertBank(old, 'b', TEXTS.b);
+    assert.ok(tables(old).includes('facts_fts'), 'the old schema has the global index');
+    old.close();
+
+    // A fresh database holding bank a alone: what bank a must answer, untouched by bank b.
+    const freshFile = join(dir, 'fresh', 'cairn.db');
+    const fresh = openDatabase(freshFile);
+    insertBank(fresh, 'a', TEXTS.a);
+    fresh.close();
+
+    const upgraded = new SqliteStore({ file: oldFile });
+    const alone = new SqliteStore({ file: freshFile });
+    try {
+      assert.ok(!tables(upgraded.db).includes('facts_fts') && !tables(upgraded.db).includes('chunks_fts'), 'the global index is dropped');
+      assert.equal((upgraded.db.prepare('SELECT count(*) AS n FROM keyword_changes').get() as { n: number }).n, 0);
+      const expected = await searches(alone, 'a');
+      assert.ok(expected.every((hits) => (hits as unknown[]).length > 0));
+      assert.deepEqual(await searches(upgraded, 'a'), expected, 'the same ids and scores as a database holding bank a alone');
+      const honey = await upgraded.keywords.searchFacts('b', 'honey', 10);
+      assert.deepEqual(honey.map((h) => h.id), ['b-f0']);
+      assert.deepEqual((await upgraded.keywords.searchChunks('b', 'owl', 10)).map((h) => h.id), ['b-c3']);
+    } finally {
+      await upgraded.close();
+      await alone.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('revised texts, reused rowids and raw writes reach the right bank index; a deleted bank leaves no table', async () => {
+  const store = new SqliteStore({ file: ':memory:' });
+  const db = store.db;
+  try {
+    for (const id of ['a', 'b']) await store.createBank({ id, name: id, mission: '', config: {}, embedder: null, createdAt: NOW, updatedAt: NOW });
+    db.transaction(() => {
+      insertDocument(db, 'a', TEXTS.a);
+      syncKeywordIndexes(db);
+    })();
+    // An observation revised by consolidation is found by its new words, never by its old ones.
+    db.prepare(`UPDATE facts SET text = 'Mara moved the hives to the orchard' WHERE id = 'a-f0'`).run();
+    assert.deepEqual((await store.keywords.searchFacts('a', 'orchard hives', 10)).map((h) => h.id), ['a-f0'], 'a raw write is applied before the search');
+    assert.ok(!(await store.keywords.searchFacts('a', 'bees', 10)).some((h) => h.id === 'a-f0'));
+
+    // The last fact of bank a goes and a fact of bank b takes its rowid, in one transaction.
+    const last = db.prepare(`SELECT rid, id FROM facts WHERE bank_id = 'a' ORDER BY rid DESC LIMIT 1`).get() as { rid: number; id: string };
+    db.transaction(() => {
+      db.prepare('DELETE FROM facts WHERE rid = ?').run(last.rid);
+      insertFact(db, 'b', 'b-new', 'spring rain on the orchard');
+      syncKeywordIndexes(db);
+    })();
+    assert.equal((db.prepare(`SELECT rid FROM facts WHERE id = 'b-new'`).get() as { rid: number }).rid, last.rid, 'the rowid was reused');
+    assert.deepEqual((await store.keywords.searchFacts('b', 'orchard rain', 10)).map((h) => h.id), ['b-new']);
+    assert.deepEqual((await store.keywords.searchFacts('a', 'orchard', 10)).map((h) => h.id), ['a-f0']);
+    assert.ok(!(await store.keywords.searchFacts('a', 'rain roof', 10)).some((h) => h.id === last.id));
+
+    const n = keywordIndexOf(db, 'a');
+    assert.ok(n !== null);
+    const own = [keywordTable(n, 'fact'), keywordTable(n, 'chunk')];
+    const left = (): string[] => tables(db).filter((t) => own.some((o) => t === o || t.startsWith(`${o}_`)));
+    assert.ok(left().length >= 2);
+    await store.deleteBank('a');
+    assert.deepEqual(left(), [], 'no keyword table of the deleted bank, nor its shadow tables');
+    assert.equal(keywordIndexOf(db, 'a'), null);
+    assert.deepEqual(await store.keywords.searchFacts('a', 'orchard', 10), []);
+    assert.deepEqual((await store.keywords.searchFacts('b', 'orchard', 10)).map((h) => h.id), ['b-new'], 'the other bank keeps its index');
+  } finally {
+    await store.close();
+  }
+});
