@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import type { Embedder } from '../../embed/ports.ts';
 import { Engine } from '../../engine.ts';
 import { OfflineExtractor } from '../../retain/offline-extractor.ts';
+import { ftsQuery } from './keyword.ts';
+import { keywordIndexOf, keywordTable } from './keyword-tables.ts';
 import { SqliteStore } from './store.ts';
 
 /** Test data: a constant 4-d embedder (keyword search is what is tested). */
@@ -24,9 +26,18 @@ test('keyword search on reader threads matches the main connection and sees new 
     await engine.createBank({ id: 'b' });
     const items = Array.from({ length: 40 }, (_, i) => ({ content: `Ines talked about ${TOPICS[i % 5]} on day ${i}.`, speaker: 'Tariq' }));
     await engine.retain('b', { items });
+    // Reading the FTS table first, then the facts of its best rows, ranks exactly as joining every match (ties by rowid).
+    const table = keywordTable(keywordIndexOf(onMain.db, 'b')!, 'fact');
+    const joined = (query: string, k: number): Array<{ id: string; score: number }> =>
+      (onMain.db
+        .prepare(`SELECT f.id AS id, bm25(${table}) AS s FROM ${table} JOIN facts f ON f.rid = ${table}.rowid
+          WHERE ${table} MATCH ? AND f.bank_id = ? AND f.status = 'active' ORDER BY s, ${table}.rowid LIMIT ?`)
+        .all(ftsQuery(query), 'b', k) as Array<{ id: string; s: number }>).map((r) => ({ id: r.id, score: -r.s }));
     for (const query of ['dinghy', 'antique clock Tariq', 'bread peppers']) {
       const main = await onMain.keywords.searchFacts('b', query, 10);
       assert.ok(main.length > 0, query);
+      assert.deepEqual(main, joined(query, 10), query);
+      assert.deepEqual(await onMain.keywords.searchFacts('b', query, 40), joined(query, 40), query);
       assert.deepEqual(await offloaded.keywords.searchFacts('b', query, 10), main, query);
       assert.deepEqual(await offloaded.keywords.searchChunks('b', query, 5), await onMain.keywords.searchChunks('b', query, 5), query);
     }
