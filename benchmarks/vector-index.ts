@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import type { FactFilter } from '../src/store/ports.ts';
 import { openDatabase, type Db } from '../src/store/sqlite/database.ts';
 import { encodeVector, SqliteVectorIndex } from '../src/store/sqlite/vectors.ts';
+import { random } from './random.ts';
 
 const { values } = parseArgs({
   options: {
@@ -21,16 +22,6 @@ const DIMS = values.dim ? [Number(values.dim)] : [100, 384];
 const QUERIES = Number(values.queries ?? 200);
 const K = Number(values.k ?? 10);
 const RESULTS = join(dirname(fileURLToPath(import.meta.url)), 'RESULTS.md');
-
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Unit vectors scattered around 200 random centres (real embeddings cluster by topic). */
 function clustered(dim: number, seed: number): () => Float32Array {
