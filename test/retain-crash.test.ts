@@ -1,7 +1,7 @@
 // Crash safety of async retain: the real `cairn serve` process is killed with SIGKILL while an async retain
 // operation is part-way through; a new process on the same data directory resumes the operation, which then
 // succeeds, and the bank ends exactly as if the retain had never been interrupted (each item stored once,
-// nothing half-written), compared against the same items retained without a crash.
+// nothing half-written, its keyword index included), compared against the same items retained without a crash.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { keywordIndexOf, keywordTable } from '../src/store/sqlite/keyword-tables.ts';
+import { SqliteStore } from '../src/store/sqlite/store.ts';
 import { TEST_CACHE_DIR } from './support/server.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -116,6 +118,27 @@ test('kill -9 during an async retain, restart: the operation resumes and every i
     assert.ok(reference.length >= N, `every item gave at least one fact (${reference.length})`);
     assert.deepEqual(crashed.map((f) => f.text).sort(), reference.map((f) => f.text).sort(), 'same facts, none twice, none missing');
     assert.equal(new Set(crashed.map((f) => f.source?.documentId)).size, N, 'one document per item');
+
+    // Each bank's keyword index holds exactly its facts and chunks, nothing half-written, so both banks rank alike.
+    const store = new SqliteStore({ dataDir });
+    try {
+      for (const bank of ['crash', 'control']) {
+        const n = keywordIndexOf(store.db, bank);
+        assert.ok(n !== null);
+        for (const [source, table] of [['fact', 'facts'], ['chunk', 'chunks']] as const) {
+          const indexed = store.db.prepare(`SELECT rowid AS rid FROM ${keywordTable(n, source)} ORDER BY rowid`).all();
+          const stored = store.db.prepare(`SELECT rid FROM ${table} WHERE bank_id = ? ORDER BY rid`).all(bank);
+          assert.deepEqual(indexed, stored, `${bank}: the ${table} in the keyword index are the ${table} in the store`);
+        }
+      }
+      for (const query of ['sourdough Porto', 'dinghy Kyoto Yuki', 'antique clock']) {
+        const [a, b] = await Promise.all(['crash', 'control'].map((bank) => store.keywords.searchFacts(bank, query, 20)));
+        assert.ok(a.length > 0);
+        assert.deepEqual(a.map((h) => h.score), b.map((h) => h.score), `${query}: the same BM25 scores in both banks`);
+      }
+    } finally {
+      await store.close();
+    }
   } finally {
     if (first) await stop(first, 'SIGKILL');
     if (second) await stop(second, 'SIGTERM');
