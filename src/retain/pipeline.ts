@@ -95,7 +95,12 @@ interface DocumentWrite {
   fresh: Chunk[];
   removed: string[];
   unchanged: boolean;
+  /** Kept chunks told just before the first new one, nearest first (their last fact starts the temporal chain). */
+  before: string[];
 }
+
+/** How many chunks back a new chunk looks for the fact told before it (chunks such as "ok!" may have none). */
+const LOOK_BACK_CHUNKS = 3;
 
 async function planWrite(store: MemoryStore, bankId: string, doc: PlannedDocument, append: boolean, now: string): Promise<DocumentWrite> {
   const existing = await store.listChunks(bankId, doc.id);
@@ -114,14 +119,37 @@ async function planWrite(store: MemoryStore, bankId: string, doc: PlannedDocumen
     createdAt: stored?.createdAt ?? now,
     updatedAt: now,
   };
+  const fresh = all.filter((c) => !existingIds.has(c.id));
   return {
     doc,
     stored,
     document,
-    fresh: all.filter((c) => !existingIds.has(c.id)),
+    fresh,
     removed: append ? [] : existing.filter((c) => !plannedIds.has(c.id)).map((c) => c.id),
     unchanged: stored !== null && stored.contentHash === docHash,
+    before: chunksBefore(existing, fresh[0], plannedIds),
   };
+}
+
+/** The stored chunks kept by this write that come just before `first`, nearest first. */
+function chunksBefore(existing: Chunk[], first: Chunk | undefined, kept: Set<string>): string[] {
+  if (!first) return [];
+  return existing
+    .filter((c) => c.index < first.index && kept.has(c.id))
+    .sort((a, b) => b.index - a.index)
+    .slice(0, LOOK_BACK_CHUNKS)
+    .map((c) => c.id);
+}
+
+/** The last fact told in the nearest of these chunks that has one (fact ids sort in the order they were told). */
+async function lastFactOf(store: MemoryStore, bankId: string, chunkIds: string[]): Promise<string | null> {
+  if (chunkIds.length === 0) return null;
+  const facts = await store.factIdsOfChunks(bankId, chunkIds);
+  for (const chunkId of chunkIds) {
+    const ids = facts.filter((f) => f.chunkId === chunkId).map((f) => f.factId).sort();
+    if (ids.length) return ids[ids.length - 1];
+  }
+  return null;
 }
 
 async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest, progress?: Progress): Promise<RetainResult> {
@@ -158,21 +186,33 @@ async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest
       await nextTurn();
       if (group.length > 1 || (group[0].fresh.length <= WRITE_BATCH && group[0].removed.length === 0)) {
         // Small new documents share a transaction (each still whole or absent after a crash).
-        const parts = await Promise.all(group.map(async (plan) => ({ document: plan.document, extracted: await extractions.of(plan.fresh), removeChunkIds: [] })));
+        const parts = await Promise.all(
+          group.map(async (plan) => ({
+            document: plan.document,
+            extracted: await extractions.of(plan.fresh),
+            removeChunkIds: [],
+            previousFactId: await lastFactOf(store, bank.id, plan.before),
+          })),
+        );
         count(await writeChunks(deps, bank, parts));
         group.forEach(done);
         continue;
       }
       const plan = group[0];
       const { stored, document, fresh, removed } = plan;
-      if (!plan.unchanged)
+      if (!plan.unchanged) {
+        let previousFactId = await lastFactOf(store, bank.id, plan.before);
         for (let i = 0; i < Math.max(fresh.length, 1); i += WRITE_BATCH) {
           const batch = fresh.slice(i, i + WRITE_BATCH);
           const last = i + WRITE_BATCH >= fresh.length;
           // Until the last batch is written the document keeps its old hash, so a crash mid-way re-processes the rest.
           const batchDoc = last ? document : { ...document, contentHash: stored?.contentHash ?? 'incomplete' };
-          count(await writeChunks(deps, bank, [{ document: batchDoc, extracted: await extractions.of(batch), removeChunkIds: i === 0 ? removed : [] }]));
+          const written = await writeChunks(deps, bank, [{ document: batchDoc, extracted: await extractions.of(batch), removeChunkIds: i === 0 ? removed : [], previousFactId }]);
+          count(written);
+          // The next batch's chain goes on from this one's last fact.
+          previousFactId = written.factIds.at(-1) ?? previousFactId;
         }
+      }
       done(plan);
     }
   } finally {
@@ -257,6 +297,8 @@ interface WritePart {
   document: DocumentRecord;
   extracted: Array<{ chunk: Chunk; facts: ExtractedFact[] }>;
   removeChunkIds: string[];
+  /** The stored fact told just before this part's first new chunk, if any: its temporal chain starts there. */
+  previousFactId?: string | null;
 }
 
 /** Resolves, embeds and links the facts of one or more documents' chunks and writes them in one transaction. */
@@ -268,9 +310,9 @@ async function writeChunks(deps: RetainDeps, bank: Bank, parts: WritePart[]): Pr
   const facts: Fact[] = [];
   const links: FactLink[] = [];
   const factsOfPart: Fact[][] = [];
-  for (const { document, extracted } of parts) {
+  for (const { document, extracted, previousFactId } of parts) {
     const own: Fact[] = [];
-    let previous: Fact | null = null;
+    let previous: { id: string; chunkId: string | null } | null = previousFactId ? { id: previousFactId, chunkId: null } : null;
     for (const { chunk, facts: found } of extracted) {
       const ids: string[] = [];
       for (const x of found) {
@@ -299,11 +341,11 @@ async function writeChunks(deps: RetainDeps, bank: Bank, parts: WritePart[]): Pr
           updatedAt: now,
         };
         // Temporal links: each fact to the one told just before it in the document.
-        if (previous) links.push({ bankId: bank.id, from: previous.id, to: fact.id, type: 'temporal', weight: previous.source?.chunkId === chunk.id ? 1 : 0.8 });
+        if (previous) links.push({ bankId: bank.id, from: previous.id, to: fact.id, type: 'temporal', weight: previous.chunkId === chunk.id ? 1 : 0.8 });
         for (const c of x.causedBy) if (ids[c]) links.push({ bankId: bank.id, from: ids[c], to: fact.id, type: 'causal', weight: 1 });
         ids.push(fact.id);
         own.push(fact);
-        previous = fact;
+        previous = { id: fact.id, chunkId: chunk.id };
       }
     }
     facts.push(...own);
