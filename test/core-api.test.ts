@@ -98,9 +98,12 @@ describe('core API on the embedded store', () => {
   });
 
   test('re-retaining an unchanged document changes nothing', async () => {
+    const documents = async (): Promise<unknown> => (await s.call<{ documents: unknown[] }>('GET', '/v1/banks/alice/documents')).body.documents;
+    const before = await documents();
     const again = await s.call<Retain>('POST', '/v1/banks/alice/memories', { items: aliceItems });
     assert.equal(again.body.result?.facts, 0);
     assert.equal(again.body.result?.documentsUnchanged, aliceItems.length);
+    assert.deepEqual(await documents(), before, 'the document records are not rewritten (updatedAt included)');
   });
 
   test('a changed document re-processes only its changed chunks', async () => {

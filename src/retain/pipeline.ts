@@ -105,10 +105,10 @@ const LOOK_BACK_CHUNKS = 3;
 async function planWrite(store: MemoryStore, bankId: string, doc: PlannedDocument, append: boolean, now: string): Promise<DocumentWrite> {
   const existing = await store.listChunks(bankId, doc.id);
   const stored = await store.getDocument(bankId, doc.id);
-  const planned = chunksOf(bankId, doc, append ? existing.length : 0);
-  const all = append ? [...existing, ...planned.filter((c) => !existing.some((e) => e.id === c.id))] : planned;
-  const docHash = contentHash(...all.map((c) => c.id));
   const existingIds = new Set(existing.map((c) => c.id));
+  const planned = chunksOf(bankId, doc, append ? existing.length : 0);
+  const all = append ? [...existing, ...planned.filter((c) => !existingIds.has(c.id))] : planned;
+  const docHash = contentHash(...all.map((c) => c.id));
   const plannedIds = new Set(all.map((c) => c.id));
   const document: DocumentRecord = {
     id: doc.id,
@@ -184,7 +184,7 @@ async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest
       // The store's calls are synchronous underneath: without a turn of the event loop between writes, a long
       // retain would hold every other request of the process (recall, status, progress polls) until it ends.
       await nextTurn();
-      if (group.length > 1 || (group[0].fresh.length <= WRITE_BATCH && group[0].removed.length === 0)) {
+      if (group.length > 1 || isSmallNew(group[0])) {
         // Small new documents share a transaction (each still whole or absent after a crash).
         const parts = await Promise.all(
           group.map(async (plan) => ({
@@ -221,14 +221,17 @@ async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest
   return result;
 }
 
-/** Consecutive new documents of at most WRITE_BATCH chunks in all, with nothing to remove, form one group; any other
- * document (unchanged, changed, or long) is a group of its own. */
+/** A document with new chunks, at most WRITE_BATCH of them, and nothing to remove: it may share a transaction. */
+const isSmallNew = (plan: DocumentWrite): boolean => !plan.unchanged && plan.removed.length === 0 && plan.fresh.length <= WRITE_BATCH;
+
+/** Consecutive small new documents of at most WRITE_BATCH chunks in all form one group; any other document
+ * (unchanged, changed, or long) is a group of its own. */
 function writeGroups(plans: DocumentWrite[]): DocumentWrite[][] {
   const groups: DocumentWrite[][] = [];
   let open: DocumentWrite[] = [];
   let size = 0;
   for (const plan of plans) {
-    const small = !plan.unchanged && plan.removed.length === 0 && plan.fresh.length <= WRITE_BATCH;
+    const small = isSmallNew(plan);
     if (!small || size + plan.fresh.length > WRITE_BATCH) {
       if (open.length) groups.push(open);
       open = [];
