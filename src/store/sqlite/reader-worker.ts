@@ -1,6 +1,7 @@
 // A reader thread of the embedded store: its own connection to the database file (WAL lets it read beside the
 // writer), for long read-only queries that would otherwise hold up the main thread.
 import Database from 'better-sqlite3';
+import { prepared } from './statements.ts';
 
 export interface ReadTask {
   file: string;
@@ -9,7 +10,6 @@ export interface ReadTask {
 }
 
 const connections = new Map<string, Database.Database>();
-const statements = new Map<string, Database.Statement<unknown[]>>();
 
 function connection(file: string): Database.Database {
   let db = connections.get(file);
@@ -25,8 +25,5 @@ function connection(file: string): Database.Database {
 }
 
 export default function read(task: ReadTask): unknown[] {
-  const key = `${task.file}\n${task.sql}`;
-  let statement = statements.get(key);
-  if (!statement) statements.set(key, (statement = connection(task.file).prepare(task.sql)));
-  return statement.all(...task.params);
+  return prepared(connection(task.file), task.sql).all(...task.params);
 }
