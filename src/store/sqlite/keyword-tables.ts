@@ -58,6 +58,12 @@ export function keywordChangesPending(db: Db): boolean {
   return prepared(db, 'SELECT 1 FROM keyword_changes LIMIT 1').get() !== undefined;
 }
 
+/** Applies changes left outside a write transaction (an upgraded database, an interrupted writer of an older
+ * version), in a transaction of their own; does nothing when there are none. */
+export function syncPendingKeywordChanges(db: Db): void {
+  if (keywordChangesPending(db)) db.transaction(() => syncKeywordIndexes(db)).immediate();
+}
+
 /** Brings every bank's keyword tables up to date with the recorded changes (call inside a write transaction):
  * rows that may be indexed leave it, rows that exist now enter it with their current text. */
 export function syncKeywordIndexes(db: Db): void {

@@ -4,7 +4,7 @@ import type { FactFilter, KeywordIndex, Scored } from '../ports.ts';
 import { contentWords } from '../../text/words.ts';
 import type { Db } from './database.ts';
 import { factFilterSql } from './filters.ts';
-import { keywordChangesPending, keywordIndexOf, keywordTable, syncKeywordIndexes } from './keyword-tables.ts';
+import { keywordIndexOf, keywordTable, syncPendingKeywordChanges } from './keyword-tables.ts';
 import type { SqliteReaders } from './readers.ts';
 import { prepared } from './statements.ts';
 
@@ -79,7 +79,7 @@ export class SqliteKeywordIndex implements KeywordIndex {
   /** The number of the bank's keyword tables (null: the bank holds nothing yet). Every write brings the tables up to
    * date before it commits; changes a write left behind (another process's, an older version's) are applied first. */
   private indexOf(bankId: string): number | null {
-    if (keywordChangesPending(this.db)) this.db.transaction(() => syncKeywordIndexes(this.db)).immediate();
+    syncPendingKeywordChanges(this.db);
     return keywordIndexOf(this.db, bankId);
   }
 

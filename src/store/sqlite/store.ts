@@ -10,7 +10,7 @@ import * as deletes from './deletes.ts';
 import { factFilterSql } from './filters.ts';
 import { SqliteGraphIndex } from './graph.ts';
 import { SqliteKeywordIndex } from './keyword.ts';
-import { ensureKeywordIndex, keywordChangesPending, syncKeywordIndexes } from './keyword-tables.ts';
+import { ensureKeywordIndex, syncPendingKeywordChanges } from './keyword-tables.ts';
 import { SqliteReaders } from './readers.ts';
 import * as queue from './queue.ts';
 import { FACT_COLUMNS, json, parseJson, placeholders, toBank, toChunk, toDocument, toEntity, toFact, toOperation, type Row } from './rows.ts';
@@ -50,7 +50,7 @@ export class SqliteStore implements MemoryStore {
     const file = options.file ?? join(options.dataDir ?? 'data', 'cairn.db');
     this.db = openDatabase(file);
     // A database upgraded by migration 005 (or left with unapplied keyword changes) is indexed per bank now.
-    if (keywordChangesPending(this.db)) this.db.transaction(() => syncKeywordIndexes(this.db)).immediate();
+    syncPendingKeywordChanges(this.db);
     this.vectors = new SqliteVectorIndex(this.db, file === ':memory:' ? {} : { snapshotDir: join(file, '..', 'vector-snapshots') });
     this.readers = file === ':memory:' ? null : new SqliteReaders(file);
     this.keywords = new SqliteKeywordIndex(
