@@ -70,8 +70,9 @@ export async function followingTurns(ctx: FollowupContext, from: Fact[]): Promis
     return next;
   };
 
-  await loadChunks(from.flatMap((f) => (f.source ? [f.source.chunkId] : [])));
-  const own = [...new Set(from.flatMap((f) => (f.source ? [f.source.chunkId] : [])))].filter((id) => chunks.has(id));
+  const fromChunks = [...new Set(from.flatMap((f) => (f.source ? [f.source.chunkId] : [])))];
+  await loadChunks(fromChunks);
+  const own = fromChunks.filter((id) => chunks.has(id));
   const replies = own.length ? await after(own) : new Map<string, Chunk>();
   const nexts = replies.size ? await after([...new Set([...replies.values()].map((c) => c.id))]) : new Map<string, Chunk>();
   const out = new Map<string, Following>();

@@ -19,7 +19,7 @@ import { prepared } from './statements.ts';
 function blankObservations(db: Db, bankId: string, observationIds: string[]): void {
   const now = nowIso();
   for (const id of observationIds) {
-    prepared(db, 
+    prepared(db,
       `UPDATE observation_revisions SET old_text = CASE WHEN old_text IS NULL THEN NULL ELSE '${FORGOTTEN}' END, new_text = '${FORGOTTEN}'
        WHERE bank_id = ? AND observation_id = ?`,
     ).run(bankId, id);
@@ -31,7 +31,7 @@ function blankObservations(db: Db, bankId: string, observationIds: string[]): vo
 
 function deleteFactRows(db: Db, bankId: string, factIds: string[]): string[] {
   const observationIds = observationsCiting(db, factIds).filter((id) => !factIds.includes(id));
-  const redact = prepared(db, 
+  const redact = prepared(db,
     `UPDATE observation_revisions SET old_text = CASE WHEN old_text IS NULL THEN NULL ELSE '${FORGOTTEN}' END, new_text = '${FORGOTTEN}'
      WHERE bank_id = ? AND EXISTS (SELECT 1 FROM json_each(fact_ids) j WHERE j.value = ?)`,
   );
@@ -41,7 +41,7 @@ function deleteFactRows(db: Db, bankId: string, factIds: string[]): string[] {
   for (let i = 0; i < factIds.length; i += 500) {
     const part = factIds.slice(i, i + 500);
     // A fact whose replacement is forgotten is current again.
-    prepared(db, 
+    prepared(db,
       `UPDATE facts SET status = 'active', superseded_by = NULL, superseded_at = NULL, valid_to = NULL, updated_at = ?
        WHERE bank_id = ? AND status = 'superseded' AND superseded_by IN (${placeholders(part.length)})`,
     ).run(now, bankId, ...part);

@@ -54,7 +54,7 @@ function upsertObservation(db: Db, o: Observation): void {
     insertFact(db, { ...o, consolidatedAt: o.consolidatedAt ?? o.createdAt });
     return;
   }
-  prepared(db, 
+  prepared(db,
     `UPDATE facts SET text = ?, occurred_start = ?, occurred_end = ?, tags = ?, valid_from = ?, valid_to = ?, metadata = ?, updated_at = ?
      WHERE id = ? AND kind = 'observation'`,
   ).run(o.text, o.occurredStart, o.occurredEnd, json(o.tags), o.validFrom, o.validTo, json(o.metadata), o.updatedAt, o.id);
@@ -78,23 +78,23 @@ export function applyObservations(db: Db, w: ObservationWrite): void {
     if (w.vectors.length) checkEmbedder(db, w.bankId, w.embedder);
     for (const o of w.observations) upsertObservation(db, o);
     putVectors(db, w.bankId, w.vectors);
-    const ev = prepared(db, 
+    const ev = prepared(db,
       `INSERT INTO evidence (observation_id, fact_id, bank_id, role, created_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT(observation_id, fact_id) DO UPDATE SET role = excluded.role`,
     );
     for (const e of w.evidence) ev.run(e.observationId, e.factId, w.bankId, e.role, e.createdAt);
-    const rev = prepared(db, 
+    const rev = prepared(db,
       'INSERT INTO observation_revisions (id, bank_id, observation_id, old_text, new_text, fact_ids, reason, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
     for (const r of w.revisions) rev.run(r.id, w.bankId, r.observationId, r.oldText, r.newText, json(r.factIds), r.reason, r.at);
-    const sup = prepared(db, 
+    const sup = prepared(db,
       `UPDATE facts SET status = 'superseded', superseded_by = ?, superseded_at = ?, valid_to = coalesce(valid_to, ?), updated_at = ?
        WHERE id = ? AND bank_id = ?`,
     );
     for (const s of w.supersede) sup.run(s.by, s.at, s.validTo ?? s.at, s.at, s.factId, w.bankId);
     for (const id of w.removeObservationIds) prepared(db, `DELETE FROM facts WHERE id = ? AND bank_id = ? AND kind = 'observation'`).run(id, w.bankId);
     const now = nowIso();
-    const done = prepared(db, 
+    const done = prepared(db,
       'UPDATE facts SET consolidated_at = ?, claim_worker = NULL, claim_until = NULL, last_error = NULL WHERE id = ? AND bank_id = ?',
     );
     for (const id of w.consolidatedFactIds) done.run(now, id, w.bankId);
@@ -107,7 +107,7 @@ export function failClaim(db: Db, bankId: string, workerId: string, factIds: str
   db.transaction(() => {
     const next = new Date(Date.now() + retryAfterMs).toISOString();
     for (const id of factIds) {
-      prepared(db, 
+      prepared(db,
         `UPDATE facts SET attempts = attempts + 1, last_error = ?, claim_worker = NULL, claim_until = NULL, next_attempt_at = ?,
            dead = CASE WHEN attempts + 1 >= ? THEN 1 ELSE 0 END
          WHERE id = ? AND bank_id = ? AND claim_worker = ?`,

@@ -35,7 +35,7 @@ export function checkEmbedder(db: Db, bankId: string, embedder: string): void {
 }
 
 export function insertFact(db: Db, f: Fact): void {
-  prepared(db, 
+  prepared(db,
     `INSERT INTO facts (id, bank_id, kind, text, occurred_start, occurred_end, mentioned_at, document_id, chunk_id, item_id,
        span_start, span_end, speaker, metadata, tags, status, valid_from, valid_to, superseded_by, superseded_at,
        consolidated_at, created_at, updated_at)
@@ -51,7 +51,7 @@ export function insertFact(db: Db, f: Fact): void {
 }
 
 export function upsertEntity(db: Db, e: Entity): void {
-  prepared(db, 
+  prepared(db,
     `INSERT INTO entities (id, bank_id, name, aliases, type, mention_count, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT(id) DO UPDATE SET name = excluded.name, aliases = excluded.aliases, type = excluded.type,
        mention_count = excluded.mention_count, first_seen = excluded.first_seen, last_seen = excluded.last_seen`,
@@ -65,7 +65,7 @@ export function upsertEntity(db: Db, e: Entity): void {
 
 export function putVectors(db: Db, bankId: string, vectors: VectorRecord[]): void {
   const rid = prepared(db, 'SELECT rid FROM facts WHERE id = ? AND bank_id = ?');
-  const put = prepared(db, 
+  const put = prepared(db,
     `INSERT INTO fact_vectors (fact_rid, bank_id, vector) VALUES (?, ?, ?)
      ON CONFLICT(fact_rid) DO UPDATE SET vector = excluded.vector`,
   );
@@ -92,13 +92,13 @@ export function writeItem(db: Db, w: ItemWrite): number {
     .transaction(() => {
       if (w.vectors.length) checkEmbedder(db, w.bankId, w.embedder);
       const now = nowIso();
-      prepared(db, 
+      prepared(db,
         `INSERT INTO documents (bank_id, id, content_hash, metadata, tags, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT(bank_id, id) DO UPDATE SET content_hash = excluded.content_hash, metadata = excluded.metadata,
            tags = excluded.tags, updated_at = excluded.updated_at`,
       ).run(w.bankId, w.document.id, w.document.contentHash, json(w.document.metadata), json(w.document.tags), w.document.createdAt, now);
       if (w.removeChunkIds.length) removeChunks(db, w.bankId, w.removeChunkIds);
-      const chunk = prepared(db, 
+      const chunk = prepared(db,
         `INSERT INTO chunks (id, bank_id, document_id, idx, item_id, text, content_hash, speaker, timestamp, context, metadata, tags)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       );
@@ -107,7 +107,7 @@ export function writeItem(db: Db, w: ItemWrite): number {
       for (const e of w.entities) upsertEntity(db, e);
       for (const f of w.facts) insertFact(db, f);
       // Links to facts that no longer exist (removed with a changed chunk in this same write) are dropped.
-      const link = prepared(db, 
+      const link = prepared(db,
         `INSERT INTO fact_links (bank_id, from_id, to_id, type, weight)
          SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM facts WHERE id = ?) AND EXISTS (SELECT 1 FROM facts WHERE id = ?)
          ON CONFLICT(from_id, to_id, type) DO UPDATE SET weight = max(weight, excluded.weight)`,
@@ -131,7 +131,7 @@ function removeChunks(db: Db, bankId: string, chunkIds: string[]): void {
 
 /** Entities no fact mentions any more are removed (with their keys). */
 export function pruneEntities(db: Db, bankId: string): void {
-  prepared(db, 
+  prepared(db,
     `DELETE FROM entities WHERE bank_id = ? AND NOT EXISTS (SELECT 1 FROM fact_entities fe WHERE fe.entity_id = entities.id)`,
   ).run(bankId);
 }
