@@ -1,4 +1,4 @@
-// A seeded pseudo-random generator (mulberry32) for benchmarks: the same data on every run and machine.
+// A seeded pseudo-random generator (mulberry32) for benchmarks and tests: the same data on every run and machine.
 
 /** Numbers in [0, 1), the same sequence for the same seed. */
 export function random(seed: number): () => number {

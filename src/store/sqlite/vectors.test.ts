@@ -5,21 +5,12 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { random } from '../../../benchmarks/random.ts';
 import type { FactFilter } from '../ports.ts';
 import { openDatabase, type Db } from './database.ts';
 import { decodeVector, encodeVector, SqliteVectorIndex } from './vectors.ts';
 
 const DIM = 16;
-
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function unit(v: Float32Array): Float32Array {
   const norm = Math.hypot(...v);
