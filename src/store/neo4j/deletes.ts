@@ -1,10 +1,12 @@
 // Deletions on the Neo4j side, each in one transaction under the bank's lock (statements/deletes.ts says what a
 // deletion changes). They return the facts whose Qdrant points must go: the deleted ones and the observations
 // blanked because they cited them. A bank is deleted in two steps: the bank node and a tombstone at once (the
-// bank is gone for every reader), then its nodes in batches; reconcile finishes a sweep a crash interrupted.
+// bank is gone for every reader), then its nodes in batches and its full-text indexes; reconcile finishes a sweep
+// a crash interrupted.
 import { newId } from '../../core/ids.ts';
 import type { DeleteResult, Tombstone } from '../ports.ts';
 import type { Neo4jConnection, Tx } from './connection.ts';
+import { dropBankIndexes } from './keyword-schema.ts';
 import * as del from './statements/deletes.ts';
 import { pruneEntities } from './statements/items.ts';
 import { createTombstones } from './statements/records.ts';
@@ -71,7 +73,7 @@ export async function dropBank(db: Neo4jConnection, bankId: string, now: string)
   });
 }
 
-/** Deletes every node carrying the bank id, a batch per transaction. Returns how many. */
+/** Deletes every node carrying the bank id, a batch per transaction, then the bank's keyword indexes. Returns how many. */
 export async function sweepBank(db: Neo4jConnection, bankId: string, batch = 5000): Promise<number> {
   let total = 0;
   for (const label of del.BANK_LABELS) {
@@ -82,6 +84,7 @@ export async function sweepBank(db: Neo4jConnection, bankId: string, batch = 500
       if (n < batch) break;
     }
   }
+  await dropBankIndexes(db, bankId);
   return total;
 }
 

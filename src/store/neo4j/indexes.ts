@@ -1,25 +1,47 @@
-// The keyword arm (Lucene BM25 full-text indexes) and the entity graph, served by Neo4j: the KeywordIndex and
-// GraphIndex ports. Both read live from the database, so every process sees every other's writes at once.
+// The keyword arm (Lucene BM25 over each bank's own full-text indexes) and the entity graph, served by Neo4j: the
+// KeywordIndex and GraphIndex ports. Both read live from the database, so every process sees every other's writes
+// at once.
 import type { Entity, FactLink } from '../../core/types.ts';
 import type { FactFilter, GraphIndex, KeywordIndex, Scored } from '../ports.ts';
 import type { Neo4jConnection } from './connection.ts';
+import type { KeywordSchema } from './keyword-schema.ts';
 import type { Neo4jRecords } from './records.ts';
+import type { Statement } from './statement.ts';
 import * as search from './statements/search.ts';
 
 export class Neo4jKeywordIndex implements KeywordIndex {
-  constructor(private readonly db: Neo4jConnection) {}
+  constructor(
+    private readonly db: Neo4jConnection,
+    private readonly schema: KeywordSchema,
+  ) {}
 
-  async searchFacts(bankId: string, query: string, k: number, filter: FactFilter = {}): Promise<Scored[]> {
+  searchFacts(bankId: string, query: string, k: number, filter: FactFilter = {}): Promise<Scored[]> {
     const lucene = search.luceneQuery(query);
-    if (!lucene || k <= 0) return [];
-    const rows = await this.db.read(search.searchFacts(bankId, lucene, k, filter));
-    return rows.map((r) => ({ id: String(r.id), score: Number(r.score) }));
+    if (!lucene || k <= 0) return Promise.resolve([]);
+    return this.scored(bankId, search.searchFacts(bankId, lucene, k, filter));
   }
 
-  async searchChunks(bankId: string, query: string, k: number): Promise<Scored[]> {
+  searchChunks(bankId: string, query: string, k: number): Promise<Scored[]> {
     const lucene = search.luceneQuery(query);
-    if (!lucene || k <= 0) return [];
-    const rows = await this.db.read(search.searchChunks(bankId, lucene, k));
+    if (!lucene || k <= 0) return Promise.resolve([]);
+    return this.scored(bankId, search.searchChunks(bankId, lucene, k));
+  }
+
+  /**
+   * Runs a search on the bank's indexes; a bank that does not exist has none and finds nothing. When the query
+   * fails, another process may have dropped the indexes since this one checked them (the bank deleted, perhaps
+   * re-created): the schema is checked again, once, and the query retried.
+   */
+  private async scored(bankId: string, statement: Statement): Promise<Scored[]> {
+    if (!(await this.schema.ensure(bankId))) return [];
+    let rows;
+    try {
+      rows = await this.db.read(statement);
+    } catch (e) {
+      this.schema.forget(bankId);
+      if (!(await this.schema.ensure(bankId))) return [];
+      rows = await this.db.read(statement);
+    }
     return rows.map((r) => ({ id: String(r.id), score: Number(r.score) }));
   }
 }

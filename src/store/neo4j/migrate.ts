@@ -1,11 +1,12 @@
-// Versioned, forward-only schema migrations for Neo4j: the numbered .cypher files of migrations/neo4j, applied
-// at start in file-name order, each recorded in a (:Migration {name}) node once all its statements ran. Every
-// statement is idempotent (IF NOT EXISTS), so two processes starting together, or a start that died half-way,
-// are harmless.
+// Versioned, forward-only schema migrations for Neo4j: the numbered .cypher files of migrations/neo4j and the
+// numbered code migrations below (for what Cypher alone cannot do), applied at start in name order, each recorded
+// in a (:Migration {name}) node once all of it ran. Every step is idempotent (IF [NOT] EXISTS), so two processes
+// starting together, or a start that died half-way, are harmless.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Neo4jConnection } from './connection.ts';
+import { runSchemaCommand, upgradeToBankIndexes } from './keyword-schema.ts';
 import { cypher, type Statement } from './statement.ts';
 
 export const NEO4J_MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../migrations/neo4j');
@@ -34,6 +35,21 @@ export function readMigrations(dir: string = NEO4J_MIGRATIONS_DIR): MigrationFil
     .map((name) => ({ name, statements: splitCypher(readFileSync(join(dir, name), 'utf8')) }));
 }
 
+/** A migration: the statements of a .cypher file, or code (for steps that depend on the data). */
+export type Migration = ({ kind: 'cypher' } & MigrationFile) | { kind: 'code'; name: string; run: (db: Neo4jConnection) => Promise<void> };
+
+/**
+ * Code migrations, numbered in the same sequence as the files. 005: each bank gets its own full-text indexes
+ * (their names derive from a hash of the bank id, which Cypher cannot compute); 006 then drops the shared ones.
+ */
+export const CODE_MIGRATIONS: Migration[] = [{ kind: 'code', name: '005_bank_keyword_indexes', run: (db) => upgradeToBankIndexes(db) }];
+
+/** Every migration, files and code, in the order they apply. */
+export function allMigrations(dir: string = NEO4J_MIGRATIONS_DIR): Migration[] {
+  const files: Migration[] = readMigrations(dir).map((f) => ({ kind: 'cypher', ...f }));
+  return [...files, ...CODE_MIGRATIONS].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
 export const appliedMigrations = (): Statement => cypher('MATCH (m:Migration) RETURN m.name AS name');
 
 export const recordMigration = (name: string, at: string): Statement =>
@@ -41,15 +57,15 @@ export const recordMigration = (name: string, at: string): Statement =>
 
 /** Applies the migrations not recorded yet. Returns the names applied now. */
 export async function migrateNeo4j(db: Neo4jConnection, dir: string = NEO4J_MIGRATIONS_DIR): Promise<string[]> {
-  const files = readMigrations(dir);
   // The first migration creates the constraint the records rely on; running it again is a no-op.
   const done = new Set((await db.read(appliedMigrations())).map((r) => String(r.name)));
   const applied: string[] = [];
-  for (const file of files) {
-    if (done.has(file.name)) continue;
-    for (const text of file.statements) await db.autoCommit(cypher(text));
-    await db.write(recordMigration(file.name, new Date().toISOString()));
-    applied.push(file.name);
+  for (const m of allMigrations(dir)) {
+    if (done.has(m.name)) continue;
+    if (m.kind === 'code') await m.run(db);
+    else for (const text of m.statements) await runSchemaCommand(db, cypher(text));
+    await db.write(recordMigration(m.name, new Date().toISOString()));
+    applied.push(m.name);
   }
   return applied;
 }

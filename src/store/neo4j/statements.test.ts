@@ -1,19 +1,22 @@
 // The server store's Cypher, checked without a server: every statement the adapter can send is parsed and
 // semantically analysed by Neo4j's own language support (syntax, undefined variables, parameters missing), every
 // parameter it names is given and every one given is used, input values never reach the statement text, counts
-// travel as integers, and the filter, Lucene and migration builders produce what they should.
+// travel as integers, and the filter, Lucene and migration builders produce what they should. The keyword arm's
+// per-bank schema: identifiers derived from a hash of the bank id, never its characters, used by writes and search.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import neo4j from 'neo4j-driver';
 import type { Chunk, DocumentRecord, Entity, Fact, Observation, Operation } from '../../core/types.ts';
 import { factCondition } from './filter.ts';
+import { bankDigest, keywordNames, schemaIdentifier } from './keyword-names.ts';
 import { lintStatement, lintStatements } from './lint.ts';
-import { readMigrations, splitCypher } from './migrate.ts';
+import { allMigrations, readMigrations, splitCypher } from './migrate.ts';
 import { compact, factContent, factLifecycle } from './props.ts';
 import { toFact } from './rows.ts';
 import type { Statement } from './statement.ts';
 import * as del from './statements/deletes.ts';
 import * as items from './statements/items.ts';
+import * as ks from './statements/keyword-schema.ts';
 import * as pending from './statements/pending.ts';
 import * as reads from './statements/reads.ts';
 import * as rec from './statements/records.ts';
@@ -72,7 +75,7 @@ function catalogue(): Array<[string, Statement]> {
   add('upsertDocument', items.upsertDocument(document, staging));
   add('deleteFactsOfChunks', items.deleteFactsOfChunks(B, ['chk-1'], false));
   add('deleteChunks', items.deleteChunks(B, ['chk-1']));
-  add('upsertChunks', items.upsertChunks([chunk], staging));
+  add('upsertChunks', items.upsertChunks(B, [chunk], staging));
   add('upsertEntities', items.upsertEntities([entity]));
   add('upsertEntityKeys', items.upsertEntityKeys(B, [entity]));
   add('upsertFacts', items.upsertFacts(B, [{ fact, vector }], staging));
@@ -139,6 +142,13 @@ function catalogue(): Array<[string, Statement]> {
     add(`orphanBankIds(${label})`, del.orphanBankIds(label));
   }
 
+  add('createBankIndexes', ks.createBankIndexes(B));
+  add('dropBankIndexes', ks.dropBankIndexes(B));
+  add('awaitIndex', ks.awaitIndex(keywordNames(B).factIndex, 300));
+  add('bankIds', ks.bankIds());
+  add('bankExists', ks.bankExists(B));
+  add('labelBankNodes', ks.labelBankNodes(B, 5000));
+
   add('stalePendingDocuments', pending.stalePendingDocuments(NOW, 100));
   add('pendingFactsOfDocument', pending.pendingFactsOfDocument(B, 'doc-1'));
   add('pendingChunksOfDocument', pending.pendingChunksOfDocument(B, 'doc-1'));
@@ -194,17 +204,18 @@ describe('server store Cypher', () => {
     }
   });
 
-  test('LIMIT, SKIP and list slices take integer parameters', () => {
+  test('LIMIT, SKIP, list slices, batch sizes and timeouts take integer parameters', () => {
     for (const [name, s] of statements)
-      for (const m of s.text.matchAll(/(?:LIMIT|SKIP|\.\.)\s*\$([A-Za-z]+)/g))
+      for (const m of s.text.matchAll(/(?:LIMIT|SKIP|\.\.|TRANSACTIONS OF|awaitIndex\(\$\w+,)\s*\$([A-Za-z]+)/g))
         assert.ok(neo4j.isInt(s.params[m[1]]), `${name}: $${m[1]} is not an integer`);
   });
 
-  test('labels and relationship types are constants of the model', () => {
+  test('labels and relationship types are constants of the model (or a bank\'s hashed keyword label)', () => {
     const labels = new Set(['Bank', 'Document', 'Chunk', 'Fact', 'Entity', 'EntityKey', 'Revision', 'Operation', 'OperationKey', 'Tombstone', 'Migration']);
     const types = new Set(['MENTIONS', 'LINK', 'EVIDENCE']);
+    const bankLabel = /^Kw(Fact|Chunk)_[0-9a-f]{24}$/;
     for (const [name, s] of statements) {
-      for (const m of s.text.matchAll(/\(\w*:(\w+)/g)) assert.ok(labels.has(m[1]), `${name}: label ${m[1]}`);
+      for (const m of s.text.matchAll(/\(\w*:(\w+)/g)) assert.ok(labels.has(m[1]) || bankLabel.test(m[1]), `${name}: label ${m[1]}`);
       for (const m of s.text.matchAll(/\[\w*:(\w+)/g)) assert.ok(types.has(m[1]), `${name}: relationship ${m[1]}`);
     }
   });
@@ -260,27 +271,85 @@ describe('Neo4j migrations', () => {
     assert.deepEqual(splitCypher(text), ['CREATE INDEX a IF NOT EXISTS\n  FOR (n:Fact) ON (n.id)', 'CREATE INDEX b IF NOT EXISTS FOR (n:Fact) ON (n.x)']);
   });
 
-  test('the migration files are numbered, idempotent, and valid Cypher', async () => {
+  test('the migrations (files and code) are numbered, idempotent, and valid Cypher', async () => {
+    const migrations = allMigrations();
+    assert.ok(migrations.length >= 6);
+    migrations.forEach((m, i) => assert.match(m.name, new RegExp(`^${String(i + 1).padStart(3, '0')}_[a-z_]+${m.kind === 'cypher' ? '\\.cypher' : ''}$`)));
     const files = readMigrations();
-    assert.ok(files.length >= 4);
-    files.forEach((f, i) => assert.match(f.name, new RegExp(`^${String(i + 1).padStart(3, '0')}_[a-z_]+\\.cypher$`)));
     const all = files.flatMap((f) => f.statements.map((text) => ({ file: f.name, text })));
-    for (const s of all) assert.match(s.text, /IF NOT EXISTS/, `${s.file}: ${s.text}`);
-    const { migrations, migrationResults } = await linted;
-    assert.deepEqual(migrations.flatMap(([file, s], i) => migrationResults[i].map((p) => `${file}: ${s.text}: ${p.message}`)), []);
+    for (const s of all) assert.match(s.text, /IF (NOT )?EXISTS/, `${s.file}: ${s.text}`);
+    const { migrations: linted_, migrationResults } = await linted;
+    assert.deepEqual(linted_.flatMap(([file, s], i) => migrationResults[i].map((p) => `${file}: ${s.text}: ${p.message}`)), []);
     const text = all.map((s) => s.text).join('\n');
-    assert.match(text, /CREATE FULLTEXT INDEX fact_text .*FOR \(f:Fact\) ON EACH \[f\.text\]/);
-    assert.match(text, /CREATE FULLTEXT INDEX chunk_text .*FOR \(c:Chunk\) ON EACH \[c\.searchText\]/);
     assert.match(text, /REQUIRE f\.id IS UNIQUE/);
     assert.match(text, /ON \(f\.bankId, f\.timeStartMs\)/);
   });
 
-  test('the full-text index names used by search exist in the migrations', () => {
-    const text = readMigrations().flatMap((f) => f.statements).join('\n');
-    for (const s of [search.searchFacts(B, '"a"', 1), search.searchChunks(B, '"a"', 1)]) {
-      const index = /queryNodes\('(\w+)'/.exec(s.text)?.[1];
-      assert.ok(index && text.includes(`FULLTEXT INDEX ${index} `), `index ${index}`);
+  test('the shared full-text indexes are dropped after each bank got its own', () => {
+    const names = allMigrations().map((m) => m.name);
+    const upgrade = names.indexOf('005_bank_keyword_indexes');
+    const drop = readMigrations().find((f) => f.statements.some((t) => /^DROP INDEX fact_text IF EXISTS$/.test(t)));
+    assert.ok(upgrade >= 0 && drop, 'an upgrade and a drop');
+    assert.ok(names.indexOf(drop.name) > upgrade, 'the drop comes after the upgrade');
+    assert.ok(drop.statements.includes('DROP INDEX chunk_text IF EXISTS'));
+  });
+});
+
+describe('per-bank keyword indexes', () => {
+  test('names derive from sha256 of the bank id: stable, and the same for labels and indexes', () => {
+    assert.equal(bankDigest('bank-1'), '5436e7948ad1df5d02e9d2e3');
+    assert.deepEqual(keywordNames('bank-1'), {
+      factLabel: 'KwFact_5436e7948ad1df5d02e9d2e3',
+      chunkLabel: 'KwChunk_5436e7948ad1df5d02e9d2e3',
+      factIndex: 'kw_fact_5436e7948ad1df5d02e9d2e3',
+      chunkIndex: 'kw_chunk_5436e7948ad1df5d02e9d2e3',
+    });
+    assert.deepEqual(keywordNames('bank-1'), keywordNames('bank-1'));
+  });
+
+  test('near-identical bank ids get distinct names, all made of [A-Za-z0-9_] whatever the id holds', () => {
+    const ids = ['a', 'A', 'a ', ' a', 'a\u0000', 'ä', 'a\u0308', B, EVIL, '`x`', ...Array.from({ length: 2000 }, (_, i) => `bank-${i}`)];
+    const names = ids.map(keywordNames);
+    for (const key of ['factLabel', 'chunkLabel', 'factIndex', 'chunkIndex'] as const) {
+      assert.equal(new Set(names.map((n) => n[key])).size, ids.length, key);
+      for (const n of names) assert.match(n[key], /^[A-Za-z0-9_]+$/);
     }
+  });
+
+  test('schemaIdentifier refuses anything but [A-Za-z0-9_]', () => {
+    for (const bad of ['', 'a-b', 'a b', "x'", 'a`b', 'ä', 'a;DROP', 'a\n', 'a.b', 'a$b', 'a)']) assert.throws(() => schemaIdentifier(bad), /unsafe/, JSON.stringify(bad));
+    assert.equal(schemaIdentifier('kw_fact_0Af9'), 'kw_fact_0Af9');
+  });
+
+  test("search queries the bank's own indexes, which cover the labels the writes set", () => {
+    const n = keywordNames(B);
+    const facts = search.searchFacts(B, '"a"', 1);
+    const chunks = search.searchChunks(B, '"a"', 1);
+    assert.match(facts.text, /queryNodes\(\$index, \$query\)/);
+    assert.equal(facts.params.index, n.factIndex);
+    assert.equal(chunks.params.index, n.chunkIndex);
+    assert.notEqual(search.searchFacts('other', '"a"', 1).params.index, n.factIndex);
+    const [createFacts, createChunks] = ks.createBankIndexes(B).map((st) => st.text);
+    assert.match(createFacts, new RegExp(`^CREATE FULLTEXT INDEX ${n.factIndex} IF NOT EXISTS FOR \\(f:${n.factLabel}\\) ON EACH \\[f\\.text\\]`));
+    assert.match(createChunks, new RegExp(`^CREATE FULLTEXT INDEX ${n.chunkIndex} IF NOT EXISTS FOR \\(c:${n.chunkLabel}\\) ON EACH \\[c\\.searchText\\]`));
+    for (const st of [...ks.createBankIndexes(B)]) assert.match(st.text, /`fulltext\.analyzer`: 'english'/);
+    assert.deepEqual(ks.dropBankIndexes(B).map((st) => st.text), [`DROP INDEX ${n.factIndex} IF EXISTS`, `DROP INDEX ${n.chunkIndex} IF EXISTS`]);
+    // Every write that creates a fact or a chunk gives it the bank's label.
+    const upsertFacts = items.upsertFacts(B, [{ fact, vector }], { pending: false, now: NOW });
+    const upsertObservations = q.upsertObservations(B, [{ observation, vector }], NOW);
+    for (const st of [upsertFacts, upsertObservations]) {
+      assert.match(st.text, /SET [^\n]*\w:\$\(\$factLabel\)/);
+      assert.equal(st.params.factLabel, n.factLabel);
+    }
+    const upsertChunks = items.upsertChunks(B, [chunk], { pending: false, now: NOW });
+    assert.match(upsertChunks.text, /x:\$\(\$chunkLabel\)/);
+    assert.equal(upsertChunks.params.chunkLabel, n.chunkLabel);
+    // The upgrade labels exactly what the indexes cover.
+    const [labelFacts, labelChunks] = ks.labelBankNodes(B, 100);
+    assert.equal(labelFacts.params.factLabel, n.factLabel);
+    assert.equal(labelChunks.params.chunkLabel, n.chunkLabel);
+    assert.match(labelFacts.text, /MATCH \(x:Fact \{bankId: \$bankId\}\)/);
+    assert.match(labelChunks.text, /MATCH \(x:Chunk \{bankId: \$bankId\}\)/);
   });
 });
 

@@ -72,7 +72,7 @@ export async function stageItem(db: Neo4jConnection, w: ItemWrite, now: string):
     if (w.chunks.length) {
       // Rewriting a chunk drops what an earlier, unfinished staging of it left.
       removed.push(...ids(await tx.run(items.deleteFactsOfChunks(w.bankId, w.chunks.map((c) => c.id), true))));
-      await tx.run(items.upsertChunks(w.chunks, s));
+      await tx.run(items.upsertChunks(w.bankId, w.chunks, s));
     }
     if (w.entities.length) {
       await tx.run(items.upsertEntities(w.entities));

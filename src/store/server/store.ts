@@ -17,6 +17,7 @@ import type {
 import { Neo4jConnection } from '../neo4j/connection.ts';
 import * as deletes from '../neo4j/deletes.ts';
 import { Neo4jGraphIndex, Neo4jKeywordIndex } from '../neo4j/indexes.ts';
+import { KeywordSchema } from '../neo4j/keyword-schema.ts';
 import { migrateNeo4j } from '../neo4j/migrate.ts';
 import * as queue from '../neo4j/queue.ts';
 import { Neo4jRecords } from '../neo4j/records.ts';
@@ -34,13 +35,16 @@ export class ServerStore implements MemoryStore {
   readonly vectors: ServerVectorIndex;
   readonly keywords: Neo4jKeywordIndex;
   readonly graph: Neo4jGraphIndex;
+  /** The banks' own full-text indexes (one per bank, so BM25 statistics are per bank). */
+  readonly keywordSchema: KeywordSchema;
 
   constructor(options: ServerStoreOptions) {
     this.db = new Neo4jConnection(options.neo4j);
     this.qdrant = new QdrantVectors(options.qdrant);
     this.records = new Neo4jRecords(this.db);
     this.vectors = new ServerVectorIndex(this.db, this.records, this.qdrant);
-    this.keywords = new Neo4jKeywordIndex(this.db);
+    this.keywordSchema = new KeywordSchema(this.db);
+    this.keywords = new Neo4jKeywordIndex(this.db, this.keywordSchema);
     this.graph = new Neo4jGraphIndex(this.db, this.records);
   }
 
@@ -64,8 +68,11 @@ export class ServerStore implements MemoryStore {
   }
 
   // banks
-  createBank(b: Bank): Promise<void> {
-    return this.records.createBank(b);
+  /** The bank, then its full-text indexes (a schema command cannot share the bank's transaction). */
+  async createBank(b: Bank): Promise<void> {
+    await this.records.createBank(b);
+    this.keywordSchema.forget(b.id);
+    await this.keywordSchema.ensure(b.id);
   }
   getBank(id: string): Promise<Bank | null> {
     return this.records.getBank(id);
@@ -79,6 +86,7 @@ export class ServerStore implements MemoryStore {
   async deleteBank(id: string): Promise<void> {
     if (!(await deletes.dropBank(this.db, id, nowIso()))) return;
     await deletes.sweepBank(this.db, id);
+    this.keywordSchema.forget(id);
     await this.qdrant.deleteBank(id);
   }
 
@@ -100,6 +108,7 @@ export class ServerStore implements MemoryStore {
   }
 
   async writeItem(w: ItemWrite): Promise<void> {
+    await this.keywordSchema.ensure(w.bankId);
     const staged = await writes.stageItem(this.db, w, nowIso());
     if (staged.removedFactIds.length && staged.bankEmbedder) await this.dropPoints(staged.bankEmbedder, staged.removedFactIds);
     if (!staged.pending || !staged.bankEmbedder) return;
@@ -164,6 +173,7 @@ export class ServerStore implements MemoryStore {
     return queue.claim(this.db, bankId, workerId, limit, leaseMs, new Date());
   }
   async applyObservations(w: ObservationWrite): Promise<void> {
+    await this.keywordSchema.ensure(w.bankId);
     const staged = await queue.stageObservations(this.db, w, nowIso());
     if (!staged.bankEmbedder) return;
     if (staged.removedIds.length) await this.dropPoints(staged.bankEmbedder, staged.removedIds);

@@ -4,6 +4,7 @@
 // Activation (after the vectors are in Qdrant) makes it all visible at once; reconcile completes or rolls back
 // stagings that a crash left behind. Every statement is idempotent, so a write can be applied again.
 import type { Chunk, DocumentRecord, Entity, Fact, FactLink } from '../../../core/types.ts';
+import { keywordNames } from '../keyword-names.ts';
 import { chunkProps, documentProps, entityKeys, entityProps, factContent, factLifecycle } from '../props.ts';
 import { cypher, floats, type Statement } from '../statement.ts';
 
@@ -40,12 +41,13 @@ export function deleteFactsOfChunks(bankId: string, chunkIds: string[], onlyPend
 export const deleteChunks = (bankId: string, chunkIds: string[]): Statement =>
   cypher('MATCH (c:Chunk {bankId: $bankId}) WHERE c.id IN $chunkIds DETACH DELETE c', { bankId, chunkIds });
 
-export function upsertChunks(chunks: Chunk[], s: Staging): Statement {
+/** Creates or rewrites chunks of the bank; each carries the bank's keyword label (its full-text index). */
+export function upsertChunks(bankId: string, chunks: Chunk[], s: Staging): Statement {
   return cypher(
     `UNWIND $chunks AS c
      MERGE (x:Chunk {id: c.id})
-     SET x += c, x.pending = $pending, x.pendingSince = CASE WHEN $pending THEN $now ELSE null END`,
-    { chunks: chunks.map(chunkProps), pending: s.pending, now: s.now },
+     SET x += c, x:$($chunkLabel), x.pending = $pending, x.pendingSince = CASE WHEN $pending THEN $now ELSE null END`,
+    { chunks: chunks.map(chunkProps), chunkLabel: keywordNames(bankId).chunkLabel, pending: s.pending, now: s.now },
   );
 }
 
@@ -68,6 +70,7 @@ export interface FactRow {
 /**
  * Creates or rewrites facts. New facts take the next positions of the bank's sequence (the store's insertion
  * order, which listing and the queue follow) and their lifecycle; existing ones keep position and lifecycle.
+ * Each carries the bank's keyword label (its full-text index).
  */
 export function upsertFacts(bankId: string, rows: FactRow[], s: Staging): Statement {
   return cypher(
@@ -79,11 +82,12 @@ export function upsertFacts(bankId: string, rows: FactRow[], s: Staging): Statem
      WITH base + i + 1 AS seq, $rows[i] AS row
      MERGE (f:Fact {id: row.content.id})
      ON CREATE SET f += row.lifecycle, f.seq = seq
-     SET f += row.content, f.pending = $pending, f.pendingSince = CASE WHEN $pending THEN $now ELSE null END,
+     SET f += row.content, f:$($factLabel), f.pending = $pending, f.pendingSince = CASE WHEN $pending THEN $now ELSE null END,
          f.pendingVector = CASE WHEN $pending THEN row.vector ELSE null END, f.noVector = null`,
     {
       bankId,
       rows: rows.map((r) => ({ content: factContent(r.fact), lifecycle: factLifecycle(r.fact), vector: r.vector ? floats(r.vector) : null })),
+      factLabel: keywordNames(bankId).factLabel,
       pending: s.pending,
       now: s.now,
     },

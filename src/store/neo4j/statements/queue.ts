@@ -4,6 +4,7 @@
 // whether a lease still holds see every claim committed before them: two workers never claim the same fact.
 import type { Evidence, Observation, ObservationRevision } from '../../../core/types.ts';
 import { visible } from '../filter.ts';
+import { keywordNames } from '../keyword-names.ts';
 import { factContent, factLifecycle, revisionProps } from '../props.ts';
 import { cypher, floats, int, type Statement } from '../statement.ts';
 
@@ -69,7 +70,7 @@ export function upsertObservations(bankId: string, rows: ObservationRow[], now: 
          o.tags = row.content.tags, o.validFrom = row.content.validFrom, o.validTo = row.lifecycle.validTo,
          o.metadata = row.content.metadata, o.updatedAt = row.content.updatedAt, o.entityIds = row.content.entityIds,
          o.timeStartMs = row.content.timeStartMs, o.timeEndMs = row.content.timeEndMs
-     SET o.pendingVector = row.vector, o.pendingSince = CASE WHEN row.vector IS NULL THEN o.pendingSince ELSE $now END,
+     SET o:$($factLabel), o.pendingVector = row.vector, o.pendingSince = CASE WHEN row.vector IS NULL THEN o.pendingSince ELSE $now END,
          o.noVector = CASE WHEN row.vector IS NULL THEN o.noVector ELSE null END`,
     {
       bankId,
@@ -79,6 +80,7 @@ export function upsertObservations(bankId: string, rows: ObservationRow[], now: 
         lifecycle.consolidatedAt = r.observation.consolidatedAt ?? r.observation.createdAt;
         return { content: factContent(r.observation), lifecycle, vector: r.vector ? floats(r.vector) : null };
       }),
+      factLabel: keywordNames(bankId).factLabel,
       now,
     },
   );

@@ -1,10 +1,11 @@
-// Cypher for the recall arms Neo4j serves: BM25 over the full-text indexes of facts and chunks (the Lucene
-// query is built from the query's content words, each quoted, so no Lucene syntax from input is ever
-// interpreted), the entity graph (facts of entities, fact-fact links), and the check that vector hits from
+// Cypher for the recall arms Neo4j serves: BM25 over the bank's own full-text indexes of facts and chunks
+// (keyword-names.ts: one index per bank keeps Lucene's statistics per bank; the Lucene query is built from the
+// query's content words, each quoted, so no Lucene syntax from input is ever interpreted), the entity graph (facts of entities, fact-fact links), and the check that vector hits from
 // Qdrant are visible facts matching the filter.
 import { contentWords } from '../../../text/words.ts';
 import type { FactFilter } from '../../ports.ts';
 import { factCondition, visible } from '../filter.ts';
+import { keywordNames } from '../keyword-names.ts';
 import { cypher, int, type Statement } from '../statement.ts';
 
 /** Lucene allows 1024 clauses per query; long queries keep their first distinct words. */
@@ -18,22 +19,24 @@ export function luceneQuery(text: string): string | null {
   return terms.length ? terms.map(quote).join(' OR ') : null;
 }
 
+/** BM25 hits among the bank's facts (its index holds only its facts; the bank check stays as a safeguard). */
 export function searchFacts(bankId: string, query: string, k: number, filter: FactFilter = {}): Statement {
   const c = factCondition(filter, 'f');
   return cypher(
-    `CALL db.index.fulltext.queryNodes('fact_text', $query) YIELD node AS f, score
+    `CALL db.index.fulltext.queryNodes($index, $query) YIELD node AS f, score
      WHERE f.bankId = $bankId AND ${c.text}
      RETURN f.id AS id, score ORDER BY score DESC, id LIMIT $k`,
-    { bankId, query, ...c.params, k: int(k) },
+    { index: keywordNames(bankId).factIndex, bankId, query, ...c.params, k: int(k) },
   );
 }
 
+/** BM25 hits among the bank's visible chunks. */
 export function searchChunks(bankId: string, query: string, k: number): Statement {
   return cypher(
-    `CALL db.index.fulltext.queryNodes('chunk_text', $query) YIELD node AS c, score
+    `CALL db.index.fulltext.queryNodes($index, $query) YIELD node AS c, score
      WHERE c.bankId = $bankId AND ${visible('c')}
      RETURN c.id AS id, score ORDER BY score DESC, id LIMIT $k`,
-    { bankId, query, k: int(k) },
+    { index: keywordNames(bankId).chunkIndex, bankId, query, k: int(k) },
   );
 }
 
