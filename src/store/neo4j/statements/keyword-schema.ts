@@ -2,8 +2,8 @@
 // lowercasing, stopwords, Porter stemming, as the shared indexes they replace), waiting for them to be online,
 // dropping them, and labelling a bank's existing facts and chunks (the upgrade from the shared indexes).
 // Schema commands take their names spliced into the text (Neo4j accepts no parameters there); keyword-names.ts
-// builds those from a hash and validates them. Everything else travels as parameters.
-import { keywordNames, schemaIdentifier } from '../keyword-names.ts';
+// builds those from a hash and validates them (keywordNames throws on anything but [A-Za-z0-9_]). Everything else travels as parameters.
+import { keywordNames } from '../keyword-names.ts';
 import { cypher, int, type Statement } from '../statement.ts';
 
 const ANALYZER = "OPTIONS { indexConfig: { `fulltext.analyzer`: 'english' } }";
@@ -20,7 +20,7 @@ export function createBankIndexes(bankId: string): Statement[] {
 /** The bank's two DROP INDEX commands (idempotent: IF EXISTS). */
 export function dropBankIndexes(bankId: string): Statement[] {
   const n = keywordNames(bankId);
-  return [cypher(`DROP INDEX ${schemaIdentifier(n.factIndex)} IF EXISTS`), cypher(`DROP INDEX ${schemaIdentifier(n.chunkIndex)} IF EXISTS`)];
+  return [cypher(`DROP INDEX ${n.factIndex} IF EXISTS`), cypher(`DROP INDEX ${n.chunkIndex} IF EXISTS`)];
 }
 
 /** Waits until the index is online (fails when it is not within the timeout, or failed to populate). */
