@@ -1,10 +1,10 @@
 // The offline extractor (default with no LLM): sentence splitting, first person resolved to the speaker,
 // entity detection (compromise plus capitalised names), time expressions read from the item's timestamp,
 // and causality marked by a sentence that starts "So ...", "Therefore ...", "As a result ...".
-import nlp from 'compromise';
 import * as chrono from 'chrono-node';
 import { parseTimeExpressions } from '../text/time-expressions.ts';
 import { contentWords, isStopword } from '../text/words.ts';
+import { typedNames } from './named-entities.ts';
 import type { ExtractInput, ExtractedEntity, ExtractedFact, Extractor } from './extractor.ts';
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
@@ -73,10 +73,7 @@ function entitiesOf(sentence: string, speaker: string | null): ExtractedEntity[]
     if (!existing || (existing.type === null && type)) found.set(key, { name: clean, type });
   };
   if (speaker) add(speaker, 'person');
-  const doc = nlp(sentence);
-  for (const p of doc.people().out('array') as string[]) add(p.replace(/^(my|his|her|our|their)\s+\w+\s+/i, ''), 'person');
-  for (const p of doc.places().out('array') as string[]) add(p, 'place');
-  for (const o of doc.organizations().out('array') as string[]) add(o, 'organization');
+  for (const n of typedNames(sentence)) add(n.name, n.type);
   // Capitalised words not at the start of the sentence: names compromise did not type.
   for (const m of sentence.matchAll(/(?<=[\p{L}\p{N},;:]\s+)(\p{Lu}[\p{L}\p{N}’'-]*(?:\s+\p{Lu}[\p{L}\p{N}’'-]*)*)/gu)) add(m[1], null);
   return [...found.values()];

@@ -1,0 +1,32 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { typedNames } from './named-entities.ts';
+
+test('a first name takes the capitalised surname after it, even one the lexicon does not know', () => {
+  assert.deepEqual(typedNames('I loved "Brave" by Sara Bareilles.'), [{ name: 'Sara Bareilles', type: 'person' }]);
+});
+
+test('people, places and organizations are typed; a comma or a possessive ends a name', () => {
+  assert.deepEqual(typedNames("Anna's brother Tom works at Google in Porto, Ghent and Kyoto."), [
+    { name: "Anna's", type: 'person' },
+    { name: 'Tom', type: 'person' },
+    { name: 'Google', type: 'organization' },
+    { name: 'Porto', type: 'place' },
+    { name: 'Ghent', type: 'place' },
+    { name: 'Kyoto', type: 'place' },
+  ]);
+});
+
+test('names the lexicon knows are found in a sentence written in lower case', () => {
+  assert.deepEqual(typedNames('i met harry yesterday in paris'), [
+    { name: 'harry', type: 'person' },
+    { name: 'paris', type: 'place' },
+  ]);
+});
+
+test('a title stays with the name it belongs to', () => {
+  assert.deepEqual(typedNames('Dr. John Smith moved to Berlin.'), [
+    { name: 'Dr. John Smith', type: 'person' },
+    { name: 'Berlin', type: 'place' },
+  ]);
+});
