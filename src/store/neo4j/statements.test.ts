@@ -188,6 +188,10 @@ describe('server store Cypher', () => {
     assert.ok(lintStatement({ text: 'MATCH (f:Fact) WHERE f.id = $id RETURN g', params: { id: 'x' } }).some((p) => p.severity === 'error'));
     assert.ok(lintStatement({ text: 'MATCH (f:Fact) RETURN f.id AS id ORDER BY', params: {} }).some((p) => p.severity === 'error'));
     assert.ok(lintStatement({ text: 'MATCH (f:Fact {id: $id}) RETURN f', params: {} }).some((p) => /\$id/.test(p.message)));
+    // Dynamic labels: SET takes them in Cypher 5 (Neo4j 5.24+); label predicates in WHERE only came with Cypher 25.
+    assert.deepEqual(lintStatement({ text: 'MATCH (f:Fact) SET f:$($label)', params: { label: 'L' } }), []);
+    assert.ok(lintStatement({ text: 'MATCH (f:Fact) WHERE f:$($label) RETURN f', params: { label: 'L' } }).some((p) => p.severity === 'error'));
+    assert.ok(lintStatement({ text: 'MATCH (f:Fact) SET f:$(label)', params: {} }).some((p) => p.severity === 'error'));
   });
 
   test('every parameter named is given, and every one given is named', () => {
