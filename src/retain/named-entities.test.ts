@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { typedNames } from './named-entities.ts';
+import { mayName, typedNames } from './named-entities.ts';
 
 test('a first name takes the capitalised surname after it, even one the lexicon does not know', () => {
   assert.deepEqual(typedNames('I loved "Brave" by Sara Bareilles.'), [{ name: 'Sara Bareilles', type: 'person' }]);
@@ -29,4 +29,19 @@ test('a title stays with the name it belongs to', () => {
     { name: 'Dr. John Smith', type: 'person' },
     { name: 'Berlin', type: 'place' },
   ]);
+});
+
+test('a sentence is tagged only when it may name something', () => {
+  // Nothing capitalised past a known opener, no word the lexicon knows as a name.
+  assert.equal(mayName("Wow, I'm so happy for you and the kids!"), false);
+  assert.equal(mayName('yeah it was a long day at work'), false);
+  // A capitalised word past the opener, an unknown capitalised opener, a name in lower case, a lower-case place phrase.
+  assert.equal(mayName('We finally went to the Zylo festival.'), true);
+  assert.equal(mayName('Brannoch said hi.'), true);
+  assert.equal(mayName('i met harry yesterday'), true);
+  assert.equal(mayName('we drove to new york'), true);
+});
+
+test('a lower-case place of two words is found', () => {
+  assert.deepEqual(typedNames('we drove to new york last week'), [{ name: 'new york', type: 'place' }]);
 });

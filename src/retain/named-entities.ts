@@ -1,7 +1,9 @@
 // Typed names in a sentence (people, places, organizations) read from compromise's lexicon and first tagging
 // pass. Its post-tagging rules (half of compromise's time) and its match-based .people()/.places() are skipped:
-// one walk over the tagged terms groups neighbouring terms of one type into a name.
+// one walk over the tagged terms groups neighbouring terms of one type into a name. A sentence that cannot name
+// anything (no capitalised word past its opener, no word the lexicon knows as a name) is not tagged at all.
 import nlp from 'compromise';
+import { isStopword } from '../text/words.ts';
 
 export type NameType = 'person' | 'place' | 'organization';
 
@@ -32,6 +34,56 @@ function textOf(terms: Term[]): string {
   return terms.map((t, i) => (i > 0 ? t.pre : '') + t.text + (i < terms.length - 1 ? t.post : '')).join('');
 }
 
+/** The parts of compromise's model (nlp.model()) read here: its lexicon (word or phrase -> tag) and tag tree. */
+interface LexiconModel {
+  one?: {
+    lexicon?: Record<string, string | string[]>;
+    tagSet?: Record<string, { parents?: string[] }>;
+  };
+}
+
+const NAME_ROOTS = ['Person', 'Honorific', 'Place', 'Address', 'Organization'];
+
+/** Words and phrases compromise's lexicon tags as (parts of) names, and the longest such phrase per first word.
+ * Null when the model does not have the expected shape: then every sentence is tagged. */
+const lexiconNames = ((): { known: Record<string, unknown>; names: Set<string>; longest: Map<string, number> } | null => {
+  const { lexicon, tagSet } = (nlp.model() as LexiconModel).one ?? {};
+  if (!lexicon || !tagSet) return null;
+  const isName = (tag: string): boolean => NAME_ROOTS.some((r) => tag === r || (tagSet[tag]?.parents ?? []).includes(r));
+  const names = new Set<string>();
+  const longest = new Map<string, number>();
+  for (const [phrase, tags] of Object.entries(lexicon)) {
+    if (!(Array.isArray(tags) ? tags : [tags]).some(isName)) continue;
+    names.add(phrase);
+    const words = phrase.split(' ');
+    if (words.length > 1) longest.set(words[0], Math.max(longest.get(words[0]) ?? 0, words.length));
+  }
+  return names.size ? { known: lexicon, names, longest } : null;
+})();
+
+const FIRST_PERSON = /^I(?:['’](?:m|ve|ll|d))?$/;
+
+/**
+ * Whether the sentence may name someone or something: a capitalised word other than "I", "I'm"... and other than
+ * an opening word that is a stopword or a word the lexicon knows as something else ("Wow", "Thanks"); or a word or
+ * phrase, in any case, that the lexicon knows as a name ("harry", "new york").
+ */
+export function mayName(sentence: string): boolean {
+  if (!lexiconNames) return true;
+  const { known, names, longest } = lexiconNames;
+  const words = sentence.match(/[\p{L}\p{N}]+(?:['’]\p{L}+)*/gu) ?? [];
+  const lower = words.map((w) => w.toLowerCase().replace(/['’]s$/, ''));
+  for (let i = 0; i < words.length; i++) {
+    const w = lower[i];
+    if (names.has(w)) return true;
+    for (let n = longest.get(w) ?? 0; n > 1; n--) if (names.has(lower.slice(i, i + n).join(' '))) return true;
+    if (!/^\p{Lu}/u.test(words[i]) || FIRST_PERSON.test(words[i])) continue;
+    if (i === 0 && (isStopword(w) || Object.hasOwn(known, w))) continue;
+    return true;
+  }
+  return false;
+}
+
 /**
  * People, places and organizations in the text, in order. A name ends at a comma and, for people, after a
  * possessive ("Anna's"); a first name takes the capitalised proper nouns right after it as its surname
@@ -39,6 +91,7 @@ function textOf(terms: Term[]): string {
  */
 export function typedNames(text: string): TypedName[] {
   const out: TypedName[] = [];
+  if (!mayName(text)) return out;
   const docs = nlp.tokenize(text).compute(TAGGING).docs as Term[][];
   for (const terms of docs) {
     let run: Term[] = [];
