@@ -52,10 +52,19 @@ export function resolveFirstPerson(sentence: string, speaker: string | null): st
 
 const CAUSAL_START = /^(so|therefore|thus|hence|as a result|that['’]s why|because of (this|that))\b/i;
 
+/** isTimeWord's answers by name: the same names (the speaker's above all) come back in sentence after sentence. */
+const timeWords = new Map<string, boolean>();
+const TIME_WORDS_KEPT = 10_000;
+
 /** Months, weekdays and other names of times ("June", "Easter", "Monday") are times, not entities. */
 function isTimeWord(name: string): boolean {
+  const known = timeWords.get(name);
+  if (known !== undefined) return known;
   const found = chrono.parse(name);
-  return found.length > 0 && found[0].text.length >= name.length - 1;
+  const answer = found.length > 0 && found[0].text.length >= name.length - 1;
+  if (timeWords.size >= TIME_WORDS_KEPT) timeWords.clear();
+  timeWords.set(name, answer);
+  return answer;
 }
 
 function cleanName(name: string): string {
