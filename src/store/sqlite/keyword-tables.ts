@@ -8,6 +8,10 @@ import { prepared } from './statements.ts';
 
 export type KeywordSource = 'fact' | 'chunk';
 
+/** How the keyword tables split and normalise text (lowercase, diacritics folded, Porter stems); queries are read
+ * by the same tokenizer (fts-terms.ts). */
+export const KEYWORD_TOKENIZER = 'porter unicode61';
+
 const SOURCES: readonly KeywordSource[] = ['fact', 'chunk'];
 
 /** What each index holds of a row: a fact's text; a chunk's text after its speaker. */
@@ -30,6 +34,16 @@ export function keywordIndexOf(db: Db, bankId: string): number | null {
   return row ? row.n : null;
 }
 
+/** The column counting the writes that took rows out of a source's tables (migration 006). */
+const REMOVALS: Record<KeywordSource, string> = { fact: 'fact_removals', chunk: 'chunk_removals' };
+
+/** How many writes took rows out of the source's table numbered n: while it stands still, every row still in the
+ * table has the text it was indexed with. */
+export function keywordRemovalsOf(db: Db, n: number, source: KeywordSource): number {
+  const row = prepared(db, `SELECT ${REMOVALS[source]} AS v FROM keyword_indexes WHERE n = ?`).get(n) as { v: number } | undefined;
+  return row?.v ?? 0;
+}
+
 /** The number of the bank's keyword tables, made now if the bank has none. */
 export function ensureKeywordIndex(db: Db, bankId: string): number {
   const known = keywordIndexOf(db, bankId);
@@ -37,7 +51,7 @@ export function ensureKeywordIndex(db: Db, bankId: string): number {
   const { n } = prepared(db, 'INSERT INTO keyword_indexes (bank_id) VALUES (?) RETURNING n').get(bankId) as { n: number };
   for (const source of SOURCES)
     db.exec(
-      `CREATE VIRTUAL TABLE ${keywordTable(n, source)} USING fts5(text, content='', contentless_delete=1, tokenize='porter unicode61')`,
+      `CREATE VIRTUAL TABLE ${keywordTable(n, source)} USING fts5(text, content='', contentless_delete=1, tokenize='${KEYWORD_TOKENIZER}')`,
     );
   return n;
 }
@@ -83,6 +97,7 @@ function syncSource(db: Db, bankId: string, n: number, source: KeywordSource): v
   if (stale.length) {
     const remove = prepared(db, `DELETE FROM ${table} WHERE rowid = ?`);
     for (const r of stale) remove.run(r.rid);
+    prepared(db, `UPDATE keyword_indexes SET ${REMOVALS[source]} = ${REMOVALS[source]} + 1 WHERE n = ?`).run(n);
   }
   prepared(db, `INSERT INTO ${table} (rowid, text) ${INDEXED_TEXT[source]}`).run(bankId);
 }

@@ -1,13 +1,11 @@
 // A reader thread of the embedded store: its own connection to the database file (WAL lets it read beside the
 // writer), for long read-only queries that would otherwise hold up the main thread.
 import Database from 'better-sqlite3';
+import { bm25Top, type Bm25Search } from './bm25.ts';
 import { prepared } from './statements.ts';
 
-export interface ReadTask {
-  file: string;
-  sql: string;
-  params: unknown[];
-}
+/** A query's rows, or a keyword table's best rows by BM25 (bm25.ts, with this thread's memory of row lengths). */
+export type ReadTask = { file: string } & ({ sql: string; params: unknown[] } | { bm25: Bm25Search });
 
 const connections = new Map<string, Database.Database>();
 
@@ -25,5 +23,6 @@ function connection(file: string): Database.Database {
 }
 
 export default function read(task: ReadTask): unknown[] {
-  return prepared(connection(task.file), task.sql).all(...task.params);
+  const db = connection(task.file);
+  return 'bm25' in task ? bm25Top(db, task.bm25) : prepared(db, task.sql).all(...task.params);
 }

@@ -2,6 +2,7 @@
 // own connection to the database file, so several of them (and the main thread's own work) proceed at once.
 import { Piscina } from 'piscina';
 import { tsxExecArgv } from '../../worker-loader.ts';
+import type { Bm25Hit, Bm25Search } from './bm25.ts';
 import type { ReadTask } from './reader-worker.ts';
 
 export class SqliteReaders {
@@ -14,6 +15,15 @@ export class SqliteReaders {
 
   /** The rows of a read-only query, read on a reader thread (started on first use; idle ones stop). */
   all(sql: string, params: unknown[]): Promise<unknown[]> {
+    return this.run({ file: this.file, sql, params });
+  }
+
+  /** A keyword table's best rows by BM25, scored on a reader thread. */
+  bm25(search: Bm25Search): Promise<Bm25Hit[]> {
+    return this.run({ file: this.file, bm25: search }) as Promise<Bm25Hit[]>;
+  }
+
+  private run(task: ReadTask): Promise<unknown[]> {
     this.pool ??= new Piscina<ReadTask, unknown[]>({
       filename: new URL('./reader-worker.ts', import.meta.url).href,
       minThreads: 0,
@@ -21,7 +31,7 @@ export class SqliteReaders {
       idleTimeout: 60_000,
       execArgv: tsxExecArgv(),
     });
-    return this.pool.run({ file: this.file, sql, params });
+    return this.pool.run(task);
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { TopK } from '../../core/top-k.ts';
 import type { FactFilter, Scored, VectorIndex } from '../ports.ts';
 import type { Db } from './database.ts';
 import { factFilterSql } from './filters.ts';
@@ -170,62 +171,6 @@ function dot(data: Float32Array, offset: number, q: Float32Array, dim: number): 
   }
   for (; i < dim; i++) a += data[offset + i] * q[i];
   return a + b + c + d;
-}
-
-/** The m largest scores pushed, with their positions: a bounded min-heap (ties: the earlier position wins). */
-class TopK {
-  private readonly scores: Float32Array;
-  private readonly positions: Int32Array;
-  private n = 0;
-
-  constructor(private readonly m: number) {
-    this.scores = new Float32Array(Math.max(0, m));
-    this.positions = new Int32Array(Math.max(0, m));
-  }
-
-  push(score: number, position: number): void {
-    const { m } = this;
-    if (m <= 0) return;
-    score = Math.fround(score); // compared as the heap stores it
-    if (this.n < m) {
-      this.scores[this.n] = score;
-      this.positions[this.n] = position;
-      for (let j = this.n++; j > 0 && this.below(j, (j - 1) >> 1); j = (j - 1) >> 1) this.swap(j, (j - 1) >> 1);
-      return;
-    }
-    if (score <= this.scores[0]) return;
-    this.scores[0] = score;
-    this.positions[0] = position;
-    for (let j = 0; ;) {
-      const l = 2 * j + 1, r = l + 1;
-      let least = j;
-      if (l < m && this.below(l, least)) least = l;
-      if (r < m && this.below(r, least)) least = r;
-      if (least === j) break;
-      this.swap(j, least);
-      j = least;
-    }
-  }
-
-  /** Best first; equal scores in position order. */
-  sorted(): { positions: number[]; scores: number[] } {
-    const order = Array.from({ length: this.n }, (_, i) => i).sort((a, b) => this.scores[b] - this.scores[a] || this.positions[a] - this.positions[b]);
-    return { positions: order.map((i) => this.positions[i]), scores: order.map((i) => this.scores[i]) };
-  }
-
-  /** Heap order: the lower score first; of equal scores the later position first (it is the one to drop). */
-  private below(a: number, b: number): boolean {
-    return this.scores[a] < this.scores[b] || (this.scores[a] === this.scores[b] && this.positions[a] > this.positions[b]);
-  }
-
-  private swap(a: number, b: number): void {
-    const score = this.scores[a];
-    this.scores[a] = this.scores[b];
-    this.scores[b] = score;
-    const position = this.positions[a];
-    this.positions[a] = this.positions[b];
-    this.positions[b] = position;
-  }
 }
 
 type Ranker = (fetch: number) => { rids: number[]; scores: number[] };

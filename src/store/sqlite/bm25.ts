@@ -1,0 +1,157 @@
+// BM25 over a bank's FTS5 keyword table, computed here rather than by FTS5's bm25(). FTS5 evaluates an OR query row
+// by row and reads every matching row's length from disk (about 1.4 us a row: tens of milliseconds when the query's
+// words are common in a 100k-fact bank). Here each word's postings come straight from the table's doclists (through
+// an fts5vocab view, a fraction of a microsecond a posting), row lengths from a per-connection memory of the table's
+// document sizes, and the sum is FTS5's own: same k1 and b, same idf and its floor, same order of additions, so the
+// scores and the ranking (ties by rowid) are bm25()'s, which the tests check.
+import { TopK } from '../../core/top-k.ts';
+import type { Db } from './database.ts';
+import { keywordRemovalsOf } from './keyword-tables.ts';
+import { prepared } from './statements.ts';
+
+export interface Bm25Search {
+  /** The FTS5 table (keywords_facts_<n> or keywords_chunks_<n>) and its number n. */
+  table: string;
+  n: number;
+  /** One FTS5 term per query word, in query order (a word repeated counts twice, as in FTS5). */
+  terms: string[];
+  limit: number;
+}
+
+export interface Bm25Hit {
+  rid: number;
+  /** FTS5's sign: lower is better (bm25() is the score negated). */
+  s: number;
+}
+
+const K1 = 1.2;
+const B = 0.75;
+/** Tables whose row lengths a connection keeps in memory (the most recently searched). */
+const MAX_TABLES = 16;
+
+type Lengths = { removals: number; sizes: Map<number, number> };
+type ConnectionState = { views: Set<string>; lengths: Map<string, Lengths> };
+
+const states = new WeakMap<Db, ConnectionState>();
+
+/** The best `limit` rows of the table for the terms, best first, ties by rowid: what `SELECT rowid, bm25(t) ...
+ * WHERE t MATCH '"w1" OR "w2" ...' ORDER BY bm25(t), rowid LIMIT ?` returns. */
+export function bm25Top(db: Db, search: Bm25Search): Bm25Hit[] {
+  const { table } = search;
+  if (!/^keywords_(facts|chunks)_[0-9]+$/.test(table)) throw new Error(`not a keyword table: ${table}`);
+  let state = states.get(db);
+  if (!state) states.set(db, (state = { views: new Set(), lengths: new Map() }));
+  ensureTermView(db, state, table);
+  // One read transaction: postings, statistics and lengths from the same snapshot.
+  return db.transaction(() => score(db, state, search))();
+}
+
+function score(db: Db, state: ConnectionState, { table, n, terms, limit }: Bm25Search): Bm25Hit[] {
+  const averages = prepared(db, `SELECT block FROM ${table}_data WHERE id = 1`).get() as { block: Uint8Array } | undefined;
+  if (!averages || terms.length === 0 || limit <= 0) return [];
+  const at = { i: 0 };
+  const nRow = readVarint(averages.block, at);
+  const nToken = readVarint(averages.block, at);
+  if (nRow <= 0) return [];
+  const avgdl = nToken / nRow;
+
+  const postings = new Map<string, Postings>();
+  for (const term of terms) if (!postings.has(term)) postings.set(term, postingsOf(db, table, term));
+  const lists = terms.map((t) => postings.get(t)!);
+  // The logarithm is SQLite's (the C library's, as FTS5's): V8's Math.log differs from it in the last bit for some
+  // arguments, which would reorder rows whose scores tie in FTS5.
+  const ln = prepared(db, 'SELECT ln(?) AS v');
+  const idf = lists.map((p) => {
+    const x = (ln.get((nRow - p.docs.length + 0.5) / (p.docs.length + 0.5)) as { v: number }).v;
+    return x <= 0.0 ? 1e-6 : x;
+  });
+  const sizes = lengthsOf(db, state, table, n, lists);
+
+  // Merge the postings in rowid order; each row's sum is added up in query order, as FTS5 does.
+  const top = new TopK(limit, 'double');
+  const heads = lists.map(() => 0);
+  for (;;) {
+    let doc = Infinity;
+    for (let i = 0; i < lists.length; i++) if (heads[i] < lists[i].docs.length && lists[i].docs[heads[i]] < doc) doc = lists[i].docs[heads[i]];
+    if (doc === Infinity) break;
+    const D = sizes.get(doc) ?? 0;
+    let sum = 0.0;
+    for (let i = 0; i < lists.length; i++) {
+      const p = lists[i];
+      let f = 0;
+      if (heads[i] < p.docs.length && p.docs[heads[i]] === doc) f = p.tfs[heads[i]];
+      sum += idf[i] * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * D) / avgdl)));
+    }
+    for (let i = 0; i < lists.length; i++) if (heads[i] < lists[i].docs.length && lists[i].docs[heads[i]] === doc) heads[i]++;
+    top.push(sum, doc);
+  }
+  const { positions, scores } = top.sorted();
+  return positions.map((rid, i) => ({ rid, s: -1.0 * scores[i] }));
+}
+
+type Postings = { docs: number[]; tfs: number[] };
+
+/** The rows holding the term, ascending, with how often each holds it (the instance view lists every occurrence,
+ * grouped by row). */
+function postingsOf(db: Db, table: string, term: string): Postings {
+  const rows = prepared(db, `SELECT doc FROM temp.${table}_terms WHERE term = ?`).pluck().all(term) as number[];
+  const docs: number[] = [];
+  const tfs: number[] = [];
+  for (const doc of rows) {
+    if (docs.length && docs[docs.length - 1] === doc) tfs[tfs.length - 1]++;
+    else {
+      docs.push(doc);
+      tfs.push(1);
+    }
+  }
+  return { docs, tfs };
+}
+
+/** The lengths (in tokens) of the rows in the postings: kept per connection and table while no row has left the
+ * table since (a row's length changes only by leaving it: deleted, or re-indexed with new text); those not known
+ * yet are read from the table's document sizes in one query. */
+function lengthsOf(db: Db, state: ConnectionState, table: string, n: number, lists: Postings[]): Map<number, number> {
+  const removals = keywordRemovalsOf(db, n, table.startsWith('keywords_facts_') ? 'fact' : 'chunk');
+  let known = state.lengths.get(table);
+  if (!known || known.removals !== removals) known = { removals, sizes: new Map() };
+  state.lengths.delete(table); // re-inserted last: the most recently used table
+  state.lengths.set(table, known);
+  if (state.lengths.size > MAX_TABLES) state.lengths.delete(state.lengths.keys().next().value!);
+
+  const { sizes } = known;
+  const missing = new Set<number>();
+  for (const p of lists) for (const doc of p.docs) if (!sizes.has(doc)) missing.add(doc);
+  if (missing.size) {
+    const rows = prepared(db, `SELECT id, sz FROM ${table}_docsize WHERE id IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify([...missing])) as Array<{ id: number; sz: Uint8Array }>;
+    for (const r of rows) sizes.set(r.id, readVarint(r.sz, { i: 0 }));
+  }
+  return sizes;
+}
+
+/** The table's term view (fts5vocab 'instance': term, row, column, offset), made once per connection in its temp
+ * schema; a reader connection is query-only, which covers temp too, so the switch is lifted for that one statement. */
+function ensureTermView(db: Db, state: ConnectionState, table: string): void {
+  if (state.views.has(table)) return;
+  const queryOnly = db.pragma('query_only', { simple: true }) === 1;
+  if (queryOnly) db.pragma('query_only = 0');
+  try {
+    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${table}_terms USING fts5vocab(main, ${table}, instance)`);
+  } finally {
+    if (queryOnly) db.pragma('query_only = 1');
+  }
+  state.views.add(table);
+}
+
+/** An SQLite varint (big-endian groups of 7 bits, the high bit set on all but the last; a 9th byte holds 8 bits), as
+ * FTS5 writes row counts, token totals and row sizes. */
+function readVarint(bytes: Uint8Array, at: { i: number }): number {
+  let v = 0;
+  for (let k = 0; k < 9; k++) {
+    const byte = bytes[at.i++];
+    if (k === 8) return v * 256 + byte;
+    v = v * 128 + (byte & 0x7f);
+    if (!(byte & 0x80)) return v;
+  }
+  return v;
+}
