@@ -51,40 +51,55 @@ export function toChunk(r: Row): Chunk {
   };
 }
 
-/** Facts are read with their entity ids aggregated into one JSON column. */
-export const FACT_COLUMNS = `f.*, (SELECT json_group_array(fe.entity_id) FROM fact_entities fe WHERE fe.fact_id = f.id) AS entity_ids`;
+/** The columns a fact is read from, in order, its entity ids aggregated into one JSON array last. Facts are read
+ * as arrays (better-sqlite3's raw mode): for a row this wide, several times cheaper than a row object, which
+ * recall, reading a few hundred facts per query, notices. */
+const FACT_FIELDS = [
+  'rid', 'id', 'bank_id', 'kind', 'text', 'occurred_start', 'occurred_end', 'mentioned_at', 'document_id', 'chunk_id',
+  'item_id', 'span_start', 'span_end', 'speaker', 'metadata', 'tags', 'status', 'valid_from', 'valid_to',
+  'superseded_by', 'superseded_at', 'consolidated_at', 'created_at', 'updated_at', 'entity_ids',
+] as const;
 
-export function toFact(r: Row): Fact {
+/** A column's place in a fact read as an array. */
+export const F = Object.fromEntries(FACT_FIELDS.map((name, i) => [name, i])) as Record<(typeof FACT_FIELDS)[number], number>;
+
+export const FACT_COLUMNS = [
+  ...FACT_FIELDS.slice(0, -1).map((name) => `f.${name}`),
+  '(SELECT json_group_array(fe.entity_id) FROM fact_entities fe WHERE fe.fact_id = f.id) AS entity_ids',
+].join(', ');
+
+/** A fact from a row of FACT_COLUMNS read in raw mode. */
+export function toFact(v: unknown[]): Fact {
   return {
-    id: String(r.id),
-    bankId: String(r.bank_id),
-    kind: String(r.kind) as FactKind,
-    text: String(r.text),
-    occurredStart: str(r.occurred_start),
-    occurredEnd: str(r.occurred_end),
-    mentionedAt: String(r.mentioned_at),
-    entities: parseJson(r.entity_ids, []),
+    id: String(v[F.id]),
+    bankId: String(v[F.bank_id]),
+    kind: String(v[F.kind]) as FactKind,
+    text: String(v[F.text]),
+    occurredStart: str(v[F.occurred_start]),
+    occurredEnd: str(v[F.occurred_end]),
+    mentionedAt: String(v[F.mentioned_at]),
+    entities: parseJson(v[F.entity_ids], []),
     source:
-      r.chunk_id === null || r.chunk_id === undefined
+      v[F.chunk_id] === null || v[F.chunk_id] === undefined
         ? null
         : {
-            documentId: String(r.document_id),
-            chunkId: String(r.chunk_id),
-            itemId: String(r.item_id),
-            start: Number(r.span_start),
-            end: Number(r.span_end),
+            documentId: String(v[F.document_id]),
+            chunkId: String(v[F.chunk_id]),
+            itemId: String(v[F.item_id]),
+            start: Number(v[F.span_start]),
+            end: Number(v[F.span_end]),
           },
-    speaker: str(r.speaker),
-    metadata: parseJson(r.metadata, {}),
-    tags: parseJson(r.tags, []),
-    status: String(r.status) as FactStatus,
-    validFrom: str(r.valid_from),
-    validTo: str(r.valid_to),
-    supersededBy: str(r.superseded_by),
-    supersededAt: str(r.superseded_at),
-    consolidatedAt: str(r.consolidated_at),
-    createdAt: String(r.created_at),
-    updatedAt: String(r.updated_at),
+    speaker: str(v[F.speaker]),
+    metadata: parseJson(v[F.metadata], {}),
+    tags: parseJson(v[F.tags], []),
+    status: String(v[F.status]) as FactStatus,
+    validFrom: str(v[F.valid_from]),
+    validTo: str(v[F.valid_to]),
+    supersededBy: str(v[F.superseded_by]),
+    supersededAt: str(v[F.superseded_at]),
+    consolidatedAt: str(v[F.consolidated_at]),
+    createdAt: String(v[F.created_at]),
+    updatedAt: String(v[F.updated_at]),
   };
 }
 

@@ -13,7 +13,7 @@ import { SqliteKeywordIndex } from './keyword.ts';
 import { ensureKeywordIndex, syncPendingKeywordChanges } from './keyword-tables.ts';
 import { SqliteReaders } from './readers.ts';
 import * as queue from './queue.ts';
-import { FACT_COLUMNS, json, parseJson, placeholders, toBank, toChunk, toDocument, toEntity, toFact, toOperation, type Row } from './rows.ts';
+import { F, FACT_COLUMNS, json, parseJson, placeholders, toBank, toChunk, toDocument, toEntity, toFact, toOperation, type Row } from './rows.ts';
 import { decodeVector, SqliteVectorIndex } from './vectors.ts';
 import * as writes from './writes.ts';
 import { prepared } from './statements.ts';
@@ -141,7 +141,7 @@ export class SqliteStore implements MemoryStore {
 
   // facts and entities
   async getFacts(bankId: string, ids: string[]): Promise<Fact[]> {
-    return this.byIds<Fact>(`SELECT ${FACT_COLUMNS} FROM facts f WHERE +f.bank_id = ? AND f.id IN`, bankId, ids, toFact);
+    return this.byIds<Fact, unknown[]>(`SELECT ${FACT_COLUMNS} FROM facts f WHERE +f.bank_id = ? AND f.id IN`, bankId, ids, toFact, 'raw');
   }
   async listFacts(bankId: string, q: ListFactsQuery): Promise<FactPage> {
     const where = factFilterSql(q, 'f');
@@ -159,7 +159,7 @@ export class SqliteStore implements MemoryStore {
     const total = (prepared(this.db, `SELECT count(*) AS n ${base}`).get(bankId, ...where.params, ...params) as { n: number }).n;
     const rows = prepared(this.db,
         `SELECT ${FACT_COLUMNS} ${base} ORDER BY f.rid LIMIT ? OFFSET ?`)
-      .all(bankId, ...where.params, ...params, q.limit, q.offset) as Row[];
+      .raw().all(bankId, ...where.params, ...params, q.limit, q.offset) as unknown[][];
     return { facts: rows.map(toFact), total };
   }
   async factsInTimeRange(bankId: string, start: string, end: string, limit: number, filter: FactFilter = {}): Promise<Fact[]> {
@@ -190,8 +190,8 @@ export class SqliteStore implements MemoryStore {
     const rank = new Map(nearest.map((h, i) => [h.rid, i]));
     const rows = prepared(this.db,
         `SELECT ${FACT_COLUMNS} FROM facts f WHERE f.rid IN (${placeholders(nearest.length)})`)
-      .all(...nearest.map((h) => h.rid)) as Row[];
-    return rows.sort((x, y) => (rank.get(Number(x.rid)) ?? 0) - (rank.get(Number(y.rid)) ?? 0)).map(toFact);
+      .raw().all(...nearest.map((h) => h.rid)) as unknown[][];
+    return rows.sort((x, y) => (rank.get(Number(x[F.rid])) ?? 0) - (rank.get(Number(y[F.rid])) ?? 0)).map(toFact);
   }
   /** Facts extracted from the given chunks (under the filter), for the keyword arm's chunk-to-fact flow. */
   async factIdsOfChunks(bankId: string, chunkIds: string[], filter: FactFilter = {}): Promise<Array<{ factId: string; chunkId: string }>> {
@@ -340,15 +340,17 @@ export class SqliteStore implements MemoryStore {
     this.db.pragma('optimize');
   }
 
-  private byIds<T>(sqlPrefix: string, bankId: string, ids: string[], map: (r: Row) => T): T[] {
+  /** Records by id, in the order asked for; rows read as objects, or as arrays ('raw', for wide rows). */
+  private byIds<T extends { id: string }, R = Row>(sqlPrefix: string, bankId: string, ids: string[], map: (r: R) => T, mode: 'object' | 'raw' = 'object'): T[] {
     const out: T[] = [];
     for (let i = 0; i < ids.length; i += 500) {
       const part = ids.slice(i, i + 500);
       if (!part.length) continue;
-      const rows = prepared(this.db, `${sqlPrefix} (${placeholders(part.length)})`).all(bankId, ...part) as Row[];
-      out.push(...rows.map(map));
+      const statement = prepared(this.db, `${sqlPrefix} (${placeholders(part.length)})`);
+      const rows = (mode === 'raw' ? statement.raw() : statement).all(bankId, ...part) as R[];
+      for (const r of rows) out.push(map(r));
     }
     const order = new Map(ids.map((id, i) => [id, i]));
-    return out.sort((a, b) => (order.get((a as { id: string }).id) ?? 0) - (order.get((b as { id: string }).id) ?? 0));
+    return out.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
   }
 }
