@@ -35,6 +35,9 @@ test('a sentence is tagged only when it may name something', () => {
   // Nothing capitalised past a known opener, no word the lexicon knows as a name.
   assert.equal(mayName("Wow, I'm so happy for you and the kids!"), false);
   assert.equal(mayName('yeah it was a long day at work'), false);
+  // Sentences inside one extracted sentence open with a capital too.
+  assert.equal(mayName("Thanks! You've been great. So happy for you!"), false);
+  assert.equal(mayName('Thanks! Brannoch said hi.'), true);
   // A capitalised word past the opener, an unknown capitalised opener, a name in lower case, a lower-case place phrase.
   assert.equal(mayName('We finally went to the Zylo festival.'), true);
   assert.equal(mayName('Brannoch said hi.'), true);

@@ -62,23 +62,29 @@ const lexiconNames = ((): { known: Record<string, unknown>; names: Set<string>; 
 })();
 
 const FIRST_PERSON = /^I(?:['’](?:m|ve|ll|d))?$/;
+/** What ends a sentence just before a word that opens the next one (inside one extracted sentence). */
+const SENTENCE_END = /[.!?…]["'”’)\]]*\s+["'“‘(\[]*$/u;
 
 /**
  * Whether the sentence may name someone or something: a capitalised word other than "I", "I'm"... and other than
- * an opening word that is a stopword or a word the lexicon knows as something else ("Wow", "Thanks"); or a word or
- * phrase, in any case, that the lexicon knows as a name ("harry", "new york").
+ * a word opening a sentence that is a stopword or a word the lexicon knows as something else ("Wow", "You've",
+ * "Thanks"); or a word or phrase, in any case, that the lexicon knows as a name ("harry", "new york").
  */
 export function mayName(sentence: string): boolean {
   if (!lexiconNames) return true;
   const { known, names, longest } = lexiconNames;
-  const words = sentence.match(/[\p{L}\p{N}]+(?:['’]\p{L}+)*/gu) ?? [];
-  const lower = words.map((w) => w.toLowerCase().replace(/['’]s$/, ''));
+  const words = [...sentence.matchAll(/[\p{L}\p{N}]+(?:['’]\p{L}+)*/gu)];
+  const lower = words.map((m) => m[0].toLowerCase().replace(/['’]s$/, ''));
   for (let i = 0; i < words.length; i++) {
     const w = lower[i];
     if (names.has(w)) return true;
     for (let n = longest.get(w) ?? 0; n > 1; n--) if (names.has(lower.slice(i, i + n).join(' '))) return true;
-    if (!/^\p{Lu}/u.test(words[i]) || FIRST_PERSON.test(words[i])) continue;
-    if (i === 0 && (isStopword(w) || Object.hasOwn(known, w))) continue;
+    const word = words[i][0];
+    if (!/^\p{Lu}/u.test(word) || FIRST_PERSON.test(word)) continue;
+    const at = words[i].index ?? 0;
+    const opens = i === 0 || SENTENCE_END.test(sentence.slice(Math.max(0, at - 6), at));
+    const base = w.replace(/['’].*$/, ''); // "you've" -> "you"
+    if (opens && (isStopword(base) || Object.hasOwn(known, w) || Object.hasOwn(known, base))) continue;
     return true;
   }
   return false;
