@@ -9,7 +9,7 @@ import { after, test } from 'node:test';
 import { compose } from '../compose.ts';
 import { loadConfig } from '../config.ts';
 import { TEST_CACHE_DIR } from '../embed/testing.ts';
-import { exportCommand, importCommand, reconcileCommand, type CommandIo } from './cli.ts';
+import { exportCommand, formatReconcileReport, importCommand, reconcileCommand, type CommandIo } from './cli.ts';
 
 const dirs: string[] = [];
 const temp = (): string => {
@@ -63,4 +63,13 @@ test('cairn export then cairn import moves a bank between data directories', asy
   await reconcileCommand(to, {}, rec);
   assert.match(rec.text(), /nothing to reconcile: the sqlite store/);
   await assert.rejects(reconcileCommand(to, { olderThan: 'soon' }, io()), /--older-than/);
+});
+
+test("reconcile's report names the keyword indexes of deleted banks it would drop, or dropped", () => {
+  const report = {
+    dryRun: true, stagingsCompleted: 0, stagingsRolledBack: 0, stagedFactsCompleted: 0, orphanPoints: 0, missingPoints: 0, reembedded: 0, flagged: 0,
+    sweptBanks: [], orphanKeywordIndexes: ['kw_fact_aa', 'kw_chunk_aa'],
+  };
+  assert.match(formatReconcileReport(report), /keyword indexes of deleted banks would be dropped: kw_fact_aa, kw_chunk_aa$/m);
+  assert.match(formatReconcileReport({ ...report, dryRun: false, orphanKeywordIndexes: [] }), /keyword indexes of deleted banks dropped: none$/m);
 });

@@ -79,6 +79,7 @@ export function formatReconcileReport(r: ReconcileReport): string {
     `  orphan Qdrant points ${verb ? `${verb} ` : ''}deleted: ${r.orphanPoints}`,
     `  facts without a vector: ${r.missingPoints} (re-embedded: ${r.reembedded}, flagged for 'cairn reembed': ${r.flagged})`,
     `  banks whose deletion was finished: ${r.sweptBanks.length ? r.sweptBanks.join(', ') : 'none'}`,
+    `  keyword indexes of deleted banks ${verb ? `${verb} ` : ''}dropped: ${r.orphanKeywordIndexes.length ? r.orphanKeywordIndexes.join(', ') : 'none'}`,
   ].join('\n');
 }
 

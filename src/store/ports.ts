@@ -158,6 +158,14 @@ export interface MemoryStore {
   updateBank(bank: Bank): Promise<void>;
   /** Removes the bank and everything of it from every index. */
   deleteBank(id: string): Promise<void>;
+  /**
+   * Keyword indexes of banks that no longer exist, by name: a store whose bank deletion drops them outside the
+   * bank's transaction leaves them when it dies in between. Optional: a store that drops them with the bank, in one
+   * transaction (the embedded one), never has any.
+   */
+  orphanKeywordIndexes?(): Promise<string[]>;
+  /** Drops those of the named indexes that are still orphans (never a live bank's); returns the names dropped. */
+  dropOrphanKeywordIndexes?(names: string[]): Promise<string[]>;
 
   getDocument(bankId: string, id: string): Promise<DocumentRecord | null>;
   listChunks(bankId: string, documentId: string): Promise<Chunk[]>;

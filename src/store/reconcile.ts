@@ -6,7 +6,8 @@
 //     deleted;
 //   - visible facts without a point: re-embedded with the bank's embedder when it is given, else flagged
 //     (`needsEmbedding`) for `cairn reembed`;
-//   - nodes of a bank whose deletion died mid-sweep: swept.
+//   - nodes of a bank whose deletion died mid-sweep: swept;
+//   - full-text indexes of a bank that no longer exists (its deletion died before dropping them): dropped.
 // A dry run reports the same counts and changes nothing. Stagings younger than the cutoff are left alone: they may
 // belong to a write still in flight.
 import type { Embedder } from '../embed/ports.ts';
@@ -15,6 +16,7 @@ import * as pending from './neo4j/statements/pending.ts';
 import { activate, activateVectors } from './neo4j/statements/items.ts';
 import { propsOf, toFact } from './neo4j/rows.ts';
 import type { PointSource } from './qdrant/points.ts';
+import { reconcileKeywordIndexes } from './reconcile-indexes.ts';
 import type { ServerStore } from './server/store.ts';
 
 export interface ReconcileOptions {
@@ -43,6 +45,8 @@ export interface ReconcileReport {
   flagged: number;
   /** Banks whose interrupted deletion was finished. */
   sweptBanks: string[];
+  /** Full-text indexes (by name) of banks that no longer exist: dropped (a dry run: found). */
+  orphanKeywordIndexes: string[];
 }
 
 type StoredFact = ReturnType<typeof toFact> & { pendingVector: number[] | null; pending: boolean };
@@ -65,6 +69,7 @@ export async function reconcile(store: ServerStore, options: ReconcileOptions = 
   const { db, qdrant, records } = store;
   const report: ReconcileReport = {
     dryRun, stagingsCompleted: 0, stagingsRolledBack: 0, stagedFactsCompleted: 0, orphanPoints: 0, missingPoints: 0, reembedded: 0, flagged: 0, sweptBanks: [],
+    orphanKeywordIndexes: [],
   };
   const embedderFor = (bankEmbedder: string | null): Embedder | null =>
     options.embedder && bankEmbedder && options.embedder.id === bankEmbedder ? options.embedder : null;
@@ -82,7 +87,11 @@ export async function reconcile(store: ServerStore, options: ReconcileOptions = 
     return out;
   }
 
-  // 1. Banks whose deletion was interrupted.
+  // 1. Keyword indexes of deleted banks. First, so that a dry run reports what a real run drops: the sweep below
+  // drops those of the banks it finishes.
+  report.orphanKeywordIndexes = await reconcileKeywordIndexes(store, dryRun);
+
+  // 2. Banks whose deletion was interrupted.
   for (const bankId of await deletes.orphanBanks(db)) {
     report.sweptBanks.push(bankId);
     if (dryRun) continue;
@@ -90,7 +99,7 @@ export async function reconcile(store: ServerStore, options: ReconcileOptions = 
     await qdrant.deleteBank(bankId);
   }
 
-  // 2. Document stagings older than the cutoff: complete, or roll back.
+  // 3. Document stagings older than the cutoff: complete, or roll back.
   const seenDocuments = new Set<string>();
   for (;;) {
     const page = (await db.read(pending.stalePendingDocuments(cutoff, batch))).filter((r) => !seenDocuments.has(`${r.bankId}\u0000${r.id}`));
@@ -126,7 +135,7 @@ export async function reconcile(store: ServerStore, options: ReconcileOptions = 
     }
   }
 
-  // 3. Other staged facts: observations, re-embeds, vectors of existing facts.
+  // 4. Other staged facts: observations, re-embeds, vectors of existing facts.
   const seenFacts = new Set<string>();
   for (;;) {
     const page = (await db.read(pending.stalePendingFacts(cutoff, batch))).map(storedFact).filter((f) => !seenFacts.has(f.id));
@@ -147,12 +156,12 @@ export async function reconcile(store: ServerStore, options: ReconcileOptions = 
         const kept = vectors ?? new Map(placeable.map((f) => [f.id, Float32Array.from(f.pendingVector!)]));
         await qdrant.upsert(bank.embedder, placeable.map((f) => ({ source: sourceOf(f), vector: kept.get(f.id)! })));
       }
-      // Facts whose vector could not be had become visible anyway; step 5 flags them.
+      // Facts whose vector could not be had become visible anyway; step 6 flags them.
       await db.write(activateVectors(bankId, facts.map((f) => f.id)));
     }
   }
 
-  // 4. Points without a fact that should have one.
+  // 5. Points without a fact that should have one.
   for (const collection of await qdrant.collections()) {
     for await (const points of qdrant.scroll(collection, batch)) {
       const owners = new Map(
@@ -171,7 +180,7 @@ export async function reconcile(store: ServerStore, options: ReconcileOptions = 
     }
   }
 
-  // 5. Visible facts without a point.
+  // 6. Visible facts without a point.
   for (const bank of await records.listBanks()) {
     if (!bank.embedder) continue;
     let afterSeq = -1;

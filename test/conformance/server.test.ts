@@ -11,6 +11,9 @@ import { after, before, describe, test } from 'node:test';
 import { createEmbedder } from '../../src/embed/select.ts';
 import { TEST_CACHE_DIR } from '../../src/embed/testing.ts';
 import type { Embedder } from '../../src/embed/ports.ts';
+import { dropBank } from '../../src/store/neo4j/deletes.ts';
+import { KEYWORD_INDEX_PREFIX, keywordNames } from '../../src/store/neo4j/keyword-names.ts';
+import { fulltextIndexNames } from '../../src/store/neo4j/statements/keyword-schema.ts';
 import { stageItem } from '../../src/store/neo4j/writes.ts';
 import { reconcile } from '../../src/store/reconcile.ts';
 import { hasServerEnv, serverOptionsFromEnv, type ServerStoreOptions } from '../../src/store/server/options.ts';
@@ -127,6 +130,25 @@ if (!hasServerEnv(process.env)) {
       const repaired = await reconcile(store, { embedder });
       assert.ok(repaired.reembedded >= 1);
       assert.equal((await store.qdrant.existing(embedder.id, facts.map((f) => f.id))).size, 3);
+    });
+
+    test("reconcile drops the keyword indexes of a bank whose deletion died before dropping them, and no live bank's", async () => {
+      const bankId = await newBank('died-deleting');
+      const liveId = await newBank('still-here');
+      await store.writeItem((await sample(bankId)).write);
+      await dropBank(store.db, bankId, new Date().toISOString());
+      const gone = keywordNames(bankId);
+      const live = keywordNames(liveId);
+      const dry = await reconcile(store, { dryRun: true });
+      assert.ok(dry.orphanKeywordIndexes.includes(gone.factIndex) && dry.orphanKeywordIndexes.includes(gone.chunkIndex));
+      assert.ok(!dry.orphanKeywordIndexes.includes(live.factIndex));
+      assert.ok((await store.orphanKeywordIndexes()).includes(gone.factIndex), 'a dry run changes nothing');
+      const real = await reconcile(store);
+      assert.ok(real.orphanKeywordIndexes.includes(gone.chunkIndex) && real.sweptBanks.includes(bankId));
+      assert.deepEqual((await store.orphanKeywordIndexes()).filter((n) => n === gone.factIndex || n === gone.chunkIndex), []);
+      const remaining = (await store.db.autoCommit(fulltextIndexNames(KEYWORD_INDEX_PREFIX))).map((r) => String(r.name));
+      assert.ok(remaining.includes(live.factIndex) && remaining.includes(live.chunkIndex), "the live bank's indexes stay");
+      assert.ok(!remaining.includes(gone.factIndex));
     });
 
     test('two processes share the store: same answers, and a fact is never claimed twice', async () => {

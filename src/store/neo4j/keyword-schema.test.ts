@@ -2,15 +2,16 @@
 // Neo4j runs here; the Cypher itself is checked by statements.test.ts): indexes are created once per bank and
 // process and awaited online, a concurrent creator's "already exists" is success, a bank that does not exist
 // gets no index and finds nothing, a search that fails on a dropped index checks the schema again, a bank sweep
-// drops its indexes, and the upgrade migration labels and indexes every existing bank before the shared
-// indexes are dropped.
+// drops its indexes, the upgrade migration labels and indexes every existing bank before the shared
+// indexes are dropped, and reconcile finds and drops the indexes of banks that no longer exist (and only those).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Neo4jConnection, Row } from './connection.ts';
 import { sweepBank } from './deletes.ts';
 import { Neo4jKeywordIndex } from './indexes.ts';
 import { keywordNames } from './keyword-names.ts';
-import { KeywordSchema, runSchemaCommand } from './keyword-schema.ts';
+import { reconcileKeywordIndexes } from '../reconcile-indexes.ts';
+import { dropOrphanBankIndexes, KeywordSchema, orphanBankIndexes, runSchemaCommand } from './keyword-schema.ts';
 import { migrateNeo4j } from './migrate.ts';
 import { cypher, type Statement } from './statement.ts';
 
@@ -18,6 +19,8 @@ class StubDb {
   readonly sent: Statement[] = [];
   readonly banks = new Set<string>();
   readonly applied = new Set<string>();
+  /** Full-text indexes on the server: CREATE adds, DROP removes, SHOW lists. */
+  readonly indexes = new Set<string>();
   /** Called for each full-text query; may throw (a dropped index). */
   onQuery: (s: Statement) => Row[] = () => [{ id: 'f1', score: 1.5 }];
   /** Called for each auto-commit statement; may throw. */
@@ -41,6 +44,11 @@ class StubDb {
   async autoCommit(s: Statement): Promise<Row[]> {
     this.sent.push(s);
     this.onSchema(s);
+    const created = /^CREATE FULLTEXT INDEX (\w+)/.exec(s.text);
+    if (created) this.indexes.add(created[1]);
+    const dropped = /^DROP INDEX (\w+)/.exec(s.text);
+    if (dropped) this.indexes.delete(dropped[1]);
+    if (s.text.startsWith('SHOW FULLTEXT INDEXES')) return [...this.indexes].filter((n) => n.startsWith(String(s.params.prefix))).sort().map((name) => ({ name }));
     return [];
   }
 
@@ -176,5 +184,71 @@ describe('bank deletion and the upgrade', () => {
     }
     assert.ok(at(/^DROP INDEX fact_text IF EXISTS$/) > at(new RegExp(`^CREATE FULLTEXT INDEX ${keywordNames('b2').chunkIndex} `)));
     assert.deepEqual(await migrateNeo4j(db.asConnection()), [], 'recorded: not applied twice');
+  });
+});
+
+describe('reconcile: keyword indexes of deleted banks', () => {
+  /** A server with banks `live` and `gone`, both indexed, then `gone`'s node swept by a deletion that died before dropping its indexes. */
+  async function afterCrash(): Promise<StubDb> {
+    const db = new StubDb();
+    db.banks.add('live').add('gone');
+    const schema = new KeywordSchema(db.asConnection());
+    await schema.ensure('live');
+    await schema.ensure('gone');
+    db.banks.delete('gone');
+    db.indexes.add('kw_custom').add('fact_text');
+    return db;
+  }
+  const port = (db: StubDb) => ({
+    orphanKeywordIndexes: () => orphanBankIndexes(db.asConnection()),
+    dropOrphanKeywordIndexes: (names: string[]) => dropOrphanBankIndexes(db.asConnection(), names),
+  });
+
+  test("finds the deleted bank's two indexes, listing indexes before banks; a dry run drops nothing", async () => {
+    const db = await afterCrash();
+    const gone = keywordNames('gone');
+    db.sent.length = 0;
+    const found = await reconcileKeywordIndexes(port(db), true);
+    assert.deepEqual(new Set(found), new Set([gone.factIndex, gone.chunkIndex]));
+    assert.match(db.texts()[0], /^SHOW FULLTEXT INDEXES/, 'indexes listed first: a bank created meanwhile is then listed too');
+    assert.match(db.texts()[1], /^MATCH \(b:Bank\) RETURN b\.id/);
+    assert.equal(db.sent.length, 2);
+    assert.equal(db.indexes.size, 6, 'nothing dropped');
+  });
+
+  test('a real run drops exactly those, and a second run finds nothing', async () => {
+    const db = await afterCrash();
+    const live = keywordNames('live');
+    const gone = keywordNames('gone');
+    const dropped = await reconcileKeywordIndexes(port(db), false);
+    assert.deepEqual(new Set(dropped), new Set([gone.factIndex, gone.chunkIndex]));
+    assert.deepEqual([...db.indexes].sort(), ['fact_text', 'kw_custom', live.chunkIndex, live.factIndex].sort());
+    assert.deepEqual(schemaTexts(db).filter((t) => t.startsWith('DROP')).sort(), [`DROP INDEX ${gone.chunkIndex} IF EXISTS`, `DROP INDEX ${gone.factIndex} IF EXISTS`]);
+    assert.deepEqual(await reconcileKeywordIndexes(port(db), false), []);
+  });
+
+  test('a bank re-created under the same id between finding and dropping keeps its indexes', async () => {
+    const db = await afterCrash();
+    const found = await orphanBankIndexes(db.asConnection());
+    assert.equal(found.length, 2);
+    db.banks.add('gone');
+    assert.deepEqual(await dropOrphanBankIndexes(db.asConnection(), found), []);
+    assert.ok(db.indexes.has(keywordNames('gone').factIndex));
+  });
+
+  test('names handed to the drop that are no bank index, or a live bank\'s, are never dropped', async () => {
+    const db = await afterCrash();
+    const live = keywordNames('live');
+    const gone = keywordNames('gone');
+    const dropped = await dropOrphanBankIndexes(db.asConnection(), ['fact_text', 'kw_custom', live.factIndex, gone.factIndex]);
+    assert.deepEqual(dropped, [gone.factIndex]);
+    assert.ok(db.indexes.has('fact_text') && db.indexes.has('kw_custom') && db.indexes.has(live.factIndex));
+  });
+
+  test('no bank index on the server: the banks are not even listed', async () => {
+    const db = new StubDb();
+    db.indexes.add('fact_text');
+    assert.deepEqual(await reconcileKeywordIndexes(port(db), false), []);
+    assert.deepEqual(db.texts().map((t) => t.split(' ')[0]), ['SHOW']);
   });
 });

@@ -1,9 +1,10 @@
 // The lifecycle of a bank's own full-text indexes (statements/keyword-schema.ts): created when the bank is
 // created or first used by this process, dropped when it is deleted, created for existing banks by the upgrade
-// migration. Schema commands cannot share a transaction with data writes in Neo4j, so each runs on its own
+// migration, and dropped by `cairn reconcile` when a bank's deletion died before dropping them (orphanBankIndexes).
+// Schema commands cannot share a transaction with data writes in Neo4j, so each runs on its own
 // (auto-commit), before the write that needs it; all are idempotent, so two processes racing are harmless.
 import type { Neo4jConnection } from './connection.ts';
-import { keywordNames } from './keyword-names.ts';
+import { KEYWORD_INDEX_PREFIX, keywordNames, orphanIndexNames } from './keyword-names.ts';
 import type { Statement } from './statement.ts';
 import * as ks from './statements/keyword-schema.ts';
 
@@ -45,14 +46,38 @@ export async function dropBankIndexes(db: Neo4jConnection, bankId: string): Prom
   for (const s of ks.dropBankIndexes(bankId)) await db.autoCommit(s);
 }
 
+const bankIds = async (db: Neo4jConnection): Promise<string[]> => (await db.read(ks.bankIds())).map((r) => String(r.id));
+
+/**
+ * Keyword indexes of banks that no longer exist: left by a deletion that died between sweeping the bank's nodes
+ * and dropping them, or created by a process that found the bank just before it was deleted. Indexes are listed
+ * before banks: a bank's node commits before its indexes are created, so a live bank whose index is listed is
+ * listed too. (SHOW runs auto-commit, as the schema commands do.)
+ */
+export async function orphanBankIndexes(db: Neo4jConnection): Promise<string[]> {
+  const names = (await db.autoCommit(ks.fulltextIndexNames(KEYWORD_INDEX_PREFIX))).map((r) => String(r.name));
+  if (names.length === 0) return [];
+  return orphanIndexNames(names, await bankIds(db));
+}
+
+/**
+ * Drops those of the named indexes that are still orphans (a bank re-created meanwhile under the same id keeps
+ * its indexes; a name not built by keywordNames is never dropped). Returns the names dropped.
+ */
+export async function dropOrphanBankIndexes(db: Neo4jConnection, names: string[]): Promise<string[]> {
+  if (names.length === 0) return [];
+  const orphans = orphanIndexNames(names, await bankIds(db));
+  for (const name of orphans) await db.autoCommit(ks.dropIndex(name));
+  return orphans;
+}
+
 /**
  * The upgrade from the shared `fact_text`/`chunk_text` indexes (migration 005): every bank's facts and chunks get
  * its labels, in batches of `batch` nodes, then its indexes are created and populated. Re-running it (a start
  * that died half-way, two processes starting together) only redoes what is missing.
  */
 export async function upgradeToBankIndexes(db: Neo4jConnection, batch = 5000): Promise<void> {
-  const banks = (await db.read(ks.bankIds())).map((r) => String(r.id));
-  for (const bankId of banks) {
+  for (const bankId of await bankIds(db)) {
     for (const s of ks.labelBankNodes(bankId, batch)) await db.autoCommit(s);
     await createBankIndexes(db, bankId, UPGRADE_TIMEOUT_SECONDS);
   }

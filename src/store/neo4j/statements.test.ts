@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import neo4j from 'neo4j-driver';
 import type { Chunk, DocumentRecord, Entity, Fact, Observation, Operation } from '../../core/types.ts';
 import { factCondition } from './filter.ts';
-import { bankDigest, keywordNames, schemaIdentifier } from './keyword-names.ts';
+import { bankDigest, indexDigest, KEYWORD_INDEX_PREFIX, keywordNames, orphanIndexNames, schemaIdentifier } from './keyword-names.ts';
 import { lintStatement, lintStatements } from './lint.ts';
 import { allMigrations, readMigrations, splitCypher } from './migrate.ts';
 import { compact, factContent, factLifecycle } from './props.ts';
@@ -148,6 +148,8 @@ function catalogue(): Array<[string, Statement]> {
   add('bankIds', ks.bankIds());
   add('bankExists', ks.bankExists(B));
   add('labelBankNodes', ks.labelBankNodes(B, 5000));
+  add('fulltextIndexNames', ks.fulltextIndexNames(KEYWORD_INDEX_PREFIX));
+  add('dropIndex', ks.dropIndex(keywordNames(B).chunkIndex));
 
   add('stalePendingDocuments', pending.stalePendingDocuments(NOW, 100));
   add('pendingFactsOfDocument', pending.pendingFactsOfDocument(B, 'doc-1'));
@@ -323,6 +325,40 @@ describe('per-bank keyword indexes', () => {
   test('schemaIdentifier refuses anything but [A-Za-z0-9_]', () => {
     for (const bad of ['', 'a-b', 'a b', "x'", 'a`b', 'ä', 'a;DROP', 'a\n', 'a.b', 'a$b', 'a)']) assert.throws(() => schemaIdentifier(bad), /unsafe/, JSON.stringify(bad));
     assert.equal(schemaIdentifier('kw_fact_0Af9'), 'kw_fact_0Af9');
+  });
+
+  test('listing the banks\' indexes takes the prefix as a parameter; DROP INDEX only takes a safe identifier', () => {
+    const list = ks.fulltextIndexNames(KEYWORD_INDEX_PREFIX);
+    assert.match(list.text, /^SHOW FULLTEXT INDEXES YIELD name WHERE name STARTS WITH \$prefix RETURN name/);
+    assert.deepEqual(list.params, { prefix: 'kw_' });
+    for (const n of [keywordNames('a'), keywordNames(B)]) for (const name of [n.factIndex, n.chunkIndex]) assert.ok(name.startsWith(KEYWORD_INDEX_PREFIX));
+    assert.equal(ks.dropIndex('kw_fact_0a').text, 'DROP INDEX kw_fact_0a IF EXISTS');
+    for (const bad of ['kw_fact_x IF EXISTS; MATCH (n) DETACH DELETE n //', 'kw`x', '']) assert.throws(() => ks.dropIndex(bad), /unsafe/);
+  });
+
+  test('an index name gives back the digest of its bank, and only a name keywordNames builds does', () => {
+    for (const id of ['bank-1', B, 'ä']) {
+      const n = keywordNames(id);
+      assert.equal(indexDigest(n.factIndex), bankDigest(id));
+      assert.equal(indexDigest(n.chunkIndex), bankDigest(id));
+      assert.equal(indexDigest(n.factLabel), null, 'a label is not an index');
+    }
+    const d = bankDigest('bank-1');
+    for (const other of ['fact_text', 'chunk_text', 'kw_custom', `kw_entity_${d}`, `kw_fact_${d}x`, `kw_fact_${d.slice(1)}`, `kw_fact_${d.toUpperCase()}`, `xkw_fact_${d}`])
+      assert.equal(indexDigest(other), null, other);
+  });
+
+  test('orphan indexes: those whose digest is no existing bank\'s, never a live bank\'s nor a foreign index', () => {
+    const live = keywordNames('alive');
+    const gone = keywordNames('gone');
+    const other = keywordNames('also-gone');
+    const names = [live.factIndex, gone.chunkIndex, 'kw_custom', live.chunkIndex, gone.factIndex, other.factIndex, 'fact_text', gone.factIndex];
+    assert.deepEqual(orphanIndexNames(names, ['alive', 'unrelated']), [gone.chunkIndex, gone.factIndex, other.factIndex]);
+    assert.deepEqual(orphanIndexNames(names, ['alive', 'gone', 'also-gone']), []);
+    assert.deepEqual(orphanIndexNames(names, []), [live.factIndex, gone.chunkIndex, live.chunkIndex, gone.factIndex, other.factIndex]);
+    assert.deepEqual(orphanIndexNames([], ['alive']), []);
+    // Bank ids are compared by digest, exactly: a near-identical id is another bank.
+    assert.deepEqual(orphanIndexNames([live.factIndex], ['alive ']), [live.factIndex]);
   });
 
   test("search queries the bank's own indexes, which cover the labels the writes set", () => {

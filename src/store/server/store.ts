@@ -17,7 +17,7 @@ import type {
 import { Neo4jConnection } from '../neo4j/connection.ts';
 import * as deletes from '../neo4j/deletes.ts';
 import { Neo4jGraphIndex, Neo4jKeywordIndex } from '../neo4j/indexes.ts';
-import { KeywordSchema } from '../neo4j/keyword-schema.ts';
+import { dropOrphanBankIndexes, KeywordSchema, orphanBankIndexes } from '../neo4j/keyword-schema.ts';
 import { migrateNeo4j } from '../neo4j/migrate.ts';
 import * as queue from '../neo4j/queue.ts';
 import { Neo4jRecords } from '../neo4j/records.ts';
@@ -88,6 +88,13 @@ export class ServerStore implements MemoryStore {
     await deletes.sweepBank(this.db, id);
     this.keywordSchema.forget(id);
     await this.qdrant.deleteBank(id);
+  }
+  /** Full-text indexes of deleted banks (the sweep drops them last: a crash just before leaves them). */
+  orphanKeywordIndexes(): Promise<string[]> {
+    return orphanBankIndexes(this.db);
+  }
+  dropOrphanKeywordIndexes(names: string[]): Promise<string[]> {
+    return dropOrphanBankIndexes(this.db, names);
   }
 
   // documents and chunks

@@ -1,9 +1,9 @@
 // Cypher for the per-bank full-text indexes of the keyword arm: creating a bank's two indexes (English analyzer:
 // lowercasing, stopwords, Porter stemming, as the shared indexes they replace), waiting for them to be online,
-// dropping them, and labelling a bank's existing facts and chunks (the upgrade from the shared indexes).
+// listing and dropping them, and labelling a bank's existing facts and chunks (the upgrade from the shared indexes).
 // Schema commands take their names spliced into the text (Neo4j accepts no parameters there); keyword-names.ts
 // builds those from a hash and validates them (keywordNames throws on anything but [A-Za-z0-9_]). Everything else travels as parameters.
-import { keywordNames } from '../keyword-names.ts';
+import { keywordNames, schemaIdentifier } from '../keyword-names.ts';
 import { cypher, int, type Statement } from '../statement.ts';
 
 const ANALYZER = "OPTIONS { indexConfig: { `fulltext.analyzer`: 'english' } }";
@@ -17,11 +17,18 @@ export function createBankIndexes(bankId: string): Statement[] {
   ];
 }
 
-/** The bank's two DROP INDEX commands (idempotent: IF EXISTS). */
+/** Drops one index by name (idempotent: IF EXISTS); the name must pass schemaIdentifier. */
+export const dropIndex = (name: string): Statement => cypher(`DROP INDEX ${schemaIdentifier(name)} IF EXISTS`);
+
+/** The bank's two DROP INDEX commands. */
 export function dropBankIndexes(bankId: string): Statement[] {
   const n = keywordNames(bankId);
-  return [cypher(`DROP INDEX ${n.factIndex} IF EXISTS`), cypher(`DROP INDEX ${n.chunkIndex} IF EXISTS`)];
+  return [dropIndex(n.factIndex), dropIndex(n.chunkIndex)];
 }
+
+/** Names of the full-text indexes starting with `prefix` (the banks' own: KEYWORD_INDEX_PREFIX). */
+export const fulltextIndexNames = (prefix: string): Statement =>
+  cypher('SHOW FULLTEXT INDEXES YIELD name WHERE name STARTS WITH $prefix RETURN name ORDER BY name', { prefix });
 
 /** Waits until the index is online (fails when it is not within the timeout, or failed to populate). */
 export const awaitIndex = (index: string, timeoutSeconds: number): Statement =>
