@@ -9,7 +9,7 @@ import type { Neo4jConnection } from './connection.ts';
 import { propsOf, toDeadLetter } from './rows.ts';
 import * as items from './statements/items.ts';
 import * as q from './statements/queue.ts';
-import { claimEmbedder, lock, toPointSource } from './writes.ts';
+import { claimEmbedder, lock, stageVectorsOfStoredFacts } from './writes.ts';
 
 export async function claim(db: Neo4jConnection, bankId: string, workerId: string, limit: number, leaseMs: number, now: Date): Promise<Claim | null> {
   const at = now.toISOString();
@@ -61,16 +61,10 @@ export async function stageObservations(db: Neo4jConnection, w: ObservationWrite
       await tx.run(q.upsertObservations(w.bankId, w.observations.map((observation) => ({ observation, vector: vectorOf.get(observation.id) ?? null })), now));
       for (const st of items.replaceMentions(w.bankId, w.observations)) await tx.run(st);
     }
-    let sources: PointSource[] = w.observations
-      .filter((o) => vectorOf.has(o.id))
-      .map((o) => ({ id: o.id, bankId: o.bankId, kind: o.kind, tags: o.tags, createdAt: o.createdAt }));
-    if (others.length) {
-      const found = (await tx.run(items.pointSources(w.bankId, others.map((v) => v.id)))).map(toPointSource);
-      const missing = others.filter((v) => !found.some((f) => f.id === v.id));
-      if (missing.length) throw new Error(`vector for unknown fact ${missing[0].id}`);
-      await tx.run(items.stageVectors(w.bankId, others, now));
-      sources = [...sources, ...found];
-    }
+    const sources: PointSource[] = [
+      ...w.observations.filter((o) => vectorOf.has(o.id)).map((o) => ({ id: o.id, bankId: o.bankId, kind: o.kind, tags: o.tags, createdAt: o.createdAt })),
+      ...(await stageVectorsOfStoredFacts(tx, w.bankId, others, now)),
+    ];
     if (w.evidence.length) await tx.run(q.upsertEvidence(w.bankId, w.evidence));
     if (w.revisions.length) await tx.run(q.createRevisions(w.bankId, w.revisions));
     if (w.supersede.length) await tx.run(q.supersede(w.bankId, w.supersede));

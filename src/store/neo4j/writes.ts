@@ -27,6 +27,17 @@ export async function claimEmbedder(tx: Tx, bankId: string, current: string | nu
     );
 }
 
+/** Stages new vectors for facts already stored (not written by this call): fails if one is unknown; returns where
+ * their points go in Qdrant. */
+export async function stageVectorsOfStoredFacts(tx: Tx, bankId: string, vectors: VectorRecord[], now: string): Promise<PointSource[]> {
+  if (vectors.length === 0) return [];
+  const found = (await tx.run(items.pointSources(bankId, vectors.map((v) => v.id)))).map(toPointSource);
+  const missing = vectors.filter((v) => !found.some((f) => f.id === v.id));
+  if (missing.length) throw new Error(`vector for unknown fact ${missing[0].id}`);
+  await tx.run(items.stageVectors(bankId, vectors, now));
+  return found;
+}
+
 const ids = (rows: Row[]): string[] => rows.map((r) => String(r.id));
 
 export function toPointSource(r: Row): PointSource {
@@ -83,14 +94,10 @@ export async function stageItem(db: Neo4jConnection, w: ItemWrite, now: string):
       for (const st of items.replaceMentions(w.bankId, w.facts)) await tx.run(st);
     }
     if (w.links.length) await tx.run(items.upsertLinks(w.bankId, w.links));
-    let sources: PointSource[] = w.facts.filter((f) => vectorOf.has(f.id)).map((f) => ({ id: f.id, bankId: f.bankId, kind: f.kind, tags: f.tags, createdAt: f.createdAt }));
-    if (others.length) {
-      const found = (await tx.run(items.pointSources(w.bankId, others.map((v) => v.id)))).map(toPointSource);
-      const missing = others.filter((v) => !found.some((f) => f.id === v.id));
-      if (missing.length) throw new Error(`vector for unknown fact ${missing[0].id}`);
-      await tx.run(items.stageVectors(w.bankId, others, now));
-      sources = [...sources, ...found];
-    }
+    const sources: PointSource[] = [
+      ...w.facts.filter((f) => vectorOf.has(f.id)).map((f) => ({ id: f.id, bankId: f.bankId, kind: f.kind, tags: f.tags, createdAt: f.createdAt })),
+      ...(await stageVectorsOfStoredFacts(tx, w.bankId, others, now)),
+    ];
     if (removed.length) for (const st of items.pruneEntities(w.bankId)) await tx.run(st);
     return {
       bankId: w.bankId,
@@ -119,11 +126,7 @@ export async function stageVectors(db: Neo4jConnection, bankId: string, embedder
   return db.writeTx(async (tx) => {
     const current = await lock(tx, bankId, now);
     await claimEmbedder(tx, bankId, current, embedder);
-    const found = (await tx.run(items.pointSources(bankId, vectors.map((v) => v.id)))).map(toPointSource);
-    const missing = vectors.filter((v) => !found.some((f) => f.id === v.id));
-    if (missing.length) throw new Error(`vector for unknown fact ${missing[0].id}`);
-    await tx.run(items.stageVectors(bankId, vectors, now));
-    return found;
+    return stageVectorsOfStoredFacts(tx, bankId, vectors, now);
   });
 }
 
