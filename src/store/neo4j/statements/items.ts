@@ -61,6 +61,15 @@ export function upsertEntityKeys(bankId: string, entities: Entity[]): Statement 
   return cypher('UNWIND $keys AS k MERGE (x:EntityKey {bankId: $bankId, key: k.key}) ON CREATE SET x.entityId = k.entityId', { bankId, keys });
 }
 
+/** Numbers the facts in $rows with the bank's next sequence positions (the store's insertion order, which listing
+ * and the queue follow): each row continues as `row` with its `seq`. */
+export const SEQUENCED_ROWS = `MATCH (b:Bank {id: $bankId})
+     WITH b, coalesce(b.factSeq, 0) AS base
+     SET b.factSeq = base + size($rows)
+     WITH base
+     UNWIND range(0, size($rows) - 1) AS i
+     WITH base + i + 1 AS seq, $rows[i] AS row`;
+
 export interface FactRow {
   fact: Fact;
   /** The fact's vector while the write is staged (kept so reconcile can complete it). */
@@ -74,12 +83,7 @@ export interface FactRow {
  */
 export function upsertFacts(bankId: string, rows: FactRow[], s: Staging): Statement {
   return cypher(
-    `MATCH (b:Bank {id: $bankId})
-     WITH b, coalesce(b.factSeq, 0) AS base
-     SET b.factSeq = base + size($rows)
-     WITH base
-     UNWIND range(0, size($rows) - 1) AS i
-     WITH base + i + 1 AS seq, $rows[i] AS row
+    `${SEQUENCED_ROWS}
      MERGE (f:Fact {id: row.content.id})
      ON CREATE SET f += row.lifecycle, f.seq = seq
      SET f += row.content, f:$($factLabel), f.pending = $pending, f.pendingSince = CASE WHEN $pending THEN $now ELSE null END,

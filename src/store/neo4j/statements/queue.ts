@@ -7,6 +7,7 @@ import { visible } from '../filter.ts';
 import { keywordNames } from '../keyword-names.ts';
 import { factContent, factLifecycle, revisionProps } from '../props.ts';
 import { cypher, floats, int, type Statement } from '../statement.ts';
+import { SEQUENCED_ROWS } from './items.ts';
 
 const WAITING = `f.queued = true AND f.dead = false AND ${visible('f')}`;
 
@@ -58,12 +59,7 @@ export interface ObservationRow {
  */
 export function upsertObservations(bankId: string, rows: ObservationRow[], now: string): Statement {
   return cypher(
-    `MATCH (b:Bank {id: $bankId})
-     WITH b, coalesce(b.factSeq, 0) AS base
-     SET b.factSeq = base + size($rows)
-     WITH base
-     UNWIND range(0, size($rows) - 1) AS i
-     WITH base + i + 1 AS seq, $rows[i] AS row
+    `${SEQUENCED_ROWS}
      MERGE (o:Fact {id: row.content.id})
      ON CREATE SET o += row.content, o += row.lifecycle, o.seq = seq, o.pending = row.vector IS NOT NULL
      ON MATCH SET o.text = row.content.text, o.occurredStart = row.content.occurredStart, o.occurredEnd = row.content.occurredEnd,
