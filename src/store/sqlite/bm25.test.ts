@@ -39,7 +39,7 @@ function assertSameAsFts5(db: Db, next: () => number, label: string, source: 'fa
     const terms = ftsTermsOf(words).map((t) => t[0]);
     for (const limit of [1, 5, 50]) {
       const expected = fts5Top(db, table, words, limit);
-      assert.deepEqual(bm25Top(db, { table, n, terms, limit }), expected, `${label} (${source}s): ${words.join(' ')} (limit ${limit})`);
+      assert.deepEqual(bm25Top(db, { n, source, terms, limit }), expected, `${label} (${source}s): ${words.join(' ')} (limit ${limit})`);
     }
   }
 }

@@ -6,13 +6,13 @@
 // scores and the ranking (ties by rowid) are bm25()'s, which the tests check.
 import { TopK } from '../../core/top-k.ts';
 import type { Db } from './database.ts';
-import { keywordRemovalsOf } from './keyword-tables.ts';
+import { keywordRemovalsOf, keywordTable, type KeywordSource } from './keyword-tables.ts';
 import { prepared } from './statements.ts';
 
 export interface Bm25Search {
-  /** The FTS5 table (keywords_facts_<n> or keywords_chunks_<n>) and its number n. */
-  table: string;
+  /** The bank's keyword tables' number and which of the two: its facts' or its chunks' (keywordTable). */
   n: number;
+  source: KeywordSource;
   /** One FTS5 term per query word, in query order (a word repeated counts twice, as in FTS5). */
   terms: string[];
   limit: number;
@@ -37,16 +37,15 @@ const states = new WeakMap<Db, ConnectionState>();
 /** The best `limit` rows of the table for the terms, best first, ties by rowid: what `SELECT rowid, bm25(t) ...
  * WHERE t MATCH '"w1" OR "w2" ...' ORDER BY bm25(t), rowid LIMIT ?` returns. */
 export function bm25Top(db: Db, search: Bm25Search): Bm25Hit[] {
-  const { table } = search;
-  if (!/^keywords_(facts|chunks)_[0-9]+$/.test(table)) throw new Error(`not a keyword table: ${table}`);
+  const table = keywordTable(search.n, search.source);
   let state = states.get(db);
   if (!state) states.set(db, (state = { views: new Set(), lengths: new Map() }));
   ensureTermView(db, state, table);
   // One read transaction: postings, statistics and lengths from the same snapshot.
-  return db.transaction(() => score(db, state, search))();
+  return db.transaction(() => score(db, state, table, search))();
 }
 
-function score(db: Db, state: ConnectionState, { table, n, terms, limit }: Bm25Search): Bm25Hit[] {
+function score(db: Db, state: ConnectionState, table: string, { n, source, terms, limit }: Bm25Search): Bm25Hit[] {
   const averages = prepared(db, `SELECT block FROM ${table}_data WHERE id = 1`).get() as { block: Uint8Array } | undefined;
   if (!averages || terms.length === 0 || limit <= 0) return [];
   const at = { i: 0 };
@@ -65,7 +64,7 @@ function score(db: Db, state: ConnectionState, { table, n, terms, limit }: Bm25S
     const x = (ln.get((nRow - p.docs.length + 0.5) / (p.docs.length + 0.5)) as { v: number }).v;
     return x <= 0.0 ? 1e-6 : x;
   });
-  const sizes = lengthsOf(db, state, table, n, lists);
+  const sizes = lengthsOf(db, state, table, keywordRemovalsOf(db, n, source), lists);
 
   // Merge the postings in rowid order; each row's sum is added up in query order, as FTS5 does.
   const top = new TopK(limit, 'double');
@@ -110,8 +109,7 @@ function postingsOf(db: Db, table: string, term: string): Postings {
 /** The lengths (in tokens) of the rows in the postings: kept per connection and table while no row has left the
  * table since (a row's length changes only by leaving it: deleted, or re-indexed with new text); those not known
  * yet are read from the table's document sizes in one query. */
-function lengthsOf(db: Db, state: ConnectionState, table: string, n: number, lists: Postings[]): Map<number, number> {
-  const removals = keywordRemovalsOf(db, n, table.startsWith('keywords_facts_') ? 'fact' : 'chunk');
+function lengthsOf(db: Db, state: ConnectionState, table: string, removals: number, lists: Postings[]): Map<number, number> {
   let known = state.lengths.get(table);
   if (!known || known.removals !== removals) known = { removals, sizes: new Map() };
   state.lengths.delete(table); // re-inserted last: the most recently used table

@@ -7,7 +7,7 @@ import { bm25Top, type Bm25Hit } from './bm25.ts';
 import type { Db } from './database.ts';
 import { factFilterSql } from './filters.ts';
 import { ftsTermsOf } from './fts-terms.ts';
-import { keywordIndexOf, keywordTable, syncPendingKeywordChanges } from './keyword-tables.ts';
+import { keywordIndexOf, keywordTable, syncPendingKeywordChanges, type KeywordSource } from './keyword-tables.ts';
 import type { SqliteReaders } from './readers.ts';
 import { prepared } from './statements.ts';
 
@@ -16,11 +16,17 @@ function queryWords(text: string): string[] {
   return [...new Set(contentWords(text))];
 }
 
-/** An FTS5 query that ORs the query's content words (quoted, so no FTS syntax leaks in). */
+/** An FTS5 query that ORs the words, each quoted (so no FTS syntax leaks in). */
+const orQuery = (words: string[]): string => words.map((w) => `"${w}"`).join(' OR ');
+
+/** An FTS5 query that ORs the query's content words. */
 export function ftsQuery(text: string): string | null {
   const words = queryWords(text);
-  return words.length === 0 ? null : words.map((t) => `"${t}"`).join(' OR ');
+  return words.length === 0 ? null : orQuery(words);
 }
+
+/** One of a bank's two keyword tables: their number and which. */
+type KeywordTableRef = { n: number; source: KeywordSource };
 
 /** Where the keyword index may run its queries off the main thread, and when it should. */
 export interface KeywordOffload {
@@ -43,7 +49,7 @@ export class SqliteKeywordIndex implements KeywordIndex {
     if (!n) return [];
     const where = factFilterSql(filter, 'f');
     return this.indexFirst(
-      bankId, { table: keywordTable(n, 'fact'), n }, words, k,
+      bankId, { n, source: 'fact' }, words, k,
       `SELECT f.rid AS rid, f.id AS id FROM json_each(?) j CROSS JOIN facts f ON f.rid = j.value WHERE f.bank_id = ?${where.sql}`,
       where.params,
     );
@@ -54,7 +60,7 @@ export class SqliteKeywordIndex implements KeywordIndex {
     const n = words.length > 0 ? this.indexOf(bankId) : null;
     if (!n) return [];
     return this.indexFirst(
-      bankId, { table: keywordTable(n, 'chunk'), n }, words, k,
+      bankId, { n, source: 'chunk' }, words, k,
       'SELECT c.rid AS rid, c.id AS id FROM json_each(?) j CROSS JOIN chunks c ON c.rid = j.value WHERE c.bank_id = ?',
       [],
     );
@@ -65,7 +71,7 @@ export class SqliteKeywordIndex implements KeywordIndex {
    * first k passing rows are the same however many rows were read, once k of them passed; when few pass (a narrow
    * filter), more rows are read, up to all of them. */
   private async indexFirst(
-    bankId: string, index: { table: string; n: number }, words: string[], k: number, check: string, params: unknown[],
+    bankId: string, index: KeywordTableRef, words: string[], k: number, check: string, params: unknown[],
   ): Promise<Scored[]> {
     const terms = ftsTermsOf(words);
     for (let fetch = Math.max(2 * k, k + 16); ; fetch *= 4) {
@@ -83,12 +89,13 @@ export class SqliteKeywordIndex implements KeywordIndex {
 
   /** The table's best rows by BM25: scored here from the postings (bm25.ts) when every word is one term; a word the
    * tokenizer splits ("e-mail") is a phrase, which FTS5's own query and bm25() answer. */
-  private async best(bankId: string, { table, n }: { table: string; n: number }, words: string[], terms: string[][], limit: number): Promise<Bm25Hit[]> {
+  private async best(bankId: string, { n, source }: KeywordTableRef, words: string[], terms: string[][], limit: number): Promise<Bm25Hit[]> {
     if (terms.every((t) => t.length === 1)) {
-      const search = { table, n, terms: terms.map((t) => t[0]), limit };
+      const search = { n, source, terms: terms.map((t) => t[0]), limit };
       return this.offloaded(bankId) ? this.offload!.readers.bm25(search) : bm25Top(this.db, search);
     }
-    const match = words.map((w) => `"${w}"`).join(' OR ');
+    const table = keywordTable(n, source);
+    const match = orQuery(words);
     const sql = `SELECT rowid AS rid, bm25(${table}) AS s FROM ${table} WHERE ${table} MATCH ? ORDER BY s, rowid LIMIT ?`;
     return (await this.read(bankId, sql, [match, limit])) as Bm25Hit[];
   }
