@@ -9,6 +9,14 @@ export type Db = Database.Database;
 
 export const SQLITE_MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../migrations/sqlite');
 
+/** Reads go through a memory map and a 64 MB page cache (the default 2 MB holds a few thousand facts): recall's
+ * random lookups of facts, chunks and FTS doclists in a large bank then rarely cost a read call. For every
+ * connection, the reader threads' too. */
+export function tuneForReads(db: Db): void {
+  db.pragma('cache_size = -65536');
+  db.pragma('mmap_size = 1073741824');
+}
+
 export function openDatabase(file: string, migrationsDir = SQLITE_MIGRATIONS_DIR): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
@@ -17,10 +25,7 @@ export function openDatabase(file: string, migrationsDir = SQLITE_MIGRATIONS_DIR
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 10000');
-  // Reads go through a memory map and a 64 MB page cache (the default 2 MB holds a few thousand facts): recall's
-  // random lookups of facts, chunks and FTS doclists in a large bank then rarely cost a read call.
-  db.pragma('cache_size = -65536');
-  db.pragma('mmap_size = 1073741824');
+  tuneForReads(db);
   migrate(db, migrationsDir);
   // The planner needs statistics to prefer id lookups over scanning a bank: sample (bounded cost) and let
   // `optimize` analyze tables never analyzed or grown a lot since; SqliteStore re-runs it after large writes.

@@ -2,6 +2,7 @@
 // writer), for long read-only queries that would otherwise hold up the main thread.
 import Database from 'better-sqlite3';
 import { bm25Top, type Bm25Search } from './bm25.ts';
+import { tuneForReads } from './database.ts';
 import { prepared } from './statements.ts';
 
 /** A query's rows, or a keyword table's best rows by BM25 (bm25.ts, with this thread's memory of row lengths). */
@@ -15,8 +16,7 @@ function connection(file: string): Database.Database {
     db = new Database(file, { fileMustExist: true });
     db.pragma('busy_timeout = 10000');
     db.pragma('query_only = 1');
-    db.pragma('cache_size = -65536');
-    db.pragma('mmap_size = 1073741824');
+    tuneForReads(db);
     connections.set(file, db);
   }
   return db;
