@@ -7,10 +7,11 @@
 //                                               [--dump FILE] [--no-record]
 import * as chrono from 'chrono-node';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, loadavg } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { ExtractInput } from '../src/retain/extractor.ts';
 import { OfflineExtractor } from '../src/retain/offline-extractor.ts';
+import { formatLoad } from './measure.ts';
 
 interface Turn { speaker: string; dia_id: string; text: string; blip_caption?: string }
 interface Sample { sample_id: string; conversation: Record<string, unknown> }
@@ -47,10 +48,9 @@ for (const sample of samples) {
   }
 }
 
-const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' / ');
 const extractor = new OfflineExtractor();
 for (const { input } of inputs.slice(0, 200)) await extractor.extract(input); // warm-up: JIT and lazy lexicons
-const loadBefore = load();
+const loadBefore = formatLoad();
 const dump: string[] = [];
 let facts = 0;
 let entities = 0;
@@ -73,7 +73,7 @@ const table = [
   `| items (turns of conversations ${first}-${first - 1 + samples.length}) | ${inputs.length} |`,
   `| facts, entity mentions | ${facts}, ${entities} |`,
   `| extraction CPU per item | ${(cpuMs / inputs.length).toFixed(3)} ms (${Math.round((inputs.length / cpuMs) * 1000)} items per CPU-second) |`,
-  `| wall time | ${(wallMs / 1000).toFixed(1)} s (load average ${loadBefore} before, ${load()} after, on ${availableParallelism()} cores) |`,
+  `| wall time | ${(wallMs / 1000).toFixed(1)} s (load average ${loadBefore} before, ${formatLoad()} after, on ${availableParallelism()} cores) |`,
 ].join('\n');
 console.log(table);
 if (!values['no-record']) {

@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import type { ItemWrite, Scored } from '../src/store/ports.ts';
 import { SqliteStore } from '../src/store/sqlite/store.ts';
 import { random } from './random.ts';
+import { formatLoad, percentile } from './measure.ts';
 import { bank, chunk, doc, fact, itemWrite } from '../test/conformance/fixtures.ts';
 
 const { values } = parseArgs({
@@ -44,11 +45,6 @@ function items(bankId: string, n: number, seed: number): ItemWrite[] {
     // Keyword search alone is measured: no vectors.
     return { ...itemWrite(bankId, doc(bankId, `${bankId}-d${i}`), [c], [{ fact: f, vector: new Float32Array(0) }]), vectors: [] };
   });
-}
-
-function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))];
 }
 
 async function searchAll(store: SqliteStore, bankId: string, queries: string[]): Promise<{ hits: Scored[][]; ms: number[] }> {
@@ -86,8 +82,7 @@ try {
 
   const same = JSON.stringify(beside.hits) === JSON.stringify(alone.hits);
   const sameIds = JSON.stringify(beside.hits.map((h) => h.map((x) => x.id))) === JSON.stringify(alone.hits.map((h) => h.map((x) => x.id)));
-  const load = (l: number[]): string => l.map((x) => x.toFixed(2)).join(' / ');
-  const fmt = (ms: number[]): string => `p50 ${percentile(ms, 0.5).toFixed(2)} ms, p95 ${percentile(ms, 0.95).toFixed(2)} ms`;
+  const fmt = (ms: number[]): string => `p50 ${percentile(ms, 50).toFixed(2)} ms, p95 ${percentile(ms, 95).toFixed(2)} ms`;
   const table = [
     '| measure | value |',
     '| --- | --- |',
@@ -99,7 +94,7 @@ try {
   ].join('\n');
   const command = `node --import tsx benchmarks/keyword-banks.ts ${process.argv.slice(2).map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}`.trim();
   const setup = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, node ${process.version}; ${QUERIES} queries of 3 words, k=${K}; ` +
-    `load average ${load(loadBefore)} before the searches, ${load(loadAfter)} after`;
+    `load average ${formatLoad(loadBefore)} before the searches, ${formatLoad(loadAfter)} after`;
   const section = `\n## Keyword index bank isolation${values.label ? ` (${values.label})` : ''}, ${new Date().toISOString()}\n\n\`${command}\` (${setup})\n\n${table}\n`;
   console.log(section);
   if (!values['dry-run']) appendFileSync(RESULTS, section);

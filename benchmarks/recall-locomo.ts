@@ -14,12 +14,13 @@
 //                           [--data DIR] [--dump FILE] [--no-record]
 import * as chrono from 'chrono-node';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compose } from '../src/compose.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Engine } from '../src/engine.ts';
 import type { RetainItem } from '../src/retain/types.ts';
+import { formatLoad, percentile } from './measure.ts';
 
 interface Turn { speaker: string; dia_id: string; text: string; blip_caption?: string }
 interface Sample {
@@ -50,10 +51,6 @@ const KS = [1, 5, 10, 20] as const;
 const ARMS = ['semantic', 'keyword', 'graph', 'temporal', 'fused'] as const;
 type Arm = (typeof ARMS)[number];
 
-const percentile = (xs: number[], p: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
-};
 
 function sessions(sample: Sample): Array<{ n: number; date: string; turns: Turn[] }> {
   const out: Array<{ n: number; date: string; turns: Turn[] }> = [];
@@ -184,7 +181,7 @@ async function main(): Promise<void> {
     if (h.all.length)
       lines.push(`| fused @10, ${name} (conversations ${span(from, to)}, ${h.all.length} questions) | ${mean(h.all).toFixed(3)} (multi-hop ${mean(h.multiHop).toFixed(3)}) |`);
   lines.push(`| conversations | ${data.length} |`, `| questions (cat. 1-4) | ${questions} (skipped without valid evidence: ${skipped}) |`);
-  lines.push(`| retain throughput | ${(items / (retainMs / 1000)).toFixed(0)} items/s (${items} items; load average ${load()} after, on ${availableParallelism()} cores) |`);
+  lines.push(`| retain throughput | ${(items / (retainMs / 1000)).toFixed(0)} items/s (${items} items; load average ${formatLoad()} after, on ${availableParallelism()} cores) |`);
   lines.push(`| recall latency at LoCoMo size (trace on) | p50 ${percentile(latencies, 50).toFixed(1)} ms, p95 ${percentile(latencies, 95).toFixed(1)} ms |`);
   if (synthetic > 0) {
     const { engine } = await open('synthetic');
@@ -202,8 +199,6 @@ async function main(): Promise<void> {
   if (!keptData) rmSync(dataDir, { recursive: true, force: true });
 }
 
-/** The 1, 5 and 15 minute load averages, for reading timings on a shared machine. */
-const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' / ');
 
 /** Recall latency with n synthetic facts in one bank (one sentence per item, varied names, places, topics), measured
  * once the bank's vector index is ready (its HNSW graph built in the background) and after one cold recall. */
@@ -213,7 +208,7 @@ async function syntheticLatency(engine: Engine, n: number): Promise<string[]> {
   const things = ['the museum', 'a red bicycle', 'Lisbon', 'the quarterly report', 'a sourdough starter', 'the garden shed', 'jazz piano', 'Kyoto', 'a vintage camera', 'the marathon'];
   const bankId = 'synthetic';
   await engine.createBank({ id: bankId });
-  const loadBefore = load();
+  const loadBefore = formatLoad();
   const t0 = performance.now();
   const base = Date.parse('2020-01-01T00:00:00Z');
   for (let i = 0; i < n; i += 500) {
@@ -225,10 +220,10 @@ async function syntheticLatency(engine: Engine, n: number): Promise<string[]> {
         timestamp: new Date(base + j * 3_600_000).toISOString(),
       });
     await engine.retain(bankId, { items: batch });
-    if ((i / 500) % 20 === 0) process.stderr.write(`synthetic: ${i + batch.length}/${n} (load ${load()})\n`);
+    if ((i / 500) % 20 === 0) process.stderr.write(`synthetic: ${i + batch.length}/${n} (load ${formatLoad()})\n`);
   }
   const retainS = (performance.now() - t0) / 1000;
-  const loadAfterRetain = load();
+  const loadAfterRetain = formatLoad();
   // Steady state: wait for the vector index (an HNSW graph past 20k vectors, built off the main thread).
   const tWarm = performance.now();
   const vectors = engine.store.vectors as { warm?: (bank: string) => Promise<{ mode: string } | null> };
@@ -238,7 +233,7 @@ async function syntheticLatency(engine: Engine, n: number): Promise<string[]> {
   const tCold = performance.now();
   await engine.recall(bankId, { query: queries[0], queryTime: '2024-01-01T00:00:00Z' });
   const coldMs = performance.now() - tCold;
-  const loadBeforeRecall = load();
+  const loadBeforeRecall = formatLoad();
   const lat: number[] = [];
   for (let i = 0; i < 200; i++) {
     const t = performance.now();
@@ -249,7 +244,7 @@ async function syntheticLatency(engine: Engine, n: number): Promise<string[]> {
     `| synthetic retain (${n} items, one fact each) | ${(n / retainS).toFixed(0)} items/s (load average ${loadBefore} before, ${loadAfterRetain} after, on ${availableParallelism()} cores) |`,
     `| vector index after the synthetic retain | ${index?.mode ?? 'n/a'}, ready ${warmS.toFixed(1)} s after the last write |`,
     `| first recall at ${n} facts (loads the bank's graph) | ${coldMs.toFixed(0)} ms |`,
-    `| recall latency at ${n} facts in one bank (200 queries, steady state) | p50 ${percentile(lat, 50).toFixed(1)} ms, p95 ${percentile(lat, 95).toFixed(1)} ms (load average ${loadBeforeRecall} before, ${load()} after) |`,
+    `| recall latency at ${n} facts in one bank (200 queries, steady state) | p50 ${percentile(lat, 50).toFixed(1)} ms, p95 ${percentile(lat, 95).toFixed(1)} ms (load average ${loadBeforeRecall} before, ${formatLoad()} after) |`,
   ];
 }
 
