@@ -1,11 +1,12 @@
 // BM25 over a bank's FTS5 keyword table, computed here rather than by FTS5's bm25(). FTS5 evaluates an OR query row
 // by row and reads every matching row's length from disk (about 1.4 us a row: tens of milliseconds when the query's
-// words are common in a 100k-fact bank). Here each word's postings come straight from the table's doclists (through
-// an fts5vocab view, a fraction of a microsecond a posting), row lengths from a per-connection memory of the table's
+// words are common in a 100k-fact bank). Here each word's postings are decoded straight from the table's segment
+// pages (fts-doclists.ts, tens of nanoseconds a posting), row lengths come from a per-connection memory of the table's
 // document sizes, and the sum is FTS5's own: same k1 and b, same idf and its floor, same order of additions, so the
 // scores and the ranking (ties by rowid) are bm25()'s, which the tests check.
 import { TopK } from '../../core/top-k.ts';
 import type { Db } from './database.ts';
+import { readVarint, termPostings, type Postings } from './fts-doclists.ts';
 import { keywordRemovalsOf, keywordTable, type KeywordSource } from './keyword-tables.ts';
 import { prepared } from './statements.ts';
 
@@ -29,7 +30,7 @@ const B = 0.75;
 /** Tables whose row lengths a connection keeps in memory (the most recently searched). */
 const MAX_TABLES = 16;
 
-type Lengths = { removals: number; sizes: Map<number, number> };
+type Lengths = { removals: number; sizes: RowLengths };
 type ConnectionState = { views: Set<string>; lengths: Map<string, Lengths> };
 
 const states = new WeakMap<Db, ConnectionState>();
@@ -40,12 +41,15 @@ export function bm25Top(db: Db, search: Bm25Search): Bm25Hit[] {
   const table = keywordTable(search.n, search.source);
   let state = states.get(db);
   if (!state) states.set(db, (state = { views: new Set(), lengths: new Map() }));
-  ensureTermView(db, state, table);
+  // Inside a transaction of this connection's, the table may hold writes not yet in its pages: FTS5 reads them.
+  const postings: PostingsReader = db.inTransaction ? viewPostings(state) : termPostings;
   // One read transaction: postings, statistics and lengths from the same snapshot.
-  return db.transaction(() => score(db, state, table, search))();
+  return db.transaction(() => score(db, state, table, search, postings))();
 }
 
-function score(db: Db, state: ConnectionState, table: string, { n, source, terms, limit }: Bm25Search): Bm25Hit[] {
+type PostingsReader = (db: Db, table: string, terms: readonly string[]) => Map<string, Postings>;
+
+function score(db: Db, state: ConnectionState, table: string, { n, source, terms, limit }: Bm25Search, read: PostingsReader): Bm25Hit[] {
   const averages = prepared(db, `SELECT block FROM ${table}_data WHERE id = 1`).get() as { block: Uint8Array } | undefined;
   if (!averages || terms.length === 0 || limit <= 0) return [];
   const at = { i: 0 };
@@ -54,8 +58,7 @@ function score(db: Db, state: ConnectionState, table: string, { n, source, terms
   if (nRow <= 0) return [];
   const avgdl = nToken / nRow;
 
-  const postings = new Map<string, Postings>();
-  for (const term of terms) if (!postings.has(term)) postings.set(term, postingsOf(db, table, term));
+  const postings = read(db, table, terms);
   const lists = terms.map((t) => postings.get(t)!);
   // The logarithm is SQLite's (the C library's, as FTS5's): V8's Math.log differs from it in the last bit for some
   // arguments, which would reorder rows whose scores tie in FTS5.
@@ -66,65 +69,102 @@ function score(db: Db, state: ConnectionState, table: string, { n, source, terms
   });
   const sizes = lengthsOf(db, state, table, keywordRemovalsOf(db, n, source), lists);
 
-  // Merge the postings in rowid order; each row's sum is added up in query order, as FTS5 does.
+  // Merge the postings in rowid order; each row's sum is added up in query order, as FTS5 does (a term the row lacks
+  // adds 0.0, which changes no sum, so it is skipped).
   const top = new TopK(limit, 'double');
-  const heads = lists.map(() => 0);
+  const docs = lists.map((p) => p.docs);
+  const tfs = lists.map((p) => p.tfs);
+  const ends = lists.map((p) => p.docs.length);
+  const heads = new Int32Array(lists.length);
   for (;;) {
     let doc = Infinity;
-    for (let i = 0; i < lists.length; i++) if (heads[i] < lists[i].docs.length && lists[i].docs[heads[i]] < doc) doc = lists[i].docs[heads[i]];
+    for (let i = 0; i < heads.length; i++) if (heads[i] < ends[i] && docs[i][heads[i]] < doc) doc = docs[i][heads[i]];
     if (doc === Infinity) break;
-    const D = sizes.get(doc) ?? 0;
+    const D = Math.max(0, sizes.get(doc));
     let sum = 0.0;
-    for (let i = 0; i < lists.length; i++) {
-      const p = lists[i];
-      let f = 0;
-      if (heads[i] < p.docs.length && p.docs[heads[i]] === doc) f = p.tfs[heads[i]];
+    for (let i = 0; i < heads.length; i++) {
+      const h = heads[i];
+      if (h >= ends[i] || docs[i][h] !== doc) continue;
+      const f = tfs[i][h];
+      heads[i] = h + 1;
       sum += idf[i] * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * D) / avgdl)));
     }
-    for (let i = 0; i < lists.length; i++) if (heads[i] < lists[i].docs.length && lists[i].docs[heads[i]] === doc) heads[i]++;
     top.push(sum, doc);
   }
   const { positions, scores } = top.sorted();
   return positions.map((rid, i) => ({ rid, s: -1.0 * scores[i] }));
 }
 
-type Postings = { docs: number[]; tfs: number[] };
-
-/** The rows holding the term, ascending, with how often each holds it (the instance view lists every occurrence,
- * grouped by row). */
-function postingsOf(db: Db, table: string, term: string): Postings {
-  const rows = prepared(db, `SELECT doc FROM temp.${table}_terms WHERE term = ?`).pluck().all(term) as number[];
-  const docs: number[] = [];
-  const tfs: number[] = [];
-  for (const doc of rows) {
-    if (docs.length && docs[docs.length - 1] === doc) tfs[tfs.length - 1]++;
-    else {
-      docs.push(doc);
-      tfs.push(1);
+/** Each term's postings through the table's fts5vocab view ('instance': one row per occurrence, grouped by row),
+ * which FTS5 answers from its pages and its not yet written changes alike. */
+const viewPostings = (state: ConnectionState): PostingsReader => (db, table, terms) => {
+  ensureTermView(db, state, table);
+  const out = new Map<string, Postings>();
+  for (const term of terms) {
+    if (out.has(term)) continue;
+    const rows = prepared(db, `SELECT doc FROM temp.${table}_terms WHERE term = ?`).pluck().all(term) as number[];
+    const docs: number[] = [];
+    const tfs: number[] = [];
+    for (const doc of rows) {
+      if (docs.length && docs[docs.length - 1] === doc) tfs[tfs.length - 1]++;
+      else {
+        docs.push(doc);
+        tfs.push(1);
+      }
     }
+    out.set(term, { docs, tfs });
   }
-  return { docs, tfs };
-}
+  return out;
+};
 
 /** The lengths (in tokens) of the rows in the postings: kept per connection and table while no row has left the
  * table since (a row's length changes only by leaving it: deleted, or re-indexed with new text); those not known
  * yet are read from the table's document sizes in one query. */
-function lengthsOf(db: Db, state: ConnectionState, table: string, removals: number, lists: Postings[]): Map<number, number> {
+function lengthsOf(db: Db, state: ConnectionState, table: string, removals: number, lists: Postings[]): RowLengths {
   let known = state.lengths.get(table);
-  if (!known || known.removals !== removals) known = { removals, sizes: new Map() };
+  if (!known || known.removals !== removals) known = { removals, sizes: new RowLengths() };
   state.lengths.delete(table); // re-inserted last: the most recently used table
   state.lengths.set(table, known);
   if (state.lengths.size > MAX_TABLES) state.lengths.delete(state.lengths.keys().next().value!);
 
   const { sizes } = known;
-  const missing = new Set<number>();
-  for (const p of lists) for (const doc of p.docs) if (!sizes.has(doc)) missing.add(doc);
-  if (missing.size) {
+  const missing: number[] = [];
+  for (const p of lists) for (const doc of p.docs) if (sizes.get(doc) < 0) missing.push(doc);
+  if (missing.length) {
     const rows = prepared(db, `SELECT id, sz FROM ${table}_docsize WHERE id IN (SELECT value FROM json_each(?))`)
-      .all(JSON.stringify([...missing])) as Array<{ id: number; sz: Uint8Array }>;
+      .all(JSON.stringify([...new Set(missing)])) as Array<{ id: number; sz: Uint8Array }>;
     for (const r of rows) sizes.set(r.id, readVarint(r.sz, { i: 0 }));
   }
   return sizes;
+}
+
+/** Row lengths by rowid, in pages of 4096 rowids: a doclist's rowids ascend, so one page serves a run of lookups (a
+ * Map of every row costs more per lookup than the rest of the scoring together). */
+class RowLengths {
+  private readonly pages = new Map<number, Int32Array>();
+  private lastKey = -1;
+  private last: Int32Array | undefined;
+
+  /** The row's length, or -1 when not known. */
+  get(rowid: number): number {
+    const page = this.page(Math.floor(rowid / 4096), false);
+    return page ? page[rowid % 4096] : -1;
+  }
+
+  set(rowid: number, length: number): void {
+    this.page(Math.floor(rowid / 4096), true)![rowid % 4096] = length;
+  }
+
+  private page(key: number, create: boolean): Int32Array | undefined {
+    if (key === this.lastKey) return this.last;
+    let page = this.pages.get(key);
+    if (!page && create) this.pages.set(key, (page = new Int32Array(4096).fill(-1)));
+    if (page) {
+      this.lastKey = key;
+      this.last = page;
+    }
+    return page;
+  }
 }
 
 /** The table's term view (fts5vocab 'instance': term, row, column, offset), made once per connection in its temp
@@ -139,17 +179,4 @@ function ensureTermView(db: Db, state: ConnectionState, table: string): void {
     if (queryOnly) db.pragma('query_only = 1');
   }
   state.views.add(table);
-}
-
-/** An SQLite varint (big-endian groups of 7 bits, the high bit set on all but the last; a 9th byte holds 8 bits), as
- * FTS5 writes row counts, token totals and row sizes. */
-function readVarint(bytes: Uint8Array, at: { i: number }): number {
-  let v = 0;
-  for (let k = 0; k < 9; k++) {
-    const byte = bytes[at.i++];
-    if (k === 8) return v * 256 + byte;
-    v = v * 128 + (byte & 0x7f);
-    if (!(byte & 0x80)) return v;
-  }
-  return v;
 }

@@ -11,6 +11,8 @@ export type KeywordSource = 'fact' | 'chunk';
 /** How the keyword tables split and normalise text (lowercase, diacritics folded, Porter stems); queries are read
  * by the same tokenizer (fts-terms.ts). */
 export const KEYWORD_TOKENIZER = 'porter unicode61';
+/** A keyword table's FTS5 arguments: one column, the text; no copy of it kept; rows deletable by rowid. */
+export const KEYWORD_TABLE_ARGS = `text, content='', contentless_delete=1, tokenize='${KEYWORD_TOKENIZER}'`;
 
 const SOURCES: readonly KeywordSource[] = ['fact', 'chunk'];
 
@@ -50,9 +52,7 @@ export function ensureKeywordIndex(db: Db, bankId: string): number {
   if (known !== null) return known;
   const { n } = prepared(db, 'INSERT INTO keyword_indexes (bank_id) VALUES (?) RETURNING n').get(bankId) as { n: number };
   for (const source of SOURCES)
-    db.exec(
-      `CREATE VIRTUAL TABLE ${keywordTable(n, source)} USING fts5(text, content='', contentless_delete=1, tokenize='${KEYWORD_TOKENIZER}')`,
-    );
+    db.exec(`CREATE VIRTUAL TABLE ${keywordTable(n, source)} USING fts5(${KEYWORD_TABLE_ARGS})`);
   return n;
 }
 
