@@ -41,8 +41,10 @@ export function bm25Top(db: Db, search: Bm25Search): Bm25Hit[] {
   const table = keywordTable(search.n, search.source);
   let state = states.get(db);
   if (!state) states.set(db, (state = { views: new Set(), lengths: new Map() }));
-  // Inside a transaction of this connection's, the table may hold writes not yet in its pages: FTS5 reads them.
-  const postings: PostingsReader = db.inTransaction ? viewPostings(state) : termPostings;
+  // Inside a transaction of this connection's, the table may hold writes not yet in its pages: FTS5 reads them. So it
+  // does for a table whose on-disk format the page reader does not know.
+  const view = viewPostings(state);
+  const postings: PostingsReader = db.inTransaction ? view : (d, t, terms) => termPostings(d, t, terms) ?? view(d, t, terms);
   // One read transaction: postings, statistics and lengths from the same snapshot.
   return db.transaction(() => score(db, state, table, search, postings))();
 }

@@ -27,8 +27,15 @@ const MAIN_PREFIX = 0x30;
 
 const pageRowid = (segment: number, page: number): bigint => (BigInt(segment) << PAGE_BITS) + BigInt(page);
 
-/** Each term's postings in the table (every term once, whatever the repeats). */
-export function termPostings(db: Db, table: string, terms: readonly string[]): Map<string, Postings> {
+/** Versions of the FTS5 on-disk format this reader knows (SQLite's FTS5_CURRENT_VERSION and its secure-delete
+ * variant); a table of any other it leaves to FTS5. */
+const KNOWN_FORMATS = new Set([4, 5]);
+
+/** Each term's postings in the table (every term once, whatever the repeats); null when the table's format version
+ * is not one this reader knows. */
+export function termPostings(db: Db, table: string, terms: readonly string[]): Map<string, Postings> | null {
+  const version = prepared(db, `SELECT v FROM ${table}_config WHERE k = 'version'`).pluck().get();
+  if (!KNOWN_FORMATS.has(Number(version))) return null;
   const segments = structureOf(db, table);
   const out = new Map<string, Postings>();
   for (const term of terms) {

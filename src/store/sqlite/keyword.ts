@@ -107,8 +107,8 @@ export class SqliteKeywordIndex implements KeywordIndex {
     return keywordIndexOf(this.db, bankId);
   }
 
-  /** BM25 still costs a fraction of a microsecond per posting: in a large bank the facts and chunks searches run on
-   * reader threads, beside each other and beside the other arms' work on this thread. */
+  /** In a large bank a search still handles tens of thousands of postings for common words: the facts and chunks
+   * searches run on reader threads, beside each other and beside the other arms' work on this thread. */
   private read(bankId: string, sql: string, params: unknown[]): Promise<unknown[]> | unknown[] {
     return this.offloaded(bankId) ? this.offload!.readers.all(sql, params) : prepared(this.db, sql).all(...params);
   }
