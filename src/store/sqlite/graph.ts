@@ -34,6 +34,39 @@ export class SqliteGraphIndex implements GraphIndex {
     bg.version = version;
   }
 
+  /** Called by the store after it committed a write that changed the mentions and links of these facts only (added,
+   * replaced or removed): their nodes are dropped and what the database now holds for them is read back. */
+  refreshFacts(bankId: string, factIds: string[], version: number): void {
+    const bg = this.banks.get(bankId);
+    if (!bg) return;
+    if (bg.version !== version - 1) {
+      this.banks.delete(bankId);
+      return;
+    }
+    const { graph } = bg;
+    const neighbours = new Set<string>();
+    for (const id of factIds) {
+      if (!graph.hasNode(F(id))) continue;
+      graph.forEachNeighbor(F(id), (n) => neighbours.add(n));
+      graph.dropNode(F(id));
+    }
+    const ids = JSON.stringify(factIds);
+    const mentions = prepared(this.db,
+        'SELECT fact_id, entity_id FROM fact_entities WHERE fact_id IN (SELECT value FROM json_each(?)) AND bank_id = ?')
+      .raw().all(ids, bankId) as Array<[string, string]>;
+    const links = prepared(this.db,
+        `SELECT from_id, to_id, type, weight FROM fact_links WHERE from_id IN (SELECT value FROM json_each(@ids)) AND bank_id = @bank
+         UNION ALL
+         SELECT from_id, to_id, type, weight FROM fact_links
+         WHERE to_id IN (SELECT value FROM json_each(@ids)) AND from_id NOT IN (SELECT value FROM json_each(@ids)) AND bank_id = @bank`)
+      .raw().all({ ids, bank: bankId }) as Array<[string, string, LinkType, number]>;
+    for (const [factId, entityId] of mentions) addMention(graph, factId, entityId);
+    for (const [from, to, type, weight] of links) addLink(graph, from, to, type, weight);
+    // A node left without edges (an entity no fact mentions any more) is not in a graph loaded afresh either.
+    for (const n of neighbours) if (graph.hasNode(n) && graph.degree(n) === 0) graph.dropNode(n);
+    bg.version = version;
+  }
+
   /** Called after deletes: the simplest correct move is to drop the cached graph. */
   invalidate(bankId: string): void {
     this.banks.delete(bankId);

@@ -71,8 +71,9 @@ function assertUnchanged(db: Db, bankId: string, expected: Array<{ id: string; u
   }
 }
 
-export function applyObservations(db: Db, w: ObservationWrite): void {
-  db.transaction(() => {
+/** Applies the step atomically; returns the bank's new graph version. */
+export function applyObservations(db: Db, w: ObservationWrite): number {
+  return db.transaction(() => {
     assertLease(db, w.workerId, w.consolidatedFactIds);
     assertUnchanged(db, w.bankId, w.expectUnchanged ?? []);
     if (w.vectors.length) checkEmbedder(db, w.bankId, w.embedder);
@@ -99,7 +100,7 @@ export function applyObservations(db: Db, w: ObservationWrite): void {
     );
     for (const id of w.consolidatedFactIds) done.run(now, id, w.bankId);
     syncKeywordIndexes(db);
-    bumpGraphVersion(db, w.bankId);
+    return bumpGraphVersion(db, w.bankId);
   }).immediate();
 }
 
