@@ -23,26 +23,19 @@ export class SqliteGraphIndex implements GraphIndex {
 
   /** Called by the store after it committed a write that changed the bank's graph. */
   applyWrite(bankId: string, mentions: Array<{ factId: string; entityId: string }>, links: FactLink[], version: number): void {
-    const bg = this.banks.get(bankId);
+    const bg = this.following(bankId, version);
     if (!bg) return;
-    if (bg.version !== version - 1) {
-      this.banks.delete(bankId); // missed a change: reload on next use
-      return;
-    }
-    for (const m of mentions) addMention(bg.graph, m.factId, m.entityId);
-    for (const l of links) addLink(bg.graph, l.from, l.to, l.type, l.weight);
+    const { graph } = bg;
+    for (const m of mentions) addMention(graph, m.factId, m.entityId);
+    for (const l of links) addLink(graph, l.from, l.to, l.type, l.weight);
     bg.version = version;
   }
 
   /** Called by the store after it committed a write that changed the mentions and links of these facts only (added,
    * replaced or removed): their nodes are dropped and what the database now holds for them is read back. */
   refreshFacts(bankId: string, factIds: string[], version: number): void {
-    const bg = this.banks.get(bankId);
+    const bg = this.following(bankId, version);
     if (!bg) return;
-    if (bg.version !== version - 1) {
-      this.banks.delete(bankId);
-      return;
-    }
     const { graph } = bg;
     const neighbours = new Set<string>();
     for (const id of factIds) {
@@ -51,20 +44,29 @@ export class SqliteGraphIndex implements GraphIndex {
       graph.dropNode(F(id));
     }
     const ids = JSON.stringify(factIds);
-    const mentions = prepared(this.db,
-        'SELECT fact_id, entity_id FROM fact_entities WHERE fact_id IN (SELECT value FROM json_each(?)) AND bank_id = ?')
-      .raw().all(ids, bankId) as Array<[string, string]>;
-    const links = prepared(this.db,
-        `SELECT from_id, to_id, type, weight FROM fact_links WHERE from_id IN (SELECT value FROM json_each(@ids)) AND bank_id = @bank
-         UNION ALL
-         SELECT from_id, to_id, type, weight FROM fact_links
-         WHERE to_id IN (SELECT value FROM json_each(@ids)) AND from_id NOT IN (SELECT value FROM json_each(@ids)) AND bank_id = @bank`)
-      .raw().all({ ids, bank: bankId }) as Array<[string, string, LinkType, number]>;
-    for (const [factId, entityId] of mentions) addMention(graph, factId, entityId);
-    for (const [from, to, type, weight] of links) addLink(graph, from, to, type, weight);
+    addRows(graph,
+      prepared(this.db,
+          'SELECT fact_id, entity_id FROM fact_entities WHERE fact_id IN (SELECT value FROM json_each(?)) AND bank_id = ?')
+        .raw().all(ids, bankId) as MentionRow[],
+      prepared(this.db,
+          `SELECT from_id, to_id, type, weight FROM fact_links WHERE from_id IN (SELECT value FROM json_each(@ids)) AND bank_id = @bank
+           UNION ALL
+           SELECT from_id, to_id, type, weight FROM fact_links
+           WHERE to_id IN (SELECT value FROM json_each(@ids)) AND from_id NOT IN (SELECT value FROM json_each(@ids)) AND bank_id = @bank`)
+        .raw().all({ ids, bank: bankId }) as LinkRow[]);
     // A node left without edges (an entity no fact mentions any more) is not in a graph loaded afresh either.
     for (const n of neighbours) if (graph.hasNode(n) && graph.degree(n) === 0) graph.dropNode(n);
     bg.version = version;
+  }
+
+  /** The cached graph a write of this version follows on from, or null: none cached, or it missed a change (dropped,
+   * so the next use reloads it). */
+  private following(bankId: string, version: number): BankGraph | null {
+    const bg = this.banks.get(bankId);
+    if (!bg) return null;
+    if (bg.version === version - 1) return bg;
+    this.banks.delete(bankId);
+    return null;
   }
 
   /** Called after deletes: the simplest correct move is to drop the cached graph. */
@@ -78,11 +80,9 @@ export class SqliteGraphIndex implements GraphIndex {
     if (cached && cached.version === version) return cached.graph;
     const graph = new MultiUndirectedGraph<NodeAttrs, EdgeAttrs>({ allowSelfLoops: false });
     // Rows read as arrays and each node added once before its edges: a bank of 100k facts has ~500k edges.
-    const mentions = prepared(this.db, 'SELECT fact_id, entity_id FROM fact_entities WHERE bank_id = ?').raw().all(bankId) as Array<[string, string]>;
-    const links = prepared(this.db, 'SELECT from_id, to_id, type, weight FROM fact_links WHERE bank_id = ?')
-      .raw().all(bankId) as Array<[string, string, LinkType, number]>;
-    for (const [factId, entityId] of mentions) addMention(graph, factId, entityId);
-    for (const [from, to, type, weight] of links) addLink(graph, from, to, type, weight);
+    addRows(graph,
+      prepared(this.db, 'SELECT fact_id, entity_id FROM fact_entities WHERE bank_id = ?').raw().all(bankId) as MentionRow[],
+      prepared(this.db, 'SELECT from_id, to_id, type, weight FROM fact_links WHERE bank_id = ?').raw().all(bankId) as LinkRow[]);
     this.banks.set(bankId, { graph, version });
     return graph;
   }
@@ -132,6 +132,15 @@ export class SqliteGraphIndex implements GraphIndex {
     }
     return out;
   }
+}
+
+/** fact_entities and fact_links rows read as arrays. */
+type MentionRow = [factId: string, entityId: string];
+type LinkRow = [from: string, to: string, type: LinkType, weight: number];
+
+function addRows(graph: Graph, mentions: MentionRow[], links: LinkRow[]): void {
+  for (const [factId, entityId] of mentions) addMention(graph, factId, entityId);
+  for (const [from, to, type, weight] of links) addLink(graph, from, to, type, weight);
 }
 
 /** The node's key, the node added first if the graph lacks it (cheaper than mergeNode, which also merges attributes). */
