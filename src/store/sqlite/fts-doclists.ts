@@ -231,24 +231,20 @@ class DoclistReader {
  * tombstones name the row or its entry has no positions (a delete marker). */
 function newestWins(segments: readonly Segment[], lists: readonly Postings[]): Postings {
   const live = lists.map((l, s) => ({ l, s })).filter(({ l }) => l.docs.length > 0);
+  const out: Postings = { docs: [], tfs: [] };
+  /** Keeps the row as the segment has it, unless it is a delete marker or one of the segment's tombstones. */
+  const take = (s: number, doc: number, tf: number): void => {
+    if (tf === 0 || segments[s].tombstones?.has(doc)) return;
+    out.docs.push(doc);
+    out.tfs.push(tf);
+  };
   // Segments written at different times mostly hold disjoint ranges of rows: then no row is in two of them.
   const byFirst = [...live].sort((x, y) => x.l.docs[0] - y.l.docs[0]);
   if (byFirst.every(({ l }, k) => k === 0 || byFirst[k - 1].l.docs[byFirst[k - 1].l.docs.length - 1] < l.docs[0])) {
     if (byFirst.length === 1 && !segments[byFirst[0].s].tombstones && !byFirst[0].l.tfs.includes(0)) return byFirst[0].l;
-    const docs: number[] = [];
-    const tfs: number[] = [];
-    for (const { l, s } of byFirst) {
-      const tombstones = segments[s].tombstones;
-      for (let i = 0; i < l.docs.length; i++) {
-        if (l.tfs[i] === 0 || tombstones?.has(l.docs[i])) continue;
-        docs.push(l.docs[i]);
-        tfs.push(l.tfs[i]);
-      }
-    }
-    return { docs, tfs };
+    for (const { l, s } of byFirst) for (let i = 0; i < l.docs.length; i++) take(s, l.docs[i], l.tfs[i]);
+    return out;
   }
-  const docs: number[] = [];
-  const tfs: number[] = [];
   const heads = live.map(() => 0);
   for (;;) {
     let doc = Infinity;
@@ -261,14 +257,10 @@ function newestWins(segments: readonly Segment[], lists: readonly Postings[]): P
       }
     }
     if (winner < 0) break;
-    const tf = live[winner].l.tfs[heads[winner]];
-    if (tf > 0 && !segments[live[winner].s].tombstones?.has(doc)) {
-      docs.push(doc);
-      tfs.push(tf);
-    }
+    take(live[winner].s, doc, live[winner].l.tfs[heads[winner]]);
     for (let k = 0; k < live.length; k++) if (heads[k] < live[k].l.docs.length && live[k].l.docs[heads[k]] === doc) heads[k]++;
   }
-  return { docs, tfs };
+  return out;
 }
 
 const u16 = (a: Uint8Array, i: number): number => (a[i] << 8) | a[i + 1];
