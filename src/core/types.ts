@@ -160,4 +160,6 @@ export interface Operation {
   error: string | null;
   createdAt: string;
   updatedAt: string;
+  /** The process running it (its heartbeat id); absent for operations recorded already finished. */
+  owner?: string | null;
 }

@@ -85,6 +85,32 @@ export interface ListFactsQuery extends FactFilter {
   entityId?: string;
 }
 
+/**
+ * A process that holds work in the store (consolidation claims, running operations) says it is alive: it beats
+ * every few seconds, each beat holding until `aliveUntil`. Work whose holder stopped beating is taken over.
+ */
+export interface Heartbeat {
+  id: string;
+  /** What the holder does ('worker': a consolidation loop; 'drain': consolidation asked for through the API; 'operations'). */
+  role: string;
+  host: string;
+  pid: number;
+  /** When the holder's process started: a newer process that reuses the pid on the same host is told apart. */
+  startedAt: string;
+  beatAt: string;
+  aliveUntil: string;
+}
+
+/** Why a bank's waiting facts wait. */
+export interface QueueDetail {
+  /** Waiting facts a worker may claim now: unclaimed (or their claim lapsed) and not waiting for a retry. */
+  ready: number;
+  /** Waiting facts held under a claim, per holder, with the latest end of its lease. */
+  claims: Array<{ workerId: string; facts: number; leaseUntil: string }>;
+  /** Waiting facts that failed and wait for their next attempt (unclaimed). */
+  retrying: { facts: number; nextAttemptAt: string | null; lastError: string | null };
+}
+
 /** Consolidation work claimed by one worker under a lease. */
 export interface Claim {
   workerId: string;
@@ -203,7 +229,8 @@ export interface MemoryStore {
   // consolidation queue: the facts' own state
   /**
    * Claims up to `limit` waiting facts of the bank, oldest first, under a lease. Null when none is waiting, or while
-   * another worker holds a live lease in the bank (one worker per bank at a time keeps consolidation in order).
+   * another worker holds a live lease in the bank (one worker per bank at a time keeps consolidation in order). A
+   * claim lapses when its lease ends or when its holder's heartbeat has (a holder that never beat has only its lease).
    */
   claimUnconsolidated(bankId: string, workerId: string, limit: number, leaseMs: number): Promise<Claim | null>;
   applyObservations(write: ObservationWrite): Promise<void>;
@@ -213,6 +240,18 @@ export interface MemoryStore {
   retryDeadLetters(bankId: string, factIds?: string[]): Promise<number>;
   backlog(bankId: string): Promise<{ waiting: number; oldestWaitingAt: string | null; failed: number; consolidated: number }>;
   banksWithBacklog(): Promise<string[]>;
+  /** Who holds the bank's waiting facts, and which wait for a retry (for the status). */
+  queueDetail(bankId: string): Promise<QueueDetail>;
+
+  // liveness of the processes holding claims and operations
+  /** Records a beat (creates or replaces the holder's heartbeat). */
+  beat(heartbeat: Heartbeat): Promise<void>;
+  heartbeats(): Promise<Heartbeat[]>;
+  /**
+   * Forgets a holder that stopped or died and releases its claims, unless it beat after `beatAt` (null: whatever its
+   * last beat). Returns whether it was forgotten.
+   */
+  retireHeartbeat(id: string, beatAt: string | null): Promise<boolean>;
 
   getObservations(bankId: string, ids: string[]): Promise<Observation[]>;
   evidenceOf(bankId: string, observationId: string): Promise<Evidence[]>;
@@ -221,9 +260,12 @@ export interface MemoryStore {
   tombstones(bankId: string, limit: number): Promise<Tombstone[]>;
 
   createOperation(op: Operation): Promise<void>;
-  updateOperation(op: Operation): Promise<void>;
+  /** Records status and progress while `op.owner` still holds the operation; false (nothing written) once another took it over. */
+  updateOperation(op: Operation): Promise<boolean>;
+  /** Takes an unfinished operation over from `from` (null: no holder); false when it finished or another process took it first. */
+  adoptOperation(id: string, from: string | null, to: string): Promise<boolean>;
   getOperation(id: string): Promise<Operation | null>;
-  /** Operations left queued or running by a process that died (to resume them). */
+  /** Operations queued or running (with their holder: those of a dead holder are resumed by another process). */
   unfinishedOperations(): Promise<Operation[]>;
   /** Idempotency: the operation stored under this key for the bank, if any. */
   operationByKey(bankId: string, key: string): Promise<Operation | null>;

@@ -100,7 +100,7 @@ export function entityKeys(e: Entity): string[] {
 export function operationProps(op: Operation): Params {
   return compact({
     id: op.id, bankId: op.bankId, kind: op.kind, status: op.status, progressDone: op.progress.done, progressTotal: op.progress.total,
-    input: json(op.input), result: json(op.result), error: op.error, createdAt: op.createdAt, updatedAt: op.updatedAt,
+    input: json(op.input), result: json(op.result), error: op.error, createdAt: op.createdAt, updatedAt: op.updatedAt, owner: op.owner ?? null,
   });
 }
 

@@ -3,10 +3,10 @@
 // applied only while its worker still holds every fact it consolidated. A result's observation vectors are
 // staged like a retained item's: new observations stay invisible until Qdrant has their vectors.
 import { CairnError } from '../../core/errors.ts';
-import type { Claim, DeadLetter, ObservationWrite } from '../ports.ts';
+import type { Claim, DeadLetter, Heartbeat, ObservationWrite, QueueDetail } from '../ports.ts';
 import type { PointSource } from '../qdrant/points.ts';
 import type { Neo4jConnection } from './connection.ts';
-import { propsOf, toDeadLetter } from './rows.ts';
+import { propsOf, toDeadLetter, toHeartbeat } from './rows.ts';
 import * as items from './statements/items.ts';
 import * as q from './statements/queue.ts';
 import { claimEmbedder, lock, stageVectorsOfStoredFacts } from './writes.ts';
@@ -108,4 +108,36 @@ export async function backlog(db: Neo4jConnection, bankId: string): Promise<{ wa
 
 export async function banksWithBacklog(db: Neo4jConnection): Promise<string[]> {
   return (await db.read(q.banksWithBacklog())).map((r) => String(r.bankId));
+}
+
+export async function queueDetail(db: Neo4jConnection, bankId: string, now: string): Promise<QueueDetail> {
+  return db.readTx(async (tx) => {
+    const [ready, claims, retrying] = q.queueDetail(bankId, now);
+    const [r] = await tx.run(ready);
+    const held = await tx.run(claims);
+    const [w] = await tx.run(retrying);
+    const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+    return {
+      ready: Number(r?.ready ?? 0),
+      claims: held.map((c) => ({ workerId: String(c.workerId), facts: Number(c.facts), leaseUntil: String(c.leaseUntil) })),
+      retrying: { facts: Number(w?.facts ?? 0), nextAttemptAt: text(w?.nextAttemptAt), lastError: text(w?.lastError) },
+    };
+  });
+}
+
+export async function beat(db: Neo4jConnection, h: Heartbeat): Promise<void> {
+  await db.write(q.beat(h));
+}
+
+export async function heartbeats(db: Neo4jConnection): Promise<Heartbeat[]> {
+  return (await db.read(q.heartbeats())).map((r) => toHeartbeat(propsOf(r, 'heartbeat')));
+}
+
+/** Forgets the holder (unless it beat since `beatAt`) and releases its claims, in one transaction. */
+export async function retireHeartbeat(db: Neo4jConnection, id: string, beatAt: string | null): Promise<boolean> {
+  return db.writeTx(async (tx) => {
+    if ((await tx.run(q.retireHeartbeat(id, beatAt))).length === 0) return false;
+    await tx.run(q.releaseClaims(id));
+    return true;
+  });
 }

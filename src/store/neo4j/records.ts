@@ -124,8 +124,11 @@ export class Neo4jRecords {
   async createOperation(op: Operation): Promise<void> {
     await this.db.write(rec.createOperation(op));
   }
-  async updateOperation(op: Operation): Promise<void> {
-    await this.db.write(rec.updateOperation(op));
+  async updateOperation(op: Operation): Promise<boolean> {
+    return (await this.db.write(rec.updateOperation(op))).length > 0;
+  }
+  async adoptOperation(id: string, from: string | null, to: string): Promise<boolean> {
+    return (await this.db.write(rec.adoptOperation(id, from, to))).length > 0;
   }
   async getOperation(id: string): Promise<Operation | null> {
     return first(await this.db.read(rec.getOperation(id)), 'operation', toOperation);

@@ -3,7 +3,7 @@
 import type {
   Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactKind, FactLink, FactStatus, LinkType, ObservationRevision, Operation, OperationStatus,
 } from '../../core/types.ts';
-import type { DeadLetter, Tombstone } from '../ports.ts';
+import type { DeadLetter, Heartbeat, Tombstone } from '../ports.ts';
 
 export type Props = Record<string, unknown>;
 
@@ -94,7 +94,14 @@ export function toOperation(p: Props): Operation {
   return {
     id: String(p.id), bankId: String(p.bankId), kind: String(p.kind), status: String(p.status) as OperationStatus,
     progress: { done: num(p.progressDone), total: num(p.progressTotal) }, input: parse(p.input, null), result: parse(p.result, null),
-    error: str(p.error), createdAt: String(p.createdAt), updatedAt: String(p.updatedAt),
+    error: str(p.error), createdAt: String(p.createdAt), updatedAt: String(p.updatedAt), owner: str(p.owner),
+  };
+}
+
+export function toHeartbeat(p: Props): Heartbeat {
+  return {
+    id: String(p.id), role: String(p.role ?? ''), host: String(p.host ?? ''), pid: num(p.pid), startedAt: String(p.startedAt), beatAt: String(p.beatAt),
+    aliveUntil: String(p.aliveUntil),
   };
 }
 

@@ -64,6 +64,7 @@ function catalogue(): Array<[string, Statement]> {
   add('setEmbedder', rec.setEmbedder(B, 'glove'));
   add('createOperation', rec.createOperation(operation));
   add('updateOperation', rec.updateOperation(operation));
+  add('adoptOperation', rec.adoptOperation('op-1', EVIL, EVIL));
   add('getOperation', rec.getOperation('op-1'));
   add('unfinishedOperations', rec.unfinishedOperations());
   add('operationByKey', rec.operationByKey(B, EVIL));
@@ -129,6 +130,11 @@ function catalogue(): Array<[string, Statement]> {
   add('retryDeadLetters', q.retryDeadLetters(B, ['f']));
   add('backlog', q.backlog(B));
   add('banksWithBacklog', q.banksWithBacklog());
+  add('queueDetail', q.queueDetail(B, NOW));
+  add('beat', q.beat({ id: EVIL, role: EVIL, host: EVIL, pid: 42, startedAt: NOW, beatAt: NOW, aliveUntil: NOW }));
+  add('heartbeats', q.heartbeats());
+  add('retireHeartbeat', q.retireHeartbeat(EVIL, NOW));
+  add('releaseClaims', q.releaseClaims(EVIL));
 
   add('factKinds', del.factKinds(B, ['f']));
   add('factsOfDocument', del.factsOfDocument(B, 'doc-1'));
@@ -217,7 +223,7 @@ describe('server store Cypher', () => {
   });
 
   test('labels and relationship types are constants of the model (or a bank\'s hashed keyword label)', () => {
-    const labels = new Set(['Bank', 'Document', 'Chunk', 'Fact', 'Entity', 'EntityKey', 'Revision', 'Operation', 'OperationKey', 'Tombstone', 'Migration']);
+    const labels = new Set(['Bank', 'Document', 'Chunk', 'Fact', 'Entity', 'EntityKey', 'Revision', 'Operation', 'OperationKey', 'Tombstone', 'Migration', 'Heartbeat']);
     const types = new Set(['MENTIONS', 'LINK', 'EVIDENCE']);
     const bankLabel = /^Kw(Fact|Chunk)_[0-9a-f]{24}$/;
     for (const [name, s] of statements) {

@@ -12,7 +12,8 @@ import { nowIso } from '../../core/time.ts';
 import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation } from '../../core/types.ts';
 import { log } from '../../log.ts';
 import type {
-  Claim, DeadLetter, DeleteResult, FactFilter, FactPage, ItemWrite, ListFactsQuery, MemoryStore, ObservationWrite, Tombstone, VectorRecord,
+  Claim, DeadLetter, DeleteResult, FactFilter, FactPage, Heartbeat, ItemWrite, ListFactsQuery, MemoryStore, ObservationWrite, QueueDetail, Tombstone,
+  VectorRecord,
 } from '../ports.ts';
 import { Neo4jConnection } from '../neo4j/connection.ts';
 import * as deletes from '../neo4j/deletes.ts';
@@ -204,6 +205,20 @@ export class ServerStore implements MemoryStore {
   banksWithBacklog(): Promise<string[]> {
     return queue.banksWithBacklog(this.db);
   }
+  queueDetail(bankId: string): Promise<QueueDetail> {
+    return queue.queueDetail(this.db, bankId, nowIso());
+  }
+
+  // liveness
+  beat(heartbeat: Heartbeat): Promise<void> {
+    return queue.beat(this.db, heartbeat);
+  }
+  heartbeats(): Promise<Heartbeat[]> {
+    return queue.heartbeats(this.db);
+  }
+  retireHeartbeat(id: string, beatAt: string | null): Promise<boolean> {
+    return queue.retireHeartbeat(this.db, id, beatAt);
+  }
 
   // observations and audit
   getObservations(bankId: string, ids: string[]): Promise<Observation[]> {
@@ -226,8 +241,11 @@ export class ServerStore implements MemoryStore {
   createOperation(op: Operation): Promise<void> {
     return this.records.createOperation(op);
   }
-  updateOperation(op: Operation): Promise<void> {
+  updateOperation(op: Operation): Promise<boolean> {
     return this.records.updateOperation(op);
+  }
+  adoptOperation(id: string, from: string | null, to: string): Promise<boolean> {
+    return this.records.adoptOperation(id, from, to);
   }
   getOperation(id: string): Promise<Operation | null> {
     return this.records.getOperation(id);

@@ -2,11 +2,12 @@
 // consolidated_at is null; a worker claims a batch under a lease (one transaction, so two workers never
 // claim the same fact, and only one worker holds leases in a bank at a time); applying the result checks
 // the lease is still held, so a worker whose lease expired (it stalled or was killed) can never apply work
-// another worker has since taken.
+// another worker has since taken. A claim also lapses when its holder's heartbeat does, so a killed worker's
+// facts wait seconds, not the whole lease.
 import { CairnError } from '../../core/errors.ts';
 import { nowIso } from '../../core/time.ts';
 import type { Observation } from '../../core/types.ts';
-import type { Claim, DeadLetter, ObservationWrite } from '../ports.ts';
+import type { Claim, DeadLetter, Heartbeat, ObservationWrite, QueueDetail } from '../ports.ts';
 import type { Db } from './database.ts';
 import { syncKeywordIndexes } from './keyword-tables.ts';
 import { json, placeholders } from './rows.ts';
@@ -14,28 +15,77 @@ import { bumpGraphVersion, checkEmbedder, insertFact, putVectors } from './write
 import { prepared } from './statements.ts';
 
 const WAITING = `bank_id = ? AND kind != 'observation' AND consolidated_at IS NULL AND dead = 0`;
+/** A claim that still holds at `@now`: its lease runs and its holder is not known to have stopped beating. */
+const HOLDS = `claim_worker IS NOT NULL AND claim_until >= @now
+  AND NOT EXISTS (SELECT 1 FROM heartbeats h WHERE h.id = facts.claim_worker AND h.alive_until < @now)`;
+const WAITING_NAMED = WAITING.replace('?', '@bankId');
 
 export function claim(db: Db, bankId: string, workerId: string, limit: number, leaseMs: number): Claim | null {
   return db
     .transaction(() => {
       const now = nowIso();
       // One worker at a time per bank: its facts are consolidated in order, and no observation is revised by two
-      // workers at once. Another worker's live lease makes this claim wait; an expired one is taken over.
-      const busy = prepared(db,
-          `SELECT 1 FROM facts WHERE ${WAITING} AND claim_worker IS NOT NULL AND claim_worker != ? AND claim_until >= ? LIMIT 1`)
-        .get(bankId, workerId, now);
+      // workers at once. Another worker's live claim makes this claim wait; a lapsed one is taken over.
+      const busy = prepared(db, `SELECT 1 FROM facts WHERE ${WAITING_NAMED} AND claim_worker != @workerId AND ${HOLDS} LIMIT 1`)
+        .get({ bankId, workerId, now });
       if (busy) return null;
       const ids = (
         prepared(db,
-            `SELECT id FROM facts WHERE ${WAITING} AND (claim_until IS NULL OR claim_until < ?)
-             AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ORDER BY rid LIMIT ?`,
+            `SELECT id FROM facts WHERE ${WAITING_NAMED} AND NOT (${HOLDS})
+             AND (next_attempt_at IS NULL OR next_attempt_at <= @now) ORDER BY rid LIMIT @limit`,
           )
-          .all(bankId, now, now, limit) as Array<{ id: string }>
+          .all({ bankId, now, limit }) as Array<{ id: string }>
       ).map((r) => r.id);
       if (ids.length === 0) return null;
       const leaseUntil = new Date(Date.now() + leaseMs).toISOString();
       prepared(db, `UPDATE facts SET claim_worker = ?, claim_until = ? WHERE id IN (${placeholders(ids.length)})`).run(workerId, leaseUntil, ...ids);
       return { workerId, factIds: ids, leaseUntil };
+    })
+    .immediate();
+}
+
+export function queueDetail(db: Db, bankId: string): QueueDetail {
+  const now = nowIso();
+  const ready = prepared(db,
+      `SELECT count(*) AS n FROM facts WHERE ${WAITING_NAMED} AND NOT (${HOLDS}) AND (next_attempt_at IS NULL OR next_attempt_at <= @now)`)
+    .get({ bankId, now }) as { n: number };
+  const claims = prepared(db,
+      `SELECT claim_worker AS workerId, count(*) AS facts, max(claim_until) AS leaseUntil FROM facts
+       WHERE ${WAITING_NAMED} AND claim_worker IS NOT NULL GROUP BY claim_worker ORDER BY min(rid)`)
+    .all({ bankId }) as QueueDetail['claims'];
+  const retrying = prepared(db,
+      `SELECT count(*) AS n FROM facts WHERE ${WAITING_NAMED} AND claim_worker IS NULL AND next_attempt_at > @now`)
+    .get({ bankId, now }) as { n: number };
+  // The failed fact retried first, with the error it failed with.
+  const soonest = prepared(db,
+      `SELECT next_attempt_at AS at, last_error AS error FROM facts WHERE ${WAITING_NAMED} AND claim_worker IS NULL AND next_attempt_at > @now
+       ORDER BY next_attempt_at, rid LIMIT 1`)
+    .get({ bankId, now }) as { at: string; error: string | null } | undefined;
+  return { ready: ready.n, claims, retrying: { facts: retrying.n, nextAttemptAt: soonest?.at ?? null, lastError: soonest?.error ?? null } };
+}
+
+export function beat(db: Db, h: Heartbeat): void {
+  prepared(db,
+    `INSERT INTO heartbeats (id, role, host, pid, started_at, beat_at, alive_until) VALUES (@id, @role, @host, @pid, @startedAt, @beatAt, @aliveUntil)
+     ON CONFLICT(id) DO UPDATE SET role = excluded.role, host = excluded.host, pid = excluded.pid, started_at = excluded.started_at,
+       beat_at = excluded.beat_at, alive_until = excluded.alive_until`,
+  ).run(h);
+}
+
+export function heartbeats(db: Db): Heartbeat[] {
+  return prepared(db,
+      'SELECT id, role, host, pid, started_at AS startedAt, beat_at AS beatAt, alive_until AS aliveUntil FROM heartbeats ORDER BY id')
+    .all() as Heartbeat[];
+}
+
+export function retireHeartbeat(db: Db, id: string, beatAt: string | null): boolean {
+  return db
+    .transaction(() => {
+      const row = prepared(db, 'SELECT beat_at FROM heartbeats WHERE id = ?').get(id) as { beat_at: string } | undefined;
+      if (row && beatAt !== null && row.beat_at !== beatAt) return false;
+      prepared(db, 'DELETE FROM heartbeats WHERE id = ?').run(id);
+      prepared(db, 'UPDATE facts SET claim_worker = NULL, claim_until = NULL WHERE claim_worker = ? AND consolidated_at IS NULL').run(id);
+      return true;
     })
     .immediate();
 }

@@ -128,6 +128,7 @@ export function toOperation(r: Row): Operation {
     error: str(r.error),
     createdAt: String(r.created_at),
     updatedAt: String(r.updated_at),
+    owner: str(r.owner),
   };
 }
 

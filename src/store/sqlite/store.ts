@@ -3,7 +3,8 @@
 import { join } from 'node:path';
 import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation } from '../../core/types.ts';
 import type {
-  Claim, DeadLetter, DeleteResult, FactFilter, FactPage, ItemWrite, ListFactsQuery, MemoryStore, ObservationWrite, Tombstone, VectorRecord,
+  Claim, DeadLetter, DeleteResult, FactFilter, FactPage, Heartbeat, ItemWrite, ListFactsQuery, MemoryStore, ObservationWrite, QueueDetail, Tombstone,
+  VectorRecord,
 } from '../ports.ts';
 import { openDatabase, type Db } from './database.ts';
 import * as deletes from './deletes.ts';
@@ -264,6 +265,20 @@ export class SqliteStore implements MemoryStore {
   async banksWithBacklog(): Promise<string[]> {
     return queue.banksWithBacklog(this.db);
   }
+  async queueDetail(bankId: string): Promise<QueueDetail> {
+    return queue.queueDetail(this.db, bankId);
+  }
+
+  // liveness
+  async beat(heartbeat: Heartbeat): Promise<void> {
+    queue.beat(this.db, heartbeat);
+  }
+  async heartbeats(): Promise<Heartbeat[]> {
+    return queue.heartbeats(this.db);
+  }
+  async retireHeartbeat(id: string, beatAt: string | null): Promise<boolean> {
+    return queue.retireHeartbeat(this.db, id, beatAt);
+  }
 
   // observations and audit
   async getObservations(bankId: string, ids: string[]): Promise<Observation[]> {
@@ -309,15 +324,18 @@ export class SqliteStore implements MemoryStore {
   // operations
   async createOperation(op: Operation): Promise<void> {
     prepared(this.db,
-        `INSERT INTO operations (id, bank_id, kind, status, progress_done, progress_total, input, result, error, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO operations (id, bank_id, kind, status, progress_done, progress_total, input, result, error, created_at, updated_at, owner)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(op.id, op.bankId, op.kind, op.status, op.progress.done, op.progress.total, json(op.input), json(op.result), op.error, op.createdAt, op.updatedAt);
+      .run(op.id, op.bankId, op.kind, op.status, op.progress.done, op.progress.total, json(op.input), json(op.result), op.error, op.createdAt, op.updatedAt, op.owner ?? null);
   }
-  async updateOperation(op: Operation): Promise<void> {
-    prepared(this.db,
-        'UPDATE operations SET status = ?, progress_done = ?, progress_total = ?, result = ?, error = ?, updated_at = ? WHERE id = ?')
-      .run(op.status, op.progress.done, op.progress.total, json(op.result), op.error, op.updatedAt, op.id);
+  async updateOperation(op: Operation): Promise<boolean> {
+    return prepared(this.db,
+        'UPDATE operations SET status = ?, progress_done = ?, progress_total = ?, result = ?, error = ?, updated_at = ? WHERE id = ? AND owner IS ?')
+      .run(op.status, op.progress.done, op.progress.total, json(op.result), op.error, op.updatedAt, op.id, op.owner ?? null).changes === 1;
+  }
+  async adoptOperation(id: string, from: string | null, to: string): Promise<boolean> {
+    return prepared(this.db, `UPDATE operations SET owner = ? WHERE id = ? AND owner IS ? AND status IN ('queued', 'running')`).run(to, id, from).changes === 1;
   }
   async getOperation(id: string): Promise<Operation | null> {
     const r = prepared(this.db, 'SELECT * FROM operations WHERE id = ?').get(id) as Row | undefined;

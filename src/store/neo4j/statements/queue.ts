@@ -1,8 +1,10 @@
 // Cypher for the consolidation queue, which is the facts' own state (`queued` until consolidated, claim fields,
-// attempts, dead letters), and for applying a consolidation result. Claims and applies run in a transaction that
+// attempts, dead letters), for the heartbeats of the processes holding claims, and for applying a consolidation
+// result. Claims and applies run in a transaction that
 // first takes the bank's write lock (statements/records.ts lockBank), so the reads that decide what to claim and
 // whether a lease still holds see every claim committed before them: two workers never claim the same fact.
 import type { Evidence, Observation, ObservationRevision } from '../../../core/types.ts';
+import type { Heartbeat } from '../../ports.ts';
 import { visible } from '../filter.ts';
 import { keywordNames } from '../keyword-names.ts';
 import { factContent, factLifecycle, revisionProps } from '../props.ts';
@@ -11,24 +13,77 @@ import { SEQUENCED_ROWS } from './items.ts';
 
 const WAITING = `f.queued = true AND f.dead = false AND ${visible('f')}`;
 
-/** A live lease another worker holds in the bank (one worker per bank at a time). */
+/** The claim on `f` holds at $now: its lease runs and its holder is not known to have stopped beating. */
+const HOLDS = `f.claimWorker IS NOT NULL AND f.claimUntil >= $now
+  AND NOT EXISTS { MATCH (h:Heartbeat {id: f.claimWorker}) WHERE h.aliveUntil < $now }`;
+
+/** A live claim another worker holds in the bank (one worker per bank at a time). */
 export const otherLiveLease = (bankId: string, workerId: string, now: string): Statement =>
   cypher(
     `MATCH (f:Fact {bankId: $bankId, queued: true})
-     WHERE f.dead = false AND f.claimWorker IS NOT NULL AND f.claimWorker <> $workerId AND f.claimUntil >= $now
+     WHERE f.dead = false AND f.claimWorker <> $workerId AND ${HOLDS}
      RETURN f.id AS id LIMIT 1`,
     { bankId, workerId, now },
   );
 
-/** Claims up to `limit` waiting facts, oldest first, whose earlier claim (if any) expired and whose retry is due. */
+/** Claims up to `limit` waiting facts, oldest first, whose earlier claim (if any) lapsed and whose retry is due. */
 export const claimFacts = (bankId: string, workerId: string, limit: number, now: string, leaseUntil: string): Statement =>
   cypher(
     `MATCH (f:Fact {bankId: $bankId})
-     WHERE ${WAITING} AND (f.claimUntil IS NULL OR f.claimUntil < $now) AND (f.nextAttemptAt IS NULL OR f.nextAttemptAt <= $now)
+     WHERE ${WAITING} AND NOT (${HOLDS}) AND (f.nextAttemptAt IS NULL OR f.nextAttemptAt <= $now)
      WITH f ORDER BY f.seq LIMIT $limit
      SET f.claimWorker = $workerId, f.claimUntil = $leaseUntil
      RETURN f.id AS id, f.seq AS seq ORDER BY seq`,
     { bankId, workerId, now, leaseUntil, limit: int(limit) },
+  );
+
+/** Why the bank's waiting facts wait: how many are ready, the claims per holder, the facts waiting for a retry. */
+export const queueDetail = (bankId: string, now: string): Statement[] => [
+  cypher(
+    `MATCH (f:Fact {bankId: $bankId, queued: true}) WHERE ${WAITING} AND NOT (${HOLDS}) AND (f.nextAttemptAt IS NULL OR f.nextAttemptAt <= $now)
+     RETURN count(f) AS ready`,
+    { bankId, now },
+  ),
+  cypher(
+    `MATCH (f:Fact {bankId: $bankId, queued: true}) WHERE ${WAITING} AND f.claimWorker IS NOT NULL
+     RETURN f.claimWorker AS workerId, count(f) AS facts, max(f.claimUntil) AS leaseUntil, min(f.seq) AS first ORDER BY first`,
+    { bankId },
+  ),
+  cypher(
+    `MATCH (f:Fact {bankId: $bankId, queued: true}) WHERE ${WAITING} AND f.claimWorker IS NULL AND f.nextAttemptAt > $now
+     WITH f ORDER BY f.nextAttemptAt, f.seq
+     RETURN count(f) AS facts, head(collect(f.nextAttemptAt)) AS nextAttemptAt, head(collect(f.lastError)) AS lastError`,
+    { bankId, now },
+  ),
+];
+
+/** Records a beat (the holder's heartbeat node is created or replaced). */
+export const beat = (h: Heartbeat): Statement =>
+  cypher(
+    `MERGE (h:Heartbeat {id: $id})
+     SET h.role = $role, h.host = $host, h.pid = $pid, h.startedAt = $startedAt, h.beatAt = $beatAt, h.aliveUntil = $aliveUntil`,
+    { id: h.id, role: h.role, host: h.host, pid: int(h.pid), startedAt: h.startedAt, beatAt: h.beatAt, aliveUntil: h.aliveUntil },
+  );
+
+export const heartbeats = (): Statement =>
+  cypher('MATCH (h:Heartbeat) RETURN h {.*} AS heartbeat ORDER BY heartbeat.id');
+
+/** Forgets the holder unless it beat after $beatAt (null: whatever its last beat); returns a row when it did. */
+export const retireHeartbeat = (id: string, beatAt: string | null): Statement =>
+  cypher(
+    `OPTIONAL MATCH (h:Heartbeat {id: $id})
+     WITH h WHERE h IS NULL OR $beatAt IS NULL OR h.beatAt = $beatAt
+     DETACH DELETE h
+     RETURN true AS retired`,
+    { id, beatAt },
+  );
+
+/** Releases the claims a forgotten holder left on waiting facts. */
+export const releaseClaims = (workerId: string): Statement =>
+  cypher(
+    `MATCH (f:Fact {queued: true}) WHERE f.claimWorker = $workerId
+     REMOVE f.claimWorker, f.claimUntil`,
+    { workerId },
   );
 
 /** How many of the facts the worker still holds, unconsolidated. */

@@ -34,12 +34,15 @@ export const setEmbedder = (bankId: string, embedder: string | null): Statement 
 
 export const createOperation = (op: Operation): Statement => cypher('CREATE (o:Operation $props)', { props: operationProps(op) });
 
+/** Status and progress, written only while the operation's holder is still `op.owner`; returns a row when written. */
 export const updateOperation = (op: Operation): Statement =>
   cypher(
-    `MATCH (o:Operation {id: $id})
-     SET o.status = $status, o.progressDone = $done, o.progressTotal = $total, o.result = $result, o.error = $error, o.updatedAt = $updatedAt`,
+    `MATCH (o:Operation {id: $id}) WHERE coalesce(o.owner, '') = coalesce($owner, '')
+     SET o.status = $status, o.progressDone = $done, o.progressTotal = $total, o.result = $result, o.error = $error, o.updatedAt = $updatedAt
+     RETURN o.id AS id`,
     {
       id: op.id,
+      owner: op.owner ?? null,
       status: op.status,
       done: op.progress.done,
       total: op.progress.total,
@@ -47,6 +50,15 @@ export const updateOperation = (op: Operation): Statement =>
       error: op.error,
       updatedAt: op.updatedAt,
     },
+  );
+
+/** Takes an unfinished operation over from $from (null: no holder); returns a row when it did. */
+export const adoptOperation = (id: string, from: string | null, to: string): Statement =>
+  cypher(
+    `MATCH (o:Operation {id: $id}) WHERE o.status IN ['queued', 'running'] AND coalesce(o.owner, '') = coalesce($from, '')
+     SET o.owner = $to
+     RETURN o.id AS id`,
+    { id, from, to },
   );
 
 export const getOperation = (id: string): Statement => cypher('MATCH (o:Operation {id: $id}) RETURN o {.*} AS operation', { id });
