@@ -206,7 +206,7 @@ export class Engine {
   }
 
   async close(): Promise<void> {
-    await this.operations.idle();
+    await this.operations.close();
     await this.deps.store.close();
   }
 }

@@ -1,14 +1,15 @@
 // The consolidation worker: banks with a backlog -> claim waiting facts under a lease -> load their context ->
 // consolidate -> apply atomically (the store checks the lease, so a crash or a stall never applies work twice).
+// It beats while it runs (src/liveness.ts): a killed worker's claims are taken over as soon as it is seen dead
+// (at once on its host, after deadAfterMs elsewhere), not when its lease ends.
 // A failed batch is retried fact by fact; a fact that keeps failing backs off exponentially and, after
 // maxAttempts, goes to the dead-letter list. Idle, it polls; notify() wakes it when facts arrive.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import { CairnError } from '../core/errors.ts';
 import { nowIso } from '../core/time.ts';
 import type { Bank, Fact } from '../core/types.ts';
 import type { Embedder } from '../embed/ports.ts';
+import { DEFAULT_LIVENESS, Liveness, newHolderId, type LivenessOptions } from '../liveness.ts';
 import { log } from '../log.ts';
 import type { Claim, MemoryStore } from '../store/ports.ts';
 import type { Consolidator } from './consolidator.ts';
@@ -27,8 +28,13 @@ export interface WorkerOptions {
   workerId: string;
   /** Facts claimed per batch (default 16). */
   claimSize: number;
-  /** How long a claim is held before another worker may take the facts over (default 2 minutes). */
+  /**
+   * How long a claim is held before another worker may take the facts over (default 2 minutes), even from a worker
+   * that still beats: the bound on a batch that hangs.
+   */
   leaseMs: number;
+  /** Heartbeat: beat every intervalMs, presumed dead after deadAfterMs of silence (default 2 s and 10 s). */
+  liveness: LivenessOptions;
   /** Attempts before a fact goes to the dead-letter list (default 5). */
   maxAttempts: number;
   /** Delay before the first retry; it doubles with each attempt up to maxBackoffMs (default 2 s, cap 10 min). */
@@ -45,6 +51,7 @@ export interface WorkerOptions {
 export const DEFAULT_WORKER_OPTIONS: Omit<WorkerOptions, 'workerId'> = {
   claimSize: 16,
   leaseMs: 120_000,
+  liveness: DEFAULT_LIVENESS,
   maxAttempts: 5,
   backoffMs: 2_000,
   maxBackoffMs: 600_000,
@@ -68,7 +75,7 @@ export interface DrainReport extends PlanSummary {
   ms: number;
 }
 
-export const newWorkerId = (): string => `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+export const newWorkerId = newHolderId;
 
 const emptySummary = (): PlanSummary => ({ created: 0, revised: 0, superseded: 0 });
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
@@ -82,6 +89,9 @@ export class ConsolidationWorker {
   private readonly attempts = new Map<string, number>();
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly draining = new Map<string, Promise<DrainReport>>();
+  /** Callers waiting to learn whether the next claim in a bank got anything (see consolidateNow). */
+  private readonly claimWaiters = new Map<string, Array<(claimed: boolean) => void>>();
+  readonly liveness: Liveness;
   private loop: Promise<void> | null = null;
   private active = false;
   private wake: (() => void) | null = null;
@@ -92,6 +102,7 @@ export class ConsolidationWorker {
   ) {
     this.options = { ...DEFAULT_WORKER_OPTIONS, workerId: newWorkerId(), ...options };
     this.id = this.options.workerId;
+    this.liveness = new Liveness(deps.store, this.id, 'drain', this.options.liveness);
   }
 
   get running(): boolean {
@@ -106,13 +117,14 @@ export class ConsolidationWorker {
     log.info(`consolidation worker ${this.id} started (${this.deps.consolidator.name} consolidator)`);
   }
 
-  /** Stops after the batch in progress; resolves when the loop and any drains have finished. */
+  /** Stops after the batch in progress; resolves when the loop and any drains have finished and it stopped beating. */
   async stop(): Promise<void> {
     this.active = false;
     this.wake?.();
     await this.loop;
     this.loop = null;
     await Promise.allSettled([...this.draining.values()]);
+    await this.liveness.stop();
   }
 
   /** New facts are waiting: poll now instead of after the idle sleep. */
@@ -134,7 +146,33 @@ export class ConsolidationWorker {
     return this.draining.has(bankId);
   }
 
+  /**
+   * Starts consolidating the bank now and says whether it could: `started` is true once a batch is claimed (or one of
+   * the bank's batches is already running here), false when nothing could be claimed (nothing waits, the facts wait
+   * for a retry, or another live worker holds the bank; the status says which).
+   */
+  async consolidateNow(bankId: string): Promise<{ started: boolean; run: Promise<DrainReport> }> {
+    if (this.locks.has(bankId)) return { started: true, run: this.drain(bankId) };
+    const claimed = new Promise<boolean>((resolve) => this.claimWaiters.set(bankId, [...(this.claimWaiters.get(bankId) ?? []), resolve]));
+    const run = this.drain(bankId);
+    run.then(
+      () => this.settleClaim(bankId, false),
+      () => this.settleClaim(bankId, false),
+    );
+    return { started: await claimed, run };
+  }
+
+  private settleClaim(bankId: string, claimed: boolean): void {
+    const waiters = this.claimWaiters.get(bankId);
+    if (!waiters) return;
+    this.claimWaiters.delete(bankId);
+    for (const resolve of waiters) resolve(claimed);
+  }
+
   private async drainBank(bankId: string): Promise<DrainReport> {
+    // Claims taken here must lapse promptly if this process dies, like the loop's; dead holders' claims are freed first.
+    await this.liveness.start();
+    await this.liveness.reap();
     const started = performance.now();
     const report: DrainReport = { bankId, batches: 0, consolidated: 0, failed: 0, ms: 0, ...emptySummary() };
     for (;;) {
@@ -153,6 +191,18 @@ export class ConsolidationWorker {
   }
 
   private async run(): Promise<void> {
+    this.liveness.role = 'worker';
+    for (;;) {
+      try {
+        await this.liveness.start();
+        await this.liveness.beat();
+        break;
+      } catch (e) {
+        log.error(`consolidation worker ${this.id}: could not start its heartbeat: ${message(e)}`);
+        if (!this.active) return;
+        await this.sleep(this.options.pollMs);
+      }
+    }
     await this.repair();
     while (this.active) {
       let worked = false;
@@ -209,10 +259,15 @@ export class ConsolidationWorker {
 
   private async batch(bankId: string): Promise<BatchReport | null> {
     const { store } = this.deps;
-    const bank = await store.getBank(bankId);
-    if (!bank) return null;
-    const claim = await store.claimUnconsolidated(bankId, this.id, this.options.claimSize, this.options.leaseMs);
-    if (!claim) return null;
+    let claim: Claim | null = null;
+    let bank: Bank | null = null;
+    try {
+      bank = await store.getBank(bankId);
+      if (bank) claim = await store.claimUnconsolidated(bankId, this.id, this.options.claimSize, this.options.leaseMs);
+    } finally {
+      this.settleClaim(bankId, claim !== null);
+    }
+    if (!bank || !claim) return null;
     const started = performance.now();
     const report: BatchReport = { bankId, claimed: claim.factIds.length, consolidated: 0, failed: 0, ms: 0, ...emptySummary() };
     const facts = await store.getFacts(bankId, claim.factIds);

@@ -1,5 +1,5 @@
-// Consolidation routes: the status of a bank's consolidation (backlog, oldest waiting fact, rate, failures),
-// a run triggered now, and the dead-letter list with retry.
+// Consolidation routes: the status of a bank's consolidation (backlog, oldest waiting fact, why it waits, rate,
+// failures), a run triggered now (which says whether it could start), and the dead-letter list with retry.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { consolidationStatus } from '../../consolidate/status.ts';
 import type { ConsolidationWorker } from '../../consolidate/worker.ts';
@@ -20,6 +20,29 @@ export const ConsolidationStatusSchema = z
     consolidated: z.number(),
     failed: z.number().openapi({ description: 'Facts on the dead-letter list' }),
     observations: z.number(),
+    waiting: z
+      .object({
+        ready: z.number().openapi({ description: 'Waiting facts a worker may claim now' }),
+        claims: z.array(
+          z.object({
+            workerId: z.string(),
+            facts: z.number(),
+            leaseUntil: z.string(),
+            heartbeatAt: z.string().nullable(),
+            heartbeatAgeSeconds: z.number().nullable(),
+            holder: z.enum(['alive', 'dead', 'expired']).openapi({ description: 'dead or expired: the next claim takes the facts over' }),
+            gone: z.string().nullable().openapi({ description: 'Why the holder is presumed dead' }),
+          }),
+        ),
+        retrying: z.object({ facts: z.number(), nextAttemptAt: z.string().nullable(), lastError: z.string().nullable() }),
+        reason: z.string().nullable().openapi({ description: 'Why the backlog waits, in words (null when nothing waits)' }),
+      })
+      .openapi({ description: 'Why the waiting facts wait: claims with their holder\'s heartbeat, retries after errors' }),
+    workers: z
+      .array(
+        z.object({ id: z.string(), role: z.string(), host: z.string(), pid: z.number(), heartbeatAgeSeconds: z.number(), alive: z.boolean() }),
+      )
+      .openapi({ description: "Processes beating for this store ('worker': a consolidation loop; 'drain': runs asked for through the API)" }),
     rate: z.object({
       facts: z.number().openapi({ description: 'Facts consolidated by this process in the window' }),
       perSecond: z.number().nullable().openapi({ description: 'Facts per second of work in the window' }),
@@ -72,21 +95,32 @@ export function consolidationRoutes(engine: Engine, worker: ConsolidationWorker)
           query: z.object({ wait: z.enum(['true', 'false']).optional().openapi({ description: 'Answer when the run is done (default: at once)' }) }).strict(),
         },
         responses: {
-          200: json(z.object({ run: RunReportSchema, status: ConsolidationStatusSchema }), 'The run is done'),
-          202: json(z.object({ started: z.boolean(), status: ConsolidationStatusSchema }), 'A run started; poll the status'),
+          200: json(
+            z.union([
+              z.object({ run: RunReportSchema, status: ConsolidationStatusSchema }).openapi({ description: 'With wait=true: the run is done' }),
+              z.object({ started: z.literal(false), reason: z.string(), status: ConsolidationStatusSchema }).openapi({ description: 'Nothing could be claimed now, and why' }),
+            ]),
+            'The run is done (wait=true), or nothing could start (started: false, with the reason)',
+          ),
+          202: json(z.object({ started: z.literal(true), status: ConsolidationStatusSchema }), 'A run started (it claimed a batch); poll the status'),
           ...errors,
         },
       }),
       async (c) => {
         const { bank } = c.req.valid('param');
         await engine.requireBank(bank);
-        const run = worker.drain(bank);
         if (c.req.valid('query').wait === 'true') {
-          const report = await run;
+          // batches: 0 in the report, and the status's waiting.reason, tell a run that could claim nothing.
+          const report = await worker.drain(bank);
           return c.json({ run: report, status: await consolidationStatus(engine.store, worker, bank) }, 200);
         }
+        const { started, run } = await worker.consolidateNow(bank);
+        if (!started) {
+          const status = await consolidationStatus(engine.store, worker, bank);
+          return c.json({ started: false as const, reason: status.waiting.reason ?? 'nothing waits to be consolidated', status }, 200);
+        }
         run.catch((e: unknown) => log.error(`consolidation run of ${bank} failed: ${e instanceof Error ? e.message : String(e)}`));
-        return c.json({ started: true, status: await consolidationStatus(engine.store, worker, bank) }, 202);
+        return c.json({ started: true as const, status: await consolidationStatus(engine.store, worker, bank) }, 202);
       },
     );
     app.openapi(
