@@ -413,6 +413,69 @@ export function storeConformance(label: string, harness: StoreHarness): void {
       assert.equal(await store.claimUnconsolidated(bankId, 'worker-a', 4, 60_000), null);
     });
 
+    test("heartbeats: a claim lapses with its holder's heartbeat, before its lease; a retired holder's claims are free", async () => {
+      const { bankId, facts } = await seeded('liveness');
+      const [alive, other] = [`${bankId}-w1`, `${bankId}-w2`];
+      const beat = (id: string, aliveMs: number) =>
+        store.beat({ id, role: 'worker', host: 'conformance', pid: 7, startedAt: at(1), beatAt: new Date().toISOString(), aliveUntil: new Date(Date.now() + aliveMs).toISOString() });
+      await beat(alive, 60_000);
+      const held = await store.claimUnconsolidated(bankId, alive, 2, 60_000);
+      assert.deepEqual(held?.factIds, [facts[0].id, facts[1].id]);
+      assert.equal(await store.claimUnconsolidated(bankId, other, 2, 60_000), null, 'a live holder keeps the bank');
+      const detail = await store.queueDetail(bankId);
+      assert.deepEqual(detail.claims, [{ workerId: alive, facts: 2, leaseUntil: held!.leaseUntil }]);
+      assert.equal(detail.ready, 2, 'the unclaimed facts are ready (for the holder)');
+      assert.deepEqual(detail.retrying, { facts: 0, nextAttemptAt: null, lastError: null });
+
+      await beat(alive, -1000);
+      assert.equal((await store.queueDetail(bankId)).ready, 4, "a silent holder's facts are ready again, its lease running or not");
+      const taken = await store.claimUnconsolidated(bankId, other, 4, 60_000);
+      assert.deepEqual(taken?.factIds, idsOf(facts), 'taken over long before the lease ends');
+      await assert.rejects(store.applyObservations(observationWrite(bankId, { workerId: alive, consolidatedFactIds: [facts[0].id] })), /lease/);
+
+      await beat(other, 60_000);
+      const mine = (await store.heartbeats()).find((h) => h.id === other);
+      assert.equal(mine?.role, 'worker');
+      assert.deepEqual([mine?.host, mine?.pid, mine?.startedAt], ['conformance', 7, at(1)]);
+      assert.equal(await store.retireHeartbeat(other, '2000-01-01T00:00:00.000Z'), false, 'a holder that beat since is kept');
+      assert.equal((await store.queueDetail(bankId)).claims.length, 1);
+      assert.equal(await store.retireHeartbeat(other, mine!.beatAt), true);
+      assert.ok(!(await store.heartbeats()).some((h) => h.id === other));
+      assert.deepEqual((await store.queueDetail(bankId)).claims, [], "a retired holder's claims are released");
+      assert.equal((await store.queueDetail(bankId)).ready, 4);
+
+      const again = await store.claimUnconsolidated(bankId, other, 1, 60_000);
+      await store.failClaim(bankId, other, again!.factIds, 'boom', 5, 60_000);
+      const retrying = await store.queueDetail(bankId);
+      assert.equal(retrying.ready, 3);
+      assert.equal(retrying.retrying.facts, 1);
+      assert.equal(retrying.retrying.lastError, 'boom');
+      assert.ok(retrying.retrying.nextAttemptAt! > new Date().toISOString(), 'with the time of its next attempt');
+      assert.equal(await store.retireHeartbeat(alive, null), true);
+    });
+
+    test('operations are held by the process running them: taken over only from the holder named, once; the old holder writes no more', async () => {
+      const bankId = await newBank('owners');
+      const op = {
+        id: `${bankId}-op`, bankId, kind: 'retain', status: 'running' as const, progress: { done: 0, total: 3 }, input: null, result: null, error: null,
+        createdAt: at(1), updatedAt: at(1), owner: 'proc-a',
+      };
+      await store.createOperation(op);
+      assert.equal((await store.unfinishedOperations()).find((o) => o.id === op.id)?.owner, 'proc-a');
+      assert.equal(await store.adoptOperation(op.id, 'proc-x', 'proc-b'), false, 'only from the holder it names');
+      assert.equal(await store.adoptOperation(op.id, 'proc-a', 'proc-b'), true);
+      assert.equal(await store.adoptOperation(op.id, 'proc-a', 'proc-c'), false, 'taken over once');
+      assert.equal(await store.updateOperation({ ...op, progress: { done: 2, total: 3 }, updatedAt: at(2) }), false, 'the old holder writes no more');
+      assert.equal((await store.getOperation(op.id))?.progress.done, 0);
+      assert.equal((await store.getOperation(op.id))?.owner, 'proc-b');
+      assert.equal(await store.updateOperation({ ...op, owner: 'proc-b', status: 'succeeded', progress: { done: 3, total: 3 }, updatedAt: at(3) }), true);
+      assert.equal((await store.getOperation(op.id))?.status, 'succeeded');
+      assert.equal(await store.adoptOperation(op.id, 'proc-b', 'proc-c'), false, 'a finished operation is not taken over');
+      const unheld = { ...op, id: `${bankId}-op2`, owner: null };
+      await store.createOperation(unheld);
+      assert.equal(await store.adoptOperation(unheld.id, null, 'proc-b'), true, 'an operation no process holds is taken over');
+    });
+
     test('dead letters: after maxAttempts a fact leaves the queue until retried', async () => {
       const { bankId, facts } = await seeded('dead');
       const before = await store.backlog(bankId);
