@@ -21,7 +21,6 @@ import { LlmExtractor } from './retain/llm-extractor.ts';
 import { OfflineExtractor } from './retain/offline-extractor.ts';
 import { PooledExtractor } from './retain/pooled-extractor.ts';
 import type { MemoryStore } from './store/ports.ts';
-import { ServerStore } from './store/server/store.ts';
 import { serverOptionsFromEnv } from './store/server/options.ts';
 import { openDatabase } from './store/sqlite/database.ts';
 import { SqliteStore } from './store/sqlite/store.ts';
@@ -47,7 +46,11 @@ export interface ComposeOptions {
 }
 
 async function openStore(config: Config): Promise<{ store: MemoryStore; local: SqliteStore | null }> {
-  if (config.env.CAIRN_STORE === 'server') return { store: await ServerStore.open(serverOptionsFromEnv(config.env)), local: null };
+  if (config.env.CAIRN_STORE === 'server') {
+    // Loaded only in server mode: the Neo4j and Qdrant clients cost the embedded default a second of start-up.
+    const { ServerStore } = await import('./store/server/store.ts');
+    return { store: await ServerStore.open(serverOptionsFromEnv(config.env)), local: null };
+  }
   const store = new SqliteStore({ dataDir: config.dataDir });
   return { store, local: store };
 }

@@ -18,14 +18,11 @@ import type { Embedder, Reranker } from './ports.ts';
 import { GLOVE_ID, GloveEmbedder } from './glove.ts';
 import type { GloveBuildProgress } from './glove-cache.ts';
 import { defaultGloveCacheFile, defaultModelCacheDir } from './paths.ts';
-import {
-  DEFAULT_EMBEDDING_MODEL,
-  DEFAULT_RERANKER_MODEL,
-  ModelLoadError,
-  TransformersEmbedder,
-  TransformersReranker,
-  type ModelProgress,
-} from './transformers.ts';
+import { DEFAULT_EMBEDDING_MODEL, DEFAULT_RERANKER_MODEL } from './model-ids.ts';
+import type { ModelProgress } from './transformers.ts';
+
+/** The transformer adapters, loaded on first use: the offline default starts without transformers.js. */
+const transformers = (): Promise<typeof import('./transformers.ts')> => import('./transformers.ts');
 
 export interface SelectOptions {
   /** File events while transformer models load or download. */
@@ -66,7 +63,7 @@ export async function createEmbedder(env: NodeJS.ProcessEnv = process.env, optio
   const modelsDir = modelsDirOf(env);
   const embedder = await withHint(
     'Set CAIRN_EMBEDDER=glove to use the offline GloVe embedder, or CAIRN_MODELS_DIR to a folder holding the model',
-    () => TransformersEmbedder.load({ ...transformersOptions(env, modelsDir, options), model: choice.model }),
+    async () => (await transformers()).TransformersEmbedder.load({ ...transformersOptions(env, modelsDir, options), model: choice.model }),
   );
   return { embedder, description: `embedder: ${embedder.id} (${embedder.dimensions}-d, ${origin(env, modelsDir)})` };
 }
@@ -90,7 +87,7 @@ export async function createReranker(env: NodeJS.ProcessEnv = process.env, optio
   }
   const reranker = await withHint(
     'Set CAIRN_RERANKER=none to recall without reranking, or CAIRN_MODELS_DIR to a folder holding the model',
-    () => TransformersReranker.load({ ...transformersOptions(env, modelsDir, options), model }),
+    async () => (await transformers()).TransformersReranker.load({ ...transformersOptions(env, modelsDir, options), model }),
   );
   return { reranker, description: `reranker: ${reranker.id} (${origin(env, modelsDir)})` };
 }
@@ -111,6 +108,7 @@ async function withHint<T>(hint: string, load: () => Promise<T>): Promise<T> {
   try {
     return await load();
   } catch (error) {
+    const { ModelLoadError } = await transformers();
     if (!(error instanceof ModelLoadError)) throw error;
     throw new ModelLoadError(error.model, `${error.message.replace(/\.$/, '')}. ${hint} (<dir>/${error.model}/ with config.json, tokenizer files and onnx/model.onnx).`, {
       cause: error.cause,

@@ -25,8 +25,9 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import type { Embedder, Reranker } from './ports.ts';
 import { defaultModelCacheDir } from './paths.ts';
 
-export const DEFAULT_EMBEDDING_MODEL = 'Xenova/bge-small-en-v1.5';
-export const DEFAULT_RERANKER_MODEL = 'Xenova/ms-marco-MiniLM-L-6-v2';
+import { DEFAULT_EMBEDDING_MODEL, DEFAULT_RERANKER_MODEL } from './model-ids.ts';
+
+export { DEFAULT_EMBEDDING_MODEL, DEFAULT_RERANKER_MODEL };
 
 export type Pooling = 'mean' | 'cls';
 
