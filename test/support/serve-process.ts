@@ -1,12 +1,46 @@
 // Test support: the real `cairn serve` as a child process on a free port (embedded store in a data directory), for
 // tests that kill it (SIGKILL) and start another on the same data. `preload` starts a process that loads the code
 // and waits; `go` then serves, so a test can hide the load time of the next server behind the current one's work.
+// Tests that start many servers can compile the sources once (compileSources) and run them on plain node.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { TEST_CACHE_DIR } from './server.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const WARM = fileURLToPath(new URL('./warm-serve.mjs', import.meta.url));
+
+function sourcesUnder(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) sourcesUnder(path, out);
+    else if (name.endsWith('.ts') && !name.endsWith('.test.ts')) out.push(path);
+  }
+  return out;
+}
+
+/**
+ * src/ transpiled to JavaScript (TypeScript's own transpiler; relative `.ts` imports rewritten to `.js`) into
+ * `dir`, beside links to node_modules and migrations, so each module finds what it finds in the repository. A
+ * server started from it runs on plain node, without tsx's module hooks: about half the CPU of a start.
+ */
+export function compileSources(dir: string): string {
+  for (const file of sourcesUnder(join(ROOT, 'src'))) {
+    const js = ts.transpileModule(readFileSync(file, 'utf8'), {
+      fileName: file,
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, rewriteRelativeImportExtensions: true, esModuleInterop: true },
+    }).outputText;
+    const dest = join(dir, relative(ROOT, file)).replace(/\.ts$/, '.js');
+    mkdirSync(dirname(dest), { recursive: true });
+    writeFileSync(dest, js);
+  }
+  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  symlinkSync(join(ROOT, 'migrations'), join(dir, 'migrations'));
+  return dir;
+}
 
 export interface Served {
   child: ChildProcess;
@@ -25,9 +59,12 @@ export interface Preloaded {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** A process that has loaded `cairn serve` and waits for go(). Log level info: the listening line is read from it. */
-export function preload(dataDir: string, env: Record<string, string> = {}): Preloaded {
-  const child = spawn(process.execPath, [WARM], {
+/**
+ * A process that has loaded `cairn serve` and waits for go(). Log level info: the listening line is read from it.
+ * `compiled`: a compileSources directory to run instead of the TypeScript sources.
+ */
+export function preload(dataDir: string, env: Record<string, string> = {}, compiled?: string): Preloaded {
+  const child = spawn(process.execPath, compiled ? [WARM, compiled] : ['--import', 'tsx', WARM], {
     cwd: ROOT,
     env: { ...process.env, CAIRN_DATA_DIR: dataDir, CAIRN_CACHE_DIR: TEST_CACHE_DIR, CAIRN_PORT: '0', CAIRN_WORKER: 'off', CAIRN_LOG_LEVEL: 'info', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,10 +1,15 @@
 // `cairn serve`, started in two steps for tests that restart the server many times: the process loads the code
 // (most of its start-up time) at once, then waits for a line on stdin before it runs the real `serve` command. A
 // test starts the next server while the current one still works, and the restart after a kill costs no load time.
-import { register } from 'tsx/esm/api';
+// Run with tsx (the TypeScript sources), or on plain node with a directory of compiled sources as argument.
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
-register();
-const { main } = await import('../../src/cli/main.ts');
+const compiled = process.argv[2];
+const module = (path) => (compiled ? pathToFileURL(join(compiled, `${path}.js`)).href : new URL(`../../${path}.ts`, import.meta.url).href);
+// What `cairn serve` runs (src/cli/main.ts parses the command line, then calls this), without the other commands' code.
+const { serveCommand } = await import(module('src/cli/serve'));
+const { loadConfig } = await import(module('src/config'));
 process.stdout.write('loaded\n');
 await new Promise((resolve) => process.stdin.once('data', resolve));
-await main(['serve']);
+await serveCommand(loadConfig(process.env));
