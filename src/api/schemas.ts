@@ -79,6 +79,7 @@ export const OperationSchema = z
     error: z.string().nullable(),
     createdAt: z.string(),
     updatedAt: z.string(),
+    owner: z.string().nullable().optional().openapi({ description: 'The process running it (its heartbeat id); another takes it over if that one dies' }),
   })
   .openapi('Operation');
 
