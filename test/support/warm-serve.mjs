@@ -10,6 +10,8 @@ const module = (path) => (compiled ? pathToFileURL(join(compiled, `${path}.js`))
 // What `cairn serve` runs (src/cli/main.ts parses the command line, then calls this), without the other commands' code.
 const { serveCommand } = await import(module('src/cli/serve'));
 const { loadConfig } = await import(module('src/config'));
+// The test holds stdin open while it lives: if it dies (a timeout kills it), this process ends too, loaded or serving.
+process.stdin.on('end', () => process.exit(1));
 process.stdout.write('loaded\n');
 await new Promise((resolve) => process.stdin.once('data', resolve));
 await serveCommand(loadConfig(process.env));
