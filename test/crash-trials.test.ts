@@ -1,10 +1,11 @@
 // Crash trials: the real `cairn serve` (consolidation worker in process) is killed with SIGKILL at seeded random
 // moments while it retains (an async operation and sync requests), consolidates and buffers thread messages, 30
-// times over one data directory. After each restart: every acknowledged item and message is stored, none twice,
-// and what was stored before is still there; every async operation ends succeeded (the restarted process resumes
-// it); the consolidation backlog drains with each fact decided once, one evidence row per fact and no observation
-// made twice; no thread chunk stays running. At the end every stored item's facts are those the same item gives
-// when retained without a crash. The seed is printed; CAIRN_CRASH_SEED=<seed> replays a run (CAIRN_CRASH_TRIALS=<n>
+// times over one data directory. After each restart: the new server has resumed every unfinished operation and
+// taken over the dead one's claims; every acknowledged item (an async one once its operation succeeded) and message
+// is stored, none twice, and what was stored before is still there, unchanged; each fact is decided once, with one
+// evidence row, no observation is made twice or lost; no thread chunk stays running. Work carries over from trial
+// to trial, so later kills also cut resumed work. After the last trial every operation succeeds, the backlog drains,
+// and every stored item's facts are those the same item gives when retained without a crash. The seed is printed; CAIRN_CRASH_SEED=<seed> replays a run (CAIRN_CRASH_TRIALS=<n>
 // runs more or fewer trials).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -45,8 +46,11 @@ interface Item {
 /** What the client knows: items and messages acknowledged, those in flight at a kill (stored wholly or not at all). */
 interface Ledger {
   items: Map<string, Item>;
-  acked: Set<string>;
+  /** Acknowledged items: document id -> the async operation that stores it (null: stored when acknowledged). */
+  acked: Map<string, string | null>;
   operations: string[];
+  /** Operations seen succeeded (not asked about again). */
+  succeeded: Set<string>;
   /** Per thread, every message content sent, in order, and which were acknowledged. */
   messages: Map<string, Array<{ content: string; acked: boolean }>>;
   /** Each document's facts when first seen: they must never change. */
@@ -90,7 +94,7 @@ async function workload(s: Served, rand: () => number, trial: number, ledger: Le
     const r = await s.call<{ operationId: string }>('POST', `/v1/banks/${BANK}/memories`, { items: batch, async: true });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     ledger.operations.push(r.body.operationId);
-    for (const it of batch) ledger.acked.add(it.documentId);
+    for (const it of batch) ledger.acked.set(it.documentId, r.body.operationId);
   });
   await Promise.all([
     guard(async () => {
@@ -99,7 +103,7 @@ async function workload(s: Served, rand: () => number, trial: number, ledger: Le
         for (const it of items) ledger.items.set(it.documentId, it);
         const r = await s.call('POST', `/v1/banks/${BANK}/memories`, { items });
         assert.equal(r.status, 200, JSON.stringify(r.body));
-        for (const it of items) ledger.acked.add(it.documentId);
+        for (const it of items) ledger.acked.set(it.documentId, null);
       }
     }),
     guard(async () => {
@@ -124,43 +128,69 @@ async function until<T>(what: string, deadline: number, probe: () => Promise<T |
   }
 }
 
-type Status = { backlog: number; failed: number; waiting: { claims: unknown[]; reason: string | null } };
+type Op = { status: string; error: string | null; owner: string | null };
+type Status = { backlog: number; failed: number; waiting: { claims: Array<{ workerId: string; holder: string }>; reason: string | null } };
 
-/** After a restart: waits until the resumed work is done, then checks the ledger against what is stored. */
-async function verify(s: Served, dbFile: string, ledger: Ledger, label: string): Promise<{ facts: number; observations: number }> {
-  const deadline = Date.now() + 60_000;
+/** One consistent read of the bank from the file (a read transaction, beside the live server's writes). */
+function snapshot(dbFile: string) {
+  const db = new Database(dbFile, { readonly: true, fileMustExist: true });
+  try {
+    return db.transaction(() => ({
+      facts: db.prepare('SELECT id, kind, text, document_id AS doc, consolidated_at AS done FROM facts WHERE bank_id = ?').all(BANK) as Array<{
+        id: string;
+        kind: string;
+        text: string;
+        doc: string | null;
+        done: string | null;
+      }>,
+      documents: (db.prepare('SELECT id FROM documents WHERE bank_id = ?').all(BANK) as Array<{ id: string }>).map((d) => d.id),
+      decided: (db.prepare('SELECT fact_ids FROM observation_revisions WHERE bank_id = ?').all(BANK) as Array<{ fact_ids: string }>).flatMap(
+        (r) => JSON.parse(r.fact_ids) as string[],
+      ),
+      created: (db.prepare(`SELECT count(*) AS n FROM observation_revisions WHERE bank_id = ? AND reason = 'created'`).get(BANK) as { n: number }).n,
+      evidence: db.prepare('SELECT observation_id AS o, fact_id AS f FROM evidence WHERE bank_id = ?').all(BANK) as Array<{ o: string; f: string }>,
+    }))();
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * After a restart: what the dead server left is taken over (its operations resumed by the new one, its claims
+ * freed), and what is stored agrees with the ledger. `final`: also waits until every operation succeeded and the
+ * backlog drained, and then every acknowledged item must be stored.
+ */
+async function verify(s: Served, dbFile: string, ledger: Ledger, label: string, final = false): Promise<{ facts: number; observations: number }> {
+  const deadline = Date.now() + (final ? 120_000 : 20_000);
   for (const id of ledger.operations) {
-    const op = await until(`operation ${id}`, deadline, async () => {
-      const r = await s.call<{ status: string; error: string | null }>('GET', `/v1/operations/${id}`);
-      return r.body.status === 'succeeded' || r.body.status === 'failed' ? r.body : null;
+    if (ledger.succeeded.has(id)) continue;
+    const op = await until(`operation ${id} to be resumed`, deadline, async () => {
+      const r = (await s.call<Op>('GET', `/v1/operations/${id}`)).body;
+      const settled = r.status === 'succeeded' || r.status === 'failed';
+      return settled || (!final && new RegExp(`-${s.pid}-[0-9a-f]{6}$`).test(r.owner ?? '')) ? r : null;
     });
-    assert.equal(op.status, 'succeeded', `${label}: operation ${id} ended ${op.status}: ${op.error}`);
+    assert.notEqual(op.status, 'failed', `${label}: operation ${id} failed: ${op.error}`);
+    if (op.status === 'succeeded') ledger.succeeded.add(id);
   }
-  const status = await until('the consolidation backlog to drain', deadline, async () => {
-    const r = await s.call<Status>('GET', `/v1/banks/${BANK}/consolidation`);
-    return r.body.backlog === 0 && r.body.waiting.claims.length === 0 ? r.body : null;
+  await until('the dead server\'s claims to be taken over', deadline, async () => {
+    const r = (await s.call<Status>('GET', `/v1/banks/${BANK}/consolidation`)).body;
+    assert.equal(r.failed, 0, `${label}: nothing dead-lettered`);
+    if (final) return r.backlog === 0 && r.waiting.claims.length === 0 ? r : null;
+    return r.waiting.claims.every((c) => c.holder === 'alive') ? r : null;
   });
-  assert.equal(status.failed, 0, `${label}: nothing dead-lettered`);
 
-  // Items: every acknowledged one is stored, nothing unknown is, no fact twice, earlier facts unchanged.
-  const facts = await allFacts(s, BANK);
-  const observations = facts.filter((f) => f.kind === 'observation');
-  const plain = facts.filter((f) => f.kind !== 'observation');
+  const snap = snapshot(dbFile);
+  // Items: the acknowledged ones stored (async ones once their operation succeeded), nothing unknown, no fact twice,
+  // each item whole and unchanged since first seen.
+  const plain = snap.facts.filter((f) => f.kind !== 'observation');
+  const observations = snap.facts.filter((f) => f.kind === 'observation');
   const byDoc = new Map<string, string[]>();
-  for (const f of plain) {
-    const doc = f.source?.documentId ?? '';
-    byDoc.set(doc, [...(byDoc.get(doc) ?? []), f.text]);
-  }
-  const docs: string[] = [];
-  for (let offset = 0; ; offset += 1000) {
-    const page = (await s.call<{ documents: Array<{ id: string }> }>('GET', `/v1/banks/${BANK}/documents?limit=1000&offset=${offset}`)).body.documents;
-    docs.push(...page.map((d) => d.id));
-    if (page.length < 1000) break;
-  }
-  assert.equal(new Set(docs).size, docs.length, `${label}: no document twice`);
-  for (const id of ledger.acked) assert.ok(docs.includes(id), `${label}: acknowledged item ${id} is stored`);
+  for (const f of plain) byDoc.set(f.doc ?? '', [...(byDoc.get(f.doc ?? '') ?? []), f.text]);
+  const docs = new Set(snap.documents);
+  assert.equal(docs.size, snap.documents.length, `${label}: no document twice`);
+  for (const [id, op] of ledger.acked) if (op === null || ledger.succeeded.has(op)) assert.ok(docs.has(id), `${label}: acknowledged item ${id} is stored`);
   for (const id of docs) assert.ok(ledger.items.has(id), `${label}: stored document ${id} was sent`);
-  const keys = plain.map((f) => `${f.source?.documentId}\u0000${f.text}`);
+  const keys = plain.map((f) => `${f.doc}\u0000${f.text}`);
   assert.equal(new Set(keys).size, keys.length, `${label}: no fact stored twice`);
   for (const id of docs) {
     const texts = (byDoc.get(id) ?? []).sort();
@@ -169,41 +199,25 @@ async function verify(s: Served, dbFile: string, ledger: Ledger, label: string):
     if (before) assert.deepEqual(texts, before, `${label}: the facts of ${id} are those stored before`);
     else ledger.factsOf.set(id, texts);
   }
-  for (const id of ledger.factsOf.keys()) assert.ok(docs.includes(id), `${label}: ${id}, stored before, is still stored`);
+  for (const id of ledger.factsOf.keys()) assert.ok(docs.has(id), `${label}: ${id}, stored before, is still stored`);
 
-  // Consolidation, read from the file: each fact decided once, one evidence row each, no observation made twice.
-  const db = new Database(dbFile, { readonly: true, fileMustExist: true });
-  try {
-    // A fact is decided by the step that consolidates it: cited by one revision at most, with one evidence row at
-    // most (the offline consolidator gives a fact to one observation; some facts it leaves out).
-    const decided = (db.prepare('SELECT fact_ids FROM observation_revisions WHERE bank_id = ?').all(BANK) as Array<{ fact_ids: string }>).flatMap(
-      (r) => JSON.parse(r.fact_ids) as string[],
-    );
-    assert.equal(new Set(decided).size, decided.length, `${label}: no fact decided twice`);
-    const twice = db.prepare('SELECT count(*) AS n FROM (SELECT fact_id FROM evidence WHERE bank_id = ? GROUP BY fact_id HAVING count(*) > 1)').get(BANK) as { n: number };
-    assert.equal(twice.n, 0, `${label}: no fact with two evidence rows`);
-    const dangling = db.prepare(
-      `SELECT count(*) AS n FROM evidence e WHERE e.bank_id = ? AND (NOT EXISTS (SELECT 1 FROM facts o WHERE o.id = e.observation_id AND o.kind = 'observation')
-         OR NOT EXISTS (SELECT 1 FROM facts f WHERE f.id = e.fact_id))`,
-    ).get(BANK) as { n: number };
-    assert.equal(dangling.n, 0, `${label}: every evidence row joins an observation to a fact`);
-    const bare = db.prepare(
-      `SELECT count(*) AS n FROM facts o WHERE o.bank_id = ? AND o.kind = 'observation' AND NOT EXISTS (SELECT 1 FROM evidence e WHERE e.observation_id = o.id)`,
-    ).get(BANK) as { n: number };
-    assert.equal(bare.n, 0, `${label}: every observation has its evidence`);
-    const created = db.prepare(`SELECT count(*) AS n FROM observation_revisions WHERE bank_id = ? AND reason = 'created'`).get(BANK) as { n: number };
-    assert.equal(observations.length, created.n, `${label}: no observation created twice, none lost`);
-    assert.equal(new Set(observations.map((o) => o.text)).size, observations.length, `${label}: no two observations alike`);
-    // Nothing is deleted in the trials, so what consolidation wrote before is still there.
-    const pairs = (db.prepare('SELECT observation_id || \' \' || fact_id AS k FROM evidence WHERE bank_id = ?').all(BANK) as Array<{ k: string }>).map((r) => r.k);
-    const now = new Set(pairs);
-    for (const k of ledger.evidence) assert.ok(now.has(k), `${label}: evidence row ${k}, stored before, is still stored`);
-    ledger.evidence = now;
-    const unfinished = db.prepare(`SELECT count(*) AS n FROM operations WHERE status IN ('queued', 'running')`).get() as { n: number };
-    assert.equal(unfinished.n, 0, `${label}: no operation left unfinished (one cut before its 202 included)`);
-  } finally {
-    db.close();
-  }
+  // Consolidation: a fact is decided by the step that consolidates it, so it is cited by one revision at most, with
+  // one evidence row at most (the offline consolidator gives a fact to one observation; some facts it leaves out);
+  // no observation made twice or lost; nothing consolidation wrote before is gone (nothing is deleted here).
+  assert.equal(new Set(snap.decided).size, snap.decided.length, `${label}: no fact decided twice`);
+  const ids = new Set(snap.facts.map((f) => f.id));
+  const observationIds = new Set(observations.map((o) => o.id));
+  const evidenced = snap.evidence.map((e) => e.f);
+  assert.equal(new Set(evidenced).size, evidenced.length, `${label}: no fact with two evidence rows`);
+  for (const e of snap.evidence) assert.ok(observationIds.has(e.o) && ids.has(e.f), `${label}: evidence row ${e.o} ${e.f} joins an observation to a fact`);
+  const withEvidence = new Set(snap.evidence.map((e) => e.o));
+  for (const o of observations) assert.ok(withEvidence.has(o.id), `${label}: observation ${o.id} has its evidence`);
+  assert.equal(observations.length, snap.created, `${label}: no observation created twice, none lost`);
+  assert.equal(new Set(observations.map((o) => o.text)).size, observations.length, `${label}: no two observations alike`);
+  const pairs = new Set(snap.evidence.map((e) => `${e.o} ${e.f}`));
+  for (const k of ledger.evidence) assert.ok(pairs.has(k), `${label}: evidence row ${k}, stored before, is still stored`);
+  ledger.evidence = pairs;
+  if (final) assert.ok(plain.every((f) => f.done !== null), `${label}: every fact consolidated`);
 
   // Threads: every acknowledged message stored, none twice, in the order sent; no chunk left running.
   for (const [thread, sent] of ledger.messages) {
@@ -246,7 +260,7 @@ test(`crash trials: ${TRIALS} kills during retain, consolidation and thread buff
   const rand = random(seed);
   const dataDir = mkdtempSync(join(tmpdir(), 'cairn-crash-trials-'));
   const dbFile = join(dataDir, 'cairn.db');
-  const ledger: Ledger = { items: new Map(), acked: new Set(), operations: [], messages: new Map(), factsOf: new Map(), evidence: new Set() };
+  const ledger: Ledger = { items: new Map(), acked: new Map(), operations: [], succeeded: new Set(), messages: new Map(), factsOf: new Map(), evidence: new Set() };
   const started = Date.now();
   const hits = { consolidation: 0, buffering: 0, operations: 0 };
   // Start-up is mostly loading code (seconds of CPU each): the servers run the sources compiled once, and two of
@@ -288,6 +302,8 @@ test(`crash trials: ${TRIALS} kills during retain, consolidation and thread buff
     }
 
     console.log(`kills mid-consolidation: ${hits.consolidation}, mid-buffering: ${hits.buffering}, with an async retain unfinished: ${hits.operations} (of ${TRIALS})`);
+    const settled = await verify(current, dbFile, ledger, `after the last trial (seed ${seed})`, true);
+    console.log(`settled: ${ledger.acked.size} items acknowledged, ${settled.facts} facts, ${settled.observations} observations; ${Math.round((Date.now() - started) / 1000)} s`);
 
     // Each stored item gives the facts it gives when retained without a crash (into a fresh bank).
     const stored = [...ledger.factsOf.keys()];

@@ -32,7 +32,7 @@ test('kill -9 the process running an async retain: another live process takes th
     let op: Op | null = null;
     for (;;) {
       op = (await b.call<Op>('GET', `/v1/operations/${id}`)).body;
-      assert.match(op.owner ?? '', new RegExp(`-${a.pid}-`), 'the operation stays with the live process running it');
+      assert.match(op.owner ?? '', new RegExp(`-${a.pid}-[0-9a-f]{6}$`), 'the operation stays with the live process running it');
       assert.notEqual(op.status, 'succeeded', 'killed before the end');
       if (op.progress.done >= 20 && Date.now() - since > 2_500) break;
       await sleep(50);
@@ -48,7 +48,7 @@ test('kill -9 the process running an async retain: another live process takes th
       await sleep(100);
     }
     assert.equal(op?.status, 'succeeded', `taken over and finished (${op?.status}, ${op?.progress.done} of ${N} done)`);
-    assert.match(op.owner ?? '', new RegExp(`-${b.pid}-`), 'by the live process');
+    assert.match(op.owner ?? '', new RegExp(`-${b.pid}-[0-9a-f]{6}$`), 'by the live process');
     assert.deepEqual(op.progress, { done: N, total: N });
 
     const facts = await allFacts(b, 'shared');
