@@ -15,9 +15,9 @@ interface Cue {
 }
 
 const FUTURE =
-  /\b(?:will|shall|won'?t|gonna|going to|about to|plan(?:s|ned|ning)? (?:to|for|on)|(?:is|are|was|were) (?:planned|scheduled|set|booked|due)|scheduled|upcoming|coming up|next|soon|tomorrow|can'?t wait|cannot wait|looking forward|look forward|hop(?:e|es|ing) to|intend(?:s|ing)? to|wants? to|wanna|would (?:like|love) to|'d (?:like|love) to|aim(?:s|ing)? to|expect(?:s|ing)? to|lined up)\b|\b\w+'ll\b|\b(?:am|is|are|'m|'re|'s)\s+(?:\w+ly\s+)?\w+ing\b/gi;
+  /\b(?:will|shall|won['’]?t|gonna|going to|about to|plan(?:s|ned|ning)? (?:to|for|on)|(?:is|are|was|were) (?:planned|scheduled|set|booked|due)|scheduled|upcoming|coming up|next|soon|tomorrow|can['’]?t wait|cannot wait|looking forward|look forward|hop(?:e|es|ing) to|intend(?:s|ing)? to|wants? to|wanna|would (?:like|love) to|['’]d (?:like|love) to|aim(?:s|ing)? to|expect(?:s|ing)? to|lined up|let['’]?s|see you)\b|\b\w+['’]ll\b|\b(?:am|is|are|['’]m|['’]re|['’]s)\s+(?:\w+ly\s+)?\w+ing\b/gi;
 
-const PAST = /\b(?:was|were|did|didn'?t|had|went|used to|ago|last|yesterday|earlier|previously)\b/gi;
+const PAST = /\b(?:was|were|did|didn['’]?t|had|went|used to|ago|last|yesterday|earlier|previously)\b/gi;
 
 /** Where a clause ends inside a sentence: punctuation or a conjunction that starts a new one. */
 const CLAUSE_BREAK = /[,;:()–—]|\s(?:but|and|or|while|whereas|although|though|so|because|then)\s/gi;

@@ -57,6 +57,7 @@ const BY_TENSE: Array<[sentence: string, expected: string[]]> = [
   ['Next September I start university.', ['2024-09']],
   ['Last December was cold.', ['2023-12']],
   ['Lisbon is lovely in August.', ['2024-08']],
+  ["Let's meet on Thursday.", ['2024-03-14']],
   ['What did Caroline do in June?', ['2023-06']],
   ['What is Caroline doing in June?', ['2024-06']],
 ];
