@@ -4,13 +4,14 @@
 // greeting or thanks). The consolidation benchmark reports the share of observations that pass each.
 import nlp from 'compromise';
 import type { Fact } from '../core/types.ts';
-import { hasUnresolvedYou } from '../text/person.ts';
+import { CAUSATIVE, hasUnresolvedYou } from '../text/person.ts';
 import { nameKey } from '../text/words.ts';
 import { analyse } from './statement.ts';
 
 /**
  * True when every evidence fact names one entity other than the speakers, or all talk about one compound thing,
- * or all set one attribute of one subject (read the same way the offline consolidator reads statements).
+ * or all have one named subject ("Dev ...", "Art ..."), or all set one attribute of one subject (read the same way
+ * the offline consolidator reads statements).
  */
 export function sharesSubject(evidence: Fact[], entityNames: ReadonlyMap<string, string>, speakers: ReadonlySet<string>): boolean {
   if (evidence.length === 0) return false;
@@ -20,11 +21,12 @@ export function sharesSubject(evidence: Fact[], entityNames: ReadonlyMap<string,
   };
   const sets = evidence.map((f) => {
     const about = new Set(f.entities.filter((e) => !isSpeaker(e)).map((e) => `e:${e}`));
-    const { statement, things } = analyse(f.text, (name) => {
+    const { statement, things, named } = analyse(f.text, (name) => {
       const key = nameKey(name);
       return f.entities.find((e) => nameKey(entityNames.get(e) ?? '') === key || nameKey(entityNames.get(e) ?? '').split(' ')[0] === key) ?? key;
     });
     for (const t of things) about.add(`t:${t}`);
+    if (named && !isSpeaker(named) && !speakers.has(named)) about.add(f.entities.includes(named) ? `e:${named}` : `n:${named}`);
     if (statement) about.add(`a:${statement.subject}|${statement.predicate}`);
     return about;
   });
@@ -32,25 +34,22 @@ export function sharesSubject(evidence: Fact[], entityNames: ReadonlyMap<string,
 }
 
 const GREETING = /^(?:hi|hey|hello|thanks|thank you|congrats|congratulations|bye|good night|wow|yeah|oh)\b/i;
-const baseVerbCache = new Map<string, boolean>();
-
-/** A name followed by a verb in its base form ("Maya live", "Melanie am"): first person rewritten without agreement. */
+/**
+ * A name followed by a verb in its base form ("Maya live", "Melanie am"): first person rewritten without
+ * agreement. The text is tagged as a whole, so a noun after a name ("LGBT pride") is not read as a verb, and an
+ * object before a bare verb ("made Caroline feel") is not an error.
+ */
 function nameWithBaseVerb(text: string, names: readonly string[]): boolean {
-  for (const name of names) {
-    if (!name) continue;
-    const re = new RegExp(`\\b${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+([a-z]+)\\b`, 'g');
-    for (const m of text.matchAll(re)) {
-      const word = m[1];
-      if (word === 'am' || word === 'are') return true;
-      let base = baseVerbCache.get(word);
-      if (base === undefined) {
-        // Tagged after a third-person name: a base-form present verb there is an agreement error.
-        const tags = new Set<string>(((nlp(`She ${word} it`).terms().json() as Array<{ terms: Array<{ tags: string[] }> }>)[1]?.terms?.[0]?.tags) ?? []);
-        base = tags.has('Infinitive') && !tags.has('Modal') && !tags.has('PastTense') && word !== 'be';
-        baseVerbCache.set(word, base);
-      }
-      if (base) return true;
-    }
+  const lastWords = new Set(names.map((n) => n.split(/\s+/).at(-1)?.toLowerCase() ?? '').filter(Boolean));
+  const terms = (nlp(text).json() as Array<{ terms: Array<{ text: string; tags: string[] }> }>).flatMap((s) => s.terms);
+  for (let k = 0; k + 1 < terms.length; k++) {
+    if (!lastWords.has(terms[k].text.toLowerCase().replace(/[^\p{L}'’-]/gu, ''))) continue;
+    if ((k > 0 && CAUSATIVE.test(terms[k - 1].text)) || /[,;:.!?]$/.test(terms[k].text)) continue;
+    const next = terms[k + 1];
+    const word = next.text.toLowerCase();
+    if (word === 'am' || word === 'are') return true;
+    const tags = new Set(next.tags);
+    if (tags.has('Verb') && tags.has('Infinitive') && !tags.has('Modal') && !tags.has('PastTense') && !tags.has('Gerund') && !word.endsWith('s')) return true;
   }
   return false;
 }

@@ -4,7 +4,7 @@
 // a present-tense verb followed by in/at/for, a few passive states (married to, based in), a possessive
 // attribute with "is", and moves (moved to B = lives in B). "Likes", "visited", "has" are never single-valued.
 import nlp from 'compromise';
-import { nameKey } from '../text/words.ts';
+import { isStopword, nameKey } from '../text/words.ts';
 import { overlap, stemSet } from './stems.ts';
 
 export interface Statement {
@@ -75,7 +75,10 @@ export interface Analysis {
    * are not things; a bare one-word noun ("job", "food") is too general to be one.
    */
   things: string[];
-  /** Who the first clause is about when its subject is a name ("Dev builds puzzles"), resolved like a statement's. */
+  /**
+   * Whom or what the first clause is about when its subject is a name or a named topic ("Dev builds puzzles",
+   * "Art can be healing"), resolved like a statement's subject.
+   */
   named: string | null;
 }
 
@@ -112,13 +115,35 @@ function thingsOf(terms: TermJson[]): string[] {
   return [...out];
 }
 
+/** Capitalised words that stand for someone without naming them. */
+const PRONOUNS = new Set(
+  'i it its we they he she you this that these those here there everyone everybody someone somebody nobody everything something nothing one all both each mine ours'.split(' '),
+);
+
+/**
+ * One to three capitalised nouns, none of them a pronoun ("It", "We're") nor another part of speech ("Glad
+ * Caroline"): a name ("Dev", "Ines Costa") or a named topic ("Art", "Pets").
+ */
+function isName(text: string, terms: TermJson[]): boolean {
+  if (!/^\p{Lu}[\p{L}'’-]*(?:\s+\p{Lu}[\p{L}'’-]*){0,2}$/u.test(text)) return false;
+  const words = text.split(/\s+/);
+  if (words.some((w) => PRONOUNS.has(w.toLowerCase().replace(/['’].*$/, '')) || isStopword(w.replace(/['’].*$/, '')))) return false;
+  return words.every((w, k) => {
+    const tags = terms[k]?.text.replace(/[^\p{L}'’-]/gu, '') === w ? terms[k].tags : [];
+    // A lone unknown name may be guessed an adjective ("Kemal plays"); an adjective before a name is not a name.
+    return (tags.includes('Noun') || (words.length === 1 && tags.includes('Adjective'))) && !tags.includes('Pronoun');
+  });
+}
+
 /** One NLP pass over a fact: its single-valued statement (if any) and the things it talks about. */
 export function analyse(text: string, resolveSubject: (subject: string) => string = nameKey): Analysis {
   const doc = nlp(text);
-  const things = thingsOf((doc.json() as Array<{ terms: TermJson[] }>).flatMap((s) => s.terms));
+  const terms = (doc.json() as Array<{ terms: TermJson[] }>).flatMap((s) => s.terms);
+  const things = thingsOf(terms);
   const verbs = doc.verbs().json({ offset: true }) as VerbJson[];
-  const subjectText = verbs[0]?.offset ? text.slice(0, verbs[0].offset.start).replace(LEADING, '').replace(TRAILING, '').trim() : '';
-  const named = /^\p{Lu}[\p{L}'’-]*(?:\s+\p{Lu}[\p{L}'’-]*){0,2}$/u.test(subjectText) ? subjectKey(subjectText, resolveSubject) : null;
+  // A subject that opens the sentence is its first words; one after an opener ("Actually, ...") is not read.
+  const subjectText = verbs[0]?.offset ? text.slice(0, verbs[0].offset.start).trim() : '';
+  const named = isName(subjectText, terms) ? subjectKey(subjectText, resolveSubject) : null;
   return { statement: statementOf(text, verbs, resolveSubject), things, named };
 }
 

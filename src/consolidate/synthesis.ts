@@ -4,7 +4,7 @@
 // bank's mission), in time order. Opening interjections ("Hi!", "Wow,") are left out, and so are sentences that
 // still say "you" to someone the fact could not name, while anything else is left to show.
 import type { EvidenceRole, Fact } from '../core/types.ts';
-import { hasUnresolvedYou } from '../text/person.ts';
+import { hasUnresolvedYou, toThirdPerson } from '../text/person.ts';
 import { isStopword } from '../text/words.ts';
 
 export interface EvidenceItem {
@@ -53,12 +53,21 @@ const INTERJECTION =
   /^(?:(?:(?:hi|hey|hello|wow|oh|ooh|yeah|yes|yep|no|ok|okay|well|so|aw+|haha|lol|omg|actually|anyway|guess what|congrats|thanks)(?:\s+\p{Lu}[\p{L}'’-]*)?\s*[!,.:;-]+|(?:actually|anyway|also|and|but|so|well)(?=\s+\p{Lu}))\s*)+/iu;
 
 /** The part of a fact that states something: opening interjections dropped ("Hi! Maya started ..." -> "Maya started ..."). */
+/** Closing exclamations ("... Congrats!", "... Thanks!", "... We got this!") add nothing to what is stated. */
+const CLOSING = /(?<=[.!?])\s+(?:congrats|congratulations|thanks|thank you|wow|yay|haha|lol|we got this|you got this|good luck|take care|cheers)[!.]*\s*$/i;
+
 export function statedPart(text: string): string {
-  const rest = text.trim().replace(INTERJECTION, '');
+  const rest = text.trim().replace(INTERJECTION, '').replace(CLOSING, '');
   return rest ? rest[0].toUpperCase() + rest.slice(1) : text.trim();
 }
 
 const bare = (text: string): string => statedPart(text).replace(/[.!?;,\s]+$/u, '');
+
+/** A fact as an observation shows it: its "you" named when retain knew whom it meant. */
+function shown(f: Fact): string {
+  const addressee = typeof f.metadata.addressee === 'string' ? f.metadata.addressee : null;
+  return addressee ? toThirdPerson(f.text, { speaker: null, addressee }) : f.text;
+}
 const sentence = (text: string): string => `${bare(text)}.`;
 
 function lowerFirst(text: string): string {
@@ -78,13 +87,13 @@ export function synthesize(items: EvidenceItem[], options: SynthesisOptions = {}
     const origin = story.find((i) => i.role === 'supports') ?? changes[0];
     const later = story.filter((i) => i.role === 'contradicts' && i !== origin && byStoryTime(i.fact, origin.fact) >= 0);
     const told = [origin, ...later.slice(-maxChanges)];
-    const dated = (i: EvidenceItem): string => `${bare(i.fact.text)} (${dateOf(i.fact)})`;
+    const dated = (i: EvidenceItem): string => `${bare(shown(i.fact))} (${dateOf(i.fact)})`;
     const newest = told[told.length - 1];
     const earlier = told.slice(0, -1).map((i, n) => (n ? 'then ' : '') + lowerFirst(dated(i)));
     return `${dated(newest)}.${earlier.length ? ` Before that: ${earlier.join('; ')}.` : ''}`;
   }
   // A sentence saying "you" to someone unnamed is shown only when nothing else is left.
-  const clear = unique.filter((i) => !hasUnresolvedYou(i.fact.text));
+  const clear = unique.filter((i) => !hasUnresolvedYou(shown(i.fact)));
   if (clear.length && clear.length < unique.length) return synthesize(clear, options);
   const ranked = [...unique].sort((a, b) => b.weight - a.weight || byTime(b.fact, a.fact));
   const chosen = new Set<EvidenceItem>();
@@ -94,5 +103,5 @@ export function synthesize(items: EvidenceItem[], options: SynthesisOptions = {}
     if (chosen.size >= maxSentences) break;
     chosen.add(i);
   }
-  return ordered.filter((i) => chosen.has(i)).map((i) => sentence(i.fact.text)).join(' ');
+  return ordered.filter((i) => chosen.has(i)).map((i) => sentence(shown(i.fact))).join(' ');
 }

@@ -39,6 +39,11 @@ export interface ExtractedFact {
   entities: ExtractedEntity[];
   /** Indexes (into this chunk's facts) of earlier facts this one is caused by. */
   causedBy: number[];
+  /**
+   * Whom the fact's "you" means, when its text still says "you" to someone known (kept in the fact's metadata:
+   * an observation shows the name, while the fact keeps the words as said).
+   */
+  addressee?: string;
 }
 
 export interface Extractor {

@@ -2,7 +2,7 @@
 // entity detection (compromise plus capitalised names), time expressions read from the item's timestamp,
 // and causality marked by a sentence that starts "So ...", "Therefore ...", "As a result ...".
 import * as chrono from 'chrono-node';
-import { toThirdPerson } from '../text/person.ts';
+import { hasUnresolvedYou, toThirdPerson } from '../text/person.ts';
 import { parseTimeExpressions } from '../text/time-expressions.ts';
 import { contentWords, isStopword } from '../text/words.ts';
 import { typedNames } from './named-entities.ts';
@@ -80,7 +80,8 @@ export class OfflineExtractor implements Extractor {
     const reference = new Date(input.timestamp);
     const facts: ExtractedFact[] = [];
     for (const s of splitSentences(input.text)) {
-      const resolved = toThirdPerson(s.text, { speaker: input.speaker, addressee: input.addressee });
+      // First person becomes the speaker; "you" stays as said (see ExtractedFact.addressee).
+      const resolved = toThirdPerson(s.text, { speaker: input.speaker });
       const times = parseTimeExpressions(s.text, reference);
       const causedBy = facts.length > 0 && CAUSAL_START.test(s.text) ? [facts.length - 1] : [];
       facts.push({
@@ -92,6 +93,7 @@ export class OfflineExtractor implements Extractor {
         occurredEnd: times[0]?.end ?? null,
         entities: entitiesOf(s.text, input.speaker),
         causedBy,
+        ...(input.addressee && hasUnresolvedYou(resolved) ? { addressee: input.addressee } : {}),
       });
     }
     return facts;

@@ -356,7 +356,7 @@ async function writeChunks(deps: RetainDeps, bank: Bank, parts: WritePart[]): Pr
           entities: entityIds,
           source: { documentId: document.id, chunkId: chunk.id, itemId: chunk.itemId, start: x.start, end: x.end },
           speaker: chunk.speaker,
-          metadata: chunk.metadata,
+          metadata: x.addressee ? { ...chunk.metadata, addressee: x.addressee } : chunk.metadata,
           tags: chunk.tags,
           status: 'active',
           validFrom: x.occurredStart ?? at,

@@ -19,6 +19,8 @@ const cases: Array<[string, string | null, string | null, string]> = [
   ["I'm so proud of you!", 'Caroline', 'Melanie', 'Caroline is so proud of Melanie!'],
   ['You are doing great with your painting.', 'Caroline', 'Melanie', "Melanie is doing great with Melanie's painting."],
   ['You paint every day, right.', 'Caroline', 'Melanie', 'Melanie paints every day, right.'],
+  ['Make sure you take care of yourself.', 'Caroline', 'Melanie', 'Make sure Melanie takes care of Melanie.'],
+  ["I'll let you know, and I hope you really enjoy it.", 'Caroline', 'Melanie', 'Caroline will let Melanie know, and Caroline hopes Melanie really enjoys it.'],
   ['Painting is great for expressing yourself.', 'Caroline', 'Melanie', 'Painting is great for expressing yourself.'],
   ['You never know what happens.', 'Caroline', 'Melanie', 'You never know what happens.'],
   ['Are you okay?', 'Caroline', 'Melanie', 'Are you okay?'],

@@ -59,8 +59,18 @@ function agree(text: string, mark: string, name: string): string {
   });
 }
 
+/** Verbs taking an object and a bare verb: "let you know", "made me feel". */
+export const CAUSATIVE = /^(?:let|lets|letting|help|helps|helped|helping|make|makes|made|making|have|has|had|watch|watched|see|saw|seen|hear|heard|bid)$/i;
+
+/** True when the words (a leading adverb allowed) start with a base-form verb. */
+function startsWithVerb(words: string): boolean {
+  const [first, second] = words.trim().split(/\s+/);
+  if (ADVERBS.has(first?.toLowerCase() ?? '')) return !!second && isBaseVerb(second);
+  return !!first && isBaseVerb(first);
+}
+
 /** Generic second person: says something of anyone, not of the addressee. */
-const GENERIC_YOU = /\b(you never know|you know|you see|you bet|if you|when you|whether you|you can never|thank you|you guys|you all|y'all|expressing yourself|be yourself)\b/i;
+const GENERIC_YOU = /((?:^|[,.!?]\s*)you know\b|(?:^|[,.!?]\s*)you see\b|\b(?:you never know|you bet|if you|when you|whether you|you can never|thank you|you guys|you all|y'all|expressing yourself|be yourself)\b)/i;
 
 export function toThirdPerson(sentence: string, people: People): string {
   let out = sentence;
@@ -93,8 +103,10 @@ export function toThirdPerson(sentence: string, people: People): string {
       .replace(/\b[Yy]ours\b/g, possessive(addressee))
       .replace(/\b[Yy]our\b/g, possessive(addressee))
       .replace(/\b[Yy]ourself\b/g, addressee)
-      // "you" is the subject at the start of a clause, otherwise an object ("proud of you", "let you know").
-      .replace(/(^|[,;:.!?(]\s*|\b(?:and|but|so|that|because|since|as|then|though|although|or|yet|maybe|now)\s+)[Yy]ou\b/g, `$1${mark}`)
+      // "you" is the subject where a verb follows ("make sure you take care"), except after a verb that takes an
+      // object and a bare verb ("let you know", "help you find"); otherwise an object ("proud of you").
+      .replace(/(\b[A-Za-z]+\s+)?\b[Yy]ou\b(?=((?:\s+[a-z]+)?\s+[a-z]+))/g, (all: string, before: string | undefined, next: string) =>
+        (before && CAUSATIVE.test(before.trim())) || !startsWithVerb(next) ? `${before ?? ''}${addressee}` : `${before ?? ''}${mark}`)
       .replace(/\b[Yy]ou\b/g, addressee);
     out = agree(out, mark, addressee).split(mark).join(addressee);
   }
