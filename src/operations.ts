@@ -1,5 +1,6 @@
 // Async operations: long work (async retain, consolidation runs, re-embeds) recorded in the store with
 // status and progress, so clients can poll them and a restarted process resumes what was left unfinished.
+import { CairnError } from './core/errors.ts';
 import { newId } from './core/ids.ts';
 import { nowIso } from './core/time.ts';
 import type { Operation, OperationStatus } from './core/types.ts';
@@ -56,33 +57,47 @@ export class Operations {
 
   /** Runs a stored operation and waits for it: its result, or its error (recorded on the operation) thrown. */
   async perform<T>(op: Operation, work: () => Promise<T>): Promise<T> {
-    let result: T | undefined;
-    let failure: unknown = null;
+    let outcome: { result: T } | { error: unknown } | null = null;
     await this.run(op, async () => {
       try {
-        result = await work();
+        const result = await work();
+        outcome = { result };
         return result;
-      } catch (e) {
-        failure = e;
-        throw e;
+      } catch (error) {
+        outcome = { error };
+        throw error;
       }
     });
-    if (failure !== null) throw failure;
-    return result as T;
+    const ended = outcome as { result: T } | { error: unknown } | null;
+    if (ended === null) throw new CairnError('conflict', `operation '${op.id}' was stopped before it started: ${op.error ?? 'it is no longer queued'}`);
+    if ('error' in ended) throw ended.error;
+    return ended.result;
   }
 
+  /**
+   * Runs the handler and records how it went. Every update applies only from the status the operation should be in:
+   * one failed meanwhile (its bank was deleted) stays failed, with the reason given then, and a queued one that is
+   * no longer queued does not start.
+   */
   private async run(op: Operation, handler: OperationHandler): Promise<void> {
-    const update = async (patch: Partial<Operation>): Promise<void> => {
-      Object.assign(op, patch, { updatedAt: nowIso() });
-      await this.store.updateOperation(op).catch((e: unknown) => log.warn(`operation ${op.id}: could not record progress: ${String(e)}`));
+    const update = async (patch: Partial<Operation>, from: OperationStatus[]): Promise<boolean> => {
+      const next = { ...op, ...patch, updatedAt: nowIso() };
+      const written = await this.store.updateOperation(next, from).catch((e: unknown) => {
+        log.warn(`operation ${op.id}: could not record its state: ${String(e)}`);
+        return true;
+      });
+      Object.assign(op, written ? next : ((await this.store.getOperation(op.id).catch(() => null)) ?? next));
+      return written;
     };
-    if (op.status !== 'running') await update({ status: 'running' });
+    if (op.status !== 'running' && !(await update({ status: 'running' }, ['queued']))) return;
     try {
-      const result = await handler(op, (done, total) => update({ progress: { done, total } }));
-      await update({ status: 'succeeded', result, progress: { done: op.progress.total, total: op.progress.total } });
+      const result = await handler(op, async (done, total) => {
+        await update({ progress: { done, total } }, ['running']);
+      });
+      await update({ status: 'succeeded', result, progress: { done: op.progress.total, total: op.progress.total } }, ['running']);
     } catch (e) {
       log.error(`operation ${op.id} (${op.kind}) failed: ${e instanceof Error ? e.message : String(e)}`);
-      await update({ status: 'failed', error: e instanceof Error ? e.message : String(e) });
+      await update({ status: 'failed', error: e instanceof Error ? e.message : String(e) }, ['queued', 'running']);
     }
   }
 }

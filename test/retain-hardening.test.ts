@@ -209,5 +209,27 @@ describe('retain hardening over HTTP', () => {
     const recreated = await s.call('POST', '/v1/banks', { id: 'doomed' });
     assert.equal(recreated.status, 201);
     assert.equal((await s.call<{ total: number }>('GET', '/v1/banks/doomed/facts?limit=1')).body.total, 0, 'nothing of the running retain reached the new bank');
+    // A retry with the same key and items runs again (a failed operation does not hold its key).
+    const retry = await s.call<Retain>('POST', '/v1/banks/doomed/memories', { items, async: true, operationId: 'doomed-import' });
+    assert.notEqual(retry.body.operationId, r.body.operationId);
+    assert.equal((await finished(retry.body.operationId)).body.status, 'succeeded');
+    assert.equal((await op('doomed-import')).body.id, retry.body.operationId, 'the key names the new operation');
+  });
+
+  test('after a restart, a synchronous retain the process was running fails with a clear error; a keyed one is finished', async () => {
+    await newBank('restarted');
+    const now = new Date().toISOString();
+    const base = { bankId: 'restarted', kind: 'retain', status: 'running' as const, result: null, error: null, createdAt: now, updatedAt: now };
+    await s.engine.store.createOperation({ ...base, id: 'op-sync-plain', progress: { done: 0, total: 1 }, input: null });
+    const input = { items: [{ content: 'Rosa keeps bees in Utrecht.' }], documentMode: 'replace' };
+    assert.equal((await s.engine.store.bindOperationKey('restarted', 'sync-key', 'h', { ...base, id: 'op-sync-keyed', progress: { done: 0, total: 1 }, input })).created, true);
+    await s.engine.operations.resume();
+    await s.engine.operations.idle();
+    const plain = await op('op-sync-plain');
+    assert.equal(plain.body.status, 'failed');
+    assert.match(plain.body.error ?? '', /process stopped during this synchronous retain.*send the request again/);
+    const keyed = await op('sync-key');
+    assert.equal(keyed.body.status, 'succeeded', JSON.stringify(keyed.body));
+    assert.equal(keyed.body.result?.documents, 1);
   });
 });

@@ -80,7 +80,7 @@ export const OperationSchema = z
     status: z.enum(['queued', 'running', 'succeeded', 'failed']),
     progress: z.object({ done: z.number(), total: z.number() }).openapi({ description: 'Items done and in all; updated as the work goes' }),
     input: z.unknown().optional().openapi({ description: 'The request, only with ?include=input' }),
-    result: z.unknown().openapi({ description: 'The result; while a retain runs, its result so far' }),
+    result: z.unknown().openapi({ description: 'The result; while an async (or keyed) retain runs, its result so far' }),
     error: z.string().nullable(),
     createdAt: z.string(),
     updatedAt: z.string(),

@@ -15,11 +15,20 @@ export function readItems(file: string, documentId?: string): RetainItem[] {
   const text = readFileSync(file, 'utf8');
   const ext = extname(file).toLowerCase();
   let raw: unknown[];
+  const parse = (json: string, where: string): unknown => {
+    try {
+      return JSON.parse(json) as unknown;
+    } catch (e) {
+      throw new Error(`${where} is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
   if (ext === '.json') {
-    const parsed = JSON.parse(text) as unknown;
-    raw = Array.isArray(parsed) ? parsed : ((parsed as { items?: unknown[] }).items ?? []);
+    const parsed = parse(text, file);
+    const items = Array.isArray(parsed) ? parsed : (parsed as { items?: unknown } | null)?.items;
+    if (!Array.isArray(items)) throw new Error(`${file} holds no items: expected a JSON array of items or {"items": [...]}`);
+    raw = items;
   } else if (ext === '.jsonl' || ext === '.ndjson') {
-    raw = text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as unknown);
+    raw = text.split('\n').flatMap((l, i) => (l.trim() ? [parse(l, `line ${i + 1} of ${file}`)] : []));
   } else {
     return [{ content: text, documentId: documentId ?? file }];
   }

@@ -202,6 +202,9 @@ async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest
     if (writes.length === 1) await store.writeItem(writes[0].write);
     else if (store.writeItems) await store.writeItems(writes.map((w) => w.write));
     else for (const { write } of writes) await store.writeItem(write);
+    // The operation in hand follows its stored record (what a failure later records keeps what was done).
+    const recorded = writes.at(-1)?.write.operation;
+    if (run.operation && recorded) Object.assign(run.operation, { progress: recorded.progress, result: recorded.result, updatedAt: recorded.updatedAt });
     for (const { completes } of writes) if (completes) run.progress?.(tally.itemsDone, request.items.length);
   };
   try {
@@ -297,9 +300,14 @@ class Tally {
     this.itemsDone += plan.doc.items.length;
   }
 
-  /** The operation as it stands once the write carrying this checkpoint is in. */
+  /**
+   * The operation as it stands once the write carrying this checkpoint is in. Only an operation that can resume
+   * (it keeps its input) carries its result so far: the record a resume goes on from. (Its fact ids grow with the
+   * request, which the API bounds; a CLI retain of a large file keeps no input, so it records progress alone.)
+   */
   snapshot(op: Operation): Operation {
-    return { ...op, status: 'running', progress: { done: this.itemsDone, total: this.items }, result: { ...this.result, factIds: [...this.result.factIds] }, updatedAt: nowIso() };
+    const result = op.input === null ? null : { ...this.result, factIds: [...this.result.factIds] };
+    return { ...op, status: 'running', progress: { done: this.itemsDone, total: this.items }, result, updatedAt: nowIso() };
   }
 
   /** The final result; after a resume, the entities of the facts written before it are counted once with the rest. */
@@ -376,8 +384,14 @@ class Extractions {
     }
   }
 
+  /** The extractions of these chunks (each taken once: a long request does not keep what it has written). */
   async of(chunks: Chunk[]): Promise<Array<{ chunk: Chunk; facts: ExtractedFact[] }>> {
-    return Promise.all(chunks.map(async (chunk) => ({ chunk, facts: await this.pending.get(chunk)! })));
+    const tasks = chunks.map((chunk) => {
+      const task = this.pending.get(chunk)!;
+      this.pending.delete(chunk);
+      return task;
+    });
+    return Promise.all(chunks.map(async (chunk, i) => ({ chunk, facts: await tasks[i] })));
   }
 
   /** Drops extractions not started yet (after a failure, nothing more will be written). */

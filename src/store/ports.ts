@@ -12,6 +12,7 @@ import type {
   Observation,
   ObservationRevision,
   Operation,
+  OperationStatus,
 } from '../core/types.ts';
 
 export interface Scored {
@@ -237,7 +238,11 @@ export interface MemoryStore {
   tombstones(bankId: string, limit: number): Promise<Tombstone[]>;
 
   createOperation(op: Operation): Promise<void>;
-  updateOperation(op: Operation): Promise<void>;
+  /**
+   * Writes the operation's status, progress, result and error; with `from`, only while its stored status is one of
+   * them (a bank deletion that failed it wins over a late update). False when nothing was written.
+   */
+  updateOperation(op: Operation, from?: OperationStatus[]): Promise<boolean>;
   getOperation(id: string): Promise<Operation | null>;
   /** Operations left queued or running by a process that died (to resume them). */
   unfinishedOperations(): Promise<Operation[]>;

@@ -453,6 +453,11 @@ export function storeConformance(label: string, harness: StoreHarness): void {
       assert.deepEqual(got?.input, { items: [{ content: 'x' }] });
       assert.ok(!(await store.unfinishedOperations()).some((o) => o.id === op.id));
       assert.equal(await store.getOperation('no-such-op'), null);
+      // A conditional update applies only from the statuses given.
+      assert.equal(await store.updateOperation({ ...op, status: 'running', updatedAt: at(3) }, ['queued']), false);
+      assert.equal((await store.getOperation(op.id))?.status, 'succeeded');
+      assert.equal(await store.updateOperation({ ...op, status: 'failed', error: 'late', updatedAt: at(3) }, ['queued', 'succeeded']), true);
+      assert.equal((await store.getOperation(op.id))?.error, 'late');
 
       // A key binds the first operation (stored with it) and its payload hash; later binds get that back.
       const a = operation(bankId, `${bankId}-a`, 'running');

@@ -1,7 +1,7 @@
 // Reads and plain record writes of the Neo4j side of the server store: banks, documents, chunks, facts,
 // entities, observations with evidence and history, links, operations, tombstones.
 import type {
-  Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation,
+  Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation, OperationStatus,
 } from '../../core/types.ts';
 import type { FactFilter, FactPage, KeyedOperation, ListFactsQuery, Tombstone } from '../ports.ts';
 import type { Neo4jConnection, Row } from './connection.ts';
@@ -124,8 +124,8 @@ export class Neo4jRecords {
   async createOperation(op: Operation): Promise<void> {
     await this.db.write(rec.createOperation(op));
   }
-  async updateOperation(op: Operation): Promise<void> {
-    await this.db.write(rec.updateOperation(op));
+  async updateOperation(op: Operation, from?: OperationStatus[]): Promise<boolean> {
+    return (await this.db.write(rec.updateOperation(op, from))).length > 0;
   }
   async getOperation(id: string): Promise<Operation | null> {
     return first(await this.db.read(rec.getOperation(id)), 'operation', toOperation);

@@ -9,7 +9,7 @@
 // replaces it) or points without a visible fact, which vector search never returns because Neo4j confirms every
 // hit (reconcile deletes them). Deletes commit in Neo4j first and then delete points, with the same guarantee.
 import { nowIso } from '../../core/time.ts';
-import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation } from '../../core/types.ts';
+import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation, OperationStatus } from '../../core/types.ts';
 import { log } from '../../log.ts';
 import type {
   Claim, DeadLetter, DeleteResult, FactFilter, FactPage, ItemWrite, KeyedOperation, ListFactsQuery, MemoryStore, ObservationWrite, Tombstone, VectorRecord,
@@ -228,8 +228,8 @@ export class ServerStore implements MemoryStore {
   createOperation(op: Operation): Promise<void> {
     return this.records.createOperation(op);
   }
-  updateOperation(op: Operation): Promise<void> {
-    return this.records.updateOperation(op);
+  updateOperation(op: Operation, from?: OperationStatus[]): Promise<boolean> {
+    return this.records.updateOperation(op, from);
   }
   getOperation(id: string): Promise<Operation | null> {
     return this.records.getOperation(id);

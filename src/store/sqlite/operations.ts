@@ -2,7 +2,7 @@
 // write's checkpoint of its operation (in the write's transaction), and what a bank deletion does to them.
 import { bankDeletedError, CairnError } from '../../core/errors.ts';
 import { nowIso } from '../../core/time.ts';
-import type { Operation } from '../../core/types.ts';
+import type { Operation, OperationStatus } from '../../core/types.ts';
 import type { KeyedOperation } from '../ports.ts';
 import type { Db } from './database.ts';
 import { json, toOperation, type Row } from './rows.ts';
@@ -16,20 +16,20 @@ export function insertOperation(db: Db, op: Operation): void {
     .run(op.id, op.bankId, op.kind, op.status, op.progress.done, op.progress.total, json(op.input), json(op.result), op.error, op.createdAt, op.updatedAt);
 }
 
-/** Writes the operation's status, progress, result and error; `onlyRunning`: only while the stored one runs. */
-export function updateOperation(db: Db, op: Operation, onlyRunning = false): boolean {
+/** Writes the operation's status, progress, result and error (with `from`: only while its stored status is one of them). */
+export function updateOperation(db: Db, op: Operation, from?: OperationStatus[]): boolean {
   return (
     prepared(db,
         `UPDATE operations SET status = ?, progress_done = ?, progress_total = ?, result = ?, error = ?, updated_at = ?
-         WHERE id = ? AND (? = 0 OR status = 'running')`,
+         WHERE id = ? AND (? IS NULL OR status IN (SELECT value FROM json_each(?)))`,
       )
-      .run(op.status, op.progress.done, op.progress.total, json(op.result), op.error, op.updatedAt, op.id, onlyRunning ? 1 : 0).changes > 0
+      .run(op.status, op.progress.done, op.progress.total, json(op.result), op.error, op.updatedAt, op.id, from ? 1 : null, json(from ?? [])).changes > 0
   );
 }
 
 /** A write's checkpoint of its operation, inside the write's transaction: refused when the operation stopped. */
 export function checkpoint(db: Db, op: Operation): void {
-  if (!updateOperation(db, op, true))
+  if (!updateOperation(db, op, ['running']))
     throw new CairnError('conflict', `operation '${op.id}' is no longer running (failed or gone); its write was not applied`);
 }
 

@@ -1,7 +1,7 @@
 // The embedded store: one SQLite file (WAL) holding everything, with FTS5 for BM25, an in-memory vector
 // index over the stored vectors, and the entity graph in graphology. Implements the MemoryStore port.
 import { join } from 'node:path';
-import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation } from '../../core/types.ts';
+import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation, OperationStatus } from '../../core/types.ts';
 import type {
   Claim, DeadLetter, DeleteResult, FactFilter, FactPage, ItemWrite, KeyedOperation, ListFactsQuery, MemoryStore, ObservationWrite, Tombstone, VectorRecord,
 } from '../ports.ts';
@@ -313,8 +313,8 @@ export class SqliteStore implements MemoryStore {
   async createOperation(op: Operation): Promise<void> {
     ops.insertOperation(this.db, op);
   }
-  async updateOperation(op: Operation): Promise<void> {
-    ops.updateOperation(this.db, op);
+  async updateOperation(op: Operation, from?: OperationStatus[]): Promise<boolean> {
+    return ops.updateOperation(this.db, op, from);
   }
   async getOperation(id: string): Promise<Operation | null> {
     const r = prepared(this.db, 'SELECT * FROM operations WHERE id = ?').get(id) as Row | undefined;

@@ -1,6 +1,6 @@
 // Cypher for the plain records of the server store: banks (and the per-bank write lock), operations with their
 // idempotency keys, tombstones.
-import type { Bank, Operation } from '../../../core/types.ts';
+import type { Bank, Operation, OperationStatus } from '../../../core/types.ts';
 import type { Tombstone } from '../../ports.ts';
 import { bankProps, operationProps, tombstoneProps } from '../props.ts';
 import { cypher, int, type Statement } from '../statement.ts';
@@ -46,11 +46,12 @@ const operationState = (op: Operation) => ({
 
 const SET_STATE = 'SET o.status = $status, o.progressDone = $done, o.progressTotal = $total, o.result = $result, o.error = $error, o.updatedAt = $updatedAt';
 
-export const updateOperation = (op: Operation): Statement => cypher(`MATCH (o:Operation {id: $id}) ${SET_STATE}`, operationState(op));
+/** Writes the operation's state ($from null: whatever its status; else only from one of those); a row when written. */
+export const updateOperation = (op: Operation, from: OperationStatus[] | null = null): Statement =>
+  cypher(`MATCH (o:Operation {id: $id}) WHERE $from IS NULL OR o.status IN $from ${SET_STATE} RETURN o.id AS id`, { ...operationState(op), from });
 
 /** A write's checkpoint of its operation: applied only while the stored operation runs (no row: it stopped). */
-export const checkpointOperation = (op: Operation): Statement =>
-  cypher(`MATCH (o:Operation {id: $id}) WHERE o.status = 'running' ${SET_STATE} RETURN o.id AS id`, operationState(op));
+export const checkpointOperation = (op: Operation): Statement => updateOperation(op, ['running']);
 
 /** One row while the operation runs. */
 export const operationRunning = (id: string): Statement => cypher(`MATCH (o:Operation {id: $id}) WHERE o.status = 'running' RETURN o.id AS id`, { id });
