@@ -2,36 +2,16 @@
 // a document's repeated turns kept, running it again changes nothing), bank ids follow the API's rule, and the
 // command fails with one clear line, not a stack trace.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { compose } from '../compose.ts';
-import { loadConfig } from '../config.ts';
-import { TEST_CACHE_DIR } from '../embed/testing.ts';
-import { importCommand, type CommandIo } from '../portability/cli.ts';
+import { importCommand } from '../portability/cli.ts';
 import { main } from './main.ts';
 import { retainCommand } from './memory-commands.ts';
+import { captureIo as io, tempDirs, testConfig as configFor } from './testing.ts';
 
-const dirs: string[] = [];
-const temp = (): string => {
-  const d = mkdtempSync(join(tmpdir(), 'cairn-cli-retain-'));
-  dirs.push(d);
-  return d;
-};
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-
-const configFor = (dataDir: string) => loadConfig({ CAIRN_DATA_DIR: dataDir, CAIRN_CACHE_DIR: TEST_CACHE_DIR, CAIRN_RERANKER: 'none', CAIRN_LOG_LEVEL: 'warn' });
-
-function io(): CommandIo & { text: () => string } {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let text = '';
-  out.on('data', (c: Buffer) => (text += c.toString()));
-  err.resume();
-  return { out, err, text: () => text };
-}
+const temp = tempDirs('cairn-cli-retain-');
 
 // 150 turns: more than one of the command's old batches of 100, with "ok" and "thanks" repeated throughout.
 const turns = Array.from({ length: 150 }, (_, i) => ({
