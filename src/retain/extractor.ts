@@ -10,6 +10,8 @@ export interface ExtractInput {
   bankId: string;
   text: string;
   speaker: string | null;
+  /** Who the chunk is said to: the other speaker nearest to it in its document (second person resolves to them). */
+  addressee?: string | null;
   /** True when the chunk is the agent's own turn: its facts are `experience`. */
   fromAgent: boolean;
   /** When the item was said or written (ISO); relative dates are read from it. */

@@ -93,6 +93,27 @@ function chunksOf(bankId: string, doc: PlannedDocument, firstIndex: number): Chu
   return chunks;
 }
 
+/**
+ * Each item's addressee: the nearest other speaker before it in the request, else the nearest after it (in a
+ * two-way conversation, the one spoken to).
+ */
+function addresseesOf(docs: PlannedDocument[], items: RetainItem[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const ids = new Map<RetainItem, string>();
+  for (const d of docs) for (const p of d.items) ids.set(p.item, p.itemId);
+  const speakers = items.map((i) => i.speaker ?? null);
+  items.forEach((item, n) => {
+    const me = speakers[n];
+    const id = ids.get(item);
+    if (!me || !id) return;
+    let found: string | null = null;
+    for (let k = n - 1; k >= 0 && !found; k--) if (speakers[k] && speakers[k] !== me) found = speakers[k];
+    for (let k = n + 1; k < speakers.length && !found; k++) if (speakers[k] && speakers[k] !== me) found = speakers[k];
+    if (found) out.set(id, found);
+  });
+  return out;
+}
+
 const isAgent = (item: RetainItem | undefined): boolean => item?.role === 'assistant' || item?.role === 'agent';
 
 /** How a retain runs: who hears its progress, and the operation it runs as (if any). */
@@ -182,10 +203,11 @@ async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest
   const append = request.documentMode === 'append';
   const tally = new Tally(request.items.length, run.operation);
   const plans: DocumentWrite[] = [];
-  for (const doc of tally.remaining(planDocuments(bank.id, request.items, now))) plans.push(await planWrite(store, bank.id, doc, append, now));
+  const docs = planDocuments(bank.id, request.items, now);
+  for (const doc of tally.remaining(docs)) plans.push(await planWrite(store, bank.id, doc, append, now));
   // Every new chunk is handed to the extractor now (as many at once as it takes), so later chunks are extracted
   // while earlier ones are embedded and written; writes still happen in order, one transaction per batch.
-  const extractions = new Extractions(deps.extractor, bank);
+  const extractions = new Extractions(deps.extractor, bank, addresseesOf(docs, request.items));
   for (const plan of plans) if (!plan.unchanged) extractions.start(plan.fresh, plan.doc);
   const done = (plan: DocumentWrite): void => {
     tally.finished(plan);
@@ -355,6 +377,7 @@ class Extractions {
   constructor(
     private readonly extractor: Extractor,
     private readonly bank: Bank,
+    private readonly addressees: ReadonlyMap<string, string> = new Map(),
   ) {
     this.limit = pLimit(Math.max(1, extractor.concurrency ?? 1));
   }
@@ -372,6 +395,7 @@ class Extractions {
           bankId: this.bank.id,
           text: chunk.text,
           speaker: chunk.speaker,
+          addressee: this.addressees.get(chunk.itemId) ?? null,
           fromAgent: isAgent(items.get(chunk.itemId)),
           timestamp: chunk.timestamp ?? nowIso(),
           context: chunk.context,
