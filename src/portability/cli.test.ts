@@ -1,34 +1,14 @@
 // The export, import and reconcile commands as the CLI runs them: through the configured store (here the
 // embedded one in temporary data directories), writing to the streams they are given.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
+import { captureIo as io, tempDirs, testConfig as configFor } from '../cli/testing.ts';
 import { compose } from '../compose.ts';
-import { loadConfig } from '../config.ts';
-import { TEST_CACHE_DIR } from '../embed/testing.ts';
-import { exportCommand, formatReconcileReport, importCommand, reconcileCommand, type CommandIo } from './cli.ts';
+import { exportCommand, formatReconcileReport, importCommand, reconcileCommand } from './cli.ts';
 
-const dirs: string[] = [];
-const temp = (): string => {
-  const d = mkdtempSync(join(tmpdir(), 'cairn-portability-cli-'));
-  dirs.push(d);
-  return d;
-};
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-
-function io(): CommandIo & { text: () => string } {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let text = '';
-  out.on('data', (c: Buffer) => (text += c.toString()));
-  err.resume();
-  return { out, err, text: () => text };
-}
-
-const configFor = (dataDir: string) => loadConfig({ CAIRN_DATA_DIR: dataDir, CAIRN_CACHE_DIR: TEST_CACHE_DIR, CAIRN_RERANKER: 'none', CAIRN_LOG_LEVEL: 'warn' });
+const temp = tempDirs('cairn-portability-cli-');
 
 test('cairn export then cairn import moves a bank between data directories', async () => {
   const from = configFor(temp());

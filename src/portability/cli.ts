@@ -5,6 +5,7 @@
 import { createReadStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { compose } from '../compose.ts';
+import { checkBankId } from '../core/ids.ts';
 import { progressBar } from '../cli/progress.ts';
 import type { Config } from '../config.ts';
 import { ServerStore } from '../store/server/store.ts';
@@ -18,7 +19,7 @@ export interface CommandIo {
   err: Writable;
 }
 
-const processIo = (): CommandIo => ({ out: process.stdout, err: process.stderr });
+export const processIo = (): CommandIo => ({ out: process.stdout, err: process.stderr });
 
 export interface ExportCommandOptions {
   out?: string;
@@ -42,6 +43,7 @@ export interface ImportCommandOptions {
 }
 
 export async function importCommand(config: Config, file: string, options: ImportCommandOptions = {}, io: CommandIo = processIo()): Promise<void> {
+  if (options.bank !== undefined) checkBankId(options.bank);
   const { engine, shutdown } = await compose(config, { startWorker: false });
   const total = await countLines(file);
   const bar = progressBar(`importing ${file}`);

@@ -7,6 +7,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { CairnError } from '../core/errors.ts';
+import { BANK_ID_RULE, isBankId } from '../core/ids.ts';
 import type { Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision } from '../core/types.ts';
 import type { Embedder } from '../embed/ports.ts';
 import { FORGOTTEN_TEXT, type MemoryStore, type VectorRecord } from '../store/ports.ts';
@@ -232,6 +233,9 @@ export async function importBank(
   if (first.done) throw new Error('the export is empty');
   const header = parseHeader(first.value);
   const bankId = options.bankId ?? header.bank.id;
+  // An archive of a bank made under an older, looser rule imports under another id.
+  if (options.bankId === undefined && !isBankId(bankId))
+    throw new CairnError('bad_request', `the archive's bank id '${bankId}' is not allowed: ${BANK_ID_RULE}; import it under another id (--bank)`);
   if (await store.getBank(bankId)) throw new CairnError('conflict', `bank '${bankId}' already exists; import into a new bank id (--bank)`);
   await store.createBank({ ...header.bank, id: bankId, embedder: null });
   const importer = new Importer(store, embedder, header, bankId, options.batchSize ?? 256);

@@ -1,10 +1,12 @@
 // The embedded store: one SQLite file (WAL) holding everything, with FTS5 for BM25, an in-memory vector
 // index over the stored vectors, and the entity graph in graphology. Implements the MemoryStore port.
 import { join } from 'node:path';
-import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation } from '../../core/types.ts';
+import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation, OperationStatus } from '../../core/types.ts';
 import type {
-  Claim, DeadLetter, DeleteResult, FactFilter, FactPage, ItemWrite, ListFactsQuery, MemoryStore, ObservationWrite, Tombstone, VectorRecord,
+  Claim, DeadLetter, DeleteResult, FactFilter, FactPage, ItemWrite, KeyedOperation, ListFactsQuery, MemoryStore, ObservationWrite, Tombstone, VectorRecord,
 } from '../ports.ts';
+import { checkBankId } from '../../core/ids.ts';
+import * as ops from './operations.ts';
 import { openDatabase, type Db } from './database.ts';
 import * as deletes from './deletes.ts';
 import { factFilterSql } from './filters.ts';
@@ -68,6 +70,7 @@ export class SqliteStore implements MemoryStore {
 
   // banks
   async createBank(b: Bank): Promise<void> {
+    checkBankId(b.id);
     this.db.transaction(() => {
       prepared(this.db,
           'INSERT INTO banks (id, name, mission, config, embedder, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
@@ -308,16 +311,10 @@ export class SqliteStore implements MemoryStore {
 
   // operations
   async createOperation(op: Operation): Promise<void> {
-    prepared(this.db,
-        `INSERT INTO operations (id, bank_id, kind, status, progress_done, progress_total, input, result, error, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(op.id, op.bankId, op.kind, op.status, op.progress.done, op.progress.total, json(op.input), json(op.result), op.error, op.createdAt, op.updatedAt);
+    ops.insertOperation(this.db, op);
   }
-  async updateOperation(op: Operation): Promise<void> {
-    prepared(this.db,
-        'UPDATE operations SET status = ?, progress_done = ?, progress_total = ?, result = ?, error = ?, updated_at = ? WHERE id = ?')
-      .run(op.status, op.progress.done, op.progress.total, json(op.result), op.error, op.updatedAt, op.id);
+  async updateOperation(op: Operation, from?: OperationStatus[]): Promise<boolean> {
+    return ops.updateOperation(this.db, op, from);
   }
   async getOperation(id: string): Promise<Operation | null> {
     const r = prepared(this.db, 'SELECT * FROM operations WHERE id = ?').get(id) as Row | undefined;
@@ -327,11 +324,13 @@ export class SqliteStore implements MemoryStore {
     return (prepared(this.db, `SELECT * FROM operations WHERE status IN ('queued', 'running') ORDER BY created_at`).all() as Row[]).map(toOperation);
   }
   async operationByKey(bankId: string, key: string): Promise<Operation | null> {
-    const r = prepared(this.db, 'SELECT operation_id AS id FROM operation_keys WHERE bank_id = ? AND key = ?').get(bankId, key) as { id: string } | undefined;
-    return r ? this.getOperation(r.id) : null;
+    return ops.keyed(this.db, bankId, key)?.operation ?? null;
   }
-  async setOperationKey(bankId: string, key: string, operationId: string): Promise<void> {
-    prepared(this.db, 'INSERT OR IGNORE INTO operation_keys (bank_id, key, operation_id) VALUES (?, ?, ?)').run(bankId, key, operationId);
+  async operationsByKey(key: string): Promise<Operation[]> {
+    return (prepared(this.db, 'SELECT o.* FROM operation_keys k JOIN operations o ON o.id = k.operation_id WHERE k.key = ? ORDER BY o.created_at').all(key) as Row[]).map(toOperation);
+  }
+  async bindOperationKey(bankId: string, key: string, payloadHash: string, op: Operation): Promise<KeyedOperation & { created: boolean }> {
+    return ops.bindKey(this.db, bankId, key, payloadHash, op);
   }
 
   /** After enough rows were written, lets SQLite re-analyze the tables that grew (about a millisecond when none did). */
