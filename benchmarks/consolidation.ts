@@ -8,7 +8,7 @@
 // observations among the results against facts only (an observation covers the turns of the evidence facts its
 // text shows). Appends to benchmarks/RESULTS.md.
 //
-//   node --import tsx benchmarks/consolidation.ts [--dataset path/to/locomo10.json] [--conversations N] [--claim N]
+//   node --import tsx benchmarks/consolidation.ts [--dataset path/to/locomo10.json] [--conversations N] [--claim N] [--no-record]
 import * as chrono from 'chrono-node';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -36,6 +36,8 @@ const flag = (name: string): string | undefined => {
 const datasetPath = flag('dataset') ?? '../shared/datasets/locomo/locomo10.json';
 const conversations = Number(flag('conversations') ?? 2);
 const claimSize = flag('claim') ? Number(flag('claim')) : undefined;
+/** --no-record: print the table only (for iterating), leaving RESULTS.md alone. */
+const record = !args.includes('--no-record');
 
 function itemsOf(sample: Sample): RetainItem[] {
   const out: Array<{ n: number; items: RetainItem[] }> = [];
@@ -170,9 +172,11 @@ async function main(): Promise<void> {
   ].join('\n');
   process.stdout.write(`${describe}\n${table}\n`);
   const results = new URL('./RESULTS.md', import.meta.url);
-  if (!existsSync(results)) writeFileSync(results, '# Benchmark results\n');
+  if (record) {
+    if (!existsSync(results)) writeFileSync(results, '# Benchmark results\n');
   const command = `node --import tsx benchmarks/consolidation.ts ${args.join(' ')}`.trim();
-  appendFileSync(results, `\n## Consolidation on LoCoMo (${new Date().toISOString()})\n\nCommand: \`${command}\`\n\nSetup: ${describe}; consolidator: offline\n\n${table}\n`);
+    appendFileSync(results, `\n## Consolidation on LoCoMo (${new Date().toISOString()})\n\nCommand: \`${command}\`\n\nSetup: ${describe}; consolidator: offline\n\n${table}\n`);
+  }
   await worker.stop();
   await engine.close();
   rmSync(dataDir, { recursive: true, force: true });
