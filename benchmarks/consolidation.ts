@@ -17,7 +17,7 @@ import { compose } from '../src/compose.ts';
 import { loadConfig } from '../src/config.ts';
 import { attachConsolidation } from '../src/consolidate/attach.ts';
 import { grammarCheck, sharesSubject } from '../src/consolidate/quality.ts';
-import { statedPart } from '../src/consolidate/synthesis.ts';
+import { shown as shownText, statedPart } from '../src/consolidate/synthesis.ts';
 import type { Fact } from '../src/core/types.ts';
 import type { RetainItem } from '../src/retain/types.ts';
 
@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   if (!existsSync(datasetPath)) throw new Error(`LoCoMo not found at ${datasetPath}; pass --dataset <path>`);
   const data = (JSON.parse(readFileSync(datasetPath, 'utf8')) as Sample[]).slice(0, conversations);
   const dataDir = mkdtempSync(join(tmpdir(), 'cairn-bench-consolidation-'));
-  const { engine, describe } = await compose(loadConfig({ ...process.env, CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: 'warn' }));
+  const { engine, describe } = await compose(loadConfig({ ...process.env, CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: 'warn', CAIRN_WORKER: 'off' }));
   const worker = attachConsolidation(engine, { start: false, worker: claimSize ? { claimSize } : {} });
   const rows: string[] = [];
   let totalFacts = 0;
@@ -128,7 +128,7 @@ async function main(): Promise<void> {
       if (page.facts.length < 1000) break;
     }
     const shown = (o: Fact): string[] =>
-      (evidenceOf.get(o.id) ?? []).filter((f) => o.text.includes(statedPart(f.text).replace(/[.!?;,\s]+$/u, ''))).map((f) => diaOf.get(f.id) ?? '');
+      (evidenceOf.get(o.id) ?? []).filter((f) => o.text.includes(statedPart(shownText(f)).replace(/[.!?;,\s]+$/u, ''))).map((f) => diaOf.get(f.id) ?? '');
     const queryTime = items.at(-1)?.timestamp;
     for (const qa of sample.qa) {
       const evidence = (qa.evidence ?? []).filter((e) => /^D\d+:\d+$/.test(e));

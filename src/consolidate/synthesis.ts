@@ -50,11 +50,11 @@ export function byTime(a: Fact, b: Fact): number {
 
 /** An interjection opening a sentence ("Hi!", "Wow,", "Hey Caroline,", "Actually"): not part of what it states. */
 const INTERJECTION =
-  /^(?:(?:(?:hi|hey|hello|wow|oh|ooh|yeah|yes|yep|no|ok|okay|well|so|aw+|haha|lol|omg|actually|anyway|guess what|congrats|thanks)(?:\s+\p{Lu}[\p{L}'’-]*)?\s*[!,.:;-]+|(?:actually|anyway|also|and|but|so|well)(?=\s+\p{Lu}))\s*)+/iu;
+  /^(?:(?:(?:hi|hey|hello|wow|oh|ooh|yeah|yes|yep|no|ok|okay|well|so|aw+|haha|lol|omg|actually|anyway|guess what|congrats|thanks|sure thing|sure|totally|absolutely)(?:\s+\p{Lu}[\p{L}'’-]*)?\s*[!,.:;-]+|(?:actually|anyway|also|and|but|so|well)(?=\s+\p{Lu}))\s*)+/iu;
 
 /** The part of a fact that states something: opening interjections dropped ("Hi! Maya started ..." -> "Maya started ..."). */
 /** Closing exclamations ("... Congrats!", "... Thanks!", "... We got this!") add nothing to what is stated. */
-const CLOSING = /(?<=[.!?])\s+(?:congrats|congratulations|thanks|thank you|wow|yay|haha|lol|we got this|you got this|good luck|take care|cheers)[!.]*\s*$/i;
+const CLOSING = /(?<=[.!?])\s+(?:(?:thanks|thank you)\b[^.!?]*|congrats|congratulations|wow|yay|haha|lol|we got this|you got this|good luck|take care|cheers|keep it up)[!.]*\s*$/i;
 
 export function statedPart(text: string): string {
   const rest = text.trim().replace(INTERJECTION, '').replace(CLOSING, '');
@@ -64,7 +64,7 @@ export function statedPart(text: string): string {
 const bare = (text: string): string => statedPart(text).replace(/[.!?;,\s]+$/u, '');
 
 /** A fact as an observation shows it: its "you" named when retain knew whom it meant. */
-function shown(f: Fact): string {
+export function shown(f: Fact): string {
   const addressee = typeof f.metadata.addressee === 'string' ? f.metadata.addressee : null;
   return addressee ? toThirdPerson(f.text, { speaker: null, addressee }) : f.text;
 }

@@ -123,6 +123,10 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
   }
   const rerankMs = since(mark);
 
+  // One result per text: an observation that only repeats a fact (a belief resting on that one fact so far) is
+  // the same memory twice; the fact stands for both, at the better of their places.
+  ranked = oneResultPerText(ranked, poolFacts);
+
   // Diversity.
   mark = performance.now();
   const mmrLambda = req.mmrLambda === undefined ? settings.mmrLambda : req.mmrLambda;
@@ -210,6 +214,28 @@ function withExtras(results: Array<Omit<RecallResult, 'tokens'>>, extras: Map<st
     (x.outdated && !x.textAsOf ? outdated : current).push(out);
   }
   return [...current, ...outdated];
+}
+
+function oneResultPerText<T extends { id: string }>(ranked: T[], facts: Map<string, Fact>): T[] {
+  const key = (f: Fact | undefined): string => (f ? f.text.trim().replace(/\s+/g, ' ').toLowerCase() : '');
+  const factByText = new Map<string, T>();
+  for (const r of ranked) {
+    const f = facts.get(r.id);
+    if (f && f.kind !== 'observation' && !factByText.has(key(f))) factByText.set(key(f), r);
+  }
+  const seen = new Set<string>();
+  const out: T[] = [];
+  for (const r of ranked) {
+    const k = key(facts.get(r.id));
+    if (!k) {
+      out.push(r);
+      continue;
+    }
+    if (seen.has(k)) continue;
+    seen.add(k);
+    out.push(factByText.get(k) ?? r);
+  }
+  return out;
 }
 
 function armTrace(out: ArmOutput & { ms: number }): ArmTrace {
