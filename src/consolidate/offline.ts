@@ -18,7 +18,8 @@ import type { ConsolidationDecision, ConsolidationInput, Consolidator, Remaining
 import { missionProfile, missionRelevance, NO_MISSION, type MissionProfile, type Relevance } from './mission.ts';
 import { calibrate, cosine, type Calibration } from './similarity.ts';
 import { stemSet } from './stems.ts';
-import { analyse, replaces, type Analysis, type Statement } from './statement.ts';
+import { replaces, type Statement } from './statement.ts';
+import { intersect, Subjects } from './subject.ts';
 import { byStoryTime, byTime, statedPart, synthesize, type EvidenceItem } from './synthesis.ts';
 
 export interface OfflineOptions {
@@ -89,12 +90,8 @@ const SMALL_TALK = stemSet(
 
 const tagsKey = (tags: readonly string[]): string => JSON.stringify([...tags].sort());
 
-/** NLP analyses by fact id and text (parsing is the costly part of supersession and grouping). */
-const analyses = new Map<string, Analysis>();
-
 /** Thanks, greetings and farewells: politeness, not beliefs. */
 const POLITENESS = /^(?:thanks|thank you|thx|congrats|congratulations|hi|hey|hello|bye|goodbye|good night|see you|take care|cheers|you're welcome|no problem|sorry)\b/i;
-const intersect = (a: ReadonlySet<string>, b: ReadonlySet<string>): Set<string> => new Set([...a].filter((x) => b.has(x)));
 
 export class OfflineConsolidator implements Consolidator {
   readonly name = 'offline';
@@ -128,8 +125,8 @@ class Run {
   private readonly superseded = new Set<string>();
   private readonly decisions: ConsolidationDecision[] = [];
   private refs = 0;
-  /** Name keys of everyone who speaks in view: being the speaker says nothing about what a fact is about. */
-  private readonly speakers = new Set<string>();
+  /** What facts are about; everyone who speaks in view is a speaker, which says nothing about a fact's subject. */
+  private readonly subjects: Subjects;
 
   constructor(
     private readonly input: ConsolidationInput,
@@ -137,7 +134,7 @@ class Run {
     private readonly mission: MissionProfile,
     private readonly options: OfflineOptions,
   ) {
-    for (const f of [...input.facts, ...input.relatedFacts, ...input.observations.flatMap((r) => r.facts)]) if (f.speaker) this.speakers.add(nameKey(f.speaker));
+    this.subjects = new Subjects(input.entityNames, [...input.facts, ...input.relatedFacts, ...input.observations.flatMap((r) => r.facts)]);
     for (const r of input.observations) {
       const roles = new Map(r.evidence.map((e) => [e.factId, e.role]));
       const w: Working = {
@@ -198,7 +195,7 @@ class Run {
         relevance: missionRelevance(this.mission, stems, vector, this.calibration), anchors: new Set(), evidence,
       };
       this.infos.set(f.id, i);
-      if (f.kind !== 'observation') i.anchors = this.anchorsOf(f);
+      i.anchors = this.subjects.anchorsOf(f);
     }
     return i;
   }
@@ -210,48 +207,8 @@ class Run {
     w.anchors = w.anchors === null ? new Set(mine) : intersect(w.anchors, mine);
   }
 
-  private isSpeaker(key: string): boolean {
-    return this.speakers.has(key) || this.speakers.has(key.split(' ')[0]);
-  }
-
-  /**
-   * What a fact is about: the people and things it names other than the speakers (`e:` entity ids), the compound
-   * things it talks about (`t:`), and the attribute a single-valued statement sets (`a:` subject and predicate).
-   */
-  private anchorsOf(f: Fact): Set<string> {
-    const out = new Set<string>();
-    for (const e of f.entities) {
-      const key = this.name(e);
-      if (key && !this.isSpeaker(key)) out.add(`e:${e}`);
-    }
-    const { statement, things, named } = this.analysisOf(f);
-    for (const t of things) out.add(`t:${t}`);
-    // A name the extractor did not take as an entity still says whom the fact is about.
-    if (named && !f.entities.includes(named) && !this.isSpeaker(named)) out.add(`e:${named}`);
-    if (statement) out.add(`a:${statement.subject}|${statement.predicate}`);
-    return out;
-  }
-
-  private analysisOf(f: Fact): Analysis {
-    const key = `${f.id}\u0000${f.text}`;
-    let found = analyses.get(key);
-    if (found === undefined) {
-      const entities = f.entities.map((id) => ({ id, key: this.name(id) })).filter((e) => e.key);
-      found = analyse(statedPart(f.text), (subject) => {
-        const k = nameKey(subject);
-        const first = (e: { key: string }): string => e.key.split(' ')[0];
-        // The whole subject names the entity (or its first name): "Maya's sister" is not about Maya (see subjectKey).
-        const hit = entities.find((e) => k === e.key || k === first(e) || e.key.startsWith(`${k} `));
-        return hit ? hit.id : k.replace(/^(the|a|an) /, '');
-      });
-      if (analyses.size >= 50_000) analyses.clear();
-      analyses.set(key, found);
-    }
-    return found;
-  }
-
   private statementOf(f: Fact): Statement | null {
-    return this.analysisOf(f).statement;
+    return this.subjects.analysisOf(f).statement;
   }
 
   /** Facts a new fact may replace: stored facts about its entities, evidence of the loaded observations, earlier new facts. */

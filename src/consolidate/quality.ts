@@ -5,32 +5,14 @@
 import nlp from 'compromise';
 import type { Fact } from '../core/types.ts';
 import { CAUSATIVE, hasUnresolvedYou } from '../text/person.ts';
-import { nameKey } from '../text/words.ts';
-import { analyse } from './statement.ts';
+import { Subjects } from './subject.ts';
 
 /**
- * True when every evidence fact names one entity other than the speakers, or all talk about one compound thing,
- * or all have one named subject ("Dev ...", "Art ..."), or all set one attribute of one subject (read the same way
- * the offline consolidator reads statements).
+ * True when all the evidence facts share a subject other than the speakers: one entity, one compound thing, one
+ * named subject ("Dev ...", "Art ..."), or one attribute of one subject (read as the consolidators read them).
  */
 export function sharesSubject(evidence: Fact[], entityNames: ReadonlyMap<string, string>, speakers: ReadonlySet<string>): boolean {
-  if (evidence.length === 0) return false;
-  const isSpeaker = (id: string): boolean => {
-    const key = nameKey(entityNames.get(id) ?? '');
-    return speakers.has(key) || speakers.has(key.split(' ')[0]);
-  };
-  const sets = evidence.map((f) => {
-    const about = new Set(f.entities.filter((e) => !isSpeaker(e)).map((e) => `e:${e}`));
-    const { statement, things, named } = analyse(f.text, (name) => {
-      const key = nameKey(name);
-      return f.entities.find((e) => nameKey(entityNames.get(e) ?? '') === key || nameKey(entityNames.get(e) ?? '').split(' ')[0] === key) ?? key;
-    });
-    for (const t of things) about.add(`t:${t}`);
-    if (named && !isSpeaker(named) && !speakers.has(named)) about.add(f.entities.includes(named) ? `e:${named}` : `n:${named}`);
-    if (statement) about.add(`a:${statement.subject}|${statement.predicate}`);
-    return about;
-  });
-  return [...sets[0]].some((x) => sets.every((s) => s.has(x)));
+  return evidence.length > 0 && new Subjects(entityNames, evidence, speakers).sharedBy(evidence).size > 0;
 }
 
 const GREETING = /^(?:hi|hey|hello|thanks|thank you|congrats|congratulations|bye|good night|wow|yeah|oh)\b/i;

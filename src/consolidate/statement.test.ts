@@ -47,7 +47,8 @@ test('a possessive attribute is its own subject, and a named relative is about t
 });
 
 test('things are compound noun phrases, not names, times or single words', () => {
-  assert.deepEqual(analyse('The LLM-powered search feature improved engagement by 30%.').things, ['search featur']);
+  assert.deepEqual(analyse('The LLM-powered search feature improved engagement by 30%.').things, ['llm power', 'power search', 'search featur']);
+  assert.deepEqual(analyse('LLM search engagement stayed high.').things, ['llm search', 'search engag']);
   assert.deepEqual(analyse('Melanie ran a charity race for mental health last Saturday.').things, ['chariti race', 'mental health']);
   assert.deepEqual(analyse('Hi! Maya just started a new job.').things, ['new job']);
 });

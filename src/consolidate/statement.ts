@@ -71,8 +71,9 @@ export interface Analysis {
   statement: Statement | null;
   /**
    * The compound things a text talks about ("the LLM search feature", "a charity race", "the support group"):
-   * each the stems of a noun phrase's last two words, modifier then head. Names, times, pronouns and numbers
-   * are not things; a bare one-word noun ("job", "food") is too general to be one.
+   * each pair of neighbouring words of a noun phrase, as stems ("llm search", "search featur"), so "the LLM
+   * search feature" and "LLM search engagement" meet on "llm search". Names, times, pronouns and numbers are not
+   * things; a bare one-word noun ("job", "food") is too general to be one.
    */
   things: string[];
   /**
@@ -96,7 +97,7 @@ function thingsOf(terms: TermJson[]): string[] {
   let upToNoun = 0;
   const close = (): void => {
     const words = run.slice(0, upToNoun).flatMap((w) => [...stemSet(w)]);
-    if (words.length >= 2) out.add(words.slice(-2).join(' '));
+    for (let k = 1; k < words.length; k++) out.add(`${words[k - 1]} ${words[k]}`);
     run = [];
     upToNoun = 0;
   };
