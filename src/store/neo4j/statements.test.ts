@@ -69,7 +69,7 @@ function catalogue(): Array<[string, Statement]> {
   add('operationByKey', rec.operationByKey(B, EVIL));
   add('setOperationKey', rec.setOperationKey(B, EVIL, 'op-1'));
   add('createTombstones', rec.createTombstones([{ id: 't', bankId: B, kind: 'fact', targetId: 'f', reason: EVIL, at: NOW }]));
-  add('listTombstones', rec.listTombstones(B, 10));
+  add('listTombstones', rec.listTombstones(B, 10, 20));
 
   const staging = { pending: true, now: NOW };
   add('upsertDocument', items.upsertDocument(document, staging));
