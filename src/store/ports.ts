@@ -235,7 +235,10 @@ export interface MemoryStore {
   evidenceOf(bankId: string, observationId: string): Promise<Evidence[]>;
   observationsOfFact(bankId: string, factId: string): Promise<Evidence[]>;
   historyOf(bankId: string, observationId: string): Promise<ObservationRevision[]>;
-  tombstones(bankId: string, limit: number): Promise<Tombstone[]>;
+  /** The bank's tombstones, newest first (ties by id), a page at a time. */
+  tombstones(bankId: string, limit: number, offset?: number): Promise<Tombstone[]>;
+  /** Stores tombstones as they were exported (the import of a bank). */
+  restoreTombstones(tombstones: Tombstone[]): Promise<void>;
 
   createOperation(op: Operation): Promise<void>;
   /**

@@ -342,6 +342,23 @@ export function storeConformance(label: string, harness: StoreHarness): void {
       assert.deepEqual((await store.tombstones(bankId, 10)).map((t) => `${t.kind}:${t.targetId}:${t.reason}`), [`fact:${facts[1].id}:wrong`]);
     });
 
+    test('tombstones: pages newest first (ties by id), and exported ones are restored as they were', async () => {
+      const { bankId, facts } = await seeded('tombstone-pages');
+      await store.deleteFacts(bankId, idsOf(facts).slice(0, 3), 'one by one');
+      const all = await store.tombstones(bankId, 100);
+      assert.equal(all.length, 3);
+      const newestFirst = <T extends { at: string; id: string }>(ts: T[]): T[] =>
+        [...ts].sort((a, b) => (a.at !== b.at ? (a.at < b.at ? 1 : -1) : a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+      assert.deepEqual(all, newestFirst(all));
+      const paged = [...(await store.tombstones(bankId, 2, 0)), ...(await store.tombstones(bankId, 2, 2))];
+      assert.deepEqual(paged, all);
+      const copy = await newBank('tombstone-restore');
+      const restored = [...all.map((t) => ({ ...t, id: `${t.id}-copy`, bankId: copy })), { id: `${copy}-t-old`, bankId: copy, kind: 'bank' as const, targetId: copy, reason: 'bank deleted', at: at(1) }];
+      await store.restoreTombstones(restored);
+      assert.deepEqual(await store.tombstones(copy, 100), newestFirst(restored));
+      assert.equal((await store.tombstones(bankId, 100)).length, 3, 'the other bank keeps its own');
+    });
+
     test('banks are isolated: same content, separate answers; deleting one leaves the other', async () => {
       const one = await seeded('iso-a');
       const two = await seeded('iso-b');

@@ -116,8 +116,11 @@ export class Neo4jRecords {
   async historyOf(bankId: string, observationId: string): Promise<ObservationRevision[]> {
     return many(await this.db.read(reads.historyOf(bankId, observationId)), 'revision', toRevision);
   }
-  async tombstones(bankId: string, limit: number): Promise<Tombstone[]> {
-    return many(await this.db.read(rec.listTombstones(bankId, limit)), 'tombstone', toTombstone);
+  async tombstones(bankId: string, limit: number, offset = 0): Promise<Tombstone[]> {
+    return many(await this.db.read(rec.listTombstones(bankId, limit, offset)), 'tombstone', toTombstone);
+  }
+  async restoreTombstones(tombstones: Tombstone[]): Promise<void> {
+    if (tombstones.length) await this.db.write(rec.createTombstones(tombstones));
   }
 
   // operations

@@ -74,7 +74,7 @@ function catalogue(): Array<[string, Statement]> {
   add('operationRunning', rec.operationRunning('op-1'));
   add('failOperationsOfBank', rec.failOperationsOfBank(B, EVIL, NOW));
   add('createTombstones', rec.createTombstones([{ id: 't', bankId: B, kind: 'fact', targetId: 'f', reason: EVIL, at: NOW }]));
-  add('listTombstones', rec.listTombstones(B, 10));
+  add('listTombstones', rec.listTombstones(B, 10, 20));
 
   const staging = { pending: true, now: NOW };
   add('upsertDocument', items.upsertDocument(document, staging));

@@ -220,8 +220,11 @@ export class ServerStore implements MemoryStore {
   historyOf(bankId: string, observationId: string): Promise<ObservationRevision[]> {
     return this.records.historyOf(bankId, observationId);
   }
-  tombstones(bankId: string, limit: number): Promise<Tombstone[]> {
-    return this.records.tombstones(bankId, limit);
+  tombstones(bankId: string, limit: number, offset = 0): Promise<Tombstone[]> {
+    return this.records.tombstones(bankId, limit, offset);
+  }
+  restoreTombstones(tombstones: Tombstone[]): Promise<void> {
+    return this.records.restoreTombstones(tombstones);
   }
 
   // operations

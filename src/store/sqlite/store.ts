@@ -302,11 +302,17 @@ export class SqliteStore implements MemoryStore {
       at: String(r.at),
     }));
   }
-  async tombstones(bankId: string, limit: number): Promise<Tombstone[]> {
-    const rows = prepared(this.db, 'SELECT * FROM tombstones WHERE bank_id = ? ORDER BY at DESC LIMIT ?').all(bankId, limit) as Row[];
+  async tombstones(bankId: string, limit: number, offset = 0): Promise<Tombstone[]> {
+    const rows = prepared(this.db, 'SELECT * FROM tombstones WHERE bank_id = ? ORDER BY at DESC, id DESC LIMIT ? OFFSET ?').all(bankId, limit, offset) as Row[];
     return rows.map((r) => ({
       id: String(r.id), bankId: String(r.bank_id), kind: String(r.kind) as Tombstone['kind'], targetId: String(r.target_id), reason: String(r.reason), at: String(r.at),
     }));
+  }
+  async restoreTombstones(tombstones: Tombstone[]): Promise<void> {
+    const insert = prepared(this.db, 'INSERT INTO tombstones (id, bank_id, kind, target_id, reason, at) VALUES (?, ?, ?, ?, ?, ?)');
+    this.db.transaction(() => {
+      for (const t of tombstones) insert.run(t.id, t.bankId, t.kind, t.targetId, t.reason, t.at);
+    })();
   }
 
   // operations

@@ -101,8 +101,9 @@ export const failOperationsOfBank = (bankId: string, error: string, now: string)
 export const createTombstones = (tombstones: Tombstone[]): Statement =>
   cypher('UNWIND $tombstones AS t CREATE (x:Tombstone) SET x = t', { tombstones: tombstones.map(tombstoneProps) });
 
-export const listTombstones = (bankId: string, limit: number): Statement =>
-  cypher('MATCH (t:Tombstone {bankId: $bankId}) RETURN t {.*} AS tombstone ORDER BY tombstone.at DESC, tombstone.id DESC LIMIT $limit', {
+export const listTombstones = (bankId: string, limit: number, offset = 0): Statement =>
+  cypher('MATCH (t:Tombstone {bankId: $bankId}) RETURN t {.*} AS tombstone ORDER BY tombstone.at DESC, tombstone.id DESC SKIP $offset LIMIT $limit', {
     bankId,
+    offset: int(offset),
     limit: int(limit),
   });
