@@ -21,6 +21,7 @@ const cases: Array<[string, string | null, string | null, string]> = [
   ['You paint every day, right.', 'Caroline', 'Melanie', 'Melanie paints every day, right.'],
   ['Make sure you take care of yourself.', 'Caroline', 'Melanie', 'Make sure Melanie takes care of Melanie.'],
   ["I'll let you know, and I hope you really enjoy it.", 'Caroline', 'Melanie', 'Caroline will let Melanie know, and Caroline hopes Melanie really enjoys it.'],
+  ['They hired me at a company I like.', 'John', null, 'They hired John at a company John likes.'],
   ['Painting is great for expressing yourself.', 'Caroline', 'Melanie', 'Painting is great for expressing yourself.'],
   ['You never know what happens.', 'Caroline', 'Melanie', 'You never know what happens.'],
   ['Are you okay?', 'Caroline', 'Melanie', 'Are you okay?'],

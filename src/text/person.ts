@@ -31,9 +31,12 @@ export function thirdPersonForm(verb: string): string {
 const baseForms = new Map<string, boolean>();
 
 /** True when the word, right after "I", is a verb in its base form (so it must agree with a name). */
+/** Verbs the tagger reads as another part of speech after "I" ("like" as a preposition). */
+const ALWAYS_VERBS = new Set(['like', 'love', 'hate', 'mean', 'bet', 'miss', 'wish', 'prefer', 'guess', 'wonder']);
+
 function isBaseVerb(word: string): boolean {
   const lower = word.toLowerCase();
-  if (lower in IRREGULAR || lower in CONTRACTED) return true;
+  if (lower in IRREGULAR || lower in CONTRACTED || ALWAYS_VERBS.has(lower)) return true;
   if (MODALS.has(lower) || lower.endsWith('ed')) return false;
   let known = baseForms.get(lower);
   if (known === undefined) {
