@@ -171,7 +171,7 @@ class Run {
   }
 
   private name(entityId: string): string {
-    return nameKey(this.input.entityNames.get(entityId) ?? '');
+    return this.subjects.name(entityId);
   }
 
   private info(f: Fact): FactInfo {
