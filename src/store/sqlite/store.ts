@@ -12,7 +12,7 @@ import * as deletes from './deletes.ts';
 import { factFilterSql } from './filters.ts';
 import { SqliteGraphIndex } from './graph.ts';
 import { SqliteKeywordIndex } from './keyword.ts';
-import { ensureKeywordIndex, syncPendingKeywordChanges } from './keyword-tables.ts';
+import { countKeywordTotals, ensureKeywordIndex, syncPendingKeywordChanges } from './keyword-tables.ts';
 import { SqliteReaders } from './readers.ts';
 import * as queue from './queue.ts';
 import { F, FACT_COLUMNS, json, parseJson, placeholders, toBank, toChunk, toDocument, toEntity, toFact, toOperation, type Row } from './rows.ts';
@@ -51,7 +51,9 @@ export class SqliteStore implements MemoryStore {
   constructor(options: SqliteStoreOptions) {
     const file = options.file ?? join(options.dataDir ?? 'data', 'cairn.db');
     this.db = openDatabase(file);
-    // A database upgraded by migration 005 (or left with unapplied keyword changes) is indexed per bank now.
+    // A database upgraded by migration 008 has its keyword tables counted now; one upgraded by migration 005 (or left
+    // with unapplied keyword changes) is indexed per bank now.
+    countKeywordTotals(this.db);
     syncPendingKeywordChanges(this.db);
     this.vectors = new SqliteVectorIndex(this.db, file === ':memory:' ? {} : { snapshotDir: join(file, '..', 'vector-snapshots') });
     this.readers = file === ':memory:' ? null : new SqliteReaders(file);
