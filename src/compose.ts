@@ -27,11 +27,14 @@ import { SqliteStore } from './store/sqlite/store.ts';
 import { SqliteThreadStore } from './store/sqlite/threads.ts';
 import { SqliteUsageLedger } from './store/sqlite/usage.ts';
 import { ThreadMemory } from './threads/memory.ts';
+import type { ThreadStore } from './threads/ports.ts';
 
 export interface Composed {
   engine: Engine;
   worker: ConsolidationWorker;
   threads: ThreadMemory;
+  /** Where thread memory is kept (export and import read and write it directly). */
+  threadStore: ThreadStore;
   /** One line naming the active store, embedder, reranker, extractor and LLM. */
   describe: string;
   /** Routes of the modules beyond the core (reflect, consolidation, audit, usage). */
@@ -80,8 +83,9 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     start: options.startWorker ?? config.embeddedWorker,
     worker: workerOptionsFromEnv(config.env),
   });
+  const threadStore = new SqliteThreadStore(localDb);
   const threads = new ThreadMemory({
-    store: new SqliteThreadStore(localDb),
+    store: threadStore,
     banks: store,
     llmFor: (bank) => resolveLlm('threads', bank.config, { env: config.env, ledger }),
     bridge: async (bankId, items) => {
@@ -109,5 +113,5 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     await threads.idle();
     await engine.close();
   };
-  return { engine, worker, threads, describe, routes, shutdown };
+  return { engine, worker, threads, threadStore, describe, routes, shutdown };
 }

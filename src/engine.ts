@@ -1,7 +1,7 @@
 // The engine: Cairn's use cases (banks, retain, recall, documents, facts, entities, operations) over the
 // ports. The HTTP API and the CLI call this; it never knows which adapters it was given.
-import { CairnError, notFound } from './core/errors.ts';
-import { newId } from './core/ids.ts';
+import { bankDeletedError, CairnError, notFound } from './core/errors.ts';
+import { newId, payloadHash } from './core/ids.ts';
 import { nowIso } from './core/time.ts';
 import type { Bank, BankConfig, Entity, Fact, Operation } from './core/types.ts';
 import type { Embedder, Reranker } from './embed/ports.ts';
@@ -11,8 +11,8 @@ import { recall } from './recall/recall.ts';
 import type { RecallRequest, RecallResponse } from './recall/types.ts';
 import type { Extractor } from './retain/extractor.ts';
 import { retain } from './retain/pipeline.ts';
-import type { RetainRequest, RetainResult } from './retain/types.ts';
-import type { DeleteResult, FactPage, ListFactsQuery, MemoryStore } from './store/ports.ts';
+import type { Progress, RetainRequest, RetainResult } from './retain/types.ts';
+import type { DeleteResult, FactPage, KeyedOperation, ListFactsQuery, MemoryStore } from './store/ports.ts';
 
 export interface EngineDeps {
   store: MemoryStore;
@@ -32,6 +32,8 @@ export interface RetainOptions {
   async?: boolean;
   /** Idempotency key: the same key for the same bank returns the first operation's outcome. */
   operationId?: string;
+  /** Hears a sync retain's progress (items done, items in all). */
+  progress?: Progress;
 }
 
 export type RetainOutcome = { operation: Operation; result: RetainResult | null };
@@ -42,23 +44,30 @@ export interface EngineHooks {
   afterDelete?: (bankId: string, deleted: DeleteResult) => Promise<void>;
 }
 
+/** What a request whose idempotency key is bound already gets: the bound operation's outcome, or why not. */
+function earlierOutcome(bound: KeyedOperation, hash: string, key: string, async: boolean): RetainOutcome {
+  const { operation } = bound;
+  if (bound.payloadHash !== null && bound.payloadHash !== hash)
+    throw new CairnError(
+      'idempotency_key_reused',
+      `operationId '${key}' was first used with another payload (operation ${operation.id}); a retry must send the same items and documentMode, different items need a new operationId`,
+    );
+  if (operation.status === 'succeeded') return { operation, result: operation.result as RetainResult };
+  if (async) return { operation, result: null };
+  throw new CairnError('conflict', `operationId '${key}' names operation ${operation.id}, still running; poll GET /v1/operations/${operation.id} for its result`);
+}
+
 export class Engine {
   readonly operations: Operations;
   readonly hooks: EngineHooks = {};
 
   constructor(readonly deps: EngineDeps) {
     this.operations = new Operations(deps.store);
-    this.operations.register('retain', async (op, progress) => {
-      const bank = await this.requireBank(op.bankId);
-      let last = 0;
-      const result = await retain(this.deps, bank, op.input as RetainRequest, (done, total) => {
-        if (done - last >= 10 || done === total) {
-          last = done;
-          void progress(done, total);
-        }
-      });
-      this.hooks.afterRetain?.(bank.id, result);
-      return result;
+    // Async retains, and after a restart every retain left unfinished (a synchronous one with a key keeps its input).
+    this.operations.register('retain', async (op) => {
+      if (op.input === null)
+        throw new CairnError('internal', 'the process stopped during this synchronous retain; the documents it finished are stored: send the request again to finish it');
+      return this.runRetain(op, op.input as RetainRequest);
     });
   }
 
@@ -105,31 +114,43 @@ export class Engine {
   }
 
   // retain
+  /**
+   * Retains items, as an operation: async (stored with its input, run in the background) or sync (run now; stored
+   * with its input too when it has an idempotency key, so a crash does not leave the key stuck). An idempotency key
+   * binds the first request's operation; a retry with the same payload gets that operation's outcome, another payload
+   * is refused (422), and a sync retry while it still runs is told so (409).
+   */
   async retain(bankId: string, request: RetainRequest, options: RetainOptions = {}): Promise<RetainOutcome> {
     const bank = await this.requireBank(bankId);
     this.checkEmbedder(bank);
-    if (options.operationId) {
-      const previous = await this.deps.store.operationByKey(bankId, options.operationId);
-      if (previous) return { operation: previous, result: previous.status === 'succeeded' ? (previous.result as RetainResult) : null };
-    }
+    const input: RetainRequest = { items: request.items, documentMode: request.documentMode ?? 'replace' };
+    const keep = options.async === true || options.operationId !== undefined;
+    const op = await this.operations.create(bankId, 'retain', keep ? input : null, input.items.length, options.async ? 'queued' : 'running');
+    if (options.operationId !== undefined) {
+      const hash = payloadHash(input);
+      const bound = await this.deps.store.bindOperationKey(bankId, options.operationId, hash, op);
+      if (!bound.created) return earlierOutcome(bound, hash, options.operationId, options.async === true);
+    } else await this.deps.store.createOperation(op);
     if (options.async) {
-      const op = await this.operations.submit(bankId, 'retain', request, request.items.length);
-      if (options.operationId) await this.deps.store.setOperationKey(bankId, options.operationId, op.id);
+      this.operations.start(op);
       return { operation: op, result: null };
     }
-    const now = nowIso();
-    const op: Operation = {
-      id: newId('op'), bankId, kind: 'retain', status: 'running', progress: { done: 0, total: request.items.length },
-      input: null, result: null, error: null, createdAt: now, updatedAt: now,
-    };
-    const result = await retain(this.deps, bank, request);
-    this.hooks.afterRetain?.(bankId, result);
-    Object.assign(op, { status: 'succeeded', result, progress: { done: request.items.length, total: request.items.length }, updatedAt: nowIso() });
-    if (options.operationId) {
-      await this.deps.store.createOperation(op);
-      await this.deps.store.setOperationKey(bankId, options.operationId, op.id);
-    }
+    const result = await this.operations.perform(op, () => this.runRetain(op, input, options.progress));
     return { operation: op, result };
+  }
+
+  /** Runs a stored retain operation; a bank deleted meanwhile is named as the reason it failed. */
+  private async runRetain(op: Operation, input: RetainRequest, progress?: Progress): Promise<RetainResult> {
+    try {
+      const bank = await this.requireBank(op.bankId);
+      this.checkEmbedder(bank);
+      const result = await retain(this.deps, bank, input, { operation: op, progress });
+      this.hooks.afterRetain?.(bank.id, result);
+      return result;
+    } catch (e) {
+      if (!(await this.deps.store.getBank(op.bankId))) throw new CairnError('not_found', bankDeletedError(op.bankId));
+      throw e;
+    }
   }
 
   private checkEmbedder(bank: Bank): void {
@@ -180,10 +201,24 @@ export class Engine {
     return deleted;
   }
 
-  async getOperation(id: string): Promise<Operation> {
-    const op = await this.deps.store.getOperation(id);
-    if (!op) throw notFound('operation', id);
-    return op;
+  /**
+   * An operation by its id or by the idempotency key it was bound to. A key used in several banks needs the bank;
+   * with a bank, only that bank's operations are found.
+   */
+  async getOperation(id: string, bankId?: string): Promise<Operation> {
+    const { store } = this.deps;
+    if (bankId !== undefined) {
+      const op = (await store.operationByKey(bankId, id)) ?? (await store.getOperation(id));
+      if (op?.bankId !== bankId) throw new CairnError('not_found', `bank '${bankId}' has no operation with id or operationId '${id}'`);
+      return op;
+    }
+    const op = await store.getOperation(id);
+    if (op) return op;
+    const keyed = await store.operationsByKey(id);
+    if (keyed.length === 1) return keyed[0];
+    if (keyed.length > 1)
+      throw new CairnError('conflict', `operationId '${id}' names operations of ${keyed.length} banks (${keyed.map((o) => o.bankId).join(', ')}); say which with ?bank=<bank>`);
+    throw notFound('operation', id);
   }
 
   /** Re-embeds every fact of a bank with the active embedder (after an embedder change). */

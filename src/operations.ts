@@ -2,14 +2,21 @@
 // status and progress, so clients can poll them and another process resumes what a dead one left unfinished.
 // Each operation is held by the process running it, which beats (src/liveness.ts); a process that resumes
 // operations takes over those whose holder is dead (at start, and at every beat after), never a live one's.
+import { CairnError } from './core/errors.ts';
 import { newId } from './core/ids.ts';
 import { nowIso } from './core/time.ts';
-import type { Operation } from './core/types.ts';
+import type { Operation, OperationStatus } from './core/types.ts';
 import { DEFAULT_LIVENESS, Liveness, newHolderId, type LivenessOptions } from './liveness.ts';
 import type { Heartbeat, MemoryStore } from './store/ports.ts';
 import { log } from './log.ts';
 
 export type OperationHandler = (op: Operation, progress: (done: number, total: number) => Promise<void>) => Promise<unknown>;
+
+/** A new operation record (not stored yet). */
+export function newOperation(bankId: string, kind: string, input: unknown, total: number, status: OperationStatus = 'queued'): Operation {
+  const now = nowIso();
+  return { id: newId('op'), bankId, kind, status, progress: { done: 0, total }, input, result: null, error: null, createdAt: now, updatedAt: now };
+}
 
 export class Operations {
   private readonly handlers = new Map<string, OperationHandler>();
@@ -35,13 +42,14 @@ export class Operations {
     this.handlers.set(kind, handler);
   }
 
-  async submit(bankId: string, kind: string, input: unknown, total: number): Promise<Operation> {
-    const now = nowIso();
+  /** A new operation held by this process (not stored yet): once stored, it is taken over if this process dies. */
+  async create(bankId: string, kind: string, input: unknown, total: number, status: OperationStatus = 'queued'): Promise<Operation> {
     await this.liveness.start();
-    const op: Operation = {
-      id: newId('op'), bankId, kind, status: 'queued', progress: { done: 0, total }, input, result: null, error: null, createdAt: now, updatedAt: now,
-      owner: this.liveness.id,
-    };
+    return { ...newOperation(bankId, kind, input, total, status), owner: this.holder };
+  }
+
+  async submit(bankId: string, kind: string, input: unknown, total: number): Promise<Operation> {
+    const op = await this.create(bankId, kind, input, total);
     await this.store.createOperation(op);
     this.start(op);
     return op;
@@ -83,7 +91,8 @@ export class Operations {
     await this.liveness.stop();
   }
 
-  private start(op: Operation): void {
+  /** Runs a stored operation in the background (status, result and error recorded as it goes). */
+  start(op: Operation): void {
     const handler = this.handlers.get(op.kind);
     if (!handler) {
       log.warn(`no handler for operation kind '${op.kind}' (${op.id})`);
@@ -97,27 +106,62 @@ export class Operations {
     this.running.add(task);
   }
 
+  /** Runs a stored operation and waits for it: its result, or its error (recorded on the operation) thrown. */
+  async perform<T>(op: Operation, work: () => Promise<T>): Promise<T> {
+    let outcome: { result: T } | { error: unknown } | null = null;
+    await this.run(op, async () => {
+      try {
+        const result = await work();
+        outcome = { result };
+        return result;
+      } catch (error) {
+        outcome = { error };
+        throw error;
+      }
+    });
+    const ended = outcome as { result: T } | { error: unknown } | null;
+    if (ended === null) throw new CairnError('conflict', `operation '${op.id}' was stopped before it started: ${op.error ?? 'it is no longer queued'}`);
+    if ('error' in ended) throw ended.error;
+    return ended.result;
+  }
+
+  /**
+   * Runs the handler and records how it went. Every update applies only from the status the operation should be in:
+   * one failed meanwhile (its bank was deleted) stays failed, with the reason given then, and a queued one that is
+   * no longer queued does not start. Only while this process holds it: once another took it over (this one was
+   * presumed dead), this run records nothing more, and the store refuses its writes that carry the operation.
+   */
   private async run(op: Operation, handler: OperationHandler): Promise<void> {
     let lost = false;
-    const update = async (patch: Partial<Operation>): Promise<void> => {
-      if (lost) return;
-      Object.assign(op, patch, { updatedAt: nowIso() });
-      try {
-        if (await this.store.updateOperation(op)) return;
-        // Presumed dead (this process stalled), another took it over and records it now; this run's writes are idempotent.
-        lost = true;
-        log.warn(`operation ${op.id} was taken over by another process; this one no longer records it`);
-      } catch (e) {
-        log.warn(`operation ${op.id}: could not record progress: ${String(e)}`);
+    const update = async (patch: Partial<Operation>, from: OperationStatus[]): Promise<boolean> => {
+      if (lost) return false;
+      const next = { ...op, ...patch, updatedAt: nowIso() };
+      const written = await this.store.updateOperation(next, from).catch((e: unknown) => {
+        log.warn(`operation ${op.id}: could not record its state: ${String(e)}`);
+        return true;
+      });
+      if (written) {
+        Object.assign(op, next);
+        return true;
       }
+      const stored = await this.store.getOperation(op.id).catch(() => null);
+      if (stored && op.owner !== undefined && (stored.owner ?? null) !== (op.owner ?? null)) {
+        lost = true;
+        log.warn(`operation ${op.id} was taken over by ${stored.owner ?? 'no process'}; this process no longer records it`);
+        return false;
+      }
+      Object.assign(op, stored ?? next);
+      return false;
     };
-    await update({ status: 'running' });
+    if (op.status !== 'running' && !(await update({ status: 'running' }, ['queued']))) return;
     try {
-      const result = await handler(op, (done, total) => update({ progress: { done, total } }));
-      await update({ status: 'succeeded', result, progress: { done: op.progress.total, total: op.progress.total } });
+      const result = await handler(op, async (done, total) => {
+        await update({ progress: { done, total } }, ['running']);
+      });
+      await update({ status: 'succeeded', result, progress: { done: op.progress.total, total: op.progress.total } }, ['running']);
     } catch (e) {
       log.error(`operation ${op.id} (${op.kind}) failed: ${e instanceof Error ? e.message : String(e)}`);
-      await update({ status: 'failed', error: e instanceof Error ? e.message : String(e) });
+      await update({ status: 'failed', error: e instanceof Error ? e.message : String(e) }, ['queued', 'running']);
     }
   }
 }

@@ -202,6 +202,30 @@ describe('LLM consolidation', () => {
     assert.deepEqual(await usageTotals('retry'), sum(usages));
   });
 
+  test('the grouping rules hold for the LLM: a fact about something else never joins an observation, nor supersedes', async () => {
+    await t.engine.createBank({ id: 'maya-llm' });
+    const food = await retainOne('maya-llm', { content: "Maya's favourite food is pastel de nata.", timestamp: '2024-03-01T10:00:00Z' });
+    server.script(reply.json({ decisions: [{ action: 'create', text: "Maya's favourite food is pastel de nata.", evidence: ['F1'] }] }));
+    assert.equal((await consolidate('maya-llm')).consolidated, 1);
+    const manager = await retainOne('maya-llm', { content: "Maya's manager is Ines Costa.", timestamp: '2024-03-08T10:00:00Z' });
+    // The model glues the manager to the food observation and lets the new fact supersede the old one.
+    server.script(reply.json({ decisions: [
+      { action: 'update', observationId: 'O1', kind: 'contradict', newText: "Maya's favourite food was pastel de nata; now her manager is Ines Costa.", evidence: ['F1'] },
+      { action: 'supersede', factId: 'F2', by: 'F1' },
+    ] }));
+    assert.deepEqual(await consolidate('maya-llm'), { consolidated: 1, failed: 0 });
+    const [obs, ...more] = await observations('maya-llm');
+    assert.equal(more.length, 0);
+    assert.equal(obs.text, "Maya's favourite food is pastel de nata.", 'the update about another subject was refused');
+    assert.deepEqual((await t.store.historyOf('maya-llm', obs.id)).map((r) => r.reason), ['created']);
+    assert.deepEqual((await t.store.observationsOfFact('maya-llm', manager)).length, 0);
+    const [foodFact] = await t.store.getFacts('maya-llm', [food]);
+    assert.equal(foodFact.status, 'active', 'the manager does not supersede the food');
+    const [managerFact] = await t.store.getFacts('maya-llm', [manager]);
+    assert.ok(managerFact.consolidatedAt, 'the fact left the queue all the same');
+    assert.match(systemOf(server.requests.at(-1)!), /An observation is about one subject/);
+  });
+
   test('a reply still invalid after the retry writes nothing: the fact waits, its attempt recorded, and a later run consolidates it', async () => {
     await t.engine.createBank({ id: 'broken', mission: MISSION });
     const id = await retainOne('broken', STORY[0]);

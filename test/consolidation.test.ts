@@ -59,10 +59,11 @@ describe('consolidation', () => {
     assert.deepEqual(h.body.history.map((r) => r.factIds), ids.map((id) => [id]));
     assert.equal(h.body.history[0].oldText, null);
     for (let i = 1; i < 3; i++) assert.equal(h.body.history[i].oldText, h.body.history[i - 1].newText);
-    // The text tells the change over time, in order, in the facts' own words.
+    // The text leads with the newest state, then tells how it got there, in order, in the facts' own words.
     const text = obs.text;
     const at = STORY.map((s) => text.indexOf(s.content.replace(/^The /, '').replace(/\.$/, '')));
-    assert.ok(at.every((i) => i >= 0) && at[0] < at[1] && at[1] < at[2], text);
+    assert.ok(at.every((i) => i >= 0) && at[2] < at[0] && at[0] < at[1], text);
+    assert.match(text, /^The team switched .* \(2024-03-20\)\. Before that: .*\(2024-01-10\); then .*\(2024-02-12\)\.$/);
     const chain = await t.call<Chain>('GET', `/v1/banks/story/observations/${obs.id}`);
     assert.deepEqual(chain.body.supporting.map((l) => l.fact.id), [ids[0]]);
     assert.deepEqual(chain.body.contradicting.map((l) => l.fact.id).sort(), [ids[1], ids[2]].sort());
@@ -102,7 +103,7 @@ describe('consolidation', () => {
     const [obs] = (await t.store.observationsOfFact('moves', paris)).map((e) => e.observationId);
     assert.ok(obs);
     const [o] = await t.store.getObservations('moves', [obs]);
-    assert.match(o.text, /Berlin.*Then Alice moved to Paris/);
+    assert.match(o.text, /^Alice moved to Paris \(2024-02-01\)\. Before that: Alice lives in Berlin/);
   });
 
   test("the bank's mission steers what is synthesized from the same facts", async () => {

@@ -2,6 +2,7 @@
 // operation is part-way through; a new process on the same data directory resumes the operation, which then
 // succeeds, and the bank ends exactly as if the retain had never been interrupted (each item stored once,
 // nothing half-written, its keyword index included), compared against the same items retained without a crash.
+// The resumed operation's result counts every item of the operation, those written before the crash too.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -61,8 +62,9 @@ async function stop(s: Served, signal: NodeJS.Signals): Promise<void> {
   await exited;
 }
 
-type Op = { id: string; status: string; progress: { done: number; total: number }; error: string | null };
-type FactPage = { facts: Array<{ text: string; source: { documentId: string } | null }>; total: number };
+type RetainResult = { documents: number; documentsUnchanged: number; chunksProcessed: number; facts: number; factIds: string[] };
+type Op = { id: string; status: string; progress: { done: number; total: number }; error: string | null; result: RetainResult | null; input?: unknown };
+type FactPage = { facts: Array<{ id: string; text: string; source: { documentId: string } | null }>; total: number };
 
 async function allFacts(s: Served, bank: string): Promise<FactPage['facts']> {
   const out: FactPage['facts'] = [];
@@ -112,12 +114,19 @@ test('kill -9 during an async retain, restart: the operation resumes and every i
 
     // The same items retained without a crash, into another bank of the same process, are the reference.
     assert.equal((await second.call('POST', '/v1/banks', { id: 'control' })).status, 201);
-    const control = await second.call<{ result: { documents: number } }>('POST', '/v1/banks/control/memories', { items });
+    const control = await second.call<{ result: RetainResult }>('POST', '/v1/banks/control/memories', { items });
     assert.equal(control.status, 200, JSON.stringify(control.body));
     const [crashed, reference] = [await allFacts(second, 'crash'), await allFacts(second, 'control')];
     assert.ok(reference.length >= N, `every item gave at least one fact (${reference.length})`);
     assert.deepEqual(crashed.map((f) => f.text).sort(), reference.map((f) => f.text).sort(), 'same facts, none twice, none missing');
     assert.equal(new Set(crashed.map((f) => f.source?.documentId)).size, N, 'one document per item');
+
+    // The result counts the whole operation, not only what the second process wrote; the input is not sent back.
+    const { factIds, ...counts } = op.result!;
+    const { factIds: _controlIds, ...controlCounts } = control.body.result;
+    assert.deepEqual(counts, controlCounts, 'the same counts as the retain without a crash');
+    assert.deepEqual([...factIds].sort(), crashed.map((f) => f.id).sort(), 'every fact of the operation, before and after the crash');
+    assert.equal(op.input, undefined);
 
     // Each bank's keyword index holds exactly its facts and chunks, nothing half-written, so both banks rank alike.
     const store = new SqliteStore({ dataDir });

@@ -21,7 +21,7 @@ describe('thread memory API', () => {
   let s: ThreadTestServer;
   before(async () => {
     s = await startThreadServer();
-    for (const id of ['a', 'cfg', 'res', 'wm', 'obs', 'sse', 'clr', 'br', 'bro', 'cli'])
+    for (const id of ['a', 'cfg', 'res', 'wm', 'prof', 'obs', 'sse', 'clr', 'br', 'bro', 'cli'])
       assert.equal((await s.call('POST', '/v1/banks', { id })).status, 201);
   });
   after(async () => s.close());
@@ -184,6 +184,35 @@ describe('thread memory API', () => {
     assert.match(ctx.prefix, /## Working memory\n# Profile/);
     const replaced = await s.call<{ content: string }>('PUT', '/v1/banks/wm/threads/w/working-memory', { content: '# Profile\n- Vegetarian\n' });
     assert.equal(replaced.body.content, '# Profile\n- Vegetarian\n');
+  });
+
+  test('the profile follows the latest facts: a new value for an attribute replaces the old one', async () => {
+    await s.call('PATCH', '/v1/banks/prof/thread-settings', { messageTokens: 4000, bufferTokens: false, workingMemory: { maxTokens: 1000 } });
+    const say = async (content: string): Promise<void> => {
+      assert.equal((await s.call('POST', '/v1/banks/prof/threads/p/messages', { role: 'user', content })).status, 200);
+      await s.memory.idle();
+    };
+    for (const content of [
+      'I live in Leeds.',
+      'I work at the BBC. My manager is Sam Hale.',
+      "I'm 34 years old. My favourite band is Blur. My favourite food is ramen.",
+      'My partner is Alex. I prefer window seats on long flights.',
+      'I work as a sound engineer.',
+      'Big news: I moved to Porto last month!',
+      'My new manager is Priya Nair, and I just turned 35.',
+      'These days my favourite band is Pulp.',
+      'Now I live in Lisbon, and I started working at Channel 4 as a producer.',
+      "I'm married to Jo.",
+    ])
+      await say(content);
+    const doc = (await s.call<{ content: string }>('GET', '/v1/banks/prof/threads/p/working-memory')).body.content;
+    const lines = doc.split('\n').filter((l) => l.startsWith('- '));
+    const current = lines.filter((l) => !/^- Previously:/.test(l)).join('\n');
+    for (const latest of [/Lisbon/, /Channel 4/, /Priya Nair/, /turned 35/, /favourite band is Pulp/, /favourite food is ramen/, /married to Jo/, /window seats/])
+      assert.match(current, latest, doc);
+    for (const old of [/Leeds/, /Porto/, /BBC/, /Sam Hale/, /34 years/, /Blur/, /partner is Alex/, /sound engineer/])
+      assert.doesNotMatch(current, old, `an earlier value is still stated as current:\n${doc}`);
+    assert.equal(lines.filter((l) => /Lisbon/.test(l)).length, 1, doc);
   });
 
   test('SSE streams buffering, activation and observation events with token counts and durations, and resumes', async () => {

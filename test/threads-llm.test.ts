@@ -27,7 +27,12 @@ describe('thread memory with an LLM', () => {
         return JSON.stringify({ observations: `LLM observation of ${lines} messages about the Kyoto trip.`, currentTask: 'Plan the Kyoto trip', suggestedResponse: 'Ask for travel dates' });
       }
       if (kind === 'reflection') return JSON.stringify({ reflection: `LLM reflection of ${(prompt.match(/^#\d+ /gm) ?? []).length} items.` });
-      if (kind === 'working_memory') return JSON.stringify({ document: '# Working memory\n\n## Goals\n- Visit Kyoto in April\n' });
+      if (kind === 'working_memory') {
+        const said = body.messages[body.messages.length - 1].content.split('New messages:')[1] ?? '';
+        if (/moved to Porto/.test(said)) return JSON.stringify({ document: '# Working memory\n\n## Profile\n- Lives in Porto (previously Leeds)\n' });
+        if (/live in Leeds/.test(said)) return JSON.stringify({ document: '# Working memory\n\n## Profile\n- Lives in Leeds\n' });
+        return JSON.stringify({ document: '# Working memory\n\n## Goals\n- Visit Kyoto in April\n' });
+      }
       return { status: 400, error: `unexpected schema ${kind}` };
     });
     s = await startThreadServer({ llm: llm.provider });
@@ -72,6 +77,23 @@ describe('thread memory with an LLM', () => {
     const ctx = (await s.call<{ prefix: string; currentTask: string }>('GET', '/v1/banks/llm/threads/k/context')).body;
     assert.equal(ctx.currentTask, 'Plan the Kyoto trip');
     assert.match(ctx.prefix, /## Working memory\n# Working memory\n\n## Goals\n- Visit Kyoto in April/);
+  });
+
+  test('the working-memory model is told to replace an attribute\'s old value, and its document is stored', async () => {
+    assert.equal((await s.call('POST', '/v1/banks', { id: 'llm-profile' })).status, 201);
+    assert.equal((await s.call('PATCH', '/v1/banks/llm-profile/thread-settings', { messageTokens: 4000, bufferTokens: false })).status, 200);
+    for (const content of ['I live in Leeds.', 'I moved to Porto.']) {
+      assert.equal((await s.call('POST', '/v1/banks/llm-profile/threads/p/messages', { role: 'user', content })).status, 200);
+      await s.memory.idle();
+    }
+    const calls = llm.requests.filter((b) => schemaOf(b) === 'working_memory' && /I live in Leeds|I moved to Porto/.test(b.messages[b.messages.length - 1].content));
+    assert.equal(calls.length, 2);
+    assert.match(system(calls[1]), /follows the latest facts.*where the user lives.*replace the old\s+statement instead of keeping both/s);
+    const asked = calls[1].messages[calls[1].messages.length - 1].content;
+    assert.match(asked, /Current document:\n# Working memory\n\n## Profile\n- Lives in Leeds\n/, 'the model sees the current profile');
+    assert.match(asked, /New messages:\n.*I moved to Porto\./);
+    const doc = (await s.call<{ content: string }>('GET', '/v1/banks/llm-profile/threads/p/working-memory')).body.content;
+    assert.equal(doc, '# Working memory\n\n## Profile\n- Lives in Porto (previously Leeds)');
   });
 
   test('a failing model falls back to the offline observer in a synchronous observation', async () => {

@@ -1,5 +1,6 @@
 // Request and response schemas of the HTTP API: one source for validation and for the OpenAPI document.
 import { z } from '@hono/zod-openapi';
+import { BANK_ID_PATTERN, BANK_ID_RULE, isBankId } from '../core/ids.ts';
 
 /** An OpenAPI response: a JSON body of this schema. */
 export const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
@@ -14,8 +15,11 @@ export const ErrorSchema = z
   .object({ error: z.object({ code: z.string(), message: z.string() }) })
   .openapi('Error');
 
+/** A bank id under the one rule every entry point applies (core/ids.ts). */
+export const BankIdSchema = z.string().refine(isBankId, { message: BANK_ID_RULE }).openapi({ example: 'alice', pattern: BANK_ID_PATTERN.source });
+
 export const BankIdParam = z.object({
-  bank: z.string().min(1).max(128).openapi({ param: { name: 'bank', in: 'path' }, example: 'alice' }),
+  bank: BankIdSchema.openapi({ param: { name: 'bank', in: 'path' }, example: 'alice' }),
 });
 
 const Config = z.record(z.string(), z.unknown()).openapi({ description: 'Bank settings (retainMission, disposition, threads, llm, ...)' });
@@ -34,7 +38,7 @@ export const BankSchema = z
 
 export const CreateBankSchema = z
   .object({
-    id: z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, 'id may use letters, digits, _ . - (1 to 128 characters)').optional(),
+    id: BankIdSchema.optional(),
     name: z.string().min(1).max(200).optional(),
     mission: z.string().max(4000).optional(),
     config: Config.optional(),
@@ -74,8 +78,9 @@ export const OperationSchema = z
     bankId: z.string(),
     kind: z.string(),
     status: z.enum(['queued', 'running', 'succeeded', 'failed']),
-    progress: z.object({ done: z.number(), total: z.number() }),
-    result: z.unknown(),
+    progress: z.object({ done: z.number(), total: z.number() }).openapi({ description: 'Items done and in all; updated as the work goes' }),
+    input: z.unknown().optional().openapi({ description: 'The request, only with ?include=input' }),
+    result: z.unknown().openapi({ description: 'The result; while an async (or keyed) retain runs, its result so far' }),
     error: z.string().nullable(),
     createdAt: z.string(),
     updatedAt: z.string(),

@@ -1,5 +1,5 @@
 // What recall adds to observation results: whether each is stale (facts about its entities wait to be
-// consolidated), its proof count, on request its source facts (include.sourceFacts), and with asOf the text it
+// consolidated, or every fact it rests on has been superseded: it is outdated), its proof count, on request its source facts (include.sourceFacts), and with asOf the text it
 // had at that instant (null: it did not exist yet, so recall should drop it).
 import type { MemoryStore } from '../store/ports.ts';
 import { staleObservations } from '../consolidate/staleness.ts';
@@ -8,6 +8,8 @@ import { sourceFactsOf, type SourceFact } from './source-facts.ts';
 
 export interface ObservationExtras {
   stale: boolean;
+  /** Every fact supporting it has been superseded by a newer one: what it says no longer holds. */
+  outdated: boolean;
   proofCount: number;
   sourceFacts?: SourceFact[];
   /** Present with asOf: the text as of then (null when the observation did not exist yet). */
@@ -34,11 +36,24 @@ export async function observationExtras(
   const observations = await store.getObservations(bankId, ids);
   const stale = await staleObservations(store, bankId, observations);
   const sources = options.sourceFacts ? await sourceFactsOf(store, bankId, ids, options.sourceFactsLimit) : null;
+  const outdated = await outdatedObservations(store, bankId, ids);
   for (const o of observations) {
-    const extras: ObservationExtras = { stale: stale.has(o.id), proofCount: o.proofCount };
+    const extras: ObservationExtras = { stale: stale.has(o.id) || outdated.has(o.id), outdated: outdated.has(o.id), proofCount: o.proofCount };
     if (sources) extras.sourceFacts = sources.get(o.id) ?? [];
     if (options.asOf) extras.textAsOf = await observationTextAsOf(store, bankId, o.id, options.asOf);
     out.set(o.id, extras);
+  }
+  return out;
+}
+
+/** Observations whose supporting facts have all been superseded (contradicting evidence does not count). */
+async function outdatedObservations(store: MemoryStore, bankId: string, ids: string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const id of ids) {
+    const supporting = (await store.evidenceOf(bankId, id)).filter((e) => e.role === 'supports').map((e) => e.factId);
+    if (supporting.length === 0) continue;
+    const facts = await store.getFacts(bankId, supporting);
+    if (facts.length > 0 && facts.every((f) => f.status === 'superseded')) out.add(id);
   }
   return out;
 }

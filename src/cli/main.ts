@@ -1,6 +1,7 @@
 // The `cairn` command: serve the API, retain files, recall, re-embed a bank.
 import { Command } from 'commander';
 import { loadConfig } from '../config.ts';
+import { log } from '../log.ts';
 import { serveCommand } from './serve.ts';
 import { recallCommand, retainCommand } from './memory-commands.ts';
 import { reembedCommand } from './reembed.ts';
@@ -63,5 +64,12 @@ export async function main(argv: string[]): Promise<void> {
     .requiredOption('-t, --thread <id>', 'thread id')
     .option('--json', 'print JSON')
     .action(async (action: string, o: { bank: string; thread: string; json?: boolean }) => memoryCommand(loadConfig(), action, o));
-  await program.parseAsync(argv, { from: 'user' });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (e) {
+    // One line saying what went wrong; where it went wrong only for debugging.
+    process.stderr.write(`cairn: ${e instanceof Error ? e.message : String(e)}\n`);
+    if (e instanceof Error && e.stack) log.debug(e.stack);
+    process.exitCode = 1;
+  }
 }

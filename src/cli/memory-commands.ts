@@ -1,4 +1,4 @@
-// `cairn retain <file>` and `cairn recall "<query>"`, run directly on the embedded data directory.
+// `cairn retain <file>` and `cairn recall "<query>"`, run directly on the configured store.
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { RetainItemSchema } from '../api/schemas.ts';
@@ -6,20 +6,29 @@ import { describeIssues } from '../api/errors.ts';
 import { compose } from '../compose.ts';
 import type { Config } from '../config.ts';
 import type { RetainItem } from '../retain/types.ts';
+import { checkBankId } from '../core/ids.ts';
+import { processIo, type CommandIo } from '../portability/cli.ts';
 import { progressBar } from './progress.ts';
-
-const BATCH = 100;
 
 /** Items from a file: a JSON array or {items}, JSONL (one item per line), or plain text (one item). */
 export function readItems(file: string, documentId?: string): RetainItem[] {
   const text = readFileSync(file, 'utf8');
   const ext = extname(file).toLowerCase();
   let raw: unknown[];
+  const parse = (json: string, where: string): unknown => {
+    try {
+      return JSON.parse(json) as unknown;
+    } catch (e) {
+      throw new Error(`${where} is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
   if (ext === '.json') {
-    const parsed = JSON.parse(text) as unknown;
-    raw = Array.isArray(parsed) ? parsed : ((parsed as { items?: unknown[] }).items ?? []);
+    const parsed = parse(text, file);
+    const items = Array.isArray(parsed) ? parsed : (parsed as { items?: unknown } | null)?.items;
+    if (!Array.isArray(items)) throw new Error(`${file} holds no items: expected a JSON array of items or {"items": [...]}`);
+    raw = items;
   } else if (ext === '.jsonl' || ext === '.ndjson') {
-    raw = text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as unknown);
+    raw = text.split('\n').flatMap((l, i) => (l.trim() ? [parse(l, `line ${i + 1} of ${file}`)] : []));
   } else {
     return [{ content: text, documentId: documentId ?? file }];
   }
@@ -30,21 +39,24 @@ export function readItems(file: string, documentId?: string): RetainItem[] {
   });
 }
 
-export async function retainCommand(config: Config, file: string, opts: { bank: string; document?: string }): Promise<void> {
+/**
+ * Retains a file's items in one request (append mode, so documents already in the bank keep what they hold): one
+ * request, so an item repeated in the file is told apart from a re-run of the file, which adds nothing.
+ */
+export async function retainCommand(config: Config, file: string, opts: { bank: string; document?: string }, io: CommandIo = processIo()): Promise<void> {
+  checkBankId(opts.bank);
   const items = readItems(file, opts.document);
   const { engine, shutdown } = await compose(config, { startWorker: false });
-  if (!(await engine.store.getBank(opts.bank))) await engine.createBank({ id: opts.bank });
-  const bar = progressBar(`retaining ${file}`);
-  let facts = 0;
-  bar.update(0, items.length);
-  for (let i = 0; i < items.length; i += BATCH) {
-    const { result } = await engine.retain(opts.bank, { items: items.slice(i, i + BATCH), documentMode: 'append' });
-    facts += result?.facts ?? 0;
-    bar.update(Math.min(i + BATCH, items.length), items.length);
+  try {
+    if (!(await engine.store.getBank(opts.bank))) await engine.createBank({ id: opts.bank });
+    const bar = progressBar(`retaining ${file}`);
+    bar.update(0, items.length);
+    const { result } = await engine.retain(opts.bank, { items, documentMode: 'append' }, { progress: (done, total) => bar.update(done, total) });
+    bar.stop();
+    io.out.write(`retained ${items.length} item(s) into ${opts.bank}: ${result?.facts ?? 0} new fact(s)\n`);
+  } finally {
+    await shutdown();
   }
-  bar.stop();
-  process.stdout.write(`retained ${items.length} item(s) into ${opts.bank}: ${facts} new fact(s)\n`);
-  await shutdown();
 }
 
 export async function recallCommand(
@@ -52,6 +64,7 @@ export async function recallCommand(
   query: string,
   opts: { bank: string; limit: string; queryTime?: string; json?: boolean },
 ): Promise<void> {
+  checkBankId(opts.bank);
   const { engine, shutdown } = await compose(config, { startWorker: false });
   const response = await engine.recall(opts.bank, { query, limit: Number(opts.limit), queryTime: opts.queryTime });
   if (opts.json) process.stdout.write(`${JSON.stringify(response, null, 2)}\n`);

@@ -150,6 +150,9 @@ const RULES = [
   '- Prefer updating an observation given (support, refine, contradict) to creating one. One observation per facet (aspect of the purpose) of the same subject; never create a twin of an observation given.',
   '- Every decision cites at least one new fact. Cite only the ids shown here: F.. facts, O.. observations, and N.. refs created earlier in this reply. Never invent an id.',
   '- Facts only join observations with the same tags.',
+  '- An observation is about one subject: one person or thing other than the speakers, or one attribute of someone (where they live, who their manager is). ' +
+    'A fact joins it only when it is about that subject too; never join facts that merely share a speaker or a time. Supersede only the same attribute of the same subject.',
+  '- Greetings, thanks, small talk and questions are not evidence for observations.',
   '- Write observations as plain statements in the words of the facts, with dates where time matters, and no ids in the text.',
   '- Reply with JSON only. When nothing changes, reply {"decisions": []}.',
 ].join('\n');

@@ -1,8 +1,12 @@
 // The offline consolidator (default with no LLM): deterministic and extractive. Each new fact, in turn:
-//   1. replaces older single-valued statements it contradicts ("X lives in A" -> "X lives in B": A is superseded);
-//   2. joins the observation it relates to most (shared entities plus similarity above the embedder's baseline,
-//      or the observation holding the statement it replaced) as support, refinement or a change of the story;
-//   3. else starts a new observation, when the bank's mission finds it relevant (any fact, without a mission).
+//   1. replaces older single-valued statements it contradicts ("X lives in A" -> "X lives in B": A is superseded),
+//      only about the same subject and attribute;
+//   2. joins the observation it relates to most, among those about the same subject: an observation is about what
+//      all its evidence shares (a person or thing other than the speakers, a compound thing like "the LLM search
+//      feature", or one attribute of someone like where Maya lives), and a fact joins only when it shares that
+//      too and its topic relates (shared topic words backed by similarity), or it changes the attribute;
+//   3. else starts a new observation, when it is about something (and, in a bank with a mission, relevant to it).
+// Small talk, greetings, thanks and questions stay facts: they are not evidence for beliefs.
 // The mission steers which facts start observations, which facet (mission term) they belong to, and which
 // sentences an observation shows. Updating is preferred to creating; an observation that already says the same
 // gains evidence instead of a twin.
@@ -14,8 +18,9 @@ import type { ConsolidationDecision, ConsolidationInput, Consolidator, Remaining
 import { missionProfile, missionRelevance, NO_MISSION, type MissionProfile, type Relevance } from './mission.ts';
 import { calibrate, cosine, type Calibration } from './similarity.ts';
 import { stemSet } from './stems.ts';
-import { parseStatement, replaces, type Statement } from './statement.ts';
-import { byTime, synthesize, type EvidenceItem } from './synthesis.ts';
+import { replaces, type Statement } from './statement.ts';
+import { intersect, Subjects } from './subject.ts';
+import { byStoryTime, byTime, statedPart, synthesize, type EvidenceItem } from './synthesis.ts';
 
 export interface OfflineOptions {
   /** Similarity (0 = unrelated baseline, 1 = identical) that, with one shared topic word, relates two facts. */
@@ -56,6 +61,10 @@ interface FactInfo {
   /** Name keys of the fact's speaker (an entity that is only the speaker says little about the topic). */
   speaker: string | null;
   relevance: Relevance;
+  /** What the fact is about, by which observations are grouped (see anchorsOf). */
+  anchors: Set<string>;
+  /** Greetings, thanks, small talk and questions are not evidence for beliefs. */
+  evidence: boolean;
 }
 
 interface Working {
@@ -66,6 +75,8 @@ interface Working {
   facet: string | null;
   entities: Set<string>;
   items: Map<string, EvidenceItem>;
+  /** What every evidence fact shares (the observation's subject); a fact joins only when it shares one too. */
+  anchors: Set<string> | null;
 }
 
 /** Words of conversation that carry no topic ("wow, that sounds great, thanks!"). */
@@ -79,8 +90,8 @@ const SMALL_TALK = stemSet(
 
 const tagsKey = (tags: readonly string[]): string => JSON.stringify([...tags].sort());
 
-/** Parsed statements by fact id and text (parsing is the costly part of supersession). */
-const statements = new Map<string, Statement | null>();
+/** Thanks, greetings and farewells: politeness, not beliefs. */
+const POLITENESS = /^(?:thanks|thank you|thx|congrats|congratulations|hi|hey|hello|bye|goodbye|good night|see you|take care|cheers|you're welcome|no problem|sorry)\b/i;
 
 export class OfflineConsolidator implements Consolidator {
   readonly name = 'offline';
@@ -114,6 +125,8 @@ class Run {
   private readonly superseded = new Set<string>();
   private readonly decisions: ConsolidationDecision[] = [];
   private refs = 0;
+  /** What facts are about; everyone who speaks in view is a speaker, which says nothing about a fact's subject. */
+  private readonly subjects: Subjects;
 
   constructor(
     private readonly input: ConsolidationInput,
@@ -121,6 +134,7 @@ class Run {
     private readonly mission: MissionProfile,
     private readonly options: OfflineOptions,
   ) {
+    this.subjects = new Subjects(input.entityNames, [...input.facts, ...input.relatedFacts, ...input.observations.flatMap((r) => r.facts)]);
     for (const r of input.observations) {
       const roles = new Map(r.evidence.map((e) => [e.factId, e.role]));
       const w: Working = {
@@ -131,6 +145,7 @@ class Run {
         facet: r.observation.metadata.facet ?? null,
         entities: new Set(r.observation.entities),
         items: new Map(),
+        anchors: null,
       };
       for (const f of r.facts) this.addItem(w, { fact: f, role: roles.get(f.id) ?? 'supports', weight: this.info(f).relevance.score });
       this.working.push(w);
@@ -156,7 +171,7 @@ class Run {
   }
 
   private name(entityId: string): string {
-    return nameKey(this.input.entityNames.get(entityId) ?? '');
+    return this.subjects.name(entityId);
   }
 
   private info(f: Fact): FactInfo {
@@ -165,14 +180,22 @@ class Run {
       const names = new Set<string>();
       for (const e of f.entities) for (const w of this.name(e).split(' ')) if (w) names.add(w);
       if (f.speaker) for (const w of nameKey(f.speaker).split(' ')) if (w) names.add(w);
+      // Topic words are stems: a name's stem ("leed" of Leeds) is a name too.
+      for (const w of [...names]) for (const stem of stemSet(w)) names.add(stem);
       const stems = stemSet(f.text);
       const topics = new Set([...stems].filter((s) => !names.has(s) && !SMALL_TALK.has(s) && !/^\d+$/.test(s)));
       const vector = this.input.vectors.get(f.id) ?? null;
       const says = new Set([...stems].filter((s) => !SMALL_TALK.has(s)));
       const entityNames = new Set<string>();
       for (const e of f.entities) for (const w of this.name(e).split(' ')) if (w) entityNames.add(w);
-      i = { fact: f, vector, topics, says, names: entityNames, speaker: f.speaker ? nameKey(f.speaker) : null, relevance: missionRelevance(this.mission, stems, vector, this.calibration) };
+      const stated = statedPart(f.text);
+      const evidence = !POLITENESS.test(stated) && !/\?\s*$/.test(f.text) && f.kind !== 'observation';
+      i = {
+        fact: f, vector, topics, says, names: entityNames, speaker: f.speaker ? nameKey(f.speaker) : null,
+        relevance: missionRelevance(this.mission, stems, vector, this.calibration), anchors: new Set(), evidence,
+      };
       this.infos.set(f.id, i);
+      i.anchors = this.subjects.anchorsOf(f);
     }
     return i;
   }
@@ -180,23 +203,12 @@ class Run {
   private addItem(w: Working, item: EvidenceItem): void {
     w.items.set(item.fact.id, item);
     for (const e of item.fact.entities) w.entities.add(e);
+    const mine = this.info(item.fact).anchors;
+    w.anchors = w.anchors === null ? new Set(mine) : intersect(w.anchors, mine);
   }
 
   private statementOf(f: Fact): Statement | null {
-    const key = `${f.id}\u0000${f.text}`;
-    let found = statements.get(key);
-    if (found === undefined) {
-      const entities = f.entities.map((id) => ({ id, key: this.name(id) })).filter((e) => e.key);
-      found = parseStatement(f.text, (subject) => {
-        const k = nameKey(subject);
-        const first = (e: { key: string }): string => e.key.split(' ')[0];
-        const hit = entities.find((e) => k === e.key || k.split(' ').includes(e.key) || k.startsWith(`${first(e)} `) || k === first(e));
-        return hit ? hit.id : k.replace(/^(the|a|an) /, '');
-      });
-      if (statements.size >= 50_000) statements.clear();
-      statements.set(key, found);
-    }
-    return found;
+    return this.subjects.analysisOf(f).statement;
   }
 
   /** Facts a new fact may replace: stored facts about its entities, evidence of the loaded observations, earlier new facts. */
@@ -225,7 +237,7 @@ class Run {
     for (const c of this.candidatesFor(f)) {
       const theirs = this.statementOf(c);
       if (!theirs) continue;
-      const fNewer = byTime(c, f) <= 0;
+      const fNewer = byStoryTime(c, f) <= 0;
       const [newer, older] = fNewer ? [f, c] : [c, f];
       if (!replaces(fNewer ? mine : theirs, fNewer ? theirs : mine)) continue;
       if (this.superseded.has(older.id)) continue;
@@ -245,9 +257,10 @@ class Run {
     const cos = i.vector && other.vector ? this.calibration.adjust(cosine(i.vector, other.vector)) : 0;
     // A near twin says the same about the same people.
     const samePeople = [...i.names].every((n) => other.names.has(n));
-    if ((cos >= o.sameSimilarity && samePeople) || (i.says.size >= 2 && [...i.says].every((w) => other.says.has(w)))) return 1;
     let topics = 0;
     for (const t of i.topics) if (other.topics.has(t)) topics++;
+    // A near twin says the same about the same people: similar as a whole and sharing what it is about.
+    if ((cos >= o.sameSimilarity && samePeople && topics > 0) || (i.says.size >= 2 && [...i.says].every((w) => other.says.has(w)))) return 1;
     if (topics >= 2) return Math.max(0.8 + 0.05 * Math.min(topics - 2, 2), cos);
     if (topics === 1) {
       if (cos >= o.joinSimilarity) return 0.7;
@@ -263,7 +276,7 @@ class Run {
     const relevant = i.relevance.score >= o.minRelevance;
     let best: { w: Working; closest: number; rank: number } | null = null;
     for (const w of this.working) {
-      if (w.tagsKey !== key) continue;
+      if (w.tagsKey !== key || !w.anchors || !intersect(w.anchors, i.anchors).size) continue;
       // One related evidence fact is enough for a small observation; a larger one needs two, so that it does not
       // drift from topic to topic one link at a time.
       let closest = 0;
@@ -297,17 +310,24 @@ class Run {
 
   private take(f: Fact): void {
     const i = this.info(f);
+    // Thanks, greetings and questions neither replace, join nor start anything.
+    if (!i.evidence) return;
     const replaced = this.supersede(f);
-    const holder = replaced.length ? this.working.find((w) => replaced.some((id) => w.items.has(id)) && w.tagsKey === tagsKey(f.tags)) : undefined;
+    const holder = replaced.length
+      ? this.working.find((w) => replaced.some((id) => w.items.has(id)) && w.tagsKey === tagsKey(f.tags) && w.anchors && intersect(w.anchors, i.anchors).size)
+      : undefined;
     if (holder) return this.update(holder, i, 'contradicted');
-    // Small talk ("wow, congrats!") and questions neither join nor start an observation.
-    if (i.topics.size < this.options.minTopicWords || /\?\s*$/.test(f.text)) return;
+    // Small talk ("wow, that's great!") says too little to join or start a belief; a statement of someone's
+    // attribute ("Alice lives in Berlin") says enough.
+    if (i.topics.size < this.options.minTopicWords && !this.statementOf(f)) return;
     const best = this.bestObservation(i);
     if (best) {
       const latest = [...best.w.items.values()].map((x) => x.fact).sort(byTime).map((x) => x.text);
       if (changesStory(f.text, latest)) return this.update(best.w, i, 'contradicted');
       return this.update(best.w, i, best.closest >= 1 ? 'supported' : 'refined');
     }
+    // A fact about nothing in particular (no one but the speakers, no thing, no attribute) starts no belief.
+    if (i.anchors.size === 0) return;
     if (this.mission.terms.length && i.relevance.score < this.options.minRelevance) return;
     this.create(i);
   }
@@ -317,7 +337,7 @@ class Run {
     const item: EvidenceItem = { fact: i.fact, role: 'supports', weight: i.relevance.score };
     const text = synthesize([item], { maxSentences: this.options.maxSentences });
     const w: Working = {
-      id: ref, isNew: true, text, tagsKey: tagsKey(i.fact.tags), facet: i.relevance.term, entities: new Set(), items: new Map(),
+      id: ref, isNew: true, text, tagsKey: tagsKey(i.fact.tags), facet: i.relevance.term, entities: new Set(), items: new Map(), anchors: null,
     };
     this.addItem(w, item);
     this.working.push(w);

@@ -1,13 +1,16 @@
 // Turns a consolidator's decisions into one atomic store write: observations created or revised (with fresh
 // vectors for recall), evidence links both ways, one history revision per decision, superseded facts closed in
-// valid time. Decisions naming unknown facts or observations are dropped (a consolidator, an LLM above all,
-// can be wrong; the store must not be).
+// valid time. Decisions naming unknown facts or observations are dropped, and so are those that break the
+// grouping rules (subject.ts): an observation whose facts share no subject, a fact joining an observation about
+// something else, a supersession between facts about different things (a consolidator, an LLM above all, can be
+// wrong; the store must not be).
 import { newId } from '../core/ids.ts';
 import type { Evidence, Fact, Observation, ObservationRevision } from '../core/types.ts';
 import type { Embedder } from '../embed/ports.ts';
 import { log } from '../log.ts';
 import type { ObservationWrite } from '../store/ports.ts';
 import type { ConsolidationDecision, ConsolidationInput } from './consolidator.ts';
+import { intersect, Subjects } from './subject.ts';
 import { factTime } from './synthesis.ts';
 
 export interface PlanContext {
@@ -26,6 +29,8 @@ interface State {
   observation: Observation;
   isNew: boolean;
   textChanged: boolean;
+  /** What all its evidence shares (its subject). */
+  subject: Set<string>;
 }
 
 const minOf = (xs: Array<string | null>): string | null => xs.filter((x): x is string => !!x).sort()[0] ?? null;
@@ -58,6 +63,8 @@ export async function planWrite(
   const summary: PlanSummary = { created: 0, revised: 0, superseded: 0 };
 
   const factsOf = (ids: string[]): Fact[] => ids.map((id) => known.get(id)).filter((f): f is Fact => !!f);
+  const subjects = new Subjects(input.entityNames, known.values());
+  const loadedEvidence = new Map(input.observations.map((r) => [r.observation.id, r.facts]));
   const cite = (observationId: string, supports: Fact[], contradicts: Fact[]): void => {
     for (const f of supports) evidence.push({ observationId, factId: f.id, role: 'supports', createdAt: now });
     for (const f of contradicts) evidence.push({ observationId, factId: f.id, role: 'contradicts', createdAt: now });
@@ -69,6 +76,10 @@ export async function planWrite(
       const newer = known.get(d.by);
       if (!older || !newer || older.id === newer.id) {
         log.warn(`consolidation: dropped a supersession naming unknown facts (${d.factId} by ${d.by})`);
+        continue;
+      }
+      if (intersect(subjects.anchorsOf(older), subjects.anchorsOf(newer)).size === 0) {
+        log.warn(`consolidation: dropped a supersession between facts about different things (${d.factId} by ${d.by})`);
         continue;
       }
       supersede.push({ factId: older.id, by: newer.id, at: now, validTo: factTime(newer) });
@@ -87,6 +98,11 @@ export async function planWrite(
         log.warn(`consolidation: dropped a create with a repeated ref or no text (${d.ref})`);
         continue;
       }
+      const subject = subjects.sharedBy(cited);
+      if (subject.size === 0) {
+        log.warn(`consolidation: dropped a create (${d.ref}) whose facts share no subject`);
+        continue;
+      }
       const id = newId('obs');
       refs.set(d.ref, id);
       const first = cited[0];
@@ -98,7 +114,7 @@ export async function planWrite(
         proofCount: supports.length,
       };
       cover(observation, cited);
-      states.set(id, { observation, isNew: true, textChanged: true });
+      states.set(id, { observation, isNew: true, textChanged: true, subject });
       cite(id, supports, contradicts);
       revisions.push({ id: newId('rev'), observationId: id, oldText: null, newText: observation.text, factIds: cited.map((f) => f.id), reason: 'created', at: now });
       summary.created++;
@@ -112,10 +128,19 @@ export async function planWrite(
         log.warn(`consolidation: dropped an update of unknown observation ${d.observationId}`);
         continue;
       }
-      state = { observation: { ...stored, entities: [...stored.entities], metadata: { ...stored.metadata } }, isNew: false, textChanged: false };
+      const subject = subjects.sharedBy(loadedEvidence.get(id) ?? []);
+      state = { observation: { ...stored, entities: [...stored.entities], metadata: { ...stored.metadata } }, isNew: false, textChanged: false, subject };
+    }
+    const subject = intersect(state.subject, subjects.sharedBy(cited));
+    if (subject.size === 0) {
+      log.warn(`consolidation: dropped an update of ${d.observationId}: its new facts are about something else`);
+      continue;
+    }
+    if (!states.has(id)) {
       states.set(id, state);
       summary.revised++;
     }
+    state.subject = subject;
     const o = state.observation;
     const oldText = o.text;
     if (d.text !== null && d.text.trim() && d.text.trim() !== o.text) {

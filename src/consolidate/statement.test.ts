@@ -1,7 +1,7 @@
 // Single-valued statements: which newer facts replace which older ones, and which never do.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseStatement, replaces } from './statement.ts';
+import { analyse, parseStatement, replaces } from './statement.ts';
 
 const parse = (t: string) => {
   const s = parseStatement(t);
@@ -35,4 +35,20 @@ test('the same value, another subject or another attribute replaces nothing', ()
 test('many-valued verbs are not statements at all', () => {
   for (const t of ['Alice likes pizza.', 'Caroline went to a support group.', 'Alice is a teacher.', 'Alice is interested in art.', 'Melanie visited Rome.'])
     assert.equal(parseStatement(t), null, t);
+});
+
+test('a possessive attribute is its own subject, and a named relative is about the relative', () => {
+  const s = (t: string) => parse(t).subject;
+  assert.equal(replaces(parse("Maya's favourite food here is pastel de nata."), parse("Maya's manager is Ines Costa.")), false);
+  assert.ok(replaces(parse("Maya's new manager at the remote role is Rui Almeida."), parse("Maya's manager is Ines Costa.")));
+  assert.equal(s("Maya's sister Chloe lives in Manchester."), 'chloe');
+  assert.equal(replaces(parse('Maya moved to Lisbon yesterday.'), parse("Maya's sister Chloe lives in Manchester.")), false);
+  assert.equal(s('Actually Maya now lives in Porto again.'), 'maya');
+});
+
+test('things are compound noun phrases, not names, times or single words', () => {
+  assert.deepEqual(analyse('The LLM-powered search feature improved engagement by 30%.').things, ['llm power', 'power search', 'search featur']);
+  assert.deepEqual(analyse('LLM search engagement stayed high.').things, ['llm search', 'search engag']);
+  assert.deepEqual(analyse('Melanie ran a charity race for mental health last Saturday.').things, ['chariti race', 'mental health']);
+  assert.deepEqual(analyse('Hi! Maya just started a new job.').things, ['new job']);
 });

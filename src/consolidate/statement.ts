@@ -4,11 +4,15 @@
 // a present-tense verb followed by in/at/for, a few passive states (married to, based in), a possessive
 // attribute with "is", and moves (moved to B = lives in B). "Likes", "visited", "has" are never single-valued.
 import nlp from 'compromise';
-import { nameKey } from '../text/words.ts';
+import { isStopword, nameKey } from '../text/words.ts';
 import { overlap, stemSet } from './stems.ts';
 
 export interface Statement {
-  /** Normalized subject (an entity id when the caller could resolve it). */
+  /**
+   * Who or what the statement is about (an entity id when the caller could resolve it); for a possessive
+   * attribute, the owner and the attribute ("<maya>|manager"), so "Maya's manager" and "Maya's favourite food"
+   * never replace each other, and "Maya's sister Chloe" is about Chloe, not Maya.
+   */
   subject: string;
   /** e.g. 'live in', 'work at', 'be married to', 'be'. */
   predicate: string;
@@ -34,12 +38,120 @@ interface VerbJson {
   verb: { infinitive: string; root: string; negative: boolean; preAdverbs: string[]; grammar: { form: string; copula?: boolean } };
 }
 
+/** Discourse words before a subject ("Actually", "Hi!", "So") and adverbs after it ("now", "still"). */
+const LEADING = /^(?:(?:actually|so|well|and|but|now|also|then|anyway|oh|ok|okay|yeah|yes|hi|hey|hello|wow|thanks|guess what|by the way)\b[\s,!.:;-]*)+/i;
+const TRAILING = /(?:\s+(?:now|still|also|currently|really|just|actually|finally|already|recently|officially))+$/i;
+/** Words that qualify an attribute without changing which attribute it is ("new manager" is the manager). */
+const QUALIFIERS = new Set(['new', 'current', 'old', 'former', 'latest', 'previous', 'here', 'now', 'present', 'actual', 'real', 'main']);
+
+/**
+ * The key of a statement's subject: a name resolved by the caller; a possessive "X's Y" is about a name Y ends
+ * with ("Maya's sister Chloe": Chloe), else about X's attribute Y ("Maya's new manager at work": <X>|manager).
+ */
+export function subjectKey(subjectText: string, resolve: (name: string) => string): string {
+  const text = subjectText.replace(LEADING, '').replace(TRAILING, '').trim();
+  const possessive = /^(.+?)['’]s?\s+(.+)$/u.exec(text);
+  if (possessive && /['’]/.test(text)) {
+    const [, owner, rest] = possessive;
+    const head = rest.split(/\s+(?:at|in|of|for|from|on|with|who|that)\s+/i)[0];
+    const name = /(\p{Lu}[\p{L}'’-]*(?:\s+\p{Lu}[\p{L}'’-]*)*)$/u.exec(head.replace(/^\p{Lu}/u, (c) => c.toLowerCase()));
+    if (name) return resolve(name[1]);
+    const attribute = [...stemSet(head)].filter((w) => !QUALIFIERS.has(w)).sort().join(' ');
+    return `${resolve(owner)}|${attribute}`;
+  }
+  return resolve(text);
+}
+
 /** Parses the first clause of a fact into a single-valued statement, or null when it is not one. */
 export function parseStatement(text: string, resolveSubject: (subject: string) => string = nameKey): Statement | null {
-  const verbs = nlp(text).verbs().json({ offset: true }) as VerbJson[];
+  return analyse(text, resolveSubject).statement;
+}
+
+export interface Analysis {
+  statement: Statement | null;
+  /**
+   * The compound things a text talks about ("the LLM search feature", "a charity race", "the support group"):
+   * each pair of neighbouring words of a noun phrase, as stems ("llm search", "search featur"), so "the LLM
+   * search feature" and "LLM search engagement" meet on "llm search". Names, times, pronouns and numbers are not
+   * things; a bare one-word noun ("job", "food") is too general to be one.
+   */
+  things: string[];
+  /**
+   * Whom or what the first clause is about when its subject is a name or a named topic ("Dev builds puzzles",
+   * "Art can be healing"), resolved like a statement's subject.
+   */
+  named: string | null;
+}
+
+interface TermJson {
+  text: string;
+  tags: string[];
+}
+
+const NOT_THING = ['Pronoun', 'Date', 'Possessive', 'Person', 'Value', 'Place', 'Determiner'];
+
+function thingsOf(terms: TermJson[]): string[] {
+  const out = new Set<string>();
+  let run: string[] = [];
+  /** Length of the run up to its last noun: trailing adjectives ("mental health last") are not part of a thing. */
+  let upToNoun = 0;
+  const close = (): void => {
+    const words = run.slice(0, upToNoun).flatMap((w) => [...stemSet(w)]);
+    for (let k = 1; k < words.length; k++) out.add(`${words[k - 1]} ${words[k]}`);
+    run = [];
+    upToNoun = 0;
+  };
+  for (const t of terms) {
+    const tags = new Set(t.tags);
+    const part = (tags.has('Noun') || tags.has('Adjective')) && !NOT_THING.some((x) => tags.has(x));
+    if (!part) {
+      close();
+      continue;
+    }
+    run.push(t.text);
+    if (tags.has('Noun')) upToNoun = run.length;
+    if (/[,;:.!?]$/.test(t.text)) close();
+  }
+  close();
+  return [...out];
+}
+
+/** Capitalised words that stand for someone without naming them. */
+const PRONOUNS = new Set(
+  'i it its we they he she you this that these those here there everyone everybody someone somebody nobody everything something nothing one all both each mine ours'.split(' '),
+);
+
+/**
+ * One to three capitalised nouns, none of them a pronoun ("It", "We're") nor another part of speech ("Glad
+ * Caroline"): a name ("Dev", "Ines Costa") or a named topic ("Art", "Pets").
+ */
+function isName(text: string, terms: TermJson[]): boolean {
+  if (!/^\p{Lu}[\p{L}'’-]*(?:\s+\p{Lu}[\p{L}'’-]*){0,2}$/u.test(text)) return false;
+  const words = text.split(/\s+/);
+  if (words.some((w) => PRONOUNS.has(w.toLowerCase().replace(/['’].*$/, '')) || isStopword(w.replace(/['’].*$/, '')))) return false;
+  return words.every((w, k) => {
+    const tags = terms[k]?.text.replace(/[^\p{L}'’-]/gu, '') === w ? terms[k].tags : [];
+    // A lone unknown name may be guessed an adjective ("Kemal plays"); an adjective before a name is not a name.
+    return (tags.includes('Noun') || (words.length === 1 && tags.includes('Adjective'))) && !tags.includes('Pronoun');
+  });
+}
+
+/** One NLP pass over a fact: its single-valued statement (if any) and the things it talks about. */
+export function analyse(text: string, resolveSubject: (subject: string) => string = nameKey): Analysis {
+  const doc = nlp(text);
+  const terms = (doc.json() as Array<{ terms: TermJson[] }>).flatMap((s) => s.terms);
+  const things = thingsOf(terms);
+  const verbs = doc.verbs().json({ offset: true }) as VerbJson[];
+  // A subject that opens the sentence is its first words; one after an opener ("Actually, ...") is not read.
+  const subjectText = verbs[0]?.offset ? text.slice(0, verbs[0].offset.start).trim() : '';
+  const named = isName(subjectText, terms) ? subjectKey(subjectText, resolveSubject) : null;
+  return { statement: statementOf(text, verbs, resolveSubject), things, named };
+}
+
+function statementOf(text: string, verbs: VerbJson[], resolveSubject: (subject: string) => string): Statement | null {
   const v = verbs[0];
   if (!v?.offset) return null;
-  const subjectText = text.slice(0, v.offset.start).trim();
+  const subjectText = text.slice(0, v.offset.start).trim().replace(TRAILING, '');
   const rest = text.slice(v.offset.start + v.offset.length).trim();
   if (!subjectText || !rest) return null;
   const { infinitive, root, grammar, preAdverbs } = v.verb;
@@ -51,7 +163,7 @@ export function parseStatement(text: string, resolveSubject: (subject: string) =
   let current = PRESENT_FORMS.has(form);
   if (grammar.copula) {
     // "Alice's favorite color is blue": only an explicit attribute of someone is single-valued.
-    if (/['’]s\s+\S/.test(subjectText) || /\b(favou?rite|current)\b/i.test(subjectText)) predicate = 'be';
+    if (/['’]s?\s+\S/.test(subjectText) || /\b(favou?rite|current)\b/i.test(subjectText)) predicate = 'be';
   } else if (form === 'passive-present' && PASSIVE_STATES.has(root.toLowerCase()) && prep) {
     predicate = `be ${root.toLowerCase()} ${prep}`;
     objectStart = rest.slice(prep.length);
@@ -67,7 +179,7 @@ export function parseStatement(text: string, resolveSubject: (subject: string) =
   const objectText = objectStart.trim().split(OBJECT_END)[0].trim();
   const object = stemSet(objectText);
   if (object.size === 0) return null;
-  return { subject: resolveSubject(subjectText), predicate, object, objectText, negated, current };
+  return { subject: subjectKey(subjectText, resolveSubject), predicate, object, objectText, negated, current };
 }
 
 /** True when `newer` (told later) replaces `older`: same subject and predicate, and a different value. */

@@ -1,5 +1,5 @@
-// Extractive observation text: only the evidence's own sentences, a change told in time order, the newest and
-// most relevant facts shown first.
+// Extractive observation text: only the evidence's own sentences, a change told newest first and then in time
+// order, the newest and most relevant facts shown first, interjections and unnamed "you" left out.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Fact } from '../core/types.ts';
@@ -11,7 +11,7 @@ const fact = (id: string, text: string, at: string): Fact => ({
   createdAt: at, updatedAt: at,
 });
 
-test('a changed story is told in time order, whatever order the evidence comes in', () => {
+test('a changed story leads with the newest state, then tells the earlier ones in time order, whatever order they come in', () => {
   const a = fact('a', 'The feature lifted engagement by 30%.', '2024-01-10T00:00:00Z');
   const b = fact('b', 'The API costs ran 5x over budget.', '2024-02-12T00:00:00Z');
   const c = fact('c', 'The team switched to a cheaper model.', '2024-03-20T00:00:00Z');
@@ -22,7 +22,7 @@ test('a changed story is told in time order, whatever order the evidence comes i
   ]);
   assert.equal(
     text,
-    'The feature lifted engagement by 30% (2024-01-10). Then the API costs ran 5x over budget (2024-02-12). Then the team switched to a cheaper model (2024-03-20).',
+    'The team switched to a cheaper model (2024-03-20). Before that: the feature lifted engagement by 30% (2024-01-10); then the API costs ran 5x over budget (2024-02-12).',
   );
 });
 
@@ -33,4 +33,10 @@ test('without changes it shows the weightiest facts, the must-show one included,
   const text = synthesize(facts.map((f, i) => ({ fact: f, role: 'supports' as const, weight: [0.9, 0.1, 0.8, 0.2][i] })), { maxSentences: 3, mustShow: 'f3' });
   assert.equal(text, 'Ann paints landscapes. Ann teaches a painting class. Ann bought new brushes.');
   for (const sentence of text.split(/(?<=\.) /)) assert.ok(facts.some((f) => f.text === sentence), `"${sentence}" is an evidence sentence`);
+});
+
+test('opening interjections are not shown, nor a sentence saying "you" to someone unnamed while others are left', () => {
+  const a = fact('a', 'Hi! Maya just started a new job at a design studio.', '2024-01-01T00:00:00Z');
+  const b = fact('b', 'Wow, Maya is proud of you for the design studio job!', '2024-01-02T00:00:00Z');
+  assert.equal(synthesize([{ fact: a, role: 'supports', weight: 1 }, { fact: b, role: 'supports', weight: 1 }]), 'Maya just started a new job at a design studio.');
 });

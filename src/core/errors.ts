@@ -5,6 +5,7 @@ export type ErrorCode =
   | 'unauthorized'
   | 'not_found'
   | 'conflict'
+  | 'idempotency_key_reused'
   | 'payload_too_large'
   | 'embedder_mismatch'
   | 'unavailable'
@@ -15,6 +16,7 @@ const STATUS: Record<ErrorCode, number> = {
   unauthorized: 401,
   not_found: 404,
   conflict: 409,
+  idempotency_key_reused: 422,
   payload_too_large: 413,
   embedder_mismatch: 409,
   unavailable: 503,
@@ -36,3 +38,7 @@ export const notFound = (what: string, id: string): CairnError =>
   new CairnError('not_found', `${what} '${id}' does not exist`);
 
 export const badRequest = (message: string): CairnError => new CairnError('bad_request', message);
+
+/** Why an unfinished operation of a deleted bank failed (the stores record it, the engine says the same). */
+export const bankDeletedError = (bankId: string): string =>
+  `bank '${bankId}' was deleted before this operation finished; what it had stored went with the bank`;

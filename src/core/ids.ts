@@ -1,5 +1,6 @@
-// Identifiers: time-sortable random ids with a short type prefix, and content hashes.
+// Identifiers: time-sortable random ids with a short type prefix, content hashes, and the rule for bank ids.
 import { createHash, randomBytes } from 'node:crypto';
+import { CairnError } from './errors.ts';
 
 let lastMs = 0;
 let counter = 0;
@@ -27,3 +28,26 @@ export function contentHash(...parts: Array<string | null | undefined>): string 
 export function derivedId(prefix: string, ...parts: string[]): string {
   return `${prefix}_${contentHash(...parts).slice(0, 24)}`;
 }
+
+/** The one rule for bank ids, everywhere a bank id enters Cairn (HTTP API, CLI, import, the stores): ids that
+ * travel safely as one URL path segment and one shell word. Only dots (`.`, `..`) would be path navigation. */
+export const BANK_ID_RULE = 'a bank id is 1 to 128 letters, digits, _ . - (ASCII), and not only dots';
+export const BANK_ID_PATTERN = /^(?!\.+$)[A-Za-z0-9_.-]{1,128}$/;
+
+export const isBankId = (id: string): boolean => BANK_ID_PATTERN.test(id);
+
+/** Throws a 400 naming the rule when `id` breaks it. */
+export function checkBankId(id: string): string {
+  if (!isBankId(id)) throw new CairnError('bad_request', `bank id '${id.length > 140 ? `${id.slice(0, 140)}...` : id}' is not allowed: ${BANK_ID_RULE}`);
+  return id;
+}
+
+/** JSON with object keys sorted at every level, so equal values give equal text whatever their key order. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
+
+/** A digest of a request payload (idempotency keys remember it to tell a retry from a reuse with other content). */
+export const payloadHash = (value: unknown): string => contentHash(canonicalJson(value));

@@ -1,42 +1,23 @@
 // The export, import and reconcile commands as the CLI runs them: through the configured store (here the
 // embedded one in temporary data directories), writing to the streams they are given.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
+import { captureIo as io, tempDirs, testConfig as configFor } from '../cli/testing.ts';
 import { compose } from '../compose.ts';
-import { loadConfig } from '../config.ts';
-import { TEST_CACHE_DIR } from '../embed/testing.ts';
-import { exportCommand, formatReconcileReport, importCommand, reconcileCommand, type CommandIo } from './cli.ts';
+import { exportCommand, formatReconcileReport, importCommand, reconcileCommand } from './cli.ts';
 
-const dirs: string[] = [];
-const temp = (): string => {
-  const d = mkdtempSync(join(tmpdir(), 'cairn-portability-cli-'));
-  dirs.push(d);
-  return d;
-};
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-
-function io(): CommandIo & { text: () => string } {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let text = '';
-  out.on('data', (c: Buffer) => (text += c.toString()));
-  err.resume();
-  return { out, err, text: () => text };
-}
-
-const configFor = (dataDir: string) => loadConfig({ CAIRN_DATA_DIR: dataDir, CAIRN_CACHE_DIR: TEST_CACHE_DIR, CAIRN_RERANKER: 'none', CAIRN_LOG_LEVEL: 'warn' });
+const temp = tempDirs('cairn-portability-cli-');
 
 test('cairn export then cairn import moves a bank between data directories', async () => {
   const from = configFor(temp());
-  const { engine } = await compose(from);
+  const { engine, threads, shutdown } = await compose(from);
   await engine.createBank({ id: 'notes', mission: 'remember places' });
   await engine.retain('notes', { items: [{ content: 'I moved to Lisbon in March.', speaker: 'Sam', timestamp: '2024-03-02T10:00:00Z' }] });
   const facts = (await engine.listFacts('notes', { limit: 10, offset: 0 })).facts;
-  await engine.close();
+  const sent = (await threads.append('notes', 'chat', { messages: [{ role: 'user', content: 'Remind me to water the plants.' }] })).messages;
+  await shutdown();
   assert.ok(facts.length >= 1);
 
   const file = join(temp(), 'notes.jsonl');
@@ -49,9 +30,10 @@ test('cairn export then cairn import moves a bank between data directories', asy
   const to = configFor(temp());
   const result = io();
   await importCommand(to, file, { bank: 'notes-2' }, result);
-  assert.match(result.text(), /imported bank notes-2: 1 documents/);
+  assert.match(result.text(), /imported bank notes-2: 1 documents.*, 1 threads \(1 messages/);
   const copy = await compose(to);
   try {
+    assert.deepEqual(await copy.threadStore.listMessages('notes-2', 'chat'), sent.map((m) => ({ ...m, bankId: 'notes-2' })));
     const got = (await copy.engine.listFacts('notes-2', { limit: 10, offset: 0 })).facts;
     assert.deepEqual(got.map((f) => [f.id, f.text]), facts.map((f) => [f.id, f.text]));
     assert.equal((await copy.engine.recall('notes-2', { query: 'Where did Sam move?' })).results[0]?.id, facts[0].id);

@@ -5,6 +5,7 @@
 import { createReadStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { compose } from '../compose.ts';
+import { checkBankId } from '../core/ids.ts';
 import { progressBar } from '../cli/progress.ts';
 import type { Config } from '../config.ts';
 import { ServerStore } from '../store/server/store.ts';
@@ -18,7 +19,7 @@ export interface CommandIo {
   err: Writable;
 }
 
-const processIo = (): CommandIo => ({ out: process.stdout, err: process.stderr });
+export const processIo = (): CommandIo => ({ out: process.stdout, err: process.stderr });
 
 export interface ExportCommandOptions {
   out?: string;
@@ -26,11 +27,12 @@ export interface ExportCommandOptions {
 }
 
 export async function exportCommand(config: Config, bankId: string, options: ExportCommandOptions = {}, io: CommandIo = processIo()): Promise<void> {
-  const { engine, shutdown } = await compose(config, { startWorker: false });
+  const { engine, threadStore, shutdown } = await compose(config, { startWorker: false });
   try {
+    const exportOptions = { threads: threadStore, embeddings: options.embeddings };
     const lines = options.out
-      ? await exportBankToFile(engine.store, bankId, options.out, { embeddings: options.embeddings })
-      : await writeExport(engine.store, bankId, io.out, { embeddings: options.embeddings });
+      ? await exportBankToFile(engine.store, bankId, options.out, exportOptions)
+      : await writeExport(engine.store, bankId, io.out, exportOptions);
     io.err.write(`exported bank ${bankId}: ${lines} lines${options.out ? ` to ${options.out}` : ''}${options.embeddings ? ' (with vectors)' : ''}\n`);
   } finally {
     await shutdown();
@@ -42,16 +44,17 @@ export interface ImportCommandOptions {
 }
 
 export async function importCommand(config: Config, file: string, options: ImportCommandOptions = {}, io: CommandIo = processIo()): Promise<void> {
-  const { engine, shutdown } = await compose(config, { startWorker: false });
+  if (options.bank !== undefined) checkBankId(options.bank);
+  const { engine, threadStore, shutdown } = await compose(config, { startWorker: false });
   const total = await countLines(file);
   const bar = progressBar(`importing ${file}`);
   try {
-    const report = await importBank(engine.store, engine.deps.embedder, file, { bankId: options.bank, onRecord: (line) => bar.update(line, total) });
+    const report = await importBank(engine.store, engine.deps.embedder, file, { bankId: options.bank, threads: threadStore, onRecord: (line) => bar.update(line, total) });
     bar.stop();
     const c = report.counts;
     io.out.write(
       `imported bank ${report.bankId}: ${c.documents} documents, ${c.chunks} chunks, ${c.facts} facts, ${c.observations} observations, ` +
-        `${c.entities} entities, ${c.links} links; ${report.reembedded ? `${report.reembedded} texts embedded with ${report.embedder}` : `vectors kept (${report.embedder})`}\n`,
+        `${c.entities} entities, ${c.links} links, ${c.threads} threads (${c.messages} messages, ${c.memoryItems} memory items), ${c.tombstones} tombstones; ${report.reembedded ? `${report.reembedded} texts embedded with ${report.embedder}` : `vectors kept (${report.embedder})`}\n`,
     );
   } finally {
     await shutdown();

@@ -1,14 +1,17 @@
 // Export of one bank from any store into the portable archive (format.ts): read page by page through the store
-// port, so it works the same on the embedded store and in server mode, and streams (memory stays flat).
+// and thread ports, so it works the same on the embedded store and in server mode, and streams (memory stays flat).
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { notFound } from '../core/errors.ts';
 import { nowIso } from '../core/time.ts';
 import type { MemoryStore } from '../store/ports.ts';
+import type { ThreadStore } from '../threads/ports.ts';
 import { emptyCounts, encodeVector, EXPORT_FORMAT, EXPORT_VERSION, type ExportHeader, type ExportRecord } from './format.ts';
 
 export interface ExportOptions {
+  /** Where the bank's threads and their memory are kept. */
+  threads: ThreadStore;
   /** Include the vectors (default false: the importing side re-embeds). */
   embeddings?: boolean;
   /** Records read per page (default 256). */
@@ -16,7 +19,7 @@ export interface ExportOptions {
 }
 
 /** The archive's lines (without newlines): the header, then the records. */
-export async function* exportBank(store: MemoryStore, bankId: string, options: ExportOptions = {}): AsyncGenerator<string> {
+export async function* exportBank(store: MemoryStore, bankId: string, options: ExportOptions): AsyncGenerator<string> {
   const bank = await store.getBank(bankId);
   if (!bank) throw notFound('bank', bankId);
   const page = options.pageSize ?? 256;
@@ -71,11 +74,47 @@ export async function* exportBank(store: MemoryStore, bankId: string, options: E
     if (links.length < page) break;
   }
 
+  const { threads } = options;
+  for (let offset = 0; ; offset += page) {
+    const list = await threads.listThreads(bankId, { limit: page, offset });
+    for (const thread of list) {
+      yield line({ type: 'thread', thread });
+      for (let after = 0; ; ) {
+        const messages = await threads.exportMessages(bankId, thread.id, after, page);
+        for (const message of messages) yield line({ type: 'message', message });
+        counts.messages += messages.length;
+        if (messages.length < page) break;
+        after = messages[messages.length - 1].seq;
+      }
+    }
+    counts.threads += list.length;
+    if (list.length < page) break;
+  }
+
+  for (let offset = 0; ; offset += page) {
+    const items = await threads.exportItems(bankId, page, offset);
+    for (const item of items) yield line({ type: 'memory', item });
+    counts.memoryItems += items.length;
+    if (items.length < page) break;
+  }
+
+  for (const workingMemory of await threads.listWorkingMemory(bankId)) {
+    yield line({ type: 'working-memory', workingMemory });
+    counts.workingMemory++;
+  }
+
+  for (let offset = 0; ; offset += page) {
+    const tombstones = await store.tombstones(bankId, page, offset);
+    for (const tombstone of tombstones) yield line({ type: 'tombstone', tombstone });
+    counts.tombstones += tombstones.length;
+    if (tombstones.length < page) break;
+  }
+
   yield line({ type: 'end', counts });
 }
 
 /** Writes the archive to a stream (a file, stdout), honouring back-pressure. Returns the number of lines. */
-export async function writeExport(store: MemoryStore, bankId: string, out: Writable, options: ExportOptions = {}): Promise<number> {
+export async function writeExport(store: MemoryStore, bankId: string, out: Writable, options: ExportOptions): Promise<number> {
   let lines = 0;
   for await (const l of exportBank(store, bankId, options)) {
     if (!out.write(`${l}\n`)) await once(out, 'drain');
@@ -84,7 +123,7 @@ export async function writeExport(store: MemoryStore, bankId: string, out: Writa
   return lines;
 }
 
-export async function exportBankToFile(store: MemoryStore, bankId: string, file: string, options: ExportOptions = {}): Promise<number> {
+export async function exportBankToFile(store: MemoryStore, bankId: string, file: string, options: ExportOptions): Promise<number> {
   const out = createWriteStream(file);
   try {
     const lines = await writeExport(store, bankId, out, options);

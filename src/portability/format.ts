@@ -1,12 +1,18 @@
 // The portable archive of one bank: JSON Lines, versioned. The first line is the header
-//   {"format":"cairn-export","version":1,"bank":{...},"embedder":"<id>"|null,"vectors":true|false,"exportedAt":"..."}
+//   {"format":"cairn-export","version":2,"bank":{...},"embedder":"<id>"|null,"vectors":true|false,"exportedAt":"..."}
 // then one record per line, in this order: entities; each document followed by its chunks; facts and observations
-// in the store's insertion order (observations carry their evidence and history); links; and a last `end` record
-// with the counts, so a truncated archive is recognised. Vectors, when included, are the float32 bytes in base64.
+// in the store's insertion order (observations carry their evidence and history); links; each thread followed by
+// its messages in seq order; the memory items (observations, reflections) of every record in creation order;
+// working-memory documents; tombstones; and a last `end` record with the counts, so a truncated archive is
+// recognised. Messages and items carry their bridge state, so nothing is handed to the fact memory twice.
+// Vectors, when included, are the float32 bytes in base64. Version 1 (still read) ended after the links.
 import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, ObservationRevision } from '../core/types.ts';
+import type { Tombstone } from '../store/ports.ts';
+import type { StoredItem, StoredMessage } from '../threads/ports.ts';
+import type { Thread, WorkingMemory } from '../threads/types.ts';
 
 export const EXPORT_FORMAT = 'cairn-export';
-export const EXPORT_VERSION = 1;
+export const EXPORT_VERSION = 2;
 
 export interface ExportHeader {
   format: typeof EXPORT_FORMAT;
@@ -26,6 +32,11 @@ export type ExportRecord =
   | { type: 'fact'; fact: Fact; vector?: string }
   | { type: 'observation'; observation: Fact; evidence: Evidence[]; history: ObservationRevision[]; vector?: string }
   | { type: 'link'; link: Omit<FactLink, 'bankId'> }
+  | { type: 'thread'; thread: Thread }
+  | { type: 'message'; message: StoredMessage }
+  | { type: 'memory'; item: StoredItem }
+  | { type: 'working-memory'; workingMemory: WorkingMemory }
+  | { type: 'tombstone'; tombstone: Tombstone }
   | { type: 'end'; counts: ExportCounts };
 
 export interface ExportCounts {
@@ -36,9 +47,19 @@ export interface ExportCounts {
   observations: number;
   links: number;
   vectors: number;
+  threads: number;
+  messages: number;
+  memoryItems: number;
+  workingMemory: number;
+  tombstones: number;
 }
 
-export const emptyCounts = (): ExportCounts => ({ entities: 0, documents: 0, chunks: 0, facts: 0, observations: 0, links: 0, vectors: 0 });
+export const emptyCounts = (): ExportCounts => ({
+  entities: 0, documents: 0, chunks: 0, facts: 0, observations: 0, links: 0, vectors: 0, threads: 0, messages: 0, memoryItems: 0, workingMemory: 0, tombstones: 0,
+});
+
+/** Counts an `end` record announces; a version 1 archive names none of the thread or tombstone counts (they are 0). */
+export const announcedCounts = (counts: Partial<ExportCounts>): ExportCounts => ({ ...emptyCounts(), ...counts });
 
 export function encodeVector(v: Float32Array): string {
   return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
@@ -69,7 +90,7 @@ export function parseHeader(line: string): ExportHeader {
   return raw as unknown as ExportHeader;
 }
 
-const TYPES = new Set(['entity', 'document', 'chunk', 'fact', 'observation', 'link', 'end']);
+const TYPES = new Set(['entity', 'document', 'chunk', 'fact', 'observation', 'link', 'thread', 'message', 'memory', 'working-memory', 'tombstone', 'end']);
 
 export function parseRecord(line: string, lineNumber: number): ExportRecord {
   let raw: unknown;

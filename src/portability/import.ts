@@ -1,18 +1,26 @@
 // Import of a bank archive (format.ts) into any store, through the store port: the bank with its settings, then
 // documents with their chunks (the first write carries the entities), facts in their original order (each run of
 // one document's facts one atomic write), observations as consolidation results (their evidence and history once
-// every fact is in), links last. Ids are kept, so recall answers with the same ids. Vectors are taken from the
-// archive when it was made with the importing embedder, else (or when absent) the texts are embedded again.
-// A failed import removes the half-imported bank.
+// every fact is in), links last; threads with their messages, memory items and working memory through the thread
+// port, tombstones as they were. Ids, message numbers (seq), times and bridge state are kept, so recall answers with
+// the same ids and a thread goes on where it was; only when the target store already uses some of the archive's
+// message numbers (another bank's threads) are the messages renumbered, in order, and their memory items follow.
+// Vectors are taken from the archive when it was made with the importing embedder, else (or when absent) the texts
+// are embedded again. A failed import removes the half-imported bank.
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { CairnError } from '../core/errors.ts';
+import { BANK_ID_RULE, isBankId } from '../core/ids.ts';
 import type { Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision } from '../core/types.ts';
 import type { Embedder } from '../embed/ports.ts';
-import { FORGOTTEN_TEXT, type MemoryStore, type VectorRecord } from '../store/ports.ts';
-import { decodeVector, emptyCounts, parseHeader, parseRecord, type ExportCounts, type ExportHeader, type ExportRecord } from './format.ts';
+import { FORGOTTEN_TEXT, type MemoryStore, type Tombstone, type VectorRecord } from '../store/ports.ts';
+import type { StoredItem, StoredMessage, ThreadStore } from '../threads/ports.ts';
+import type { Thread } from '../threads/types.ts';
+import { announcedCounts, decodeVector, emptyCounts, parseHeader, parseRecord, type ExportCounts, type ExportHeader, type ExportRecord } from './format.ts';
 
 export interface ImportOptions {
+  /** Where the bank's threads and their memory go. */
+  threads: ThreadStore;
   /** Import under another bank id (the archive's by default). */
   bankId?: string;
   /** Facts per write, and texts per embedding call (default 256). */
@@ -62,11 +70,20 @@ class Importer {
   private readonly evidence: Evidence[] = [];
   private readonly history: ObservationRevision[] = [];
   private readonly links: FactLink[] = [];
+  private thread: Thread | null = null;
+  private messages: StoredMessage[] = [];
+  /** Set once a batch of messages had to be renumbered: from then on every message is, so each thread stays in order. */
+  private renumber = false;
+  /** New seq of each renumbered message, by thread and old seq (kept messages are not in it). */
+  private readonly renumbered = new Map<string, Map<number, number>>();
+  private items: StoredItem[] = [];
+  private tombstones: Tombstone[] = [];
   private readonly useVectors: boolean;
   private readonly batch: number;
 
   constructor(
     private readonly store: MemoryStore,
+    private readonly threads: ThreadStore,
     private readonly embedder: Embedder,
     private readonly header: ExportHeader,
     private readonly bankId: string,
@@ -113,9 +130,72 @@ class Importer {
         this.links.push({ ...r.link, bankId: this.bankId });
         this.counts.links++;
         return;
+      case 'thread':
+        await this.flushMessages();
+        this.thread = rebank(r.thread, this.bankId);
+        await this.threads.saveThread(this.thread);
+        this.counts.threads++;
+        return;
+      case 'message':
+        if (this.thread?.id !== r.message.threadId) throw new Error(`message ${r.message.id} comes outside its thread`);
+        this.messages.push(rebank(r.message, this.bankId));
+        this.counts.messages++;
+        if (this.messages.length >= this.batch) await this.flushMessages();
+        return;
+      case 'memory':
+        await this.flushMessages();
+        this.items.push(this.renumbered.size ? this.followSeqs(r.item) : r.item);
+        this.counts.memoryItems++;
+        if (this.items.length >= this.batch) await this.flushItems();
+        return;
+      case 'working-memory':
+        await this.flushMessages();
+        await this.flushItems();
+        await this.threads.putWorkingMemory(rebank(r.workingMemory, this.bankId));
+        this.counts.workingMemory++;
+        return;
+      case 'tombstone':
+        this.tombstones.push(rebank(r.tombstone, this.bankId));
+        this.counts.tombstones++;
+        if (this.tombstones.length >= this.batch * 4) await this.flushTombstones();
+        return;
       case 'end':
         return;
     }
+  }
+
+  private async flushMessages(): Promise<void> {
+    if (!this.thread || this.messages.length === 0) return;
+    const run = this.messages;
+    this.messages = [];
+    const seqs = await this.threads.restoreMessages(this.bankId, this.thread.id, run, this.renumber);
+    if (!this.renumber && seqs.every((seq, i) => seq === run[i].seq)) return;
+    this.renumber = true;
+    let map = this.renumbered.get(this.thread.id);
+    if (!map) this.renumbered.set(this.thread.id, (map = new Map()));
+    for (const [i, m] of run.entries()) map.set(m.seq, seqs[i]);
+  }
+
+  /** The item with the message range it covers in the renumbered messages' new seqs. */
+  private followSeqs(item: StoredItem): StoredItem {
+    const map = item.threadId === null ? undefined : this.renumbered.get(item.threadId);
+    if (!map) return item;
+    const follow = (seq: number | null): number | null => (seq === null ? null : (map.get(seq) ?? seq));
+    return { ...item, fromSeq: follow(item.fromSeq), toSeq: follow(item.toSeq) };
+  }
+
+  private async flushItems(): Promise<void> {
+    if (this.items.length === 0) return;
+    const run = this.items;
+    this.items = [];
+    await this.threads.restoreItems(this.bankId, run);
+  }
+
+  private async flushTombstones(): Promise<void> {
+    if (this.tombstones.length === 0) return;
+    const run = this.tombstones;
+    this.tombstones = [];
+    await this.store.restoreTombstones(run);
   }
 
   private vectorOf(text: string | undefined): Float32Array | null {
@@ -198,6 +278,9 @@ class Importer {
 
   /** Everything buffered: the last runs, then evidence and history, then links. */
   async finish(): Promise<void> {
+    await this.flushMessages();
+    await this.flushItems();
+    await this.flushTombstones();
     await this.flushDocument();
     await this.flushFacts();
     await this.flushObservations();
@@ -224,7 +307,7 @@ class Importer {
  * hold the original bank's facts.
  */
 export async function importBank(
-  store: MemoryStore, embedder: Embedder, source: string | AsyncIterable<string>, options: ImportOptions = {},
+  store: MemoryStore, embedder: Embedder, source: string | AsyncIterable<string>, options: ImportOptions,
 ): Promise<ImportReport> {
   const lines = linesOf(source)[Symbol.asyncIterator]();
   let first = await lines.next();
@@ -232,9 +315,16 @@ export async function importBank(
   if (first.done) throw new Error('the export is empty');
   const header = parseHeader(first.value);
   const bankId = options.bankId ?? header.bank.id;
+  // An archive of a bank made under an older, looser rule imports under another id.
+  if (options.bankId === undefined && !isBankId(bankId))
+    throw new CairnError('bad_request', `the archive's bank id '${bankId}' is not allowed: ${BANK_ID_RULE}; import it under another id (--bank)`);
   if (await store.getBank(bankId)) throw new CairnError('conflict', `bank '${bankId}' already exists; import into a new bank id (--bank)`);
   await store.createBank({ ...header.bank, id: bankId, embedder: null });
-  const importer = new Importer(store, embedder, header, bankId, options.batchSize ?? 256);
+  const { threads } = options;
+  // Thread memory a thread store kept for an earlier bank of this id (one outside the bank's database keeps it
+  // after the bank is deleted) would mix with the archive's.
+  await threads.deleteBank(bankId);
+  const importer = new Importer(store, threads, embedder, header, bankId, options.batchSize ?? 256);
   let ended: ExportCounts | null = null;
   let lineNumber = 1;
   try {
@@ -243,15 +333,16 @@ export async function importBank(
       if (next.value.trim() === '') continue;
       if (ended) throw new Error(`line ${lineNumber}: records after the end record`);
       const record = parseRecord(next.value, lineNumber);
-      if (record.type === 'end') ended = record.counts;
+      if (record.type === 'end') ended = announcedCounts(record.counts);
       await importer.take(record);
       options.onRecord?.(lineNumber);
     }
     if (!ended) throw new Error('the export is truncated (no end record)');
     await importer.finish();
-    for (const key of ['entities', 'documents', 'chunks', 'facts', 'observations', 'links'] as const)
+    for (const key of ['entities', 'documents', 'chunks', 'facts', 'observations', 'links', 'threads', 'messages', 'memoryItems', 'workingMemory', 'tombstones'] as const)
       if (importer.counts[key] !== ended[key]) throw new Error(`the export is inconsistent: ${ended[key]} ${key} announced, ${importer.counts[key]} found`);
   } catch (e) {
+    await threads.deleteBank(bankId).catch(() => undefined);
     await store.deleteBank(bankId).catch(() => undefined);
     throw e;
   }

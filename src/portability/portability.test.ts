@@ -1,8 +1,10 @@
 // Export then import reproduces a bank exactly: a bank built by the real retain pipeline and consolidated by the
-// real worker (observations with evidence and history, a supersession, a deletion's blanked observation) is
-// exported, imported into a fresh embedded store, and compared record by record; recall on the copy returns the
-// same ids. Also: an archive without vectors is re-embedded, an archive of another embedder is re-embedded with
-// the importing one, and broken archives are refused without leaving a half-imported bank.
+// real worker (observations with evidence and history, a supersession, a deletion's blanked observation and its
+// tombstone) with thread memory (messages, some bridged into facts; observations and reflections of a thread and of
+// a resource; working memory) is exported, imported into a fresh embedded store, and compared record by record;
+// recall on the copy returns the same ids. Also: an archive without vectors is re-embedded, an archive of another
+// embedder is re-embedded with the importing one, a store whose message numbers are taken gets the thread renumbered
+// consistently, a version 1 archive is still read, and broken archives are refused without leaving a half-imported bank.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +20,10 @@ import { Engine } from '../engine.ts';
 import { OfflineExtractor } from '../retain/offline-extractor.ts';
 import type { MemoryStore } from '../store/ports.ts';
 import { SqliteStore } from '../store/sqlite/store.ts';
+import { SqliteThreadStore } from '../store/sqlite/threads.ts';
+import { ThreadMemory } from '../threads/memory.ts';
+import type { ThreadStore } from '../threads/ports.ts';
+import { resourceRecordId, threadRecordId, type ThreadMessage } from '../threads/types.ts';
 import { exportBank, exportBankToFile } from './export.ts';
 import { importBank } from './import.ts';
 
@@ -36,6 +42,64 @@ const later = [
   { content: 'I moved to Munich last month.', speaker: 'Alice', timestamp: '2024-05-02T10:00:00Z', documentId: 'chat-4', tags: ['life'] },
   { content: 'I work at a robotics startup in Munich now.', speaker: 'Alice', timestamp: '2024-05-02T10:01:00Z', documentId: 'chat-4', tags: ['life'] },
 ];
+
+// A thread that bridges its messages into facts, and two threads of one resource pooling their memory (whose
+// observations are bridged); settings small enough for observations, archived ones and reflections to appear.
+const tripLines = [
+  'I am planning a trip to Lisbon in May with my sister Anna.', 'We want a hotel near the Alfama district, under 150 euros a night.',
+  'Anna is vegetarian, so restaurants must have vegetarian dishes.', 'I prefer trains over flights for the trip from Porto.',
+  'Book a fado show for the second evening.', 'My budget for the whole trip is 2000 euros.', 'Anna arrives one day later, on the 12th of May.',
+  'We would like a day trip to Sintra.',
+];
+const THREAD_SETTINGS = {
+  messageTokens: 40, bufferTokens: false, observationTokens: 60, reflectionBufferActivation: false, reflectionConsolidationThreshold: 2,
+  workingMemory: { autoUpdate: true },
+};
+
+async function buildThreads(memory: ThreadMemory, bankId: string): Promise<void> {
+  await memory.updateBankSettings(bankId, THREAD_SETTINGS);
+  await memory.putThread(bankId, 'trip', { settings: { bridge: 'messages' } });
+  let t = Date.parse('2024-04-01T10:00:00Z');
+  const at = (): string => new Date((t += 60_000)).toISOString();
+  for (const content of tripLines)
+    await memory.append(bankId, 'trip', { messages: [{ role: 'user', content, timestamp: at() }, { role: 'assistant', name: 'planner', content: `Noted: ${content}`, timestamp: at() }] });
+  await memory.putThread(bankId, 'u1-a', { resourceId: 'user-1', settings: { scope: 'resource', bridge: 'observations' } });
+  await memory.putThread(bankId, 'u1-b', { resourceId: 'user-1', settings: { scope: 'resource' } });
+  for (const [i, content] of tripLines.entries()) await memory.append(bankId, i % 2 ? 'u1-a' : 'u1-b', { messages: [{ role: 'user', content, timestamp: at() }] });
+  await memory.remember(bankId, 'u1-a', 'Prefers window seats');
+  await memory.idle();
+}
+
+/** A bank's thread memory as the thread port shows it: threads, messages, items of every record, working memory, bridge state. */
+async function threadSnapshot(threads: ThreadStore, bankId: string) {
+  const list = await threads.listThreads(bankId, { limit: 1000, offset: 0 });
+  const records = [...list.map((t) => threadRecordId(t.id)), ...new Set(list.flatMap((t) => (t.resourceId ? [resourceRecordId(t.resourceId)] : [])))];
+  return {
+    threads: list.map((t) => ({ ...t, bankId: 'x' })),
+    messages: await Promise.all(list.map(async (t) => (await threads.listMessages(bankId, t.id)).map((m) => ({ ...m, bankId: 'x' })))),
+    watermarks: await Promise.all(list.map((t) => threads.watermarks(bankId, t.id))),
+    unbridgedMessages: await Promise.all(list.map(async (t) => (await threads.unbridgedMessages(bankId, t.id, 1000)).map((m) => m.id))),
+    items: await Promise.all(records.map(async (r) => (await threads.listItems(bankId, r)).map((i) => ({ ...i, bankId: 'x' })))),
+    unbridgedItems: await Promise.all(records.map(async (r) => (await threads.unbridgedObservations(bankId, r, 1000)).map((i) => i.id))),
+    workingMemory: await Promise.all(records.map(async (r) => {
+      const wm = await threads.getWorkingMemory(bankId, r);
+      return wm && { ...wm, bankId: 'x' };
+    })),
+  };
+}
+
+/** The same with every message number replaced by the message's id (for a copy whose messages were renumbered). */
+function bySeqIds(s: Awaited<ReturnType<typeof threadSnapshot>>) {
+  const ids = new Map(s.messages.flat().map((m) => [m.seq, m.id]));
+  const id = (seq: number | null): string | null => (seq === null || seq === 0 ? null : (ids.get(seq) ?? `missing ${seq}`));
+  const ascending = (ms: ThreadMessage[]): boolean => ms.every((m, i) => i === 0 || ms[i - 1].seq < m.seq);
+  return {
+    ...s,
+    messages: s.messages.map((ms) => ({ ascending: ascending(ms), messages: ms.map(({ seq: _, ...m }) => m) })),
+    watermarks: s.watermarks.map((w) => ({ observed: id(w.observed), buffered: id(w.buffered) })),
+    items: s.items.map((is) => is.map((i) => ({ ...i, fromSeq: id(i.fromSeq), toSeq: id(i.toSeq) }))),
+  };
+}
 
 const dirs: string[] = [];
 const tempDir = (): string => {
@@ -66,6 +130,7 @@ async function snapshot(store: MemoryStore, bankId: string) {
     evidence: await Promise.all(observationIds.map((id) => store.evidenceOf(bankId, id))),
     history: await Promise.all(observationIds.map((id) => store.historyOf(bankId, id))),
     vectors: Object.fromEntries([...vectors].map(([id, v]) => [id, Array.from(v)])),
+    tombstones: (await store.tombstones(bankId, 10_000)).map((t) => ({ ...t, bankId: 'x' })),
   };
 }
 
@@ -78,7 +143,9 @@ async function recallIds(engine: Engine, bankId: string): Promise<string[][]> {
 describe('export and import', () => {
   let embedder: Embedder;
   let source: SqliteStore;
+  let sourceThreads: SqliteThreadStore;
   let original: Awaited<ReturnType<typeof snapshot>>;
+  let originalThreads: Awaited<ReturnType<typeof threadSnapshot>>;
   let originalRecall: string[][];
   let archive: string;
 
@@ -92,14 +159,20 @@ describe('export and import', () => {
     await worker.drain(BANK);
     await engine.retain(BANK, { items: later });
     await worker.drain(BANK);
+    sourceThreads = new SqliteThreadStore(source.db);
+    const memory = new ThreadMemory({ store: sourceThreads, banks: source, bridge: async (bankId, items) => void (await engine.retain(bankId, { items, documentMode: 'append' })) });
+    await buildThreads(memory, BANK);
+    await worker.drain(BANK);
     // A deletion: its observation is blanked (no vector), a tombstone is written.
     const bob = (await source.listFacts(BANK, { limit: 100, offset: 0 })).facts.find((f) => /watercolou?r/i.test(f.text));
     assert.ok(bob, 'a fact about Bob was retained');
     await engine.deleteFact(BANK, bob.id, 'not about Alice');
+    await engine.deleteDocument(BANK, 'chat-3', 'a chat about someone else');
     original = await snapshot(source, BANK);
+    originalThreads = await threadSnapshot(sourceThreads, BANK);
     originalRecall = await recallIds(engine, BANK);
     archive = join(tempDir(), 'alice.jsonl');
-    await exportBankToFile(source, BANK, archive, { embeddings: true });
+    await exportBankToFile(source, BANK, archive, { embeddings: true, threads: sourceThreads });
   });
 
   after(async () => {
@@ -116,30 +189,49 @@ describe('export and import', () => {
     assert.ok(original.entities.length >= 3, 'entities');
     assert.ok(original.facts.some((f) => f.status === 'superseded'), 'a superseded fact');
     assert.ok(Object.keys(original.vectors).length >= 8, 'vectors');
+    assert.deepEqual(original.tombstones.map((t) => t.kind).sort(), ['document', 'fact'], 'tombstones of a fact and of a document');
+    const t = originalThreads;
+    assert.equal(t.threads.length, 3, 'threads');
+    assert.ok(t.threads.some((x) => x.resourceId) && t.threads.some((x) => Object.keys(x.settings).length), 'a resource and thread settings');
+    assert.ok(t.messages.flat().some((m) => m.name) && t.messages.flat().length >= 24, 'messages');
+    const items = t.items.flat();
+    assert.ok(items.some((i) => i.kind === 'reflection' && i.generation >= 1 && i.covers.length), 'a reflection');
+    assert.ok(items.some((i) => i.status === 'archived') && items.some((i) => i.status === 'active'), 'archived and active items');
+    assert.ok(items.some((i) => i.recordId.startsWith('resource:')), 'memory of a resource');
+    assert.ok(t.workingMemory.filter(Boolean).length >= 2, 'working memory');
+    assert.ok(t.unbridgedMessages.flat().length > 0 && t.unbridgedMessages.flat().length < t.messages.flat().length, 'bridged and unbridged messages');
+    assert.ok(t.unbridgedItems.flat().length < items.filter((i) => i.kind === 'observation').length, 'bridged observations');
+    assert.ok(t.watermarks.some((w) => w.observed > 0), 'observed messages');
   });
 
   test('the archive: a versioned header, one record per line, an end record with the counts', () => {
     const lines = readFileSync(archive, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.deepEqual(
       { format: lines[0].format, version: lines[0].version, embedder: lines[0].embedder, vectors: lines[0].vectors, bank: (lines[0].bank as { id: string }).id },
-      { format: 'cairn-export', version: 1, embedder: embedder.id, vectors: true, bank: BANK },
+      { format: 'cairn-export', version: 2, embedder: embedder.id, vectors: true, bank: BANK },
     );
     const types = new Set(lines.slice(1).map((l) => l.type));
-    for (const t of ['entity', 'document', 'chunk', 'fact', 'observation', 'link', 'end']) assert.ok(types.has(t), t);
+    for (const t of ['entity', 'document', 'chunk', 'fact', 'observation', 'link', 'thread', 'message', 'memory', 'working-memory', 'tombstone', 'end']) assert.ok(types.has(t), t);
     const end = lines.at(-1) as { type: string; counts: Record<string, number> };
     assert.equal(end.type, 'end');
     assert.equal(end.counts.facts + end.counts.observations, original.facts.length);
+    assert.deepEqual(
+      [end.counts.threads, end.counts.messages, end.counts.memoryItems, end.counts.workingMemory, end.counts.tombstones],
+      [3, originalThreads.messages.flat().length, originalThreads.items.flat().length, 2, original.tombstones.length],
+    );
     const observation = lines.find((l) => l.type === 'observation') as { evidence: unknown[]; history: unknown[]; vector?: string };
     assert.ok(Array.isArray(observation.evidence) && Array.isArray(observation.history));
   });
 
-  test('import into a fresh store reproduces the bank exactly, and recall returns the same ids', async () => {
+  test('import into a fresh store reproduces the bank exactly, threads and tombstones too, and recall returns the same ids', async () => {
     const copy = new SqliteStore({ dataDir: tempDir() });
     try {
-      const report = await importBank(copy, embedder, archive);
+      const threads = new SqliteThreadStore(copy.db);
+      const report = await importBank(copy, embedder, archive, { threads });
       assert.equal(report.bankId, BANK);
       assert.equal(report.reembedded, 0, 'the vectors were taken from the archive');
       assert.deepEqual(await snapshot(copy, BANK), original);
+      assert.deepEqual(await threadSnapshot(threads, BANK), originalThreads, 'threads: ids, seq, times, generations, bridge state');
       assert.deepEqual(await recallIds(engineOn(copy, embedder), BANK), originalRecall);
     } finally {
       await copy.close();
@@ -148,11 +240,11 @@ describe('export and import', () => {
 
   test('an archive without vectors is re-embedded on import, with the same result', async () => {
     const file = join(tempDir(), 'alice-novec.jsonl');
-    await exportBankToFile(source, BANK, file);
+    await exportBankToFile(source, BANK, file, { threads: sourceThreads });
     assert.ok(!readFileSync(file, 'utf8').includes('"vector"'));
     const copy = new SqliteStore({ dataDir: tempDir() });
     try {
-      const report = await importBank(copy, embedder, file, { bankId: BANK });
+      const report = await importBank(copy, embedder, file, { bankId: BANK, threads: new SqliteThreadStore(copy.db) });
       assert.ok(report.reembedded >= original.facts.length - 1);
       const again = await snapshot(copy, BANK);
       assert.deepEqual({ ...again, vectors: {} }, { ...original, vectors: {} });
@@ -167,13 +259,16 @@ describe('export and import', () => {
     const other = await TransformersEmbedder.load({ model: 'tiny-random-embed', modelsDir: MODEL_FIXTURES_DIR });
     const copy = new SqliteStore({ dataDir: tempDir() });
     try {
-      const report = await importBank(copy, other, archive, { bankId: 'alice-copy' });
+      const threads = new SqliteThreadStore(copy.db);
+      const report = await importBank(copy, other, archive, { bankId: 'alice-copy', threads });
       assert.equal(report.embedder, other.id);
       assert.ok(report.reembedded > 0);
       const got = await snapshot(copy, 'alice-copy');
       assert.equal(got.bank?.embedder, other.id);
       assert.deepEqual(got.facts, original.facts, 'same facts under the new bank id');
       assert.deepEqual(got.links, original.links);
+      assert.deepEqual(got.tombstones, original.tombstones);
+      assert.deepEqual(await threadSnapshot(threads, 'alice-copy'), originalThreads, 'same threads under the new bank id');
       assert.deepEqual(Object.keys(got.vectors).sort(), Object.keys(original.vectors).sort());
       assert.ok(Object.values(got.vectors).every((v) => v.length === other.dimensions));
       assert.ok((await engineOn(copy, other).recall('alice-copy', { query: 'Where does Alice live?' })).results.length > 0);
@@ -185,22 +280,82 @@ describe('export and import', () => {
 
   test('broken archives are refused and leave no half-imported bank; an existing bank is never overwritten', async () => {
     const lines: string[] = [];
-    for await (const l of exportBank(source, BANK, {})) lines.push(l);
+    for await (const l of exportBank(source, BANK, { threads: sourceThreads })) lines.push(l);
     const copy = new SqliteStore({ dataDir: tempDir() });
+    const threads = new SqliteThreadStore(copy.db);
     try {
       const truncated = join(tempDir(), 'truncated.jsonl');
-      writeFileSync(truncated, lines.slice(0, -3).join('\n'));
-      await assert.rejects(importBank(copy, embedder, truncated), /truncated/);
+      writeFileSync(truncated, lines.slice(0, -1).join('\n'));
+      await assert.rejects(importBank(copy, embedder, truncated, { threads }), /truncated/);
       assert.equal(await copy.getBank(BANK), null, 'the half-imported bank was removed');
+      assert.deepEqual(await threads.listThreads(BANK, { limit: 10, offset: 0 }), [], 'its threads too');
+      assert.equal((await threads.countMessages(BANK, 'trip')).count, 0);
 
       const newer = join(tempDir(), 'newer.jsonl');
       writeFileSync(newer, [JSON.stringify({ ...JSON.parse(lines[0]), version: 99 }), ...lines.slice(1)].join('\n'));
-      await assert.rejects(importBank(copy, embedder, newer), /version 99/);
-      await assert.rejects(importBank(copy, embedder, (async function* () { yield '{"hello": 1}'; })()), /not a Cairn export/);
+      await assert.rejects(importBank(copy, embedder, newer, { threads }), /version 99/);
+      await assert.rejects(importBank(copy, embedder, (async function* () { yield '{"hello": 1}'; })(), { threads }), /not a Cairn export/);
 
-      await importBank(copy, embedder, (async function* () { yield* lines; })());
-      await assert.rejects(importBank(copy, embedder, archive), /already exists/);
+      await importBank(copy, embedder, (async function* () { yield* lines; })(), { threads });
+      await assert.rejects(importBank(copy, embedder, archive, { threads }), /already exists/);
       assert.equal((await copy.listFacts(BANK, { limit: 1000, offset: 0, includeSuperseded: true })).total, original.facts.length);
+      assert.equal((await threads.listThreads(BANK, { limit: 10, offset: 0 })).length, 3);
+    } finally {
+      await copy.close();
+    }
+  });
+
+  test('into a store whose message numbers are taken, threads are renumbered in order and their memory follows', async () => {
+    const file = join(tempDir(), 'alice-pages.jsonl');
+    await exportBankToFile(source, BANK, file, { threads: sourceThreads, pageSize: 5 });
+    const copy = new SqliteStore({ dataDir: tempDir() });
+    try {
+      const threads = new SqliteThreadStore(copy.db);
+      const engine = engineOn(copy, embedder);
+      await engine.createBank({ id: 'other' });
+      const memory = new ThreadMemory({ store: threads, banks: copy });
+      // Another bank's thread holds the message number of a message in the middle of the first thread, and one far
+      // above the archive's: the batches before it keep their numbers, the one holding it and every later one (free
+      // as their numbers are) are renumbered above, so each thread stays in order.
+      const seqs = originalThreads.messages.flat().map((m) => m.seq);
+      const middle = originalThreads.messages[0][Math.floor(originalThreads.messages[0].length / 2)];
+      const high = Math.max(...seqs) + 100;
+      await memory.putThread('other', 'chat', {});
+      await threads.restoreMessages('other', 'chat', [
+        { ...middle, id: 'msg-other-1', bankId: 'other', threadId: 'chat', bridgedAt: null },
+        { ...middle, id: 'msg-other-2', bankId: 'other', threadId: 'chat', bridgedAt: null, seq: high },
+      ], false);
+      await importBank(copy, embedder, file, { threads, batchSize: 5 });
+      const got = await threadSnapshot(threads, BANK);
+      const gotSeqs = got.messages.flat().map((m) => m.seq);
+      assert.equal(gotSeqs[0], seqs[0], 'the first batch kept its numbers');
+      assert.ok(!gotSeqs.includes(middle.seq) && gotSeqs.at(-1) !== seqs.at(-1), 'the rest was renumbered');
+      assert.deepEqual(bySeqIds(got), bySeqIds(originalThreads));
+      assert.ok(bySeqIds(got).messages.every((t) => t.ascending));
+      assert.ok(gotSeqs.filter((s) => s > high).length > 5, 'renumbered above every number in use');
+      assert.deepEqual((await threads.listMessages('other', 'chat')).map((m) => [m.id, m.seq]), [['msg-other-1', middle.seq], ['msg-other-2', high]], 'the other bank is untouched');
+      // The imported thread goes on: a new message comes after the imported ones.
+      const next = await memory.append(BANK, 'u1-b', { messages: [{ role: 'user', content: 'One more thing.' }] });
+      assert.ok(next.messages[0].seq > Math.max(...got.messages.flat().map((m) => m.seq)));
+    } finally {
+      await copy.close();
+    }
+  });
+
+  test('an archive of format version 1 (no threads or tombstones) is still read', async () => {
+    const fixture = join(import.meta.dirname, 'fixtures', 'export-v1.jsonl');
+    const records = readFileSync(fixture, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { version?: number; type?: string; fact?: { id: string; text: string } });
+    assert.equal(records[0].version, 1);
+    const copy = new SqliteStore({ dataDir: tempDir() });
+    try {
+      const threads = new SqliteThreadStore(copy.db);
+      const report = await importBank(copy, embedder, fixture, { threads });
+      assert.equal(report.bankId, 'legacy');
+      assert.equal(report.counts.threads, 0);
+      const facts = (await copy.listFacts('legacy', { limit: 100, offset: 0, includeSuperseded: true })).facts;
+      assert.deepEqual(facts.map((f) => [f.id, f.text]), records.filter((r) => r.type === 'fact').map((r) => [r.fact?.id, r.fact?.text]));
+      assert.deepEqual(await threads.listThreads('legacy', { limit: 10, offset: 0 }), []);
+      assert.ok((await engineOn(copy, embedder).recall('legacy', { query: 'Where did Dana open a bakery?' })).results.length > 0);
     } finally {
       await copy.close();
     }

@@ -1,6 +1,7 @@
 // Fused recall: the four arms run at once (the graph and temporal arms start from the semantic and keyword
 // hits when those arrive), their rankings are fused with weighted RRF, the turns answering questions found are
-// raised, then candidates mentioning what the query names, the top candidates are rescored by a
+// raised, then candidates mentioning what the query names (and, for a question about one attribute of someone,
+// the candidates stating it now, latest first), the top candidates are rescored by a
 // cross-encoder when one is loaded, optionally diversified with MMR, and trimmed to the token budget.
 // Every result carries its arm scores, times, entity names and source; observations also their staleness, proof count
 // and (on request) source facts; `trace` adds each arm's findings and timings.
@@ -21,6 +22,7 @@ import { raiseFollowups } from './followups.ts';
 import { fuse, type Fused } from './fusion.ts';
 import { mmr } from './mmr.ts';
 import { raiseNamed } from './named.ts';
+import { askedAttribute, raiseAnswers } from './attribute.ts';
 import { analyzeQuery } from './query.ts';
 import { rerank } from './rerank.ts';
 import {
@@ -90,6 +92,13 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
     const windowFacts = new Map((await facts.get(window.map((f) => f.id))).map((f) => [f.id, f]));
     fused = [...raiseNamed(window, windowFacts, new Set(query.entities.map((e) => e.id)), settings.namedShare), ...fused.slice(NAMED_WINDOW)];
   }
+  // A question about one attribute of someone is answered by its current statements, the latest first.
+  const asked = askedAttribute(req.query);
+  if (asked) {
+    const window = fused.slice(0, NAMED_WINDOW);
+    const windowFacts = new Map((await facts.get(window.map((f) => f.id))).map((f) => [f.id, f]));
+    fused = [...raiseAnswers(window, windowFacts, asked), ...fused.slice(NAMED_WINDOW)];
+  }
   const fusionMs = since(mark);
 
   // The candidates' facts (re-checked against the filter: every arm must honour it, this proves it).
@@ -113,6 +122,10 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
     reranked = Math.min(req.settings.rerankN, candidates.length);
   }
   const rerankMs = since(mark);
+
+  // One result per text: an observation that only repeats a fact (a belief resting on that one fact so far) is
+  // the same memory twice; the fact stands for both, at the better of their places.
+  ranked = oneResultPerText(ranked, poolFacts);
 
   // Diversity.
   mark = performance.now();
@@ -183,17 +196,46 @@ function toResult(
 
 /**
  * Observations get their staleness, proof count and (on request) source facts; as of a past instant they read as
- * they did then, and those that did not exist yet are dropped.
+ * they did then, and those that did not exist yet are dropped; outdated ones go below the current results.
  */
 function withExtras(results: Array<Omit<RecallResult, 'tokens'>>, extras: Map<string, ObservationExtras>): Array<Omit<RecallResult, 'tokens'>> {
-  return results.flatMap((r) => {
+  const current: Array<Omit<RecallResult, 'tokens'>> = [];
+  const outdated: Array<Omit<RecallResult, 'tokens'>> = [];
+  for (const r of results) {
     const x = extras.get(r.id);
-    if (r.kind !== 'observation' || !x) return [r];
-    if (x.textAsOf === null) return [];
+    if (r.kind !== 'observation' || !x) {
+      current.push(r);
+      continue;
+    }
+    if (x.textAsOf === null) continue;
     const out: Omit<RecallResult, 'tokens'> = { ...r, text: x.textAsOf ?? r.text, stale: x.stale, proofCount: x.proofCount };
     if (x.sourceFacts) out.sourceFacts = x.sourceFacts;
-    return [out];
-  });
+    // An observation resting only on superseded facts no longer holds: it ranks below everything current.
+    (x.outdated && !x.textAsOf ? outdated : current).push(out);
+  }
+  return [...current, ...outdated];
+}
+
+function oneResultPerText<T extends { id: string }>(ranked: T[], facts: Map<string, Fact>): T[] {
+  const key = (f: Fact | undefined): string => (f ? f.text.trim().replace(/\s+/g, ' ').toLowerCase() : '');
+  const factByText = new Map<string, T>();
+  for (const r of ranked) {
+    const f = facts.get(r.id);
+    if (f && f.kind !== 'observation' && !factByText.has(key(f))) factByText.set(key(f), r);
+  }
+  const seen = new Set<string>();
+  const out: T[] = [];
+  for (const r of ranked) {
+    const k = key(facts.get(r.id));
+    if (!k) {
+      out.push(r);
+      continue;
+    }
+    if (seen.has(k)) continue;
+    seen.add(k);
+    out.push(factByText.get(k) ?? r);
+  }
+  return out;
 }
 
 function armTrace(out: ArmOutput & { ms: number }): ArmTrace {

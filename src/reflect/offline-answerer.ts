@@ -1,11 +1,14 @@
 // The offline answerer (no LLM): one search of observations, one of raw facts, and an answer that quotes them,
-// observations first, each with its date and id, trimmed from the end to maxTokens. With a response schema it
+// the most relevant to the question first (the current statement of an asked attribute, then what covers the
+// question best), each with its date and id, trimmed from the least relevant end to maxTokens; or that memory
+// holds nothing relevant. With a response schema it
 // answers only with JSON it can build honestly from those memories; any other schema needs a model, and the
 // caller is told so (400).
 import { badRequest } from '../core/errors.ts';
 import { countTokens } from '../text/tokens.ts';
 import type { AnswerDraft, AnswerInput, Answerer } from './answerer.ts';
-import { honestStructuredAnswer, quotedAnswer } from './quoted-answer.ts';
+import { honestStructuredAnswer, rankedAnswer } from './quoted-answer.ts';
+import { rankForQuestion } from './relevance.ts';
 import type { Memory } from './types.ts';
 
 export const STRUCTURED_NEEDS_LLM =
@@ -19,14 +22,10 @@ export class OfflineAnswerer implements Answerer {
     const { query, tools } = input;
     const observations = (await tools.run({ tool: 'search_observations', args: { query } }, 1)).memories;
     const facts = (await tools.run({ tool: 'recall_facts', args: { query } }, 2)).memories;
-    // Observations come first, so when the answer must be short the last facts go first.
-    while (input.maxTokens && countTokens(quotedAnswer(query, observations, facts)) > input.maxTokens) {
-      if (facts.length) facts.pop();
-      else if (observations.length) observations.pop();
-      else break;
-    }
-    const markdown = quotedAnswer(query, observations, facts);
-    const cited: Memory[] = [...observations, ...facts];
+    const cited: Memory[] = rankForQuestion(query, observations, facts).memories;
+    // The least relevant go first when the answer must be short.
+    while (input.maxTokens && cited.length > 1 && countTokens(rankedAnswer(query, cited)) > input.maxTokens) cited.pop();
+    const markdown = rankedAnswer(query, cited);
     const ids = cited.map((m) => m.id);
     if (!input.answerSchema) return { answer: markdown, cited: ids };
     const structured = honestStructuredAnswer(markdown, cited, input.answerSchema);

@@ -1,5 +1,6 @@
-// The answer reflect can give without a model: the memories themselves, observations first and then facts,
-// each quoted with its date and cited by id; and, for a response schema, the few JSON shapes that can be
+// The answers reflect can give without a model: the memories themselves, each quoted with its date and cited
+// by id (the LLM answerer's fallback lists observations first and then facts; the offline answer lists them most
+// relevant first); and, for a response schema, the few JSON shapes that can be
 // built honestly from them ({answer, citations}, {answer}, or the text itself), used only when the schema allows.
 import type { z } from 'zod';
 import type { Memory } from './types.ts';
@@ -27,6 +28,19 @@ export function quotedAnswer(query: string, observations: Memory[], facts: Memor
   parts.push(`What this bank's memory holds about "${query}":`);
   if (observations.length) parts.push('', '**Observations**', ...observations.map(line));
   if (facts.length) parts.push('', '**Facts**', ...facts.map(line));
+  return parts.join('\n');
+}
+
+/**
+ * The offline answer: the memories most relevant first (see relevance.ts), the first one set apart as the
+ * answer's lead; or, when none shares anything with the question, a plain statement that memory holds nothing
+ * relevant to it.
+ */
+export function rankedAnswer(query: string, memories: Memory[]): string {
+  if (memories.length === 0) return `Memory holds nothing relevant to "${query}".`;
+  const [lead, ...rest] = memories;
+  const parts = [`Most relevant to "${query}":`, line(lead)];
+  if (rest.length) parts.push('', 'Also related:', ...rest.map(line));
   return parts.join('\n');
 }
 

@@ -10,6 +10,8 @@ export interface ExtractInput {
   bankId: string;
   text: string;
   speaker: string | null;
+  /** Who the chunk is said to: the other speaker nearest to it in its document (second person resolves to them). */
+  addressee?: string | null;
   /** True when the chunk is the agent's own turn: its facts are `experience`. */
   fromAgent: boolean;
   /** When the item was said or written (ISO); relative dates are read from it. */
@@ -37,6 +39,11 @@ export interface ExtractedFact {
   entities: ExtractedEntity[];
   /** Indexes (into this chunk's facts) of earlier facts this one is caused by. */
   causedBy: number[];
+  /**
+   * Whom the fact's "you" means, when its text still says "you" to someone known (kept in the fact's metadata:
+   * an observation shows the name, while the fact keeps the words as said).
+   */
+  addressee?: string;
 }
 
 export interface Extractor {

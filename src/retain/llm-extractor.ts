@@ -57,7 +57,7 @@ export function toExtractedFacts(facts: LlmFact[], input: ExtractInput): Extract
     const found = locateQuote(input.text, f.quote, cursor);
     if (found) cursor = found.start;
     const span: Span = found ?? { start: 0, end: input.text.length };
-    const when = occurredRange(f.occurredStart, f.occurredEnd, f.when, reference);
+    const when = occurredRange(f.occurredStart, f.occurredEnd, f.when, reference, `${f.quote}\n${f.what}`);
     out.push({
       text: factText(f, mode, found ? input.text.slice(found.start, found.end) : null),
       kind: f.kind,

@@ -25,3 +25,15 @@ test('what counts as a date', () => {
   for (const ok of ['2024', '2024-02', '2024-02-29', '2024-02-29T10:00:00Z']) assert.ok(isDateLike(ok), ok);
   for (const bad of ['2024-13', '2023-02-29', 'last June', '']) assert.ok(!isDateLike(bad), bad);
 });
+
+test('a model\'s bare "when" takes its tense from the fact\'s words: a plan is the next occurrence, the past the last', () => {
+  assert.deepEqual(occurredRange(null, null, 'September 14th', ref, 'The wedding is planned for September 14th.'), {
+    start: '2024-09-14T00:00:00.000Z',
+    end: '2024-09-14T23:59:59.999Z',
+  });
+  assert.deepEqual(occurredRange(null, null, 'March 12th', ref, 'The concert was on March 12th.'), {
+    start: '2023-03-12T00:00:00.000Z',
+    end: '2023-03-12T23:59:59.999Z',
+  });
+  assert.equal(occurredRange(null, null, 'on Friday', ref, 'Maya will fly to Oslo.').start, '2024-03-15T00:00:00.000Z', 'the expression need not be in the words');
+});

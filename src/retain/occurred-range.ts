@@ -1,6 +1,7 @@
 // When an extracted fact happened, as an ISO range: from the dates a model wrote (a year, a month, a day, or an
 // instant; each widened to the period it names), else from its words ("last June") read against the item's
-// timestamp, the same way the offline extractor reads time expressions.
+// timestamp, the same way the offline extractor reads time expressions (a month or date without a year by the
+// tense of the fact's own words).
 import { parseTimeExpressions } from '../text/time-expressions.ts';
 
 export interface OccurredRange {
@@ -45,6 +46,8 @@ export function occurredRange(
   end: string | null | undefined,
   when: string | null | undefined,
   reference: Date,
+  /** The words the fact came from, for the tense of a bare "when" ("September 14th" in "is planned for ..."). */
+  context?: string,
 ): OccurredRange {
   const from = start ? periodOf(start) : null;
   const to = end ? periodOf(end) : null;
@@ -54,7 +57,7 @@ export function occurredRange(
     return { start: iso(lo), end: iso(hi) };
   }
   if (when) {
-    const [found] = parseTimeExpressions(when, reference);
+    const [found] = parseTimeExpressions(when, reference, context);
     if (found) return { start: found.start, end: found.end };
   }
   return { start: null, end: null };

@@ -16,7 +16,8 @@ test('entities: the speaker, typed names without relation words, other capitalis
     { name: 'Zylo Labs', type: 'organization' },
     { name: 'Wren', type: null },
   ]);
-  assert.equal(fact.occurredStart, '2024-03-04T00:00:00.000Z');
+  // Said on Friday 1 March: "met ... on Monday" is the Monday before, not the coming one.
+  assert.equal(fact.occurredStart, '2024-02-26T00:00:00.000Z');
 });
 
 test('a named person in a lower-case sentence is still found', async () => {

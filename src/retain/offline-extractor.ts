@@ -2,6 +2,7 @@
 // entity detection (compromise plus capitalised names), time expressions read from the item's timestamp,
 // and causality marked by a sentence that starts "So ...", "Therefore ...", "As a result ...".
 import * as chrono from 'chrono-node';
+import { hasUnresolvedYou, toThirdPerson } from '../text/person.ts';
 import { parseTimeExpressions } from '../text/time-expressions.ts';
 import { contentWords, isStopword } from '../text/words.ts';
 import { typedNames } from './named-entities.ts';
@@ -32,22 +33,6 @@ export function splitSentences(text: string): Array<{ text: string; start: numbe
     out.shift();
   }
   return out;
-}
-
-/** "I moved to Berlin" said by Alice -> "Alice moved to Berlin". */
-export function resolveFirstPerson(sentence: string, speaker: string | null): string {
-  if (!speaker) return sentence;
-  const possessive = speaker.endsWith('s') ? `${speaker}'` : `${speaker}'s`;
-  return sentence
-    .replace(/\bI['’]m\b/g, `${speaker} is`)
-    .replace(/\bI['’]ve\b/g, `${speaker} has`)
-    .replace(/\bI['’]ll\b/g, `${speaker} will`)
-    .replace(/\bI['’]d\b/g, `${speaker} would`)
-    .replace(/\bI\b/g, speaker)
-    .replace(/\b[Mm]y\b/g, possessive)
-    .replace(/\b[Mm]ine\b/g, possessive)
-    .replace(/\b[Mm]yself\b/g, speaker)
-    .replace(/(\w\s+)me\b/g, `$1${speaker}`);
 }
 
 const CAUSAL_START = /^(so|therefore|thus|hence|as a result|that['’]s why|because of (this|that))\b/i;
@@ -95,7 +80,8 @@ export class OfflineExtractor implements Extractor {
     const reference = new Date(input.timestamp);
     const facts: ExtractedFact[] = [];
     for (const s of splitSentences(input.text)) {
-      const resolved = resolveFirstPerson(s.text, input.speaker);
+      // First person becomes the speaker; "you" stays as said (see ExtractedFact.addressee).
+      const resolved = toThirdPerson(s.text, { speaker: input.speaker });
       const times = parseTimeExpressions(s.text, reference);
       const causedBy = facts.length > 0 && CAUSAL_START.test(s.text) ? [facts.length - 1] : [];
       facts.push({
@@ -107,6 +93,7 @@ export class OfflineExtractor implements Extractor {
         occurredEnd: times[0]?.end ?? null,
         entities: entitiesOf(s.text, input.speaker),
         causedBy,
+        ...(input.addressee && hasUnresolvedYou(resolved) ? { addressee: input.addressee } : {}),
       });
     }
     return facts;

@@ -4,7 +4,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { contentHash, derivedId, newId } from '../core/ids.ts';
 import { nowIso } from '../core/time.ts';
-import type { Bank, Chunk, DocumentRecord, Fact, FactLink } from '../core/types.ts';
+import type { Bank, Chunk, DocumentRecord, Fact, FactLink, Operation } from '../core/types.ts';
 import type { Embedder } from '../embed/ports.ts';
 import type { ItemWrite, MemoryStore } from '../store/ports.ts';
 import { chunkText } from './chunking.ts';
@@ -43,14 +43,26 @@ async function withBankLock<T>(bankId: string, fn: () => Promise<T>): Promise<T>
   }
 }
 
+/**
+ * Items grouped into documents, in order. Ids derive from content so that retaining the same request again changes
+ * nothing. Identical items in one request (same document, content, speaker, timestamp, context, metadata, tags and
+ * role) are separate occurrences: the k-th repeat (k > 0) gets ids of its own, a standalone item a document of its
+ * own, so every occurrence is stored; an occurrence already stored by an earlier request is the same item.
+ */
 function planDocuments(bankId: string, items: RetainItem[], now: string): PlannedDocument[] {
   const docs = new Map<string, PlannedDocument>();
+  const seen = new Map<string, number>();
   for (const item of items) {
     const timestamp = item.timestamp ?? now;
     const itemHash = contentHash(item.content, item.speaker, item.timestamp, item.context, JSON.stringify(item.metadata ?? {}), JSON.stringify(item.tags ?? []));
-    const docId = item.documentId ?? derivedId('doc', bankId, itemHash);
+    const key = contentHash(item.documentId, itemHash, item.role);
+    const repeat = seen.get(key) ?? 0;
+    seen.set(key, repeat + 1);
+    // The first occurrence keeps the ids items always had (stored items stay unchanged when retained again).
+    const occurrence = repeat === 0 ? [] : [`#${repeat}`];
+    const docId = item.documentId ?? derivedId('doc', bankId, itemHash, ...occurrence);
     const doc = docs.get(docId) ?? { id: docId, items: [] };
-    doc.items.push({ item, itemId: derivedId('itm', bankId, docId, itemHash), timestamp });
+    doc.items.push({ item, itemId: derivedId('itm', bankId, docId, itemHash, ...occurrence), timestamp });
     docs.set(docId, doc);
   }
   return [...docs.values()];
@@ -81,10 +93,43 @@ function chunksOf(bankId: string, doc: PlannedDocument, firstIndex: number): Chu
   return chunks;
 }
 
+/**
+ * Each item's addressee: the nearest other speaker before it in the request, else the nearest after it (in a
+ * two-way conversation, the one spoken to).
+ */
+function addresseesOf(docs: PlannedDocument[], items: RetainItem[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const ids = new Map<RetainItem, string>();
+  for (const d of docs) for (const p of d.items) ids.set(p.item, p.itemId);
+  const speakers = items.map((i) => i.speaker ?? null);
+  items.forEach((item, n) => {
+    const me = speakers[n];
+    const id = ids.get(item);
+    if (!me || !id) return;
+    let found: string | null = null;
+    for (let k = n - 1; k >= 0 && !found; k--) if (speakers[k] && speakers[k] !== me) found = speakers[k];
+    for (let k = n + 1; k < speakers.length && !found; k++) if (speakers[k] && speakers[k] !== me) found = speakers[k];
+    if (found) out.set(id, found);
+  });
+  return out;
+}
+
 const isAgent = (item: RetainItem | undefined): boolean => item?.role === 'assistant' || item?.role === 'agent';
 
-export async function retain(deps: RetainDeps, bank: Bank, request: RetainRequest, progress?: Progress): Promise<RetainResult> {
-  return withBankLock(bank.id, () => retainLocked(deps, bank, request, progress));
+/** How a retain runs: who hears its progress, and the operation it runs as (if any). */
+export interface RetainRun {
+  /** Called after each document with the items done so far and the request's item count. */
+  progress?: Progress;
+  /**
+   * The operation this retain runs as (status running in the store). Each write records in it, in the write's
+   * transaction, the progress and the result so far. An operation that already holds such a record (resumed after a
+   * crash) goes on from it: the documents it counts are skipped and the result counts every item of the operation.
+   */
+  operation?: Operation;
+}
+
+export async function retain(deps: RetainDeps, bank: Bank, request: RetainRequest, run: RetainRun = {}): Promise<RetainResult> {
+  return withBankLock(bank.id, () => retainLocked(deps, bank, request, run));
 }
 
 /** What one document of a request will write: its record, the chunks to add and the chunk ids to remove. */
@@ -152,32 +197,37 @@ async function lastFactOf(store: MemoryStore, bankId: string, chunkIds: string[]
   return null;
 }
 
-async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest, progress?: Progress): Promise<RetainResult> {
+async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest, run: RetainRun): Promise<RetainResult> {
   const { store } = deps;
   const now = nowIso();
-  const result: RetainResult = { documents: 0, documentsUnchanged: 0, chunksProcessed: 0, chunksRemoved: 0, facts: 0, factIds: [], entities: 0 };
   const append = request.documentMode === 'append';
+  const tally = new Tally(request.items.length, run.operation);
   const plans: DocumentWrite[] = [];
-  for (const doc of planDocuments(bank.id, request.items, now)) plans.push(await planWrite(store, bank.id, doc, append, now));
+  const docs = planDocuments(bank.id, request.items, now);
+  for (const doc of tally.remaining(docs)) plans.push(await planWrite(store, bank.id, doc, append, now));
   // Every new chunk is handed to the extractor now (as many at once as it takes), so later chunks are extracted
   // while earlier ones are embedded and written; writes still happen in order, one transaction per batch.
-  const extractions = new Extractions(deps.extractor, bank);
+  const extractions = new Extractions(deps.extractor, bank, addresseesOf(docs, request.items));
   for (const plan of plans) if (!plan.unchanged) extractions.start(plan.fresh, plan.doc);
-  let itemsDone = 0;
-  const count = (written: { factIds: string[]; entities: number }): void => {
-    result.facts += written.factIds.length;
-    result.factIds.push(...written.factIds);
-    result.entities += written.entities;
-  };
   const done = (plan: DocumentWrite): void => {
-    result.documents++;
-    if (plan.unchanged) result.documentsUnchanged++;
-    else {
-      result.chunksProcessed += plan.fresh.length;
-      result.chunksRemoved += plan.removed.length;
-    }
-    itemsDone += plan.doc.items.length;
-    progress?.(itemsDone, request.items.length);
+    tally.finished(plan);
+    run.progress?.(tally.itemsDone, request.items.length);
+  };
+  // Writes of one group go in one transaction when the store can (the last carries the checkpoint), else one by one
+  // (each carries its own).
+  const apply = async (writes: Array<{ write: ItemWrite; completes?: DocumentWrite }>): Promise<void> => {
+    writes.forEach(({ write, completes }, i) => {
+      tally.wrote(write);
+      if (completes) tally.finished(completes);
+      if (run.operation && (!store.writeItems || i === writes.length - 1)) write.operation = tally.snapshot(run.operation);
+    });
+    if (writes.length === 1) await store.writeItem(writes[0].write);
+    else if (store.writeItems) await store.writeItems(writes.map((w) => w.write));
+    else for (const { write } of writes) await store.writeItem(write);
+    // The operation in hand follows its stored record (what a failure later records keeps what was done).
+    const recorded = writes.at(-1)?.write.operation;
+    if (run.operation && recorded) Object.assign(run.operation, { progress: recorded.progress, result: recorded.result, updatedAt: recorded.updatedAt });
+    for (const { completes } of writes) if (completes) run.progress?.(tally.itemsDone, request.items.length);
   };
   try {
     for (const group of writeGroups(plans)) {
@@ -194,31 +244,102 @@ async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest
             previousFactId: await lastFactOf(store, bank.id, plan.before),
           })),
         );
-        count(await writeChunks(deps, bank, parts));
-        group.forEach(done);
+        const writes = await buildWrites(deps, bank, parts);
+        await apply(writes.map((write, i) => ({ write, completes: group[i] })));
         continue;
       }
       const plan = group[0];
       const { stored, document, fresh, removed } = plan;
-      if (!plan.unchanged) {
-        let previousFactId = await lastFactOf(store, bank.id, plan.before);
-        for (let i = 0; i < Math.max(fresh.length, 1); i += WRITE_BATCH) {
-          const batch = fresh.slice(i, i + WRITE_BATCH);
-          const last = i + WRITE_BATCH >= fresh.length;
-          // Until the last batch is written the document keeps its old hash, so a crash mid-way re-processes the rest.
-          const batchDoc = last ? document : { ...document, contentHash: stored?.contentHash ?? 'incomplete' };
-          const written = await writeChunks(deps, bank, [{ document: batchDoc, extracted: await extractions.of(batch), removeChunkIds: i === 0 ? removed : [], previousFactId }]);
-          count(written);
-          // The next batch's chain goes on from this one's last fact.
-          previousFactId = written.factIds.at(-1) ?? previousFactId;
-        }
+      if (plan.unchanged) {
+        done(plan);
+        continue;
       }
-      done(plan);
+      let previousFactId = await lastFactOf(store, bank.id, plan.before);
+      for (let i = 0; i < Math.max(fresh.length, 1); i += WRITE_BATCH) {
+        const batch = fresh.slice(i, i + WRITE_BATCH);
+        const last = i + WRITE_BATCH >= fresh.length;
+        // Until the last batch is written the document keeps its old hash, so a crash mid-way re-processes the rest.
+        const batchDoc = last ? document : { ...document, contentHash: stored?.contentHash ?? 'incomplete' };
+        const [write] = await buildWrites(deps, bank, [{ document: batchDoc, extracted: await extractions.of(batch), removeChunkIds: i === 0 ? removed : [], previousFactId }]);
+        await apply([{ write, completes: last ? plan : undefined }]);
+        // The next batch's chain goes on from this one's last fact.
+        previousFactId = write.facts.at(-1)?.id ?? previousFactId;
+      }
     }
   } finally {
     extractions.cancel();
   }
-  return result;
+  return tally.total(store, bank.id);
+}
+
+const isRetainResult = (x: unknown): x is RetainResult =>
+  typeof x === 'object' && x !== null && Array.isArray((x as RetainResult).factIds) &&
+  (['documents', 'documentsUnchanged', 'chunksProcessed', 'chunksRemoved', 'facts', 'entities'] as const).every((k) => typeof (x as RetainResult)[k] === 'number');
+
+/**
+ * The running count of a retain: its result and the items done, going on from the record of a resumed operation.
+ * `entities` counts distinct entities mentioned by the facts written.
+ */
+class Tally {
+  readonly result: RetainResult = { documents: 0, documentsUnchanged: 0, chunksProcessed: 0, chunksRemoved: 0, facts: 0, factIds: [], entities: 0 };
+  itemsDone = 0;
+  private readonly entityIds = new Set<string>();
+  /** The record this run went on from (a resumed operation's), if any. */
+  private readonly base: { itemsDone: number; result: RetainResult } | null;
+
+  constructor(
+    private readonly items: number,
+    operation: Operation | undefined,
+  ) {
+    const record = operation?.result;
+    this.base = operation && operation.progress.done > 0 && isRetainResult(record) ? { itemsDone: operation.progress.done, result: record } : null;
+    if (this.base) {
+      Object.assign(this.result, this.base.result, { factIds: [...this.base.result.factIds] });
+      this.itemsDone = this.base.itemsDone;
+    }
+  }
+
+  /** The documents left to do: those after the ones the base record counts. */
+  remaining(docs: PlannedDocument[]): PlannedDocument[] {
+    let skipped = 0;
+    let i = 0;
+    while (this.base && i < docs.length && skipped + docs[i].items.length <= this.base.itemsDone) skipped += docs[i++].items.length;
+    return docs.slice(i);
+  }
+
+  wrote(w: ItemWrite): void {
+    this.result.facts += w.facts.length;
+    this.result.factIds.push(...w.facts.map((f) => f.id));
+    this.result.chunksProcessed += w.chunks.length;
+    this.result.chunksRemoved += w.removeChunkIds.length;
+    for (const f of w.facts) for (const e of f.entities) this.entityIds.add(e);
+    this.result.entities = (this.base?.result.entities ?? 0) + this.entityIds.size;
+  }
+
+  finished(plan: DocumentWrite): void {
+    this.result.documents++;
+    if (plan.unchanged) this.result.documentsUnchanged++;
+    this.itemsDone += plan.doc.items.length;
+  }
+
+  /**
+   * The operation as it stands once the write carrying this checkpoint is in. Only an operation that can resume
+   * (it keeps its input) carries its result so far: the record a resume goes on from. (Its fact ids grow with the
+   * request, which the API bounds; a CLI retain of a large file keeps no input, so it records progress alone.)
+   */
+  snapshot(op: Operation): Operation {
+    const result = op.input === null ? null : { ...this.result, factIds: [...this.result.factIds] };
+    return { ...op, status: 'running', progress: { done: this.itemsDone, total: this.items }, result, updatedAt: nowIso() };
+  }
+
+  /** The final result; after a resume, the entities of the facts written before it are counted once with the rest. */
+  async total(store: MemoryStore, bankId: string): Promise<RetainResult> {
+    if (this.base) {
+      for (const f of await store.getFacts(bankId, this.base.result.factIds)) for (const e of f.entities) this.entityIds.add(e);
+      this.result.entities = this.entityIds.size;
+    }
+    return this.result;
+  }
 }
 
 /** A document with new chunks, at most WRITE_BATCH of them, and nothing to remove: it may share a transaction. */
@@ -256,6 +377,7 @@ class Extractions {
   constructor(
     private readonly extractor: Extractor,
     private readonly bank: Bank,
+    private readonly addressees: ReadonlyMap<string, string> = new Map(),
   ) {
     this.limit = pLimit(Math.max(1, extractor.concurrency ?? 1));
   }
@@ -273,6 +395,7 @@ class Extractions {
           bankId: this.bank.id,
           text: chunk.text,
           speaker: chunk.speaker,
+          addressee: this.addressees.get(chunk.itemId) ?? null,
           fromAgent: isAgent(items.get(chunk.itemId)),
           timestamp: chunk.timestamp ?? nowIso(),
           context: chunk.context,
@@ -285,8 +408,14 @@ class Extractions {
     }
   }
 
+  /** The extractions of these chunks (each taken once: a long request does not keep what it has written). */
   async of(chunks: Chunk[]): Promise<Array<{ chunk: Chunk; facts: ExtractedFact[] }>> {
-    return Promise.all(chunks.map(async (chunk) => ({ chunk, facts: await this.pending.get(chunk)! })));
+    const tasks = chunks.map((chunk) => {
+      const task = this.pending.get(chunk)!;
+      this.pending.delete(chunk);
+      return task;
+    });
+    return Promise.all(chunks.map(async (chunk, i) => ({ chunk, facts: await tasks[i] })));
   }
 
   /** Drops extractions not started yet (after a failure, nothing more will be written). */
@@ -304,8 +433,8 @@ interface WritePart {
   previousFactId?: string | null;
 }
 
-/** Resolves, embeds and links the facts of one or more documents' chunks and writes them in one transaction. */
-async function writeChunks(deps: RetainDeps, bank: Bank, parts: WritePart[]): Promise<{ factIds: string[]; entities: number }> {
+/** Resolves, embeds and links the facts of one or more documents' chunks: one write per part, to apply in order. */
+async function buildWrites(deps: RetainDeps, bank: Bank, parts: WritePart[]): Promise<ItemWrite[]> {
   const { store, embedder } = deps;
   const resolver = new EntityResolver(store, bank.id);
   await resolver.preload(parts.flatMap((p) => p.extracted.flatMap((e) => e.facts.flatMap((f) => f.entities))));
@@ -332,7 +461,7 @@ async function writeChunks(deps: RetainDeps, bank: Bank, parts: WritePart[]): Pr
           entities: entityIds,
           source: { documentId: document.id, chunkId: chunk.id, itemId: chunk.itemId, start: x.start, end: x.end },
           speaker: chunk.speaker,
-          metadata: chunk.metadata,
+          metadata: x.addressee ? { ...chunk.metadata, addressee: x.addressee } : chunk.metadata,
           tags: chunk.tags,
           status: 'active',
           validFrom: x.occurredStart ?? at,
@@ -358,7 +487,7 @@ async function writeChunks(deps: RetainDeps, bank: Bank, parts: WritePart[]): Pr
   const vectorOf = new Map(facts.map((f, i) => [f.id, vectors[i]]));
   links.push(...(await semanticLinks(store, bank.id, facts.map((f) => ({ id: f.id, vector: vectorOf.get(f.id)! })))));
   // Entities go with the first document (before any fact mentions them), links with the last (after both ends).
-  const writes: ItemWrite[] = parts.map((part, i) => ({
+  return parts.map((part, i) => ({
     bankId: bank.id,
     document: part.document,
     chunks: part.extracted.map((e) => e.chunk),
@@ -369,8 +498,4 @@ async function writeChunks(deps: RetainDeps, bank: Bank, parts: WritePart[]): Pr
     vectors: factsOfPart[i].map((f) => ({ id: f.id, vector: vectorOf.get(f.id)! })),
     embedder: embedder.id,
   }));
-  if (writes.length === 1) await store.writeItem(writes[0]);
-  else if (store.writeItems) await store.writeItems(writes);
-  else for (const w of writes) await store.writeItem(w);
-  return { factIds: facts.map((f) => f.id), entities: resolver.touched.size };
 }

@@ -12,6 +12,7 @@ import type {
   Observation,
   ObservationRevision,
   Operation,
+  OperationStatus,
 } from '../core/types.ts';
 
 export interface Scored {
@@ -71,6 +72,18 @@ export interface ItemWrite {
   vectors: VectorRecord[];
   /** Embedder id of the vectors; the bank takes it on its first write and refuses another later. */
   embedder: string;
+  /**
+   * The operation this write is part of, with its progress and result as they stand once the write is in: recorded
+   * in the transaction that makes the write visible, so a resumed operation knows exactly what was written. The
+   * write is refused (conflict) when the stored operation is no longer running (a bank deletion failed it).
+   */
+  operation?: Operation;
+}
+
+/** An operation bound to an idempotency key, with the hash of the payload it was bound for (null: not recorded). */
+export interface KeyedOperation {
+  operation: Operation;
+  payloadHash: string | null;
 }
 
 export interface FactPage {
@@ -178,11 +191,15 @@ export interface MemoryStore {
 
   close(): Promise<void>;
 
+  /** Refuses (400) an id outside the one bank id rule (core/ids.ts). */
   createBank(bank: Bank): Promise<void>;
   getBank(id: string): Promise<Bank | null>;
   listBanks(): Promise<Bank[]>;
   updateBank(bank: Bank): Promise<void>;
-  /** Removes the bank and everything of it from every index. */
+  /**
+   * Removes the bank and everything of it from every index. Its finished operations go; its unfinished ones are
+   * failed ("bank '<id>' was deleted ...") and kept without their input, so whoever polls them learns why.
+   */
   deleteBank(id: string): Promise<void>;
   /**
    * Keyword indexes of banks that no longer exist, by name: a store whose bank deletion drops them outside the
@@ -257,11 +274,18 @@ export interface MemoryStore {
   evidenceOf(bankId: string, observationId: string): Promise<Evidence[]>;
   observationsOfFact(bankId: string, factId: string): Promise<Evidence[]>;
   historyOf(bankId: string, observationId: string): Promise<ObservationRevision[]>;
-  tombstones(bankId: string, limit: number): Promise<Tombstone[]>;
+  /** The bank's tombstones, newest first (ties by id), a page at a time. */
+  tombstones(bankId: string, limit: number, offset?: number): Promise<Tombstone[]>;
+  /** Stores tombstones as they were exported (the import of a bank). */
+  restoreTombstones(tombstones: Tombstone[]): Promise<void>;
 
   createOperation(op: Operation): Promise<void>;
-  /** Records status and progress while `op.owner` still holds the operation; false (nothing written) once another took it over. */
-  updateOperation(op: Operation): Promise<boolean>;
+  /**
+   * Writes the operation's status, progress, result and error; with `from`, only while its stored status is one of
+   * them (a bank deletion that failed it wins over a late update); when `op.owner` is given, only while that process
+   * still holds it (once another took it over, the old holder's writes are refused). False when nothing was written.
+   */
+  updateOperation(op: Operation, from?: OperationStatus[]): Promise<boolean>;
   /** Takes an unfinished operation over from `from` (null: no holder); false when it finished or another process took it first. */
   adoptOperation(id: string, from: string | null, to: string): Promise<boolean>;
   getOperation(id: string): Promise<Operation | null>;
@@ -269,5 +293,12 @@ export interface MemoryStore {
   unfinishedOperations(): Promise<Operation[]>;
   /** Idempotency: the operation stored under this key for the bank, if any. */
   operationByKey(bankId: string, key: string): Promise<Operation | null>;
-  setOperationKey(bankId: string, key: string, operationId: string): Promise<void>;
+  /** The operations bound to this key, in any bank. */
+  operationsByKey(key: string): Promise<Operation[]>;
+  /**
+   * Idempotency, in one atomic step: when the key of the bank is free, stores `op` and binds the key to it with the
+   * payload hash (`created`). When it is bound, returns that binding instead and stores nothing, except that a key
+   * bound to a failed operation is bound to `op` for a retry of the same payload (or an unrecorded one).
+   */
+  bindOperationKey(bankId: string, key: string, payloadHash: string, op: Operation): Promise<KeyedOperation & { created: boolean }>;
 }

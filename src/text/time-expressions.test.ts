@@ -26,3 +26,52 @@ test('"in 2022" is the whole year and "two weeks ago" a week around that day', (
 test('text without a time expression gives no range', () => {
   assert.deepEqual(parseTimeExpressions('Alice likes hiking with her dog.', ref), []);
 });
+
+// Said on Sunday 10 March 2024. Plans resolve to the next occurrence, the past tense to the latest one before,
+// anything else to the nearest; each row's expected start (a day, or a month for a month alone).
+const sunday = new Date('2024-03-10T09:00:00Z');
+const BY_TENSE: Array<[sentence: string, expected: string[]]> = [
+  ['The wedding is planned for September 14th.', ['2024-09-14']],
+  ["On Sept 14th we'll have the party.", ['2024-09-14']],
+  ['We got married on September 14th.', ['2023-09-14']],
+  ['The concert was on March 12th.', ['2023-03-12']],
+  ["I'm going to visit Mum on March 8.", ['2025-03-08']],
+  ['My exam is scheduled for February 20.', ['2025-02-20']],
+  ['We moved here on April 2.', ['2023-04-02']],
+  ['I can\'t wait for our trip on October 3!', ['2024-10-03']],
+  ['The new cafe opened on October 3.', ['2023-10-03']],
+  ['Her birthday is December 2.', ['2023-12-02']],
+  ['On Friday we will go hiking.', ['2024-03-15']],
+  ['On Friday we went hiking.', ['2024-03-08']],
+  ["I'm going to call her on Thursday.", ['2024-03-14']],
+  ['I painted the fence on Tuesday.', ['2024-03-05']],
+  ['On Sunday we will have a barbecue.', ['2024-03-17']],
+  ['On Saturday, Tom and I baked bread.', ['2024-03-09']],
+  ['Last Friday we swam in the lake.', ['2024-03-08']],
+  ['I went to Rome on Friday and will fly to Oslo on Monday.', ['2024-03-08', '2024-03-11']],
+  ['We are planning a trip to Japan in January.', ['2025-01']],
+  ['In January we went skiing.', ['2024-01']],
+  ['We went to Lisbon in June.', ['2023-06']],
+  ['In June we will go to Lisbon.', ['2024-06']],
+  ['I hope to run a marathon in February.', ['2025-02']],
+  ['Next September I start university.', ['2024-09']],
+  ['Last December was cold.', ['2023-12']],
+  ['Lisbon is lovely in August.', ['2024-08']],
+  ["Let's meet on Thursday.", ['2024-03-14']],
+  ['What did Caroline do in June?', ['2023-06']],
+  ['What is Caroline doing in June?', ['2024-06']],
+];
+
+test('a date, month or weekday without a year resolves by tense: plans forward, the past back, else the nearest', () => {
+  const wrong: string[] = [];
+  for (const [sentence, expected] of BY_TENSE) {
+    // A day is read as that day, a month alone as the whole month: "2024-01" stands for 2024-01-01 to 2024-01-31.
+    const got = parseTimeExpressions(sentence, sunday).map((r, i) =>
+      expected[i]?.length === 7 && r.start.slice(0, 7) === r.end.slice(0, 7) && r.start.slice(8, 10) === '01' && r.end.slice(8, 10) >= '28'
+        ? r.start.slice(0, 7)
+        : r.start.slice(0, 10),
+    );
+    if (JSON.stringify(got) !== JSON.stringify(expected)) wrong.push(`${sentence} -> ${got.join(', ')} (expected ${expected.join(', ')})`);
+  }
+  assert.deepEqual(wrong, [], `${wrong.length} of ${BY_TENSE.length} sentences`);
+});

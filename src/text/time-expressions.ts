@@ -1,6 +1,7 @@
 // Time expressions in text ("yesterday", "last June", "two weeks ago", "in 2022") read relative to a
 // reference instant and turned into ISO ranges sized by what the expression actually pins down.
 import * as chrono from 'chrono-node';
+import { directionAt, type Direction } from './tense.ts';
 
 export interface TimeRange {
   text: string;
@@ -15,18 +16,79 @@ function startOfMonth(y: number, m: number): Date {
   return new Date(Date.UTC(y, m, 1));
 }
 
-function rangeOf(result: chrono.ParsedResult, text: string, reference: Date): { start: Date; end: Date } {
+/** Words in an expression by which chrono already chose the occurrence ("next Friday", "this weekend"). */
+const RESOLVED = /\b(?:last|previous|past|this|next|coming|upcoming)\b/i;
+
+/** A word just before an expression chrono read without it ("last June", "next September", "this June"). */
+const BEFORE = /\b(last|previous|past|this|next|coming|upcoming)\s+(?:the\s+)?$/i;
+
+/**
+ * An expression that names a month, a day of a month or a weekday but not which year or week ("September 14th",
+ * "in June", "on Friday"): the step to its other occurrences, or null when the expression pins one down.
+ */
+function recurrence(result: chrono.ParsedResult): 'year' | 'week' | null {
+  const s = result.start;
+  if (s.isCertain('year') || RESOLVED.test(result.text)) return null;
+  if (s.isCertain('month')) return 'year';
+  if (s.isCertain('weekday') && !s.isCertain('day')) return 'week';
+  return null;
+}
+
+/**
+ * Which occurrence the words mean: a modifier just before the expression, else the tense around it, else the
+ * tense of the context (the sentence a bare "September 14th" was taken from), where the expression is in it.
+ */
+function directionOf(result: chrono.ParsedResult, text: string, context: string | undefined): Direction | null {
+  const before = BEFORE.exec(text.slice(Math.max(0, result.index - 16), result.index));
+  if (before) {
+    const word = before[1].toLowerCase();
+    return word === 'this' ? null : ['last', 'previous', 'past'].includes(word) ? 'past' : 'future';
+  }
+  const own = directionAt(text, result.index, result.text.length);
+  if (own || !context) return own;
+  const at = context.toLowerCase().indexOf(result.text.toLowerCase());
+  return at >= 0 ? directionAt(context, at, result.text.length) : directionAt(context, context.length, 0);
+}
+
+/** Moves a date by whole years (keeping month and day) or weeks. */
+function shift(date: Date, unit: 'year' | 'week', n: number): Date {
+  const d = new Date(date.getTime());
+  if (unit === 'year') d.setUTCFullYear(d.getUTCFullYear() + n);
+  else d.setUTCDate(d.getUTCDate() + 7 * n);
+  return d;
+}
+
+const dayOf = (d: Date): number => Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+
+/**
+ * How many steps move chrono's reading (the nearest occurrence) to the one the words mean: for plans the next one
+ * from the reference (today counts for a date or a month, not for a weekday: "on Friday we will" said on a Friday
+ * is next week), for the past the latest one before it.
+ */
+function steps(start: Date, unit: 'year' | 'week', monthOnly: boolean, direction: Direction, reference: Date): number {
+  const today = dayOf(reference);
+  const first = (d: Date): number => (monthOnly ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) : dayOf(d));
+  const last = (d: Date): number => (monthOnly ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - 1 : dayOf(d));
+  // chrono's reading is the nearest occurrence, so the one wanted is at most a step or two away.
+  const candidates = [-2, -1, 0, 1, 2];
+  if (direction === 'future') return candidates.find((n) => (unit === 'week' ? dayOf(shift(start, unit, n)) > today : last(shift(start, unit, n)) >= today)) ?? 0;
+  return candidates.findLast((n) => (unit === 'week' ? dayOf(shift(start, unit, n)) < today : first(shift(start, unit, n)) <= today)) ?? 0;
+}
+
+function rangeOf(result: chrono.ParsedResult, text: string, reference: Date, context: string | undefined): { start: Date; end: Date } {
   const s = result.start;
   const known = (k: chrono.Component): boolean => s.isCertain(k);
   let start = s.date();
-  const lower = result.text.toLowerCase();
-  const before = text.slice(Math.max(0, result.index - 12), result.index).toLowerCase();
-  // chrono reads "last June" said in May as the coming June; a "last/previous/this past" month is in the past.
-  if (known('month') && !known('year') && /(last|previous|past)\s*$/.test(before) && start.getTime() > reference.getTime()) {
-    start = new Date(start.getTime());
-    start.setUTCFullYear(start.getUTCFullYear() - 1);
+  let end = result.end?.date();
+  const unit = recurrence(result);
+  const direction = unit ? directionOf(result, text, context) : null;
+  if (unit && direction) {
+    const n = steps(start, unit, !known('day'), direction, reference);
+    start = shift(start, unit, n);
+    if (end) end = shift(end, unit, n);
   }
-  if (result.end) return { start: new Date(start.getTime()), end: result.end.date() };
+  const lower = result.text.toLowerCase();
+  if (end) return { start, end };
   if (/\bweekend\b/.test(lower)) return { start: new Date(start.getTime() - DAY), end: new Date(start.getTime() + 2 * DAY) };
   if (/\bweeks?\b/.test(lower)) return { start: new Date(start.getTime() - 3.5 * DAY), end: new Date(start.getTime() + 3.5 * DAY) };
   if (known('day')) {
@@ -49,10 +111,15 @@ function rangeOf(result: chrono.ParsedResult, text: string, reference: Date): { 
 
 const YEAR = /\b(?:in|during|since|of|from)\s+((?:19|20)\d{2})\b/gi;
 
-export function parseTimeExpressions(text: string, reference: Date): TimeRange[] {
+/**
+ * The time expressions of a text as ranges read from the reference instant. A month, date or weekday without a
+ * year is the next occurrence in a plan, the latest one in the past tense, else the nearest; `context` is where
+ * to read the tense when the text is only the expression (a model's "when": "September 14th").
+ */
+export function parseTimeExpressions(text: string, reference: Date, context?: string): TimeRange[] {
   const out: TimeRange[] = [];
   for (const r of chrono.parse(text, reference)) {
-    const { start, end } = rangeOf(r, text, reference);
+    const { start, end } = rangeOf(r, text, reference, context);
     if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime())) continue;
     out.push({ text: r.text, index: r.index, start: start.toISOString(), end: end.toISOString() });
   }

@@ -18,6 +18,16 @@ export interface ItemFilter {
   threadId?: string;
 }
 
+/** A message with the time it was handed to the bank's fact memory (null: not yet), as export and import carry it. */
+export interface StoredMessage extends ThreadMessage {
+  bridgedAt: string | null;
+}
+
+/** A memory item with the time it was handed to the bank's fact memory (null: not yet). */
+export interface StoredItem extends MemoryItem {
+  bridgedAt: string | null;
+}
+
 /** Highest message seq of a thread covered by its observations: activated ones, and any at all (buffered too). */
 export interface Watermarks {
   observed: number;
@@ -56,6 +66,24 @@ export interface ThreadStore {
   unbridgedMessages(bankId: string, threadId: string, limit: number): Promise<ThreadMessage[]>;
   unbridgedObservations(bankId: string, recordId: string, limit: number): Promise<MemoryItem[]>;
   markBridged(bankId: string, ids: { messages?: string[]; items?: string[] }): Promise<void>;
+
+  // export and import of a whole bank
+  /** A thread's messages in seq order after a seq, with their bridge state. */
+  exportMessages(bankId: string, threadId: string, afterSeq: number, limit: number): Promise<StoredMessage[]>;
+  /** The memory items of every record of the bank, in creation order, a page at a time, with their bridge state. */
+  exportItems(bankId: string, limit: number, offset: number): Promise<StoredItem[]>;
+  /** The bank's working-memory documents, by key. */
+  listWorkingMemory(bankId: string): Promise<WorkingMemory[]>;
+  /**
+   * Stores a thread's messages as exported, in order, atomically: each with its own seq when every one of them is
+   * free and `renumber` is false; otherwise all with new seqs, in the same order, after every seq in the store.
+   * Returns the seqs stored.
+   */
+  restoreMessages(bankId: string, threadId: string, messages: StoredMessage[], renumber: boolean): Promise<number[]>;
+  /** Stores memory items as exported (bridge state included), in order, atomically. */
+  restoreItems(bankId: string, items: StoredItem[]): Promise<void>;
+  /** Removes every thread, message, memory item and working-memory document of the bank. */
+  deleteBank(bankId: string): Promise<void>;
 }
 
 export interface CallControl {

@@ -75,6 +75,10 @@ export function workingMemorySystemPrompt(maxTokens: number): string {
     'You keep a working-memory document for an assistant: a markdown page of lasting facts about the user and their',
     'work (profile, preferences, goals, standing instructions, notes). Update it with anything lasting from the new',
     'messages; keep the template headings; keep existing notes unless the new messages change them; never add small talk.',
+    'The document follows the latest facts: where the user lives, where they work, their job title, manager, partner,',
+    'age, name and each favourite hold one current value, so when a new message gives a new value, replace the old',
+    'statement instead of keeping both, and mention an earlier value only as previous (e.g. "Lives in Lisbon (previously',
+    'Porto, Leeds)").',
     maxTokens > 0 ? `Keep the document under about ${maxTokens} tokens.` : '',
     'Reply with JSON only, holding the full updated document.',
   ]

@@ -1,9 +1,11 @@
 // Working memory: one markdown document per resource or thread, started from a template. Notes are bullets
 // under `##` sections; `remember` appends to Notes; the offline updater files lasting first-person statements
-// of the user (profile, preferences, goals) under their section; a size cap drops the oldest automatic bullets
-// first and explicit notes last.
+// of the user (profile, preferences, goals) under their section, and a statement of a single-valued attribute
+// (where they live, work, their manager, age, a favourite...) replaces the earlier statements of it, so the
+// profile follows the latest facts; a size cap drops the oldest automatic bullets first and explicit notes last.
 import { countTokens } from '../text/tokens.ts';
 import type { WorkingMemoryRequest, WorkingMemoryUpdater } from './ports.ts';
+import { attributesOf } from './profile-attributes.ts';
 import { restates, splitSentences, stripNoise, tidy, wordSet } from './salience.ts';
 
 export const NOTES_SECTION = 'Notes';
@@ -46,7 +48,7 @@ const bullets = (s: Section): string[] => s.lines.filter((l) => /^\s*[-*]\s+/.te
  * Adds a bullet under a section (created at the end when missing), unless the section already says it: in the
  * same words (exact), or, for automatic notes, mostly the same content words (similar).
  */
-export function addBullet(doc: string, section: string, text: string, same: 'exact' | 'similar' = 'similar'): string {
+export function addBullet(doc: string, section: string, text: string, same: 'exact' | 'similar' = 'similar', supersedes: ReadonlySet<string> = new Set()): string {
   const sections = parse(doc);
   let target = sections.find((s) => s.title?.toLowerCase() === section.toLowerCase());
   if (!target) {
@@ -57,9 +59,31 @@ export function addBullet(doc: string, section: string, text: string, same: 'exa
   const words = wordSet(text);
   const existing = bullets(target);
   if (same === 'exact' ? existing.some((b) => b.trim() === line) : existing.some((b) => restates(words, wordSet(b), 0.8))) return doc;
+  if (supersedes.size) for (const s of sections) if (s.title !== null && s.title !== NOTES_SECTION) s.lines = withoutSuperseded(s.lines, supersedes);
   while (target.lines.length && target.lines[target.lines.length - 1].trim() === '') target.lines.pop();
   target.lines.push(line);
   return render(sections);
+}
+
+const PREVIOUSLY = 'Previously: ';
+
+/**
+ * Automatic bullets that state an attribute a new statement sets: one that states nothing else goes, one that
+ * also states other attributes stays, marked as previous (its other facts may still hold).
+ */
+function withoutSuperseded(lines: string[], keys: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const line of lines) {
+    const bullet = /^(\s*[-*]\s+)(.*)$/.exec(line);
+    if (!bullet || bullet[2].startsWith(PREVIOUSLY)) {
+      out.push(line);
+      continue;
+    }
+    const stated = [...attributesOf(bullet[2]).keys];
+    if (!stated.some((k) => keys.has(k))) out.push(line);
+    else if (!stated.every((k) => keys.has(k))) out.push(`${bullet[1]}${PREVIOUSLY}${bullet[2]}`);
+  }
+  return out;
 }
 
 /** Drops the oldest bullets (automatic sections first, Notes last) until the document fits. */
@@ -94,8 +118,9 @@ export class OfflineWorkingMemoryUpdater implements WorkingMemoryUpdater {
       for (const raw of splitSentences(stripNoise(m.content))) {
         const sentence = tidy(raw);
         if (!sentence || /\?$/.test(sentence) || /^(?:you|your)\b/i.test(sentence) || wordSet(sentence).size < 2) continue;
-        const hit = SECTION_CUES.find((c) => c.re.test(sentence));
-        if (hit) doc = addBullet(doc, hit.section, sentence);
+        const attributes = attributesOf(sentence);
+        const section = SECTION_CUES.find((c) => c.re.test(sentence))?.section ?? attributes.section;
+        if (section) doc = addBullet(doc, section, sentence, 'similar', attributes.keys);
       }
     }
     return { document: capDocument(doc, request.maxTokens) };

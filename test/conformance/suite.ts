@@ -4,7 +4,7 @@
 // holding other data (or an earlier run's) changes nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Fact } from '../../src/core/types.ts';
+import type { Fact, Operation } from '../../src/core/types.ts';
 import type { MemoryStore, ObservationWrite } from '../../src/store/ports.ts';
 import { FORGOTTEN_TEXT } from '../../src/store/ports.ts';
 import { at, bank, chunk, doc, EMBEDDER, entity, fact, itemWrite, observation, runId, sleep, unit } from './fixtures.ts';
@@ -44,6 +44,10 @@ export function storeConformance(label: string, harness: StoreHarness): void {
       await store.close();
       await harness.cleanup?.();
     });
+
+    function operation(bankId: string, id: string, status: Operation['status']): Operation {
+      return { id, bankId, kind: 'retain', status, progress: { done: 0, total: 3 }, input: { items: [{ content: 'x' }] }, result: null, error: null, createdAt: at(1), updatedAt: at(1) };
+    }
 
     async function newBank(name: string): Promise<string> {
       const id = B(name);
@@ -338,6 +342,23 @@ export function storeConformance(label: string, harness: StoreHarness): void {
       assert.deepEqual((await store.tombstones(bankId, 10)).map((t) => `${t.kind}:${t.targetId}:${t.reason}`), [`fact:${facts[1].id}:wrong`]);
     });
 
+    test('tombstones: pages newest first (ties by id), and exported ones are restored as they were', async () => {
+      const { bankId, facts } = await seeded('tombstone-pages');
+      await store.deleteFacts(bankId, idsOf(facts).slice(0, 3), 'one by one');
+      const all = await store.tombstones(bankId, 100);
+      assert.equal(all.length, 3);
+      const newestFirst = <T extends { at: string; id: string }>(ts: T[]): T[] =>
+        [...ts].sort((a, b) => (a.at !== b.at ? (a.at < b.at ? 1 : -1) : a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+      assert.deepEqual(all, newestFirst(all));
+      const paged = [...(await store.tombstones(bankId, 2, 0)), ...(await store.tombstones(bankId, 2, 2))];
+      assert.deepEqual(paged, all);
+      const copy = await newBank('tombstone-restore');
+      const restored = [...all.map((t) => ({ ...t, id: `${t.id}-copy`, bankId: copy })), { id: `${copy}-t-old`, bankId: copy, kind: 'bank' as const, targetId: copy, reason: 'bank deleted', at: at(1) }];
+      await store.restoreTombstones(restored);
+      assert.deepEqual(await store.tombstones(copy, 100), newestFirst(restored));
+      assert.equal((await store.tombstones(bankId, 100)).length, 3, 'the other bank keeps its own');
+    });
+
     test('banks are isolated: same content, separate answers; deleting one leaves the other', async () => {
       const one = await seeded('iso-a');
       const two = await seeded('iso-b');
@@ -501,10 +522,7 @@ export function storeConformance(label: string, harness: StoreHarness): void {
 
     test('operations and idempotency keys', async () => {
       const bankId = await newBank('ops');
-      const op = {
-        id: `${bankId}-op1`, bankId, kind: 'retain', status: 'queued' as const, progress: { done: 0, total: 3 }, input: { items: [{ content: 'x' }] },
-        result: null, error: null, createdAt: at(1), updatedAt: at(1),
-      };
+      const op = operation(bankId, `${bankId}-op1`, 'queued');
       await store.createOperation(op);
       assert.ok((await store.unfinishedOperations()).some((o) => o.id === op.id));
       await store.updateOperation({ ...op, status: 'succeeded', progress: { done: 3, total: 3 }, result: { facts: 2 }, updatedAt: at(2) });
@@ -514,11 +532,87 @@ export function storeConformance(label: string, harness: StoreHarness): void {
       assert.deepEqual(got?.result, { facts: 2 });
       assert.deepEqual(got?.input, { items: [{ content: 'x' }] });
       assert.ok(!(await store.unfinishedOperations()).some((o) => o.id === op.id));
-      await store.setOperationKey(bankId, 'key-1', op.id);
-      await store.setOperationKey(bankId, 'key-1', 'another');
-      assert.equal((await store.operationByKey(bankId, 'key-1'))?.id, op.id, 'the first operation keeps the key');
-      assert.equal(await store.operationByKey(bankId, 'key-2'), null);
       assert.equal(await store.getOperation('no-such-op'), null);
+      // A conditional update applies only from the statuses given.
+      assert.equal(await store.updateOperation({ ...op, status: 'running', updatedAt: at(3) }, ['queued']), false);
+      assert.equal((await store.getOperation(op.id))?.status, 'succeeded');
+      assert.equal(await store.updateOperation({ ...op, status: 'failed', error: 'late', updatedAt: at(3) }, ['queued', 'succeeded']), true);
+      assert.equal((await store.getOperation(op.id))?.error, 'late');
+
+      // A key binds the first operation (stored with it) and its payload hash; later binds get that back.
+      const a = operation(bankId, `${bankId}-a`, 'running');
+      const bound = await store.bindOperationKey(bankId, 'key-1', 'hash-a', a);
+      assert.equal(bound.created, true);
+      assert.equal((await store.getOperation(a.id))?.status, 'running', 'bound and stored in one step');
+      const b = operation(bankId, `${bankId}-b`, 'running');
+      const taken = await store.bindOperationKey(bankId, 'key-1', 'hash-b', b);
+      assert.deepEqual([taken.created, taken.operation.id, taken.payloadHash], [false, a.id, 'hash-a']);
+      assert.equal(await store.getOperation(b.id), null, 'a refused operation is not stored');
+      assert.equal((await store.operationByKey(bankId, 'key-1'))?.id, a.id);
+      assert.equal(await store.operationByKey(bankId, 'key-2'), null);
+      // Once failed, a retry of the same payload binds the key to a new operation; another payload still may not.
+      await store.updateOperation({ ...a, status: 'failed', error: 'boom' });
+      assert.equal((await store.bindOperationKey(bankId, 'key-1', 'hash-b', b)).created, false);
+      const retried = await store.bindOperationKey(bankId, 'key-1', 'hash-a', b);
+      assert.deepEqual([retried.created, retried.operation.id], [true, b.id]);
+      assert.equal((await store.operationByKey(bankId, 'key-1'))?.id, b.id);
+      // The same key in another bank is another binding; both are found by the key alone.
+      const other = await newBank('ops-2');
+      assert.equal((await store.bindOperationKey(other, 'key-1', 'hash-a', operation(other, `${other}-c`, 'queued'))).created, true);
+      assert.deepEqual(sorted(idsOf(await store.operationsByKey('key-1'))).filter((id) => id.startsWith(B('ops'))), sorted([b.id, `${other}-c`]));
+    });
+
+    test('a write records its operation in the same transaction, and is refused once the operation is no longer running', async () => {
+      const bankId = await newBank('checkpoint');
+      const running = operation(bankId, `${bankId}-op`, 'running');
+      await store.createOperation(running);
+      const c = chunk(bankId, `${bankId}-d`, `${bankId}-c`, 0, 'Pia repairs clocks in Lyon.');
+      const write = itemWrite(bankId, doc(bankId, `${bankId}-d`), [c], [{ fact: fact(bankId, `${bankId}-f`, 'Pia repairs clocks', { chunk: c }), vector: unit(1) }]);
+      const checkpoint = { ...running, progress: { done: 1, total: 3 }, result: { facts: 1 }, updatedAt: at(3) };
+      await store.writeItem({ ...write, operation: checkpoint });
+      const recorded = await store.getOperation(running.id);
+      assert.deepEqual([recorded?.status, recorded?.progress, recorded?.result], ['running', { done: 1, total: 3 }, { facts: 1 }]);
+
+      await store.updateOperation({ ...checkpoint, status: 'failed', error: 'stopped' });
+      const c2 = chunk(bankId, `${bankId}-d2`, `${bankId}-c2`, 0, 'Pia sails.');
+      const late = itemWrite(bankId, doc(bankId, `${bankId}-d2`), [c2], [{ fact: fact(bankId, `${bankId}-f2`, 'Pia sails', { chunk: c2 }), vector: unit(2) }]);
+      await assert.rejects(store.writeItem({ ...late, operation: { ...checkpoint, progress: { done: 2, total: 3 } } }), /no longer running|failed/);
+      assert.equal(await store.getDocument(bankId, `${bankId}-d2`), null, 'nothing of the refused write');
+      assert.deepEqual(await store.getFacts(bankId, [`${bankId}-f2`]), []);
+      assert.deepEqual((await store.getOperation(running.id))?.progress, { done: 1, total: 3 });
+    });
+
+    test('a bank id outside the one rule is refused; writing into a deleted bank fails as not found', async () => {
+      for (const id of ['.', '..', 'a/b', 'bänk', 'x'.repeat(129)]) await assert.rejects(store.createBank(bank(id)), /letters, digits/, id);
+      assert.equal(await store.getBank('..'), null);
+      const bankId = await newBank('gone');
+      await store.deleteBank(bankId);
+      const c = chunk(bankId, `${bankId}-d`, `${bankId}-c`, 0, 'Quinn paints.');
+      await assert.rejects(store.writeItem(itemWrite(bankId, doc(bankId, `${bankId}-d`), [c], [])), (e: Error & { code?: string }) => e.code === 'not_found');
+      await assert.rejects(
+        store.writeItem(itemWrite(bankId, doc(bankId, `${bankId}-d`), [c], [{ fact: fact(bankId, `${bankId}-f`, 'Quinn paints', { chunk: c }), vector: unit(1) }])),
+        (e: Error & { code?: string }) => e.code === 'not_found',
+      );
+    });
+
+    test('deleting a bank fails its unfinished operations (their input dropped) and keeps them readable; finished ones go', async () => {
+      const bankId = await newBank('del-ops');
+      const running = operation(bankId, `${bankId}-run`, 'running');
+      const queued = operation(bankId, `${bankId}-queued`, 'queued');
+      const done = operation(bankId, `${bankId}-done`, 'succeeded');
+      assert.equal((await store.bindOperationKey(bankId, 'nightly', 'h', running)).created, true);
+      await store.createOperation(queued);
+      await store.createOperation(done);
+      await store.deleteBank(bankId);
+      for (const id of [running.id, queued.id]) {
+        const op = await store.getOperation(id);
+        assert.equal(op?.status, 'failed', id);
+        assert.match(op?.error ?? '', new RegExp(`bank '${bankId}' was deleted`));
+        assert.equal(op?.input, null, 'the content of a deleted bank is not kept');
+      }
+      assert.equal(await store.getOperation(done.id), null);
+      assert.equal((await store.operationByKey(bankId, 'nightly'))?.id, running.id, 'still found by its key');
+      assert.ok(!(await store.unfinishedOperations()).some((o) => o.bankId === bankId));
     });
 
     test('changing embedder: vectors dropped, re-embedded, and a third embedder refused', async () => {

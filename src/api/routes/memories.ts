@@ -3,7 +3,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Engine } from '../../engine.ts';
 import { notFound } from '../../core/errors.ts';
-import { BankIdParam, ChunkSchema, DocumentSchema, EntitySchema, ErrorSchema, FactKindSchema, FactSchema, json, OperationSchema, PageQuery, RetainRequestSchema, RetainResponseSchema } from '../schemas.ts';
+import { BankIdParam, BankIdSchema, ChunkSchema, DocumentSchema, EntitySchema, ErrorSchema, FactKindSchema, FactSchema, json, OperationSchema, PageQuery, RetainRequestSchema, RetainResponseSchema } from '../schemas.ts';
 
 const errors = { 400: json(ErrorSchema, 'Invalid request'), 404: json(ErrorSchema, 'Not found') };
 const DeleteResultSchema = z.object({ factIds: z.array(z.string()), observationIds: z.array(z.string()) });
@@ -17,7 +17,8 @@ export function memoryRoutes(app: OpenAPIHono, engine: Engine): void {
         200: json(RetainResponseSchema, 'Retained (synchronous)'),
         202: json(RetainResponseSchema, 'Accepted; poll GET /v1/operations/{id}'),
         ...errors,
-        409: json(ErrorSchema, 'The bank holds vectors of another embedder'),
+        409: json(ErrorSchema, 'The bank holds vectors of another embedder, or a sync retry of an operationId whose operation still runs'),
+        422: json(ErrorSchema, 'The operationId was first used with another payload'),
       },
     }),
     async (c) => {
@@ -129,9 +130,26 @@ export function memoryRoutes(app: OpenAPIHono, engine: Engine): void {
   app.openapi(
     createRoute({
       method: 'get', path: '/v1/operations/{id}', tags: ['operations'],
-      request: { params: z.object({ id: z.string() }) },
-      responses: { 200: json(OperationSchema, 'Status and progress'), 404: errors[404] },
+      request: {
+        params: z.object({ id: z.string().openapi({ description: 'The operation id, or the operationId (idempotency key) it was started with' }) }),
+        query: z
+          .object({
+            include: z.enum(['input']).optional().openapi({ description: 'input: also return the request the operation was started with' }),
+            bank: BankIdSchema.optional().openapi({ description: 'The bank of the operation (needed when a key was used in several banks)' }),
+          })
+          .strict(),
+      },
+      responses: {
+        200: json(OperationSchema, 'Status and progress'),
+        400: errors[400],
+        404: errors[404],
+        409: json(ErrorSchema, 'The key names operations of several banks: add ?bank='),
+      },
     }),
-    async (c) => c.json(await engine.getOperation(c.req.valid('param').id), 200),
+    async (c) => {
+      const { include, bank } = c.req.valid('query');
+      const { input, ...op } = await engine.getOperation(c.req.valid('param').id, bank);
+      return c.json(include === 'input' ? { ...op, input } : op, 200);
+    },
   );
 }

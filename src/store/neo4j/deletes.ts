@@ -9,7 +9,8 @@ import type { Neo4jConnection, Tx } from './connection.ts';
 import { dropBankIndexes } from './keyword-schema.ts';
 import * as del from './statements/deletes.ts';
 import { pruneEntities } from './statements/items.ts';
-import { createTombstones } from './statements/records.ts';
+import { bankDeletedError } from '../../core/errors.ts';
+import { createTombstones, failOperationsOfBank } from './statements/records.ts';
 import { lock } from './writes.ts';
 
 export interface Deleted {
@@ -68,6 +69,7 @@ export async function dropBank(db: Neo4jConnection, bankId: string, now: string)
     const [gone, ...rest] = del.dropBank(bankId);
     if ((await tx.run(gone)).length === 0) return false;
     for (const st of rest) await tx.run(st);
+    await tx.run(failOperationsOfBank(bankId, bankDeletedError(bankId), now));
     await tx.run(createTombstones([tombstone(bankId, 'bank', bankId, 'bank deleted', now)]));
     return true;
   });

@@ -172,7 +172,7 @@ describe('bank deletion and the upgrade', () => {
     db.banks.add('b1').add('b2');
     for (const name of ['001_constraints.cypher', '002_lookups.cypher', '003_keyword.cypher', '004_time.cypher']) db.applied.add(name);
     const applied = await migrateNeo4j(db.asConnection());
-    assert.deepEqual(applied, ['005_bank_keyword_indexes', '006_shared_keyword_drop.cypher']);
+    assert.deepEqual(applied.slice(0, 2), ['005_bank_keyword_indexes', '006_shared_keyword_drop.cypher'], 'then any later ones');
     const texts = db.texts();
     const at = (re: RegExp): number => texts.findIndex((t) => re.test(t));
     for (const bank of ['b1', 'b2']) {

@@ -1,9 +1,9 @@
 // Reads and plain record writes of the Neo4j side of the server store: banks, documents, chunks, facts,
 // entities, observations with evidence and history, links, operations, tombstones.
 import type {
-  Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation,
+  Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation, OperationStatus,
 } from '../../core/types.ts';
-import type { FactFilter, FactPage, ListFactsQuery, Tombstone } from '../ports.ts';
+import type { FactFilter, FactPage, KeyedOperation, ListFactsQuery, Tombstone } from '../ports.ts';
 import type { Neo4jConnection, Row } from './connection.ts';
 import { propsOf, toBank, toChunk, toDocument, toEntity, toEvidence, toFact, toLink, toOperation, toRevision, toTombstone } from './rows.ts';
 import * as reads from './statements/reads.ts';
@@ -116,16 +116,19 @@ export class Neo4jRecords {
   async historyOf(bankId: string, observationId: string): Promise<ObservationRevision[]> {
     return many(await this.db.read(reads.historyOf(bankId, observationId)), 'revision', toRevision);
   }
-  async tombstones(bankId: string, limit: number): Promise<Tombstone[]> {
-    return many(await this.db.read(rec.listTombstones(bankId, limit)), 'tombstone', toTombstone);
+  async tombstones(bankId: string, limit: number, offset = 0): Promise<Tombstone[]> {
+    return many(await this.db.read(rec.listTombstones(bankId, limit, offset)), 'tombstone', toTombstone);
+  }
+  async restoreTombstones(tombstones: Tombstone[]): Promise<void> {
+    if (tombstones.length) await this.db.write(rec.createTombstones(tombstones));
   }
 
   // operations
   async createOperation(op: Operation): Promise<void> {
     await this.db.write(rec.createOperation(op));
   }
-  async updateOperation(op: Operation): Promise<boolean> {
-    return (await this.db.write(rec.updateOperation(op))).length > 0;
+  async updateOperation(op: Operation, from?: OperationStatus[]): Promise<boolean> {
+    return (await this.db.write(rec.updateOperation(op, from))).length > 0;
   }
   async adoptOperation(id: string, from: string | null, to: string): Promise<boolean> {
     return (await this.db.write(rec.adoptOperation(id, from, to))).length > 0;
@@ -139,7 +142,21 @@ export class Neo4jRecords {
   async operationByKey(bankId: string, key: string): Promise<Operation | null> {
     return first(await this.db.read(rec.operationByKey(bankId, key)), 'operation', toOperation);
   }
-  async setOperationKey(bankId: string, key: string, operationId: string): Promise<void> {
-    await this.db.write(rec.setOperationKey(bankId, key, operationId));
+  async operationsByKey(key: string): Promise<Operation[]> {
+    return many(await this.db.read(rec.operationsByKey(key)), 'operation', toOperation);
+  }
+  /** See MemoryStore.bindOperationKey: one transaction, holding the key's lock from the MERGE on. */
+  async bindOperationKey(bankId: string, key: string, payloadHash: string, op: Operation): Promise<KeyedOperation & { created: boolean }> {
+    return this.db.writeTx(async (tx) => {
+      const [row] = await tx.run(rec.takeOperationKey(bankId, key, op.id, payloadHash));
+      const boundHash = row.payloadHash === null || row.payloadHash === undefined ? null : String(row.payloadHash);
+      const bound = row.operation ? toOperation(propsOf(row, 'operation')) : null;
+      const fresh = String(row.operationId) === op.id;
+      const retry = !fresh && (bound === null || (bound.status === 'failed' && (boundHash === null || boundHash === payloadHash)));
+      if (!fresh && !retry && bound) return { operation: bound, payloadHash: boundHash, created: false };
+      if (retry) await tx.run(rec.rebindOperationKey(bankId, key, op.id, payloadHash));
+      await tx.run(rec.createOperation(op));
+      return { operation: op, payloadHash, created: true };
+    });
   }
 }

@@ -68,9 +68,14 @@ function catalogue(): Array<[string, Statement]> {
   add('getOperation', rec.getOperation('op-1'));
   add('unfinishedOperations', rec.unfinishedOperations());
   add('operationByKey', rec.operationByKey(B, EVIL));
-  add('setOperationKey', rec.setOperationKey(B, EVIL, 'op-1'));
+  add('operationsByKey', rec.operationsByKey(EVIL));
+  add('takeOperationKey', rec.takeOperationKey(B, EVIL, 'op-1', 'hash'));
+  add('rebindOperationKey', rec.rebindOperationKey(B, EVIL, 'op-1', 'hash'));
+  add('checkpointOperation', rec.checkpointOperation(operation));
+  add('operationRunning', rec.operationRunning('op-1'));
+  add('failOperationsOfBank', rec.failOperationsOfBank(B, EVIL, NOW));
   add('createTombstones', rec.createTombstones([{ id: 't', bankId: B, kind: 'fact', targetId: 'f', reason: EVIL, at: NOW }]));
-  add('listTombstones', rec.listTombstones(B, 10));
+  add('listTombstones', rec.listTombstones(B, 10, 20));
 
   const staging = { pending: true, now: NOW };
   add('upsertDocument', items.upsertDocument(document, staging));
@@ -177,7 +182,7 @@ const usedParams = (text: string): Set<string> => new Set([...text.matchAll(/\$(
  * only in their constant label, so one of each kind is analysed.
  */
 const linted = (async () => {
-  const statements = catalogue().filter(([name]) => !/^(sweepBank|orphanBankIds)\((?!Fact)/.test(name));
+  const statements = catalogue().filter(([name]) => !/^(sweepBank|orphanBankIds)\((?!Fact|Operation)/.test(name));
   const migrations = readMigrations().flatMap((f) => f.statements.map((text): [string, Statement] => [f.name, { text, params: {} }]));
   const all = await lintStatements([...statements, ...migrations].map(([, s]) => s));
   return { statements, results: all.slice(0, statements.length), migrations, migrationResults: all.slice(statements.length) };

@@ -2,12 +2,12 @@
 // none): when it carries vectors, its facts and chunks stay pending and keep their vectors until the caller has
 // put them in Qdrant and activates the staging. Every transaction starts by taking the bank's write lock.
 import { CairnError } from '../../core/errors.ts';
-import type { Fact } from '../../core/types.ts';
+import type { Fact, Operation } from '../../core/types.ts';
 import type { ItemWrite, VectorRecord } from '../ports.ts';
 import type { PointSource } from '../qdrant/points.ts';
 import type { Neo4jConnection, Row, Tx } from './connection.ts';
 import * as items from './statements/items.ts';
-import { lockBank, setEmbedder } from './statements/records.ts';
+import { checkpointOperation, lockBank, operationRunning, setEmbedder } from './statements/records.ts';
 
 /** Locks the bank for the transaction; returns its embedder. Fails when the bank does not exist. */
 export async function lock(tx: Tx, bankId: string, now: string): Promise<string | null> {
@@ -25,6 +25,14 @@ export async function claimEmbedder(tx: Tx, bankId: string, current: string | nu
       `bank '${bankId}' holds vectors of '${current}' but the active embedder is '${embedder}'; ` +
         `run 'cairn reembed ${bankId}' or start Cairn with the bank's embedder`,
     );
+}
+
+const stopped = (op: Operation): CairnError =>
+  new CairnError('conflict', `operation '${op.id}' is no longer running (failed or gone); its write was not applied`);
+
+/** Records a write's checkpoint of its operation in the write's transaction; refuses the write when it stopped. */
+export async function checkpoint(tx: Tx, op: Operation): Promise<void> {
+  if ((await tx.run(checkpointOperation(op))).length === 0) throw stopped(op);
 }
 
 /** Stages new vectors for facts already stored (not written by this call): fails if one is unknown; returns where
@@ -63,6 +71,8 @@ export interface StagedItem {
   sources: PointSource[];
   /** Facts this write deleted (chunks removed or rewritten): their points must go. */
   removedFactIds: string[];
+  /** The operation's checkpoint, recorded when the staging is activated (a write without vectors records it at once). */
+  operation: Operation | null;
 }
 
 export async function stageItem(db: Neo4jConnection, w: ItemWrite, now: string): Promise<StagedItem> {
@@ -73,6 +83,8 @@ export async function stageItem(db: Neo4jConnection, w: ItemWrite, now: string):
   const others: VectorRecord[] = w.vectors.filter((v) => !own.has(v.id));
   return db.writeTx(async (tx) => {
     const current = await lock(tx, w.bankId, now);
+    if (w.operation && pending && (await tx.run(operationRunning(w.operation.id))).length === 0) throw stopped(w.operation);
+    if (w.operation && !pending) await checkpoint(tx, w.operation);
     if (pending) await claimEmbedder(tx, w.bankId, current, w.embedder);
     await tx.run(items.upsertDocument(w.document, s));
     const removed: string[] = [];
@@ -108,6 +120,7 @@ export async function stageItem(db: Neo4jConnection, w: ItemWrite, now: string):
       document: { id: w.document.id, hash: w.document.contentHash },
       sources,
       removedFactIds: removed,
+      operation: pending ? (w.operation ?? null) : null,
     };
   });
 }
@@ -116,6 +129,7 @@ export async function stageItem(db: Neo4jConnection, w: ItemWrite, now: string):
 export async function activateItem(db: Neo4jConnection, staged: StagedItem): Promise<void> {
   const vectorIds = staged.sources.map((s) => s.id).filter((id) => !staged.factIds.includes(id));
   await db.writeTx(async (tx) => {
+    if (staged.operation) await checkpoint(tx, staged.operation);
     for (const st of items.activate(staged.bankId, staged.factIds, staged.chunkIds, staged.document)) await tx.run(st);
     if (vectorIds.length) await tx.run(items.activateVectors(staged.bankId, vectorIds));
   });

@@ -9,12 +9,13 @@
 // replaces it) or points without a visible fact, which vector search never returns because Neo4j confirms every
 // hit (reconcile deletes them). Deletes commit in Neo4j first and then delete points, with the same guarantee.
 import { nowIso } from '../../core/time.ts';
-import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation } from '../../core/types.ts';
+import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation, OperationStatus } from '../../core/types.ts';
 import { log } from '../../log.ts';
 import type {
-  Claim, DeadLetter, DeleteResult, FactFilter, FactPage, Heartbeat, ItemWrite, ListFactsQuery, MemoryStore, ObservationWrite, QueueDetail, Tombstone,
-  VectorRecord,
+  Claim, DeadLetter, DeleteResult, FactFilter, FactPage, Heartbeat, ItemWrite, KeyedOperation, ListFactsQuery, MemoryStore, ObservationWrite,
+  QueueDetail, Tombstone, VectorRecord,
 } from '../ports.ts';
+import { checkBankId } from '../../core/ids.ts';
 import { Neo4jConnection } from '../neo4j/connection.ts';
 import * as deletes from '../neo4j/deletes.ts';
 import { Neo4jGraphIndex, Neo4jKeywordIndex } from '../neo4j/indexes.ts';
@@ -71,6 +72,7 @@ export class ServerStore implements MemoryStore {
   // banks
   /** The bank, then its full-text indexes (a schema command cannot share the bank's transaction). */
   async createBank(b: Bank): Promise<void> {
+    checkBankId(b.id);
     await this.records.createBank(b);
     this.keywordSchema.forget(b.id);
     await this.keywordSchema.ensure(b.id);
@@ -233,16 +235,19 @@ export class ServerStore implements MemoryStore {
   historyOf(bankId: string, observationId: string): Promise<ObservationRevision[]> {
     return this.records.historyOf(bankId, observationId);
   }
-  tombstones(bankId: string, limit: number): Promise<Tombstone[]> {
-    return this.records.tombstones(bankId, limit);
+  tombstones(bankId: string, limit: number, offset = 0): Promise<Tombstone[]> {
+    return this.records.tombstones(bankId, limit, offset);
+  }
+  restoreTombstones(tombstones: Tombstone[]): Promise<void> {
+    return this.records.restoreTombstones(tombstones);
   }
 
   // operations
   createOperation(op: Operation): Promise<void> {
     return this.records.createOperation(op);
   }
-  updateOperation(op: Operation): Promise<boolean> {
-    return this.records.updateOperation(op);
+  updateOperation(op: Operation, from?: OperationStatus[]): Promise<boolean> {
+    return this.records.updateOperation(op, from);
   }
   adoptOperation(id: string, from: string | null, to: string): Promise<boolean> {
     return this.records.adoptOperation(id, from, to);
@@ -256,8 +261,11 @@ export class ServerStore implements MemoryStore {
   operationByKey(bankId: string, key: string): Promise<Operation | null> {
     return this.records.operationByKey(bankId, key);
   }
-  setOperationKey(bankId: string, key: string, operationId: string): Promise<void> {
-    return this.records.setOperationKey(bankId, key, operationId);
+  operationsByKey(key: string): Promise<Operation[]> {
+    return this.records.operationsByKey(key);
+  }
+  bindOperationKey(bankId: string, key: string, payloadHash: string, op: Operation): Promise<KeyedOperation & { created: boolean }> {
+    return this.records.bindOperationKey(bankId, key, payloadHash, op);
   }
 
   // the Qdrant half

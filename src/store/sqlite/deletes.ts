@@ -6,6 +6,7 @@ import { nowIso } from '../../core/time.ts';
 import { FORGOTTEN_TEXT as FORGOTTEN, type DeleteResult } from '../ports.ts';
 import type { Db } from './database.ts';
 import { dropKeywordIndex, syncKeywordIndexes } from './keyword-tables.ts';
+import { forgetBankOperations } from './operations.ts';
 import { placeholders } from './rows.ts';
 import { bumpGraphVersion, observationsCiting, pruneEntities, tombstone } from './writes.ts';
 import { prepared } from './statements.ts';
@@ -94,9 +95,9 @@ export function deleteBank(db: Db, bankId: string): boolean {
       const found = prepared(db, 'DELETE FROM banks WHERE id = ?').run(bankId).changes > 0;
       if (!found) return false;
       // Rows without a foreign key to banks.
-      for (const table of ['entity_keys', 'fact_entities', 'fact_links', 'evidence', 'vector_changes', 'operation_keys'])
+      for (const table of ['entity_keys', 'fact_entities', 'fact_links', 'evidence', 'vector_changes'])
         prepared(db, `DELETE FROM ${table} WHERE bank_id = ?`).run(bankId);
-      prepared(db, 'DELETE FROM operations WHERE bank_id = ?').run(bankId);
+      forgetBankOperations(db, bankId);
       prepared(db, 'DELETE FROM tombstones WHERE bank_id = ?').run(bankId);
       dropKeywordIndex(db, bankId);
       tombstone(db, bankId, 'bank', bankId, 'bank deleted');

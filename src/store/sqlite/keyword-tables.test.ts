@@ -1,13 +1,18 @@
 // Per-bank keyword indexes of the embedded store: a database of the old schema (one global FTS table pair) upgrades
-// on open and ranks exactly as a fresh one; revised texts are indexed anew; rows changed outside the store's write
-// paths (a reused rowid in another bank, a raw write) still reach the right bank's index.
+// on open and ranks exactly as a fresh one; so does one from before the tables' row and token totals were kept, its
+// tables counted once on open; revised texts are indexed anew; rows changed outside the store's write paths (a reused
+// rowid in another bank, a raw write) still reach the right bank's index.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, SQLITE_MIGRATIONS_DIR, type Db } from './database.ts';
-import { keywordIndexOf, keywordTable, syncKeywordIndexes } from './keyword-tables.ts';
+import { readVarint } from './fts-doclists.ts';
+import {
+  KEYWORD_TABLE_ARGS, keywordIndexedRows, keywordIndexOf, keywordStatsOf, keywordTable, syncKeywordIndexes, type KeywordSource,
+} from './keyword-tables.ts';
+import { fts5Top, rebuiltKeywordTable } from './keyword-testing.ts';
 import { SqliteStore } from './store.ts';
 
 const NOW = '2024-01-01T00:00:00.000Z';
@@ -48,6 +53,28 @@ async function searches(store: SqliteStore, bankId: string): Promise<unknown[]> 
   return out;
 }
 
+/** The row count and token total the store keeps for the bank's table. */
+function totalsOf(db: Db, n: number, source: KeywordSource): { rows: number | null; tokens: number | null } {
+  const stats = keywordStatsOf(db, n, source)!;
+  return { rows: stats.rows, tokens: stats.tokens };
+}
+
+/** Those of a table never deleted from, from its averages record (rows, then tokens in all): true there. */
+function trueTotals(db: Db, table: string): { rows: number; tokens: number } {
+  const averages = (db.prepare(`SELECT block FROM ${table}_data WHERE id = 1`).get() as { block: Uint8Array }).block;
+  const at = { i: 0 };
+  return { rows: readVarint(averages, at), tokens: readVarint(averages, at) };
+}
+
+/** A database of the schema before the given migration (file name prefix), made in dir. */
+function databaseBefore(dir: string, migration: string): Db {
+  const oldMigrations = join(dir, 'migrations');
+  mkdirSync(oldMigrations);
+  for (const f of readdirSync(SQLITE_MIGRATIONS_DIR).filter((f) => f.endsWith('.sql') && f < migration))
+    copyFileSync(join(SQLITE_MIGRATIONS_DIR, f), join(oldMigrations, f));
+  return openDatabase(join(dir, 'old', 'cairn.db'), oldMigrations);
+}
+
 function tables(db: Db): string[] {
   return (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>).map((r) => r.name);
 }
@@ -56,12 +83,8 @@ test('a database of the old schema upgrades on open: each bank searchable in its
   const dir = mkdtempSync(join(tmpdir(), 'cairn-kw-upgrade-'));
   try {
     // The schema as it was before migration 005, with two banks written under it.
-    const oldMigrations = join(dir, 'migrations');
-    mkdirSync(oldMigrations);
-    for (const f of readdirSync(SQLITE_MIGRATIONS_DIR).filter((f) => f.endsWith('.sql') && f < '005'))
-      copyFileSync(join(SQLITE_MIGRATIONS_DIR, f), join(oldMigrations, f));
-    const oldFile = join(dir, 'old', 'cairn.db');
-    const old = openDatabase(oldFile, oldMigrations);
+    const old = databaseBefore(dir, '005');
+    const oldFile = old.name;
     insertBank(old, 'a', TEXTS.a);
     insertBank(old, 'b', TEXTS.b);
     assert.ok(tables(old).includes('facts_fts'), 'the old schema has the global index');
@@ -87,6 +110,63 @@ test('a database of the old schema upgrades on open: each bank searchable in its
     } finally {
       await upgraded.close();
       await alone.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a database from before the keyword totals counts each table once on open, and scores as one built afresh', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-kw-totals-'));
+  try {
+    // The schema before migration 008, a bank indexed as that version did (FTS5's own statistics alone), then a fact
+    // deleted, another revised and a chunk deleted: the tables' averages records count rows they no longer hold.
+    const old = databaseBefore(dir, '008');
+    const file = old.name;
+    insertBank(old, 'a', [...TEXTS.a, ...TEXTS.b]);
+    const n = (old.prepare(`INSERT INTO keyword_indexes (bank_id) VALUES ('a') RETURNING n`).get() as { n: number }).n;
+    const sources: KeywordSource[] = ['fact', 'chunk'];
+    for (const source of sources) {
+      old.exec(`CREATE VIRTUAL TABLE ${keywordTable(n, source)} USING fts5(${KEYWORD_TABLE_ARGS})`);
+      old.prepare(`INSERT INTO ${keywordTable(n, source)} (rowid, text) ${keywordIndexedRows(source)}`).run('a');
+    }
+    const ridOf = (table: string, id: string): number => (old.prepare(`SELECT rid FROM ${table} WHERE id = ?`).get(id) as { rid: number }).rid;
+    const [f1, f2, c3] = [ridOf('facts', 'a-f1'), ridOf('facts', 'a-f2'), ridOf('chunks', 'a-c3')];
+    old.prepare(`DELETE FROM facts WHERE rid = ?`).run(f1);
+    old.prepare(`DELETE FROM ${keywordTable(n, 'fact')} WHERE rowid = ?`).run(f1);
+    old.prepare(`UPDATE facts SET text = 'bees bees in the spring orchard' WHERE rid = ?`).run(f2);
+    old.prepare(`DELETE FROM ${keywordTable(n, 'fact')} WHERE rowid = ?`).run(f2);
+    old.prepare(`INSERT INTO ${keywordTable(n, 'fact')} (rowid, text) VALUES (?, 'bees bees in the spring orchard')`).run(f2);
+    old.prepare(`UPDATE facts SET chunk_id = NULL WHERE chunk_id = 'a-c3'`).run();
+    old.prepare(`DELETE FROM chunks WHERE rid = ?`).run(c3);
+    old.prepare(`DELETE FROM ${keywordTable(n, 'chunk')} WHERE rowid = ?`).run(c3);
+    old.exec('DELETE FROM keyword_changes');
+    old.close();
+
+    const store = new SqliteStore({ file });
+    try {
+      for (const source of sources) {
+        const rebuilt = rebuiltKeywordTable(store.db, 'a', source);
+        assert.deepEqual(totalsOf(store.db, n, source), trueTotals(store.db, rebuilt), `${source} totals counted on open`);
+        const idOf = new Map((store.db.prepare(`SELECT rid, id FROM ${source}s`).all() as Array<{ rid: number; id: string }>).map((r) => [r.rid, r.id]));
+        for (const q of ['bees honey', 'barn spring', 'Mara market']) {
+          const hits = source === 'fact' ? await store.keywords.searchFacts('a', q, 10) : await store.keywords.searchChunks('a', q, 10);
+          const reference = fts5Top(store.db, rebuilt, q.split(' '), 10).map((h) => ({ id: idOf.get(h.rid), score: -h.s }));
+          assert.ok(reference.length > 0);
+          assert.deepEqual(hits, reference, `${source}s: ${q}`);
+        }
+      }
+      // From now on the store keeps the totals itself: a write moves them by exactly what it changed.
+      await store.deleteFacts('a', ['a-f0'], 'test');
+      const before = trueTotals(store.db, rebuiltKeywordTable(store.db, 'a', 'fact'));
+      assert.deepEqual(totalsOf(store.db, n, 'fact'), before);
+      store.db.prepare(`UPDATE facts SET text = 'honey' WHERE id = 'a-f4'`).run(); // a raw write, applied before a search
+      await store.keywords.searchFacts('a', 'honey', 1);
+      const after = trueTotals(store.db, rebuiltKeywordTable(store.db, 'a', 'fact'));
+      assert.ok(after.tokens < before.tokens);
+      assert.deepEqual(totalsOf(store.db, n, 'fact'), after);
+    } finally {
+      await store.close();
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

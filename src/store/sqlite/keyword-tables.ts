@@ -2,8 +2,11 @@
 // (BM25 statistics are the bank's alone), named by a number from keyword_indexes, never by the bank's id. Triggers
 // record changed rows in keyword_changes (migration 005); `syncKeywordIndexes` applies that record to the banks'
 // tables inside the caller's transaction, so an item is in the index exactly when it is in the store. A bank's
-// tables are made with the bank (or on its first write) and dropped with it.
+// tables are made with the bank (or on its first write) and dropped with it. Each table's row count and token total
+// are kept beside it (migration 008), adjusted by every sync: FTS5's own for a contentless_delete table never lose a
+// deleted row, and BM25 (bm25.ts) must count only the rows the table holds.
 import type { Db } from './database.ts';
+import { readVarint } from './fts-doclists.ts';
 import { prepared } from './statements.ts';
 
 export type KeywordSource = 'fact' | 'chunk';
@@ -17,12 +20,22 @@ export const KEYWORD_TABLE_ARGS = `text, content='', contentless_delete=1, token
 const SOURCES: readonly KeywordSource[] = ['fact', 'chunk'];
 
 /** What each index holds of a row: a fact's text; a chunk's text after its speaker. */
-const INDEXED_TEXT: Record<KeywordSource, string> = {
-  fact: `SELECT t.rid AS rid, t.text AS text FROM keyword_changes k JOIN facts t ON t.rid = k.rid AND t.bank_id = k.bank_id
-         WHERE k.bank_id = ? AND k.source = 'fact'`,
-  chunk: `SELECT t.rid AS rid, coalesce(t.speaker || ': ', '') || t.text AS text FROM keyword_changes k
-          JOIN chunks t ON t.rid = k.rid AND t.bank_id = k.bank_id WHERE k.bank_id = ? AND k.source = 'chunk'`,
+const INDEXED: Record<KeywordSource, { table: string; text: string }> = {
+  fact: { table: 'facts', text: 't.text' },
+  chunk: { table: 'chunks', text: `coalesce(t.speaker || ': ', '') || t.text` },
 };
+
+/** A query of every row of a bank's facts or chunks as the keyword table holds it (rid, text); its one parameter is
+ * the bank's id. */
+export function keywordIndexedRows(source: KeywordSource): string {
+  return `SELECT t.rid AS rid, ${INDEXED[source].text} AS text FROM ${INDEXED[source].table} t WHERE t.bank_id = ?`;
+}
+
+/** The same of the bank's rows recorded as changed (those that still exist). */
+function changedIndexedRows(source: KeywordSource): string {
+  return `SELECT t.rid AS rid, ${INDEXED[source].text} AS text FROM keyword_changes k
+          JOIN ${INDEXED[source].table} t ON t.rid = k.rid AND t.bank_id = k.bank_id WHERE k.bank_id = ? AND k.source = '${source}'`;
+}
 
 /** The FTS5 table of a bank's facts or chunks, from its number (an integer from the database, checked). */
 export function keywordTable(n: number, source: KeywordSource): string {
@@ -36,21 +49,37 @@ export function keywordIndexOf(db: Db, bankId: string): number | null {
   return row ? row.n : null;
 }
 
-/** The column counting the writes that took rows out of a source's tables (migration 006). */
-const REMOVALS: Record<KeywordSource, string> = { fact: 'fact_removals', chunk: 'chunk_removals' };
+/** The columns of keyword_indexes counting, per source: the writes that took rows out of its table (migration 006);
+ * the rows it holds and their tokens in all (migration 008). */
+const COLUMNS: Record<KeywordSource, { removals: string; rows: string; tokens: string }> = {
+  fact: { removals: 'fact_removals', rows: 'fact_rows', tokens: 'fact_tokens' },
+  chunk: { removals: 'chunk_removals', rows: 'chunk_rows', tokens: 'chunk_tokens' },
+};
 
 /** How many writes took rows out of the source's table numbered n: while it stands still, every row still in the
  * table has the text it was indexed with. */
 export function keywordRemovalsOf(db: Db, n: number, source: KeywordSource): number {
-  const row = prepared(db, `SELECT ${REMOVALS[source]} AS v FROM keyword_indexes WHERE n = ?`).get(n) as { v: number } | undefined;
-  return row?.v ?? 0;
+  return keywordStatsOf(db, n, source)?.removals ?? 0;
+}
+
+/** What BM25 needs to know of a keyword table besides its postings and row lengths: its removals count (above), the
+ * rows it holds, and their tokens in all (null while not counted: a table of an older database, before the store
+ * opened it). */
+export type KeywordStats = { removals: number; rows: number | null; tokens: number | null };
+
+/** The statistics of the source's table numbered n (undefined: no such table). */
+export function keywordStatsOf(db: Db, n: number, source: KeywordSource): KeywordStats | undefined {
+  const c = COLUMNS[source];
+  return prepared(db, `SELECT ${c.removals} AS removals, ${c.rows} AS rows, ${c.tokens} AS tokens FROM keyword_indexes WHERE n = ?`)
+    .get(n) as KeywordStats | undefined;
 }
 
 /** The number of the bank's keyword tables, made now if the bank has none. */
 export function ensureKeywordIndex(db: Db, bankId: string): number {
   const known = keywordIndexOf(db, bankId);
   if (known !== null) return known;
-  const { n } = prepared(db, 'INSERT INTO keyword_indexes (bank_id) VALUES (?) RETURNING n').get(bankId) as { n: number };
+  const { n } = prepared(db, `INSERT INTO keyword_indexes (bank_id, fact_rows, fact_tokens, chunk_rows, chunk_tokens)
+    VALUES (?, 0, 0, 0, 0) RETURNING n`).get(bankId) as { n: number };
   for (const source of SOURCES)
     db.exec(`CREATE VIRTUAL TABLE ${keywordTable(n, source)} USING fts5(${KEYWORD_TABLE_ARGS})`);
   return n;
@@ -90,14 +119,53 @@ export function syncKeywordIndexes(db: Db): void {
   }
 }
 
+/** Takes the bank's changed rows out of the source's table and puts those that exist back in with their current
+ * text, moving the table's counts by the rows that left and came in (read from its document sizes, before and after:
+ * a changed row is in the table before exactly when it left, after exactly when it came in). */
 function syncSource(db: Db, bankId: string, n: number, source: KeywordSource): void {
   const table = keywordTable(n, source);
+  const c = COLUMNS[source];
+  const changedSizes = prepared(db, `SELECT d.sz FROM keyword_changes k JOIN ${table}_docsize d ON d.id = k.rid
+    WHERE k.bank_id = ? AND k.source = ?`).pluck();
+  const before = totalOf(changedSizes.all(bankId, source) as Uint8Array[]);
   const stale = prepared(db, 'SELECT rid FROM keyword_changes WHERE bank_id = ? AND source = ? AND stale = 1')
     .all(bankId, source) as Array<{ rid: number }>;
   if (stale.length) {
     const remove = prepared(db, `DELETE FROM ${table} WHERE rowid = ?`);
     for (const r of stale) remove.run(r.rid);
-    prepared(db, `UPDATE keyword_indexes SET ${REMOVALS[source]} = ${REMOVALS[source]} + 1 WHERE n = ?`).run(n);
+    prepared(db, `UPDATE keyword_indexes SET ${c.removals} = ${c.removals} + 1 WHERE n = ?`).run(n);
   }
-  prepared(db, `INSERT INTO ${table} (rowid, text) ${INDEXED_TEXT[source]}`).run(bankId);
+  prepared(db, `INSERT INTO ${table} (rowid, text) ${changedIndexedRows(source)}`).run(bankId);
+  const after = totalOf(changedSizes.all(bankId, source) as Uint8Array[]);
+  if (after.rows !== before.rows || after.tokens !== before.tokens)
+    prepared(db, `UPDATE keyword_indexes SET ${c.rows} = ${c.rows} + ?, ${c.tokens} = ${c.tokens} + ? WHERE n = ?`)
+      .run(after.rows - before.rows, after.tokens - before.tokens, n);
+}
+
+/** Rows and their tokens in all, from their document sizes (%_docsize.sz: one varint per column, one column here). */
+function totalOf(sizes: Iterable<Uint8Array>): { rows: number; tokens: number } {
+  let rows = 0;
+  let tokens = 0;
+  for (const sz of sizes) {
+    rows++;
+    tokens += readVarint(sz, { i: 0 });
+  }
+  return { rows, tokens };
+}
+
+/** Counts the tables whose totals are not known (a database from before migration 008) from their document sizes,
+ * once: a scan of each such table's rows. Call when the store opens, before any search. */
+export function countKeywordTotals(db: Db): void {
+  const uncounted = prepared(db, `SELECT n FROM keyword_indexes
+    WHERE fact_rows IS NULL OR fact_tokens IS NULL OR chunk_rows IS NULL OR chunk_tokens IS NULL`).pluck();
+  if (uncounted.get() === undefined) return;
+  db.transaction(() => {
+    for (const n of uncounted.all() as number[]) {
+      for (const source of SOURCES) {
+        const c = COLUMNS[source];
+        const total = totalOf(prepared(db, `SELECT sz FROM ${keywordTable(n, source)}_docsize`).pluck().iterate() as IterableIterator<Uint8Array>);
+        prepared(db, `UPDATE keyword_indexes SET ${c.rows} = ?, ${c.tokens} = ? WHERE n = ?`).run(total.rows, total.tokens, n);
+      }
+    }
+  }).immediate();
 }

@@ -1,17 +1,19 @@
 // The embedded store: one SQLite file (WAL) holding everything, with FTS5 for BM25, an in-memory vector
 // index over the stored vectors, and the entity graph in graphology. Implements the MemoryStore port.
 import { join } from 'node:path';
-import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation } from '../../core/types.ts';
+import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation, OperationStatus } from '../../core/types.ts';
 import type {
-  Claim, DeadLetter, DeleteResult, FactFilter, FactPage, Heartbeat, ItemWrite, ListFactsQuery, MemoryStore, ObservationWrite, QueueDetail, Tombstone,
-  VectorRecord,
+  Claim, DeadLetter, DeleteResult, FactFilter, FactPage, Heartbeat, ItemWrite, KeyedOperation, ListFactsQuery, MemoryStore, ObservationWrite,
+  QueueDetail, Tombstone, VectorRecord,
 } from '../ports.ts';
+import { checkBankId } from '../../core/ids.ts';
+import * as ops from './operations.ts';
 import { openDatabase, type Db } from './database.ts';
 import * as deletes from './deletes.ts';
 import { factFilterSql } from './filters.ts';
 import { SqliteGraphIndex } from './graph.ts';
 import { SqliteKeywordIndex } from './keyword.ts';
-import { ensureKeywordIndex, syncPendingKeywordChanges } from './keyword-tables.ts';
+import { countKeywordTotals, ensureKeywordIndex, syncPendingKeywordChanges } from './keyword-tables.ts';
 import { SqliteReaders } from './readers.ts';
 import * as queue from './queue.ts';
 import { F, FACT_COLUMNS, json, parseJson, placeholders, toBank, toChunk, toDocument, toEntity, toFact, toOperation, type Row } from './rows.ts';
@@ -50,7 +52,9 @@ export class SqliteStore implements MemoryStore {
   constructor(options: SqliteStoreOptions) {
     const file = options.file ?? join(options.dataDir ?? 'data', 'cairn.db');
     this.db = openDatabase(file);
-    // A database upgraded by migration 005 (or left with unapplied keyword changes) is indexed per bank now.
+    // A database upgraded by migration 008 has its keyword tables counted now; one upgraded by migration 005 (or left
+    // with unapplied keyword changes) is indexed per bank now.
+    countKeywordTotals(this.db);
     syncPendingKeywordChanges(this.db);
     this.vectors = new SqliteVectorIndex(this.db, file === ':memory:' ? {} : { snapshotDir: join(file, '..', 'vector-snapshots') });
     this.readers = file === ':memory:' ? null : new SqliteReaders(file);
@@ -69,6 +73,7 @@ export class SqliteStore implements MemoryStore {
 
   // banks
   async createBank(b: Bank): Promise<void> {
+    checkBankId(b.id);
     this.db.transaction(() => {
       prepared(this.db,
           'INSERT INTO banks (id, name, mission, config, embedder, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
@@ -314,28 +319,28 @@ export class SqliteStore implements MemoryStore {
       at: String(r.at),
     }));
   }
-  async tombstones(bankId: string, limit: number): Promise<Tombstone[]> {
-    const rows = prepared(this.db, 'SELECT * FROM tombstones WHERE bank_id = ? ORDER BY at DESC LIMIT ?').all(bankId, limit) as Row[];
+  async tombstones(bankId: string, limit: number, offset = 0): Promise<Tombstone[]> {
+    const rows = prepared(this.db, 'SELECT * FROM tombstones WHERE bank_id = ? ORDER BY at DESC, id DESC LIMIT ? OFFSET ?').all(bankId, limit, offset) as Row[];
     return rows.map((r) => ({
       id: String(r.id), bankId: String(r.bank_id), kind: String(r.kind) as Tombstone['kind'], targetId: String(r.target_id), reason: String(r.reason), at: String(r.at),
     }));
   }
+  async restoreTombstones(tombstones: Tombstone[]): Promise<void> {
+    const insert = prepared(this.db, 'INSERT INTO tombstones (id, bank_id, kind, target_id, reason, at) VALUES (?, ?, ?, ?, ?, ?)');
+    this.db.transaction(() => {
+      for (const t of tombstones) insert.run(t.id, t.bankId, t.kind, t.targetId, t.reason, t.at);
+    })();
+  }
 
   // operations
   async createOperation(op: Operation): Promise<void> {
-    prepared(this.db,
-        `INSERT INTO operations (id, bank_id, kind, status, progress_done, progress_total, input, result, error, created_at, updated_at, owner)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(op.id, op.bankId, op.kind, op.status, op.progress.done, op.progress.total, json(op.input), json(op.result), op.error, op.createdAt, op.updatedAt, op.owner ?? null);
+    ops.insertOperation(this.db, op);
   }
-  async updateOperation(op: Operation): Promise<boolean> {
-    return prepared(this.db,
-        'UPDATE operations SET status = ?, progress_done = ?, progress_total = ?, result = ?, error = ?, updated_at = ? WHERE id = ? AND owner IS ?')
-      .run(op.status, op.progress.done, op.progress.total, json(op.result), op.error, op.updatedAt, op.id, op.owner ?? null).changes === 1;
+  async updateOperation(op: Operation, from?: OperationStatus[]): Promise<boolean> {
+    return ops.updateOperation(this.db, op, from);
   }
   async adoptOperation(id: string, from: string | null, to: string): Promise<boolean> {
-    return prepared(this.db, `UPDATE operations SET owner = ? WHERE id = ? AND owner IS ? AND status IN ('queued', 'running')`).run(to, id, from).changes === 1;
+    return ops.adoptOperation(this.db, id, from, to);
   }
   async getOperation(id: string): Promise<Operation | null> {
     const r = prepared(this.db, 'SELECT * FROM operations WHERE id = ?').get(id) as Row | undefined;
@@ -345,11 +350,13 @@ export class SqliteStore implements MemoryStore {
     return (prepared(this.db, `SELECT * FROM operations WHERE status IN ('queued', 'running') ORDER BY created_at`).all() as Row[]).map(toOperation);
   }
   async operationByKey(bankId: string, key: string): Promise<Operation | null> {
-    const r = prepared(this.db, 'SELECT operation_id AS id FROM operation_keys WHERE bank_id = ? AND key = ?').get(bankId, key) as { id: string } | undefined;
-    return r ? this.getOperation(r.id) : null;
+    return ops.keyed(this.db, bankId, key)?.operation ?? null;
   }
-  async setOperationKey(bankId: string, key: string, operationId: string): Promise<void> {
-    prepared(this.db, 'INSERT OR IGNORE INTO operation_keys (bank_id, key, operation_id) VALUES (?, ?, ?)').run(bankId, key, operationId);
+  async operationsByKey(key: string): Promise<Operation[]> {
+    return (prepared(this.db, 'SELECT o.* FROM operation_keys k JOIN operations o ON o.id = k.operation_id WHERE k.key = ? ORDER BY o.created_at').all(key) as Row[]).map(toOperation);
+  }
+  async bindOperationKey(bankId: string, key: string, payloadHash: string, op: Operation): Promise<KeyedOperation & { created: boolean }> {
+    return ops.bindKey(this.db, bankId, key, payloadHash, op);
   }
 
   /** After enough rows were written, lets SQLite re-analyze the tables that grew (about a millisecond when none did). */

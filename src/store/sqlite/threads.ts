@@ -2,7 +2,7 @@
 // messages, memory items and working memory. Every multi-row write is one transaction, so a killed process
 // leaves either all of a change or none of it.
 import type { Statement } from 'better-sqlite3';
-import type { ItemFilter, MemoryChange, ThreadStore, Watermarks } from '../../threads/ports.ts';
+import type { ItemFilter, MemoryChange, StoredItem, StoredMessage, ThreadStore, Watermarks } from '../../threads/ports.ts';
 import type { MemoryItem, MemoryKind, MemoryStatus, MessageRole, NewMessage, Thread, ThreadMessage, ToolCall, WorkingMemory } from '../../threads/types.ts';
 import type { Db } from './database.ts';
 import { placeholders, type Row } from './rows.ts';
@@ -72,6 +72,7 @@ const ITEM_COLUMNS: Array<[keyof MemoryItem, string]> = [
   ['createdAt', 'created_at'], ['activatedAt', 'activated_at'], ['archivedAt', 'archived_at'],
 ];
 const columnOf = new Map(ITEM_COLUMNS);
+const ITEM_INSERT = `INSERT INTO thread_memory (${ITEM_COLUMNS.map(([, c]) => c).join(', ')}, bridged_at) VALUES (${placeholders(ITEM_COLUMNS.length + 1)})`;
 const dbValue = (field: keyof MemoryItem, v: unknown): unknown => (field === 'covers' ? JSON.stringify(v ?? []) : v ?? null);
 
 export class SqliteThreadStore implements ThreadStore {
@@ -167,12 +168,7 @@ export class SqliteThreadStore implements ThreadStore {
   async commit(bankId: string, change: MemoryChange): Promise<{ missing: string[] }> {
     const missing: string[] = [];
     this.db.transaction(() => {
-      for (const item of change.insert ?? []) {
-        const cols = ITEM_COLUMNS.map(([, c]) => c);
-        this.stmt(`INSERT INTO thread_memory (${cols.join(', ')}) VALUES (${placeholders(cols.length)})`).run(
-          ...ITEM_COLUMNS.map(([f]) => dbValue(f, item[f])),
-        );
-      }
+      for (const item of change.insert ?? []) this.insertItem(item, null);
       for (const { id, ...patch } of change.update ?? []) {
         const fields = (Object.keys(patch) as Array<keyof MemoryItem>).filter((f) => columnOf.has(f));
         if (!fields.length) continue;
@@ -185,6 +181,10 @@ export class SqliteThreadStore implements ThreadStore {
       for (const id of change.remove ?? []) this.stmt('DELETE FROM thread_memory WHERE bank_id = ? AND id = ?').run(bankId, id);
     })();
     return { missing };
+  }
+
+  private insertItem(item: MemoryItem, bridgedAt: string | null): void {
+    this.stmt(ITEM_INSERT).run(...ITEM_COLUMNS.map(([f]) => dbValue(f, item[f])), bridgedAt);
   }
 
   async discardRunning(bankId: string, recordId: string): Promise<number> {
@@ -228,6 +228,52 @@ export class SqliteThreadStore implements ThreadStore {
     this.db.transaction(() => {
       for (const id of ids.messages ?? []) this.stmt('UPDATE thread_messages SET bridged_at = ? WHERE bank_id = ? AND id = ?').run(at, bankId, id);
       for (const id of ids.items ?? []) this.stmt('UPDATE thread_memory SET bridged_at = ? WHERE bank_id = ? AND id = ?').run(at, bankId, id);
+    })();
+  }
+
+  async exportMessages(bankId: string, threadId: string, afterSeq: number, limit: number): Promise<StoredMessage[]> {
+    const rows = this.stmt('SELECT * FROM thread_messages WHERE bank_id = ? AND thread_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(bankId, threadId, afterSeq, limit) as Row[];
+    return rows.map((r) => ({ ...toMessage(r), bridgedAt: str(r.bridged_at) }));
+  }
+
+  async exportItems(bankId: string, limit: number, offset: number): Promise<StoredItem[]> {
+    const rows = this.stmt('SELECT * FROM thread_memory WHERE bank_id = ? ORDER BY rid LIMIT ? OFFSET ?').all(bankId, limit, offset) as Row[];
+    return rows.map((r) => ({ ...toItem(r), bridgedAt: str(r.bridged_at) }));
+  }
+
+  async listWorkingMemory(bankId: string): Promise<WorkingMemory[]> {
+    const rows = this.stmt('SELECT * FROM thread_working_memory WHERE bank_id = ? ORDER BY key').all(bankId) as Row[];
+    return rows.map((r) => ({ bankId, key: String(r.key), content: String(r.content), updatedAt: String(r.updated_at) }));
+  }
+
+  async restoreMessages(bankId: string, threadId: string, messages: StoredMessage[], renumber: boolean): Promise<number[]> {
+    const insert = this.stmt(
+      `INSERT INTO thread_messages (seq, id, bank_id, thread_id, role, name, content, tool_calls, timestamp, tokens, created_at, bridged_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const taken = this.stmt('SELECT 1 FROM thread_messages WHERE seq = ?').pluck();
+    return this.db.transaction(() => {
+      // AUTOINCREMENT gives a NULL seq one above every seq the table ever held, so renumbered messages keep their order.
+      const keep = !renumber && messages.every((m) => taken.get(m.seq) === undefined);
+      return messages.map((m) => {
+        const info = insert.run(
+          keep ? m.seq : null, m.id, bankId, threadId, m.role, m.name, m.content, m.toolCalls ? JSON.stringify(m.toolCalls) : null, m.timestamp, m.tokens,
+          m.createdAt, m.bridgedAt,
+        );
+        return Number(info.lastInsertRowid);
+      });
+    })();
+  }
+
+  async restoreItems(bankId: string, items: StoredItem[]): Promise<void> {
+    this.db.transaction(() => {
+      for (const { bridgedAt, ...item } of items) this.insertItem({ ...item, bankId }, bridgedAt);
+    })();
+  }
+
+  async deleteBank(bankId: string): Promise<void> {
+    this.db.transaction(() => {
+      for (const table of ['thread_memory', 'thread_working_memory', 'thread_messages', 'threads']) this.stmt(`DELETE FROM ${table} WHERE bank_id = ?`).run(bankId);
     })();
   }
 }

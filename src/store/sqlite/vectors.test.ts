@@ -172,6 +172,30 @@ test('exact search equals brute force, best first, with inner-product scores', a
   }
 });
 
+test('exact search ranks equal scores by rowid, whatever order the index met the vectors in', async () => {
+  const world = new World();
+  try {
+    const next = vectorSource(9);
+    world.addBank('b');
+    const same = next();
+    const first = world.addFact('b', next());
+    const a = world.addFact('b', same);
+    const b = world.addFact('b', Float32Array.from(same));
+    const index = new SqliteVectorIndex(world.db, { hnswThreshold: Infinity });
+    await index.warm('b');
+    // A removal moves the last vector held (b's) into the freed first place, ahead of a's.
+    world.deleteFact(first.id);
+    const got = (await index.search('b', same, 2)).map((s) => s.id);
+    assert.deepEqual(got, [a.id, b.id]);
+    const reopened = new SqliteVectorIndex(world.connect(), { hnswThreshold: Infinity });
+    assert.deepEqual((await reopened.search('b', same, 2)).map((s) => s.id), got, 'the same order from an index loaded afresh');
+    await reopened.close();
+    await index.close();
+  } finally {
+    world.close();
+  }
+});
+
 test('HNSW search reaches recall@10 >= 0.95 against brute force', async () => {
   const world = new World();
   try {

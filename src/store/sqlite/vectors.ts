@@ -134,17 +134,19 @@ class FlatVectors {
     this.slots.delete(rid);
   }
 
-  /** The m stored vectors of the kinds in the mask with the largest inner product with q, best first: one scan into
-   * a bounded heap, so nothing of the bank's size is allocated. */
+  /** The m stored vectors of the kinds in the mask with the largest inner product with q, best first, equal scores by
+   * rowid (not by slot: a removal moves the last vector into the freed slot, so slot order is this memory's history,
+   * and would differ after a restart or in an imported copy of the bank): one scan into a bounded heap, so nothing of
+   * the bank's size is allocated. */
   best(q: Float32Array, mask: number | null, m: number): { rids: number[]; scores: number[] } {
-    const { data, dim, size, kinds } = this;
+    const { data, dim, size, kinds, rids } = this;
     const top = new TopK(Math.min(m, this.count(mask)));
     for (let s = 0, o = 0; s < size; s++, o += dim) {
       if (mask !== null && !(mask & (1 << kinds[s]))) continue;
-      top.push(dot(data, o, q, dim), s);
+      top.push(dot(data, o, q, dim), rids[s]);
     }
     const { positions, scores } = top.sorted();
-    return { rids: positions.map((s) => this.rids[s]), scores };
+    return { rids: positions, scores };
   }
 
   private grow(): void {
@@ -760,20 +762,20 @@ export class SqliteVectorIndex implements VectorIndex {
     return this.options.hnswThreshold ?? Math.ceil(2_000_000 / Math.max(1, dim));
   }
 
-  /** For selective filters: every fact passing the filter, scored exactly. */
+  /** For selective filters: every fact passing the filter, scored exactly (ties by rowid, as in the scan). */
   private prefiltered(bank: BankState, query: Float32Array, k: number, all: Statement, params: unknown[]): Scored[] {
     const rows = all.all(bank.id, ...params) as Array<[number, string]>;
     const { flat } = bank;
-    const ids: string[] = [];
+    const ids = new Map<number, string>();
     const top = new TopK(k);
     for (const [rid, id] of rows) {
       const slot = flat.slots.get(rid);
       if (slot === undefined) continue;
-      top.push(dot(flat.data, slot * flat.dim, query, flat.dim), ids.length);
-      ids.push(id);
+      top.push(dot(flat.data, slot * flat.dim, query, flat.dim), rid);
+      ids.set(rid, id);
     }
     const { positions, scores } = top.sorted();
-    return positions.map((i, j) => ({ id: ids[i], score: scores[j] }));
+    return positions.map((rid, j) => ({ id: ids.get(rid)!, score: scores[j] }));
   }
 
   /** A prepared statement, prepared once. */

@@ -9,6 +9,7 @@ import type { ItemWrite, VectorRecord } from '../ports.ts';
 import type { Db } from './database.ts';
 import { syncKeywordIndexes } from './keyword-tables.ts';
 import { json, placeholders } from './rows.ts';
+import { checkpoint } from './operations.ts';
 import { encodeVector } from './vectors.ts';
 import { prepared } from './statements.ts';
 
@@ -76,20 +77,26 @@ export function putVectors(db: Db, bankId: string, vectors: VectorRecord[]): voi
   }
 }
 
-/** Writes the items in order in one transaction (keyword indexes included); returns the bank's graph version after each. */
+/**
+ * Writes the items in order in one transaction (keyword indexes included), with the checkpoint of the last one's
+ * operation; returns the bank's graph version after each.
+ */
 export function writeItems(db: Db, ws: ItemWrite[]): number[] {
   return db
     .transaction(() => {
       const versions = ws.map((w) => writeItem(db, w));
+      const operation = ws.findLast((w) => w.operation)?.operation;
+      if (operation) checkpoint(db, operation);
       syncKeywordIndexes(db);
       return versions;
     })
     .immediate();
 }
 
-export function writeItem(db: Db, w: ItemWrite): number {
+function writeItem(db: Db, w: ItemWrite): number {
   return db
     .transaction(() => {
+      if (!prepared(db, 'SELECT 1 FROM banks WHERE id = ?').get(w.bankId)) throw new CairnError('not_found', `bank '${w.bankId}' does not exist`);
       if (w.vectors.length) checkEmbedder(db, w.bankId, w.embedder);
       const now = nowIso();
       prepared(db,

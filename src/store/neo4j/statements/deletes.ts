@@ -74,8 +74,10 @@ const SWEEP: Record<BankLabel, string> = {
   Entity: 'MATCH (n:Entity {bankId: $bankId}) WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS deleted',
   EntityKey: 'MATCH (n:EntityKey {bankId: $bankId}) WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS deleted',
   Revision: 'MATCH (n:Revision {bankId: $bankId}) WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS deleted',
-  Operation: 'MATCH (n:Operation {bankId: $bankId}) WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS deleted',
-  OperationKey: 'MATCH (n:OperationKey {bankId: $bankId}) WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS deleted',
+  // Operations a deletion failed (bankDeletedAt) stay readable, with their keys.
+  Operation: 'MATCH (n:Operation {bankId: $bankId}) WHERE n.bankDeletedAt IS NULL WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS deleted',
+  OperationKey: `MATCH (n:OperationKey {bankId: $bankId}) WHERE NOT EXISTS { MATCH (o:Operation {id: n.operationId}) WHERE o.bankDeletedAt IS NOT NULL }
+    WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS deleted`,
 };
 
 /** Deletes up to `batch` nodes of the label carrying the bank id; returns how many. Run until it returns 0. */
@@ -89,8 +91,9 @@ const ORPHANS: Record<BankLabel, string> = {
   Entity: 'MATCH (n:Entity) WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId',
   EntityKey: 'MATCH (n:EntityKey) WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId',
   Revision: 'MATCH (n:Revision) WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId',
-  Operation: 'MATCH (n:Operation) WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId',
-  OperationKey: 'MATCH (n:OperationKey) WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId',
+  Operation: 'MATCH (n:Operation) WHERE n.bankDeletedAt IS NULL WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId',
+  OperationKey: `MATCH (n:OperationKey) WHERE NOT EXISTS { MATCH (o:Operation {id: n.operationId}) WHERE o.bankDeletedAt IS NOT NULL }
+    WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId`,
 };
 
 export const orphanBankIds = (label: BankLabel): Statement => cypher(ORPHANS[label]);

@@ -1,6 +1,6 @@
 // Cypher for the plain records of the server store: banks (and the per-bank write lock), operations with their
 // idempotency keys, tombstones.
-import type { Bank, Operation } from '../../../core/types.ts';
+import type { Bank, Operation, OperationStatus } from '../../../core/types.ts';
 import type { Tombstone } from '../../ports.ts';
 import { bankProps, operationProps, tombstoneProps } from '../props.ts';
 import { cypher, int, type Statement } from '../statement.ts';
@@ -34,23 +34,37 @@ export const setEmbedder = (bankId: string, embedder: string | null): Statement 
 
 export const createOperation = (op: Operation): Statement => cypher('CREATE (o:Operation $props)', { props: operationProps(op) });
 
-/** Status and progress, written only while the operation's holder is still `op.owner`; returns a row when written. */
-export const updateOperation = (op: Operation): Statement =>
+const operationState = (op: Operation) => ({
+  id: op.id,
+  status: op.status,
+  done: op.progress.done,
+  total: op.progress.total,
+  result: JSON.stringify(op.result ?? null),
+  error: op.error,
+  updatedAt: op.updatedAt,
+  // Checked only when the operation names its holder.
+  checkOwner: op.owner !== undefined,
+  owner: op.owner ?? null,
+});
+
+const SET_STATE = 'SET o.status = $status, o.progressDone = $done, o.progressTotal = $total, o.result = $result, o.error = $error, o.updatedAt = $updatedAt';
+
+/**
+ * Writes the operation's state ($from null: whatever its status; else only from one of those), only while `op.owner`
+ * (when given) holds it; a row when written.
+ */
+export const updateOperation = (op: Operation, from: OperationStatus[] | null = null): Statement =>
   cypher(
-    `MATCH (o:Operation {id: $id}) WHERE coalesce(o.owner, '') = coalesce($owner, '')
-     SET o.status = $status, o.progressDone = $done, o.progressTotal = $total, o.result = $result, o.error = $error, o.updatedAt = $updatedAt
-     RETURN o.id AS id`,
-    {
-      id: op.id,
-      owner: op.owner ?? null,
-      status: op.status,
-      done: op.progress.done,
-      total: op.progress.total,
-      result: JSON.stringify(op.result ?? null),
-      error: op.error,
-      updatedAt: op.updatedAt,
-    },
+    `MATCH (o:Operation {id: $id}) WHERE ($from IS NULL OR o.status IN $from) AND (NOT $checkOwner OR coalesce(o.owner, '') = coalesce($owner, ''))
+     ${SET_STATE} RETURN o.id AS id`,
+    { ...operationState(op), from },
   );
+
+/** A write's checkpoint of its operation: applied only while the stored operation runs, held by the writer (no row: it stopped). */
+export const checkpointOperation = (op: Operation): Statement => updateOperation(op, ['running']);
+
+/** One row while the operation runs. */
+export const operationRunning = (id: string): Statement => cypher(`MATCH (o:Operation {id: $id}) WHERE o.status = 'running' RETURN o.id AS id`, { id });
 
 /** Takes an unfinished operation over from $from (null: no holder); returns a row when it did. */
 export const adoptOperation = (id: string, from: string | null, to: string): Statement =>
@@ -69,15 +83,46 @@ export const unfinishedOperations = (): Statement =>
 export const operationByKey = (bankId: string, key: string): Statement =>
   cypher('MATCH (k:OperationKey {bankId: $bankId, key: $key}) MATCH (o:Operation {id: k.operationId}) RETURN o {.*} AS operation', { bankId, key });
 
-/** Keeps the first operation stored under a key (like INSERT OR IGNORE). */
-export const setOperationKey = (bankId: string, key: string, operationId: string): Statement =>
-  cypher('MERGE (k:OperationKey {bankId: $bankId, key: $key}) ON CREATE SET k.operationId = $operationId', { bankId, key, operationId });
+export const operationsByKey = (key: string): Statement =>
+  cypher(
+    'MATCH (k:OperationKey {key: $key}) MATCH (o:Operation {id: k.operationId}) RETURN o {.*} AS operation ORDER BY operation.createdAt, operation.id',
+    { key },
+  );
+
+/**
+ * Takes the key (creating it bound to $operationId when free; the key's uniqueness constraint makes concurrent
+ * binds wait for each other) and returns what it is bound to, with that operation when it exists.
+ */
+export const takeOperationKey = (bankId: string, key: string, operationId: string, payloadHash: string): Statement =>
+  cypher(
+    `MERGE (k:OperationKey {bankId: $bankId, key: $key})
+     ON CREATE SET k.operationId = $operationId, k.payloadHash = $payloadHash
+     WITH k
+     OPTIONAL MATCH (o:Operation {id: k.operationId})
+     RETURN k.operationId AS operationId, k.payloadHash AS payloadHash, o {.*} AS operation`,
+    { bankId, key, operationId, payloadHash },
+  );
+
+/** Binds a taken key to another operation (a retry after a failure). */
+export const rebindOperationKey = (bankId: string, key: string, operationId: string, payloadHash: string): Statement =>
+  cypher('MATCH (k:OperationKey {bankId: $bankId, key: $key}) SET k.operationId = $operationId, k.payloadHash = $payloadHash', {
+    bankId, key, operationId, payloadHash,
+  });
+
+/** Inside a bank's deletion: its unfinished operations fail without their input and are kept (the sweep spares them). */
+export const failOperationsOfBank = (bankId: string, error: string, now: string): Statement =>
+  cypher(
+    `MATCH (o:Operation {bankId: $bankId}) WHERE o.status IN ['queued', 'running']
+     SET o.status = 'failed', o.error = $error, o.updatedAt = $now, o.bankDeletedAt = $now REMOVE o.input`,
+    { bankId, error, now },
+  );
 
 export const createTombstones = (tombstones: Tombstone[]): Statement =>
   cypher('UNWIND $tombstones AS t CREATE (x:Tombstone) SET x = t', { tombstones: tombstones.map(tombstoneProps) });
 
-export const listTombstones = (bankId: string, limit: number): Statement =>
-  cypher('MATCH (t:Tombstone {bankId: $bankId}) RETURN t {.*} AS tombstone ORDER BY tombstone.at DESC, tombstone.id DESC LIMIT $limit', {
+export const listTombstones = (bankId: string, limit: number, offset = 0): Statement =>
+  cypher('MATCH (t:Tombstone {bankId: $bankId}) RETURN t {.*} AS tombstone ORDER BY tombstone.at DESC, tombstone.id DESC SKIP $offset LIMIT $limit', {
     bankId,
+    offset: int(offset),
     limit: int(limit),
   });

@@ -1,0 +1,57 @@
+// Questions about one attribute of someone ("Where does Maya live now?", "Who is Maya's manager?", "Who is Tom
+// married to?") and the memories that answer them: those whose (leading) statement sets that attribute of that
+// subject now, read the way the consolidator reads statements, so the newest value can be put first.
+import { parseStatement, subjectKey } from '../consolidate/statement.ts';
+import { statedPart } from '../consolidate/synthesis.ts';
+import type { Fact } from '../core/types.ts';
+import { nameKey } from '../text/words.ts';
+
+export interface AskedAttribute {
+  subject: string;
+  predicates: string[];
+}
+
+const VERB_PREDICATES: Record<string, string[]> = {
+  live: ['live in', 'live at', 'be based in', 'be located in'],
+  stay: ['live in', 'stay in', 'stay at'],
+  work: ['work at', 'work for', 'work in', 'be employed at', 'be employed by'],
+  study: ['study at', 'study in', 'be enrolled at', 'be enrolled in'],
+};
+
+/** The attribute a question asks for, read the way statements are read (see consolidate/statement.ts). */
+export function askedAttribute(query: string): AskedAttribute | null {
+  const q = query.trim().replace(/[?.!\s]+$/, '');
+  const where = /^where\s+(?:does|did|do|is)\s+(.+?)\s+(live|stay|work|study)(?:ing)?\b/i.exec(q);
+  if (where) return { subject: nameKey(where[1]), predicates: VERB_PREDICATES[where[2].toLowerCase()] };
+  const attribute = /^(?:who|what|which)\s+(?:is|are|was)\s+(.+?['’]s?\s+.+?)(?:\s+(?:now|currently|these days))?$/i.exec(q);
+  if (attribute) return { subject: subjectKey(attribute[1], nameKey), predicates: ['be'] };
+  const married = /^who\s+is\s+(.+?)\s+(married|engaged)\s+to$/i.exec(q);
+  if (married) return { subject: nameKey(married[1]), predicates: [`be ${married[2].toLowerCase()} to`] };
+  return null;
+}
+
+/** True when the text (an observation's: its leading, newest sentence) states the asked attribute as it is now. */
+export function statesAttribute(text: string, asked: AskedAttribute): boolean {
+  const lead = statedPart(text).split(/(?<=[.!?])\s+|\s+\(\d{4}-\d{2}(?:-\d{2})?\)/)[0];
+  const s = parseStatement(lead);
+  return !!s && s.current && !s.negated && s.subject === asked.subject && asked.predicates.includes(s.predicate);
+}
+
+/**
+ * Puts the candidates that state the asked attribute now first, the one told latest leading (stable otherwise).
+ * Candidates whose fact is not in `facts` stay where they are.
+ */
+export function raiseAnswers<T extends { id: string; score: number }>(candidates: T[], facts: Map<string, Fact>, asked: AskedAttribute | null): T[] {
+  if (!asked || candidates.length === 0) return candidates;
+  const latest = (f: Fact): string => f.occurredEnd ?? f.occurredStart ?? f.mentionedAt;
+  const answering = candidates.filter((c) => {
+    const f = facts.get(c.id);
+    return f !== undefined && f.status === 'active' && statesAttribute(f.text, asked);
+  });
+  if (answering.length === 0) return candidates;
+  answering.sort((a, b) => latest(facts.get(b.id)!).localeCompare(latest(facts.get(a.id)!)));
+  const top = candidates[0].score;
+  const raised = answering.map((c, i) => ({ ...c, score: top + (answering.length - i) * 1e-6 }));
+  const rest = candidates.filter((c) => !answering.includes(c));
+  return [...raised, ...rest];
+}
