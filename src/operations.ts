@@ -70,7 +70,8 @@ export class Operations {
     let adopted = 0;
     for (const op of await this.store.unfinishedOperations()) {
       const from = op.owner ?? null;
-      if (this.here.has(op.id) || !this.handlers.has(op.kind) || (from !== null && from !== this.holder && live.has(from))) continue;
+      // This process's own operations run here (in the background or awaited by a request): never taken over.
+      if (from === this.holder || this.here.has(op.id) || !this.handlers.has(op.kind) || (from !== null && live.has(from))) continue;
       if (!(await this.store.adoptOperation(op.id, from, this.holder))) continue;
       log.info(`resuming operation ${op.id} (${op.kind}) left by ${from ?? 'no process'}`);
       this.start({ ...op, owner: this.holder });
@@ -98,11 +99,7 @@ export class Operations {
       log.warn(`no handler for operation kind '${op.kind}' (${op.id})`);
       return;
     }
-    this.here.add(op.id);
-    const task = this.run(op, handler).finally(() => {
-      this.running.delete(task);
-      this.here.delete(op.id);
-    });
+    const task = this.run(op, handler).finally(() => this.running.delete(task));
     this.running.add(task);
   }
 
@@ -125,13 +122,23 @@ export class Operations {
     return ended.result;
   }
 
+  /** Runs the operation, known meanwhile as running here (never taken over by this process's own sweep). */
+  private async run(op: Operation, handler: OperationHandler): Promise<void> {
+    this.here.add(op.id);
+    try {
+      await this.record(op, handler);
+    } finally {
+      this.here.delete(op.id);
+    }
+  }
+
   /**
    * Runs the handler and records how it went. Every update applies only from the status the operation should be in:
    * one failed meanwhile (its bank was deleted) stays failed, with the reason given then, and a queued one that is
    * no longer queued does not start. Only while this process holds it: once another took it over (this one was
    * presumed dead), this run records nothing more, and the store refuses its writes that carry the operation.
    */
-  private async run(op: Operation, handler: OperationHandler): Promise<void> {
+  private async record(op: Operation, handler: OperationHandler): Promise<void> {
     let lost = false;
     const update = async (patch: Partial<Operation>, from: OperationStatus[]): Promise<boolean> => {
       if (lost) return false;
