@@ -179,6 +179,15 @@ async function verify(s: Served, dbFile: string, ledger: Ledger, label: string, 
     return r.waiting.claims.every((c) => c.holder === 'alive') ? r : null;
   });
 
+  if (final)
+    await until('every operation to end (sync retains cut by a kill included)', deadline, async () => {
+      const db = new Database(dbFile, { readonly: true, fileMustExist: true });
+      try {
+        return (db.prepare(`SELECT count(*) AS n FROM operations WHERE status IN ('queued', 'running')`).get() as { n: number }).n === 0 ? true : null;
+      } finally {
+        db.close();
+      }
+    });
   const snap = snapshot(dbFile);
   // Items: the acknowledged ones stored (async ones once their operation succeeded), nothing unknown, no fact twice,
   // each item whole and unchanged since first seen.
