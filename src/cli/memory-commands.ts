@@ -1,60 +1,43 @@
 // `cairn retain <file>` and `cairn recall "<query>"`, run directly on the embedded data directory.
-import { readFileSync } from 'node:fs';
-import { extname } from 'node:path';
-import { RetainItemSchema } from '../api/schemas.ts';
-import { describeIssues } from '../api/errors.ts';
 import { compose } from '../compose.ts';
 import type { Config } from '../config.ts';
+import type { RecallRequest } from '../recall/types.ts';
 import type { RetainItem } from '../retain/types.ts';
 import { progressBar } from './progress.ts';
 
 const BATCH = 100;
 
-/** Items from a file: a JSON array or {items}, JSONL (one item per line), or plain text (one item). */
-export function readItems(file: string, documentId?: string): RetainItem[] {
-  const text = readFileSync(file, 'utf8');
-  const ext = extname(file).toLowerCase();
-  let raw: unknown[];
-  if (ext === '.json') {
-    const parsed = JSON.parse(text) as unknown;
-    raw = Array.isArray(parsed) ? parsed : ((parsed as { items?: unknown[] }).items ?? []);
-  } else if (ext === '.jsonl' || ext === '.ndjson') {
-    raw = text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as unknown);
-  } else {
-    return [{ content: text, documentId: documentId ?? file }];
+export async function retainCommand(config: Config, file: string, items: RetainItem[], opts: { bank: string }): Promise<void> {
+  const { engine, shutdown } = await compose(config, { startWorker: false });
+  try {
+    if (!(await engine.store.getBank(opts.bank))) await engine.createBank({ id: opts.bank });
+    const bar = progressBar(`retaining ${file}`);
+    let facts = 0;
+    bar.update(0, items.length);
+    try {
+      for (let i = 0; i < items.length; i += BATCH) {
+        const { result } = await engine.retain(opts.bank, { items: items.slice(i, i + BATCH), documentMode: 'append' });
+        facts += result?.facts ?? 0;
+        bar.update(Math.min(i + BATCH, items.length), items.length);
+      }
+    } catch (e) {
+      bar.stop(false);
+      throw e;
+    }
+    bar.stop();
+    process.stdout.write(`retained ${items.length} item(s) into ${opts.bank}: ${facts} new fact(s)\n`);
+  } finally {
+    await shutdown();
   }
-  return raw.map((r, i) => {
-    const parsed = RetainItemSchema.safeParse(r);
-    if (!parsed.success) throw new Error(`item ${i} of ${file}: ${describeIssues(parsed.error.issues)}`);
-    return parsed.data;
-  });
 }
 
-export async function retainCommand(config: Config, file: string, opts: { bank: string; document?: string }): Promise<void> {
-  const items = readItems(file, opts.document);
+export async function recallCommand(config: Config, bank: string, request: RecallRequest, opts: { json?: boolean }): Promise<void> {
   const { engine, shutdown } = await compose(config, { startWorker: false });
-  if (!(await engine.store.getBank(opts.bank))) await engine.createBank({ id: opts.bank });
-  const bar = progressBar(`retaining ${file}`);
-  let facts = 0;
-  bar.update(0, items.length);
-  for (let i = 0; i < items.length; i += BATCH) {
-    const { result } = await engine.retain(opts.bank, { items: items.slice(i, i + BATCH), documentMode: 'append' });
-    facts += result?.facts ?? 0;
-    bar.update(Math.min(i + BATCH, items.length), items.length);
+  try {
+    const response = await engine.recall(bank, request);
+    if (opts.json) process.stdout.write(`${JSON.stringify(response, null, 2)}\n`);
+    else for (const [i, r] of response.results.entries()) process.stdout.write(`${i + 1}. [${r.kind} ${r.score.toFixed(3)}] ${r.text}\n`);
+  } finally {
+    await shutdown();
   }
-  bar.stop();
-  process.stdout.write(`retained ${items.length} item(s) into ${opts.bank}: ${facts} new fact(s)\n`);
-  await shutdown();
-}
-
-export async function recallCommand(
-  config: Config,
-  query: string,
-  opts: { bank: string; limit: string; queryTime?: string; json?: boolean },
-): Promise<void> {
-  const { engine, shutdown } = await compose(config, { startWorker: false });
-  const response = await engine.recall(opts.bank, { query, limit: Number(opts.limit), queryTime: opts.queryTime });
-  if (opts.json) process.stdout.write(`${JSON.stringify(response, null, 2)}\n`);
-  else for (const [i, r] of response.results.entries()) process.stdout.write(`${i + 1}. [${r.kind} ${r.score.toFixed(3)}] ${r.text}\n`);
-  await shutdown();
 }
