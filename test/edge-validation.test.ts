@@ -102,6 +102,31 @@ describe('edge validation', () => {
     }
   });
 
+  test('a bank config the modules would refuse later is refused when written, naming the section; free-form keys stay', async () => {
+    const bad: Array<[Record<string, unknown>, RegExp]> = [
+      [{ llm: { retain: { apiKey: 'sk-x' } } }, /llm/],
+      [{ llm: 'groq' }, /llm/],
+      [{ threads: { messageTokens: 'many' } }, /threads/],
+      [{ retainMode: 'everything' }, /retainMode/],
+      [{ disposition: { skepticism: 9 } }, /disposition/],
+      [{ disposition: { skeptisism: 2 } }, /disposition/],
+      [{ retainMission: 42 }, /retainMission/],
+    ];
+    const before = await s.call<{ config: unknown; updatedAt: string }>('GET', '/v1/banks/v');
+    for (const [config, pattern] of bad) {
+      for (const [method, path, body] of [['PATCH', '/v1/banks/v', { config }], ['POST', '/v1/banks', { id: 'cfg-bad', config }]] as const) {
+        const r = await s.call<Err>(method, path, body);
+        assert.equal(r.status, 400, `${method} ${JSON.stringify(config)}: ${JSON.stringify(r.body)}`);
+        assert.match(r.body.error.message, pattern);
+      }
+    }
+    assert.deepEqual(await s.call('GET', '/v1/banks/v'), before, 'a refused update changes nothing');
+    assert.equal((await s.call('GET', '/v1/banks/cfg-bad')).status, 404);
+    const ok = await s.call<{ config: Record<string, unknown> }>('PATCH', '/v1/banks/v', { config: { team: 'blue', retainMode: 'verbose', disposition: { empathy: 4 }, threads: { messageTokens: 500 } } });
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    assert.equal(ok.body.config.team, 'blue');
+  });
+
   test('unknown keys inside nested request objects are refused like unknown top-level keys', async () => {
     const r = await s.call<Err>('POST', '/v1/banks/v/recall', { query: 'Rome', include: { sourceFacts: true, sorceFacts: true } });
     assert.equal(r.status, 400, JSON.stringify(r.body));

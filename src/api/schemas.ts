@@ -1,6 +1,7 @@
 // Request and response schemas of the HTTP API: one source for validation and for the OpenAPI document.
 import { z } from '@hono/zod-openapi';
 import { ISO_HINT, isoInstant } from '../core/time.ts';
+import { bankConfigProblems } from './bank-config.ts';
 
 /** An OpenAPI response: a JSON body of this schema. */
 export const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
@@ -38,7 +39,12 @@ export const BankIdParam = z.object({
   bank: z.string().min(1).max(128).openapi({ param: { name: 'bank', in: 'path' }, example: 'alice' }),
 });
 
-const Config = z.record(z.string(), z.unknown()).openapi({ description: 'Bank settings (retainMission, disposition, threads, llm, ...)' });
+const Config = z
+  .record(z.string(), z.unknown())
+  .superRefine((config, ctx) => {
+    for (const message of bankConfigProblems(config)) ctx.addIssue({ code: 'custom', message });
+  })
+  .openapi({ description: 'Bank settings (retainMission, retainMode, disposition, threads, llm, ...)' });
 
 export const BankSchema = z
   .object({
