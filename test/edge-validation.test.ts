@@ -127,6 +127,26 @@ describe('edge validation', () => {
     assert.equal(ok.body.config.team, 'blue');
   });
 
+  test('a body nested deeper than the limit is a 400 wherever the nesting sits, not a stack overflow', async () => {
+    const deep = (depth: number): string => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+    const cases: Array<[string, string, (d: string) => string]> = [
+      ['POST', '/v1/banks', (d) => `{"id":"deep-bank","config":{"team":${d}}}`],
+      ['PATCH', '/v1/banks/v', (d) => `{"config":{"team":${d}}}`],
+      ['PUT', '/v1/banks/v/threads/t-deep', (d) => `{"settings":{"x":${d}}}`],
+      ['POST', '/v1/banks/v/threads/t-deep/messages', (d) => `{"role":"assistant","content":"x","toolCalls":[{"name":"f","arguments":${d}}]}`],
+      ['POST', '/v1/banks/v/reflect', (d) => `{"query":"x","responseSchema":${d}}`],
+      ['POST', '/v1/banks/v/consolidation/dead-letters/retry', (d) => `{"factIds":${d}}`],
+    ];
+    for (const [method, path, body] of cases) {
+      const r = await s.call<Err>(method, path, body(deep(100_000)));
+      assert.equal(r.status, 400, `${method} ${path}: ${JSON.stringify(r.body)}`);
+      assert.match(r.body.error.message, /nest/);
+    }
+    assert.equal((await s.call('GET', '/v1/banks/deep-bank')).status, 404);
+    const ok = await s.call('PATCH', '/v1/banks/v', `{"config":{"team":${deep(20)}}}`);
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+  });
+
   test('unknown keys inside nested request objects are refused like unknown top-level keys', async () => {
     const r = await s.call<Err>('POST', '/v1/banks/v/recall', { query: 'Rome', include: { sourceFacts: true, sorceFacts: true } });
     assert.equal(r.status, 400, JSON.stringify(r.body));

@@ -5,6 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { Engine } from '../engine.ts';
 import { notFoundOrNotAllowed } from './allow.ts';
 import { apiKeyAuth } from './auth.ts';
+import { jsonDepthLimit } from './nesting.ts';
 import { describeIssues, errorBody, onError } from './errors.ts';
 import { bankRoutes } from './routes/banks.ts';
 import { memoryRoutes } from './routes/memories.ts';
@@ -32,6 +33,7 @@ export function createApp(engine: Engine, options: AppOptions = {}): OpenAPIHono
     '/v1/*',
     bodyLimit({ maxSize, onError: (c) => c.json(errorBody('payload_too_large', `request body is larger than ${maxSize} bytes; send fewer or smaller items per request`), 413) }),
   );
+  app.use('/v1/*', jsonDepthLimit());
   app.get('/health', (c) => c.json({ status: 'ok', store: engine.store.name, embedder: engine.deps.embedder.id }));
   bankRoutes(app, engine);
   memoryRoutes(app, engine);

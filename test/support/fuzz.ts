@@ -359,8 +359,9 @@ export class SchemaArbitraries {
 
   /**
    * A systematic sweep of one operation, beside the random requests: from one full valid request, every node of
-   * the body given every edge of its type and two hostile values (rotating through the list, so each operation
-   * meets most of them), every path and query parameter given hostile values, and a method the path does not take.
+   * the body given every edge of its type, deep nesting and two hostile values (rotating through the list, so each
+   * operation meets most of them), every path and query parameter given hostile values, and a method the path does
+   * not take.
    */
   sweep(path: string, method: string, op: Operation, seed: number): FuzzRequest[] {
     const params = (op.parameters ?? []).filter((p) => p.in === 'path');
@@ -384,6 +385,7 @@ export class SchemaArbitraries {
         const current = nodeAt(json, node);
         const variants: Mutation[] = [...Array(edgeCount(current)).keys()].map((variant) => ({ node, kind: 3, variant, hostile: null }));
         for (let h = 0; h < 2; h++) variants.push({ node, kind: 0, variant: 0, hostile: hostile[rotation++ % hostile.length] });
+        variants.push({ node, kind: 0, variant: 0, hostile: new DeepNesting(100_000, node % 2 ? 'array' : 'object') });
         variants.push({ node, kind: 7, variant: node, hostile: null }, { node, kind: 8, variant: node, hostile: 'x' });
         for (const m of variants) out.push({ ...base, body: { json: mutateOnce(json, m) } });
       }
