@@ -3,7 +3,9 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import type { Engine } from '../engine.ts';
+import { notFoundOrNotAllowed } from './allow.ts';
 import { apiKeyAuth } from './auth.ts';
+import { jsonDepthLimit } from './nesting.ts';
 import { describeIssues, errorBody, onError } from './errors.ts';
 import { bankRoutes } from './routes/banks.ts';
 import { memoryRoutes } from './routes/memories.ts';
@@ -24,18 +26,28 @@ export function createApp(engine: Engine, options: AppOptions = {}): OpenAPIHono
     },
   });
   app.onError(onError);
-  app.notFound((c) => c.json(errorBody('not_found', `no route for ${c.req.method} ${c.req.path}`), 404));
+  app.notFound(notFoundOrNotAllowed(app));
   app.use('*', apiKeyAuth(options.apiKey));
   const maxSize = options.maxBodyBytes ?? 16 * 1024 * 1024;
   app.use(
     '/v1/*',
     bodyLimit({ maxSize, onError: (c) => c.json(errorBody('payload_too_large', `request body is larger than ${maxSize} bytes; send fewer or smaller items per request`), 413) }),
   );
+  app.use('/v1/*', jsonDepthLimit());
   app.get('/health', (c) => c.json({ status: 'ok', store: engine.store.name, embedder: engine.deps.embedder.id }));
   bankRoutes(app, engine);
   memoryRoutes(app, engine);
   recallRoutes(app, engine);
   for (const add of options.extraRoutes ?? []) add(app);
-  app.doc31('/openapi.json', { openapi: '3.1.0', info: { title: 'Cairn', version: '0.1.0', description: 'Memory engine for AI agents' } });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The server\'s CAIRN_API_KEY; required on every route but /health when the server has one',
+  });
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: { title: 'Cairn', version: '0.1.0', description: 'Memory engine for AI agents' },
+    ...(options.apiKey ? { security: [{ bearer: [] }] } : {}),
+  });
   return app;
 }

@@ -1,6 +1,8 @@
 // Request and response schemas of the HTTP API: one source for validation and for the OpenAPI document.
 import { z } from '@hono/zod-openapi';
 import { BANK_ID_PATTERN, BANK_ID_RULE, isBankId } from '../core/ids.ts';
+import { ISO_HINT, isoInstant } from '../core/time.ts';
+import { bankConfigProblems } from './bank-config.ts';
 
 /** An OpenAPI response: a JSON body of this schema. */
 export const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
@@ -8,8 +10,27 @@ export const json = <T extends z.ZodType>(schema: T, description: string) => ({ 
 export const MAX_ITEM_CHARS = 1_000_000;
 export const MAX_ITEMS = 10_000;
 
-const isoDate = (field: string) =>
-  z.string().refine((v) => !Number.isNaN(Date.parse(v)), { message: `${field} must be an ISO 8601 date, e.g. 2024-06-01T12:00:00Z` });
+/** Most tags a recall may require (a fact carries at most as many); more would only deepen the SQL past its limit. */
+export const MAX_TAGS = 50;
+
+/**
+ * A time field: ISO 8601 (a date, or a date-time whose missing offset means UTC), handed on in the canonical form
+ * (`2024-06-01T12:00:00.000Z`) so stored times compare as text. Anything else is a 400 naming the field.
+ */
+export const isoTimestamp = (field: string) =>
+  z
+    .string()
+    .transform((v, ctx) => {
+      const at = isoInstant(v);
+      if (at !== null) return at;
+      ctx.addIssue({ code: 'custom', message: `${field} must be an ISO 8601 date or date-time, ${ISO_HINT}` });
+      return z.NEVER;
+    })
+    .openapi({ type: 'string', format: 'date-time', example: '2024-06-01T12:00:00Z' });
+
+/** Text that must hold more than whitespace. */
+const nonBlank = (field: string, max: number, tooLong: string) =>
+  z.string().max(max, tooLong).refine((v) => v.trim() !== '', { message: `${field} must not be empty or blank` });
 
 export const ErrorSchema = z
   .object({ error: z.object({ code: z.string(), message: z.string() }) })
@@ -22,7 +43,12 @@ export const BankIdParam = z.object({
   bank: BankIdSchema.openapi({ param: { name: 'bank', in: 'path' }, example: 'alice' }),
 });
 
-const Config = z.record(z.string(), z.unknown()).openapi({ description: 'Bank settings (retainMission, disposition, threads, llm, ...)' });
+const Config = z
+  .record(z.string(), z.unknown())
+  .superRefine((config, ctx) => {
+    for (const message of bankConfigProblems(config)) ctx.addIssue({ code: 'custom', message });
+  })
+  .openapi({ description: 'Bank settings (retainMission, retainMode, disposition, threads, llm, ...)' });
 
 export const BankSchema = z
   .object({
@@ -50,14 +76,14 @@ export const UpdateBankSchema = CreateBankSchema.omit({ id: true }).openapi('Upd
 
 export const RetainItemSchema = z
   .object({
-    content: z.string().min(1, 'content must not be empty').max(MAX_ITEM_CHARS, `content must be at most ${MAX_ITEM_CHARS} characters; split the document into several items`),
-    timestamp: isoDate('timestamp').optional(),
+    content: nonBlank('content', MAX_ITEM_CHARS, `content must be at most ${MAX_ITEM_CHARS} characters; split the document into several items`),
+    timestamp: isoTimestamp('timestamp').optional(),
     context: z.string().max(2000).optional(),
     speaker: z.string().max(200).optional(),
     role: z.enum(['user', 'assistant', 'agent', 'system']).optional(),
     documentId: z.string().min(1).max(256).optional(),
     metadata: z.record(z.string(), z.string()).optional(),
-    tags: z.array(z.string().min(1).max(100)).max(50).optional(),
+    tags: z.array(z.string().min(1).max(100)).max(MAX_TAGS).optional(),
   })
   .strict()
   .openapi('RetainItem');
@@ -110,17 +136,17 @@ export const FactKindSchema = z.enum(['world', 'experience', 'observation']);
 
 export const RecallRequestSchema = z
   .object({
-    query: z.string().min(1, 'query must not be empty').max(4000),
-    types: z.array(FactKindSchema).min(1).optional(),
+    query: nonBlank('query', 4000, 'query must be at most 4000 characters'),
+    types: z.array(FactKindSchema).min(1).max(FactKindSchema.options.length).optional(),
     budget: z.enum(['low', 'mid', 'high']).optional(),
     maxTokens: z.number().int().min(1).max(200_000).optional(),
     limit: z.number().int().min(1).max(500).optional(),
-    queryTime: isoDate('queryTime').optional(),
-    asOf: isoDate('asOf').optional(),
-    tags: z.array(z.string()).optional(),
+    queryTime: isoTimestamp('queryTime').optional(),
+    asOf: isoTimestamp('asOf').optional(),
+    tags: z.array(z.string().max(100)).max(MAX_TAGS, `tags may hold at most ${MAX_TAGS} tags`).optional(),
     trace: z.boolean().optional(),
     mmr: z.number().min(0).max(1).optional().openapi({ description: 'MMR diversity lambda (0 = off)' }),
-    include: z.object({ sourceFacts: z.boolean().optional() }).optional(),
+    include: z.object({ sourceFacts: z.boolean().optional() }).strict().optional(),
   })
   .strict()
   .openapi('RecallRequest');

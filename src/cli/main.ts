@@ -1,75 +1,121 @@
-// The `cairn` command: serve the API, retain files, recall, re-embed a bank.
-import { Command } from 'commander';
+// The `cairn` command: serve the API, retain files, recall, re-embed a bank. Each command's module is loaded
+// when it runs, so mistakes in arguments and files are reported before (and without) loading a store or models.
+// Every error is one line on stderr and a non-zero exit (CAIRN_LOG_LEVEL=debug adds the stack).
+import { Argument, Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config.ts';
+import { isoInstant, ISO_HINT } from '../core/time.ts';
 import { log } from '../log.ts';
-import { serveCommand } from './serve.ts';
-import { recallCommand, retainCommand } from './memory-commands.ts';
-import { reembedCommand } from './reembed.ts';
-import { memoryCommand } from './thread-memory.ts';
-import { runWorker } from '../consolidate/run-worker.ts';
-import { exportCommand, importCommand, reconcileCommand } from '../portability/cli.ts';
+import { MEMORY_COMMANDS } from '../threads/cli.ts';
 
-export async function main(argv: string[]): Promise<void> {
-  const program = new Command('cairn').description('Cairn: a memory engine for AI agents').showHelpAfterError();
-  program
+/** A commander parser for a whole number in [min, max], refusing anything else with a message naming the option. */
+const wholeNumber = (name: string, min: number, max: number) => (value: string): number => {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n < min || n > max) throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}.`);
+  return n;
+};
+
+const instant = (value: string): string => {
+  const at = isoInstant(value);
+  if (at === null) throw new InvalidArgumentError(`query-time must be an ISO 8601 date or date-time, ${ISO_HINT}.`);
+  return at;
+};
+
+function program(): Command {
+  const cli = new Command('cairn').description('Cairn: a memory engine for AI agents');
+  cli
     .command('serve')
     .description('start the HTTP API on the embedded store (data directory: CAIRN_DATA_DIR, default ./data)')
-    .option('-p, --port <port>', 'port (default CAIRN_PORT or 8787)')
-    .action(async (opts: { port?: string }) => serveCommand(loadConfig(opts.port ? { ...process.env, CAIRN_PORT: opts.port } : process.env)));
-  program
+    .option('-p, --port <port>', 'port (default CAIRN_PORT or 8787)', wholeNumber('port', 0, 65535))
+    .action(async (opts: { port?: number }) => {
+      const { serveCommand } = await import('./serve.ts');
+      await serveCommand(loadConfig(opts.port !== undefined ? { ...process.env, CAIRN_PORT: String(opts.port) } : process.env));
+    });
+  cli
     .command('retain <file>')
     .description('retain a file into a bank: JSON (array of items or {items}), JSONL (one item per line) or plain text')
     .requiredOption('-b, --bank <bank>', 'bank id (created if missing)')
     .option('--document <id>', 'document id for plain text')
-    .action(async (file: string, opts: { bank: string; document?: string }) => retainCommand(loadConfig(), file, opts));
-  program
+    .action(async (file: string, opts: { bank: string; document?: string }) => {
+      const { readItems } = await import('./items.ts');
+      const items = readItems(file, opts.document);
+      const { retainCommand } = await import('./memory-commands.ts');
+      await retainCommand(loadConfig(), file, opts, undefined, items);
+    });
+  cli
     .command('recall <query>')
     .description('recall memories of a bank for a query')
     .requiredOption('-b, --bank <bank>', 'bank id')
-    .option('-l, --limit <n>', 'results', '10')
-    .option('--query-time <iso>', 'read relative dates in the query from this instant')
+    .option('-l, --limit <n>', 'results (1 to 500)', wholeNumber('limit', 1, 500), 10)
+    .option('--query-time <iso>', 'read relative dates in the query from this instant (ISO 8601)', instant)
     .option('--json', 'print JSON')
-    .action(async (query: string, opts: { bank: string; limit: string; queryTime?: string; json?: boolean }) => recallCommand(loadConfig(), query, opts));
-  program
+    .action(async (query: string, opts: { bank: string; limit: number; queryTime?: string; json?: boolean }) => {
+      const [{ RecallRequestSchema }, { describeIssues }] = await Promise.all([import('../api/schemas.ts'), import('../api/errors.ts')]);
+      const request = RecallRequestSchema.safeParse({ query, limit: opts.limit, queryTime: opts.queryTime });
+      if (!request.success) throw new Error(describeIssues(request.error.issues));
+      const { recallCommand } = await import('./memory-commands.ts');
+      await recallCommand(loadConfig(), opts.bank, request.data, opts);
+    });
+  cli
     .command('reembed <bank>')
-    .description("re-embed every fact of a bank with the active embedder (after changing CAIRN_EMBEDDER)")
-    .action(async (bank: string) => reembedCommand(loadConfig(), bank));
-  program
+    .description('re-embed every fact of a bank with the active embedder (after changing CAIRN_EMBEDDER)')
+    .action(async (bank: string) => {
+      const { reembedCommand } = await import('./reembed.ts');
+      await reembedCommand(loadConfig(), bank);
+    });
+  cli
     .command('worker')
     .description('run the consolidation worker as its own process (on the same store as the API)')
     .action(async () => {
+      const { runWorker } = await import('../consolidate/run-worker.ts');
       await runWorker(loadConfig());
     });
-  program
+  cli
     .command('export <bank>')
     .description('write a bank as a versioned JSONL archive (backup, or moving to server mode)')
     .option('-o, --out <file>', 'archive file (default stdout)')
     .option('--embeddings', 'include vectors')
-    .action(async (bank: string, o: { out?: string; embeddings?: boolean }) => exportCommand(loadConfig(), bank, o));
-  program
+    .action(async (bank: string, o: { out?: string; embeddings?: boolean }) => {
+      const { exportCommand } = await import('../portability/cli.ts');
+      await exportCommand(loadConfig(), bank, o);
+    });
+  cli
     .command('import <file>')
     .description('read an archive made by `cairn export` into the configured store (re-embedding when needed)')
     .option('-b, --bank <id>', 'import under another bank id')
-    .action(async (file: string, o: { bank?: string }) => importCommand(loadConfig(), file, o));
-  program
+    .action(async (file: string, o: { bank?: string }) => {
+      const { importCommand } = await import('../portability/cli.ts');
+      await importCommand(loadConfig(), file, o);
+    });
+  cli
     .command('reconcile')
     .description('server mode: find and repair drift between Neo4j and Qdrant')
     .option('--older-than <minutes>', 'complete or roll back writes older than this', '10')
     .option('--dry-run', 'only report')
-    .action(async (o: { olderThan: string; dryRun?: boolean }) => reconcileCommand(loadConfig(), { olderThan: o.olderThan, dryRun: o.dryRun }));
-  program
-    .command('memory <action>')
+    .action(async (o: { olderThan: string; dryRun?: boolean }) => {
+      const { reconcileCommand } = await import('../portability/cli.ts');
+      await reconcileCommand(loadConfig(), { olderThan: o.olderThan, dryRun: o.dryRun });
+    });
+  cli
+    .command('memory')
     .description('thread memory: list | status | clear')
+    .addArgument(new Argument('<action>').choices(MEMORY_COMMANDS))
     .requiredOption('-b, --bank <bank>', 'bank id')
     .requiredOption('-t, --thread <id>', 'thread id')
     .option('--json', 'print JSON')
-    .action(async (action: string, o: { bank: string; thread: string; json?: boolean }) => memoryCommand(loadConfig(), action, o));
+    .action(async (action: string, o: { bank: string; thread: string; json?: boolean }) => {
+      const { memoryCommand } = await import('./thread-memory.ts');
+      await memoryCommand(loadConfig(), action, o);
+    });
+  return cli;
+}
+
+export async function main(argv: string[]): Promise<void> {
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    await program().parseAsync(argv, { from: 'user' });
   } catch (e) {
-    // One line saying what went wrong; where it went wrong only for debugging.
-    process.stderr.write(`cairn: ${e instanceof Error ? e.message : String(e)}\n`);
-    if (e instanceof Error && e.stack) log.debug(e.stack);
+    const message = e instanceof Error ? e.message : String(e);
+    log.debug(e instanceof Error && e.stack ? e.stack : message);
+    process.stderr.write(`cairn: ${message.trim().replace(/\s*\n\s*/g, '; ')}\n`);
     process.exitCode = 1;
   }
 }

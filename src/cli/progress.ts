@@ -3,7 +3,8 @@ import cliProgress from 'cli-progress';
 
 export interface ProgressBar {
   update(done: number, total: number): void;
-  stop(): void;
+  /** Ends the bar; `completed: false` (work failed) leaves no final line, so the error stays the only one. */
+  stop(completed?: boolean): void;
 }
 
 export function progressBar(label: string): ProgressBar {
@@ -11,7 +12,9 @@ export function progressBar(label: string): ProgressBar {
     let last = { done: 0, total: 0 };
     return {
       update: (done, total) => (last = { done, total }),
-      stop: () => process.stderr.write(`${label}: ${last.done}/${last.total}\n`),
+      stop: (completed = true) => {
+        if (completed) process.stderr.write(`${label}: ${last.done}/${last.total}\n`);
+      },
     };
   }
   const bar = new cliProgress.SingleBar(

@@ -14,6 +14,11 @@ export async function serveCommand(config: Config): Promise<void> {
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
     log.info(`cairn listening on http://${config.host}:${info.port} (auth: ${config.apiKey ? 'bearer key' : 'off'})`);
   });
+  server.once('error', (e: Error) => {
+    // A port in use or not ours to bind: one line and a non-zero exit, like every CLI error.
+    process.stderr.write(`cairn: cannot listen on ${config.host}:${config.port}: ${e.message}\n`);
+    void shutdown().finally(() => process.exit(1));
+  });
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;

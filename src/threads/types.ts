@@ -22,7 +22,7 @@ export interface MessageInput {
   toolCalls?: ToolCall[];
 }
 
-/** A stored message. `seq` orders messages and never repeats; `tokens` is its cost in a prompt. */
+/** A stored message. `seq` numbers a thread's messages in order (1, 2, 3 ... per thread); `tokens` is its cost in a prompt. */
 export interface ThreadMessage {
   seq: number;
   id: string;

@@ -5,7 +5,7 @@ import type { Bank } from '../../core/types.ts';
 import type { Engine } from '../../engine.ts';
 import type { Answerer } from '../../reflect/answerer.ts';
 import { reflect } from '../../reflect/reflect.ts';
-import { BankIdParam, ErrorSchema, json } from '../schemas.ts';
+import { BankIdParam, ErrorSchema, isoTimestamp, json } from '../schemas.ts';
 
 /** The answerer for a bank (LLM or offline), chosen by the composition root. */
 export type AnswererFor = (bank: Bank) => Answerer;
@@ -19,10 +19,7 @@ export const ReflectRequestSchema = z
       .record(z.string(), z.unknown())
       .optional()
       .openapi({ description: 'A JSON schema: the answer is then a JSON value matching it (needs an LLM unless the schema accepts {answer, citations})' }),
-    queryTime: z
-      .string()
-      .refine((v) => !Number.isNaN(Date.parse(v)), { message: 'queryTime must be an ISO 8601 date, e.g. 2024-06-01T12:00:00Z' })
-      .optional(),
+    queryTime: isoTimestamp('queryTime').optional(),
   })
   .strict()
   .openapi('ReflectRequest');

@@ -6,7 +6,7 @@ import type { ThreadMemory } from '../../threads/memory.ts';
 import { MAX_MESSAGES_PER_APPEND } from '../../threads/memory.ts';
 import { MESSAGE_ROLES, type MemoryEvent, type MemoryStatus, type MessageInput } from '../../threads/types.ts';
 import { describeIssues, errorBody } from '../errors.ts';
-import { BankIdParam, ErrorSchema, json } from '../schemas.ts';
+import { BankIdParam, ErrorSchema, isoTimestamp, json } from '../schemas.ts';
 
 export interface ThreadRouteDeps {
   memory: ThreadMemory;
@@ -16,8 +16,6 @@ export interface ThreadRouteDeps {
 
 const errors = { 400: json(ErrorSchema, 'Invalid request'), 404: json(ErrorSchema, 'No such bank or thread') };
 const body = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } }, required: true });
-
-const isoDate = z.string().refine((v) => !Number.isNaN(Date.parse(v)), { message: 'timestamp must be an ISO 8601 date, e.g. 2024-06-01T12:00:00Z' });
 
 const ThreadParams = BankIdParam.extend({
   thread: z.string().min(1).max(256).openapi({ param: { name: 'thread', in: 'path' }, example: 'chat-1' }),
@@ -30,7 +28,7 @@ const MessageInputSchema = z
     role: z.enum(MESSAGE_ROLES as [string, ...string[]]).openapi({ example: 'user' }),
     content: z.string().max(1_000_000, 'content must be at most 1,000,000 characters'),
     name: z.string().min(1).max(200).optional(),
-    timestamp: isoDate.optional(),
+    timestamp: isoTimestamp('timestamp').optional(),
     toolCalls: z.array(ToolCallSchema).max(100).optional(),
   })
   .strict()

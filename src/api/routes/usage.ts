@@ -2,10 +2,12 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Engine } from '../../engine.ts';
 import type { UsageLedger } from '../../llm/ledger.ts';
-import { BankIdParam, ErrorSchema } from '../schemas.ts';
+import { BankIdParam, ErrorSchema, isoTimestamp } from '../schemas.ts';
 
-const isoDate = (field: string) =>
-  z.string().refine((v) => !Number.isNaN(Date.parse(v)), { message: `${field} must be an ISO 8601 date` });
+const UsageQuery = z
+  .object({ from: isoTimestamp('from').optional(), to: isoTimestamp('to').optional() })
+  .strict()
+  .refine((q) => !q.from || !q.to || q.from <= q.to, { message: 'from must not be after to', path: ['from'] });
 
 const Totals = z.object({
   calls: z.number(),
@@ -32,7 +34,7 @@ export function usageRoutes(engine: Engine, ledger: UsageLedger): (app: OpenAPIH
     app.openapi(
       createRoute({
         method: 'get', path: '/v1/banks/{bank}/usage', tags: ['usage'],
-        request: { params: BankIdParam, query: z.object({ from: isoDate('from').optional(), to: isoDate('to').optional() }).strict() },
+        request: { params: BankIdParam, query: UsageQuery },
         responses: {
           200: { content: { 'application/json': { schema: UsageReportSchema } }, description: 'LLM usage totals per operation and model' },
           400: { content: { 'application/json': { schema: ErrorSchema } }, description: 'Invalid range' },
@@ -43,11 +45,7 @@ export function usageRoutes(engine: Engine, ledger: UsageLedger): (app: OpenAPIH
         const { bank } = c.req.valid('param');
         await engine.requireBank(bank);
         const { from, to } = c.req.valid('query');
-        const report = await ledger.query({
-          bankId: bank,
-          from: from ? new Date(from).toISOString() : undefined,
-          to: to ? new Date(to).toISOString() : undefined,
-        });
+        const report = await ledger.query({ bankId: bank, from, to });
         return c.json(report, 200);
       },
     );

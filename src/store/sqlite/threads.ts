@@ -114,17 +114,21 @@ export class SqliteThreadStore implements ThreadStore {
     })();
   }
 
+  /** Numbers the messages on from the thread's last seq; immediate, so another connection cannot take the same numbers. */
   async appendMessages(bankId: string, threadId: string, messages: NewMessage[]): Promise<ThreadMessage[]> {
+    const last = this.stmt('SELECT coalesce(max(seq), 0) AS seq FROM thread_messages WHERE bank_id = ? AND thread_id = ?');
     const insert = this.stmt(
-      `INSERT INTO thread_messages (id, bank_id, thread_id, role, name, content, tool_calls, timestamp, tokens, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO thread_messages (seq, id, bank_id, thread_id, role, name, content, tool_calls, timestamp, tokens, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    return this.db.transaction(() =>
-      messages.map((m) => {
-        const info = insert.run(m.id, bankId, threadId, m.role, m.name, m.content, m.toolCalls ? JSON.stringify(m.toolCalls) : null, m.timestamp, m.tokens, m.createdAt);
-        return { ...m, bankId, threadId, seq: Number(info.lastInsertRowid) };
-      }),
-    )();
+    return this.db.transaction(() => {
+      let seq = (last.get(bankId, threadId) as { seq: number }).seq;
+      return messages.map((m) => {
+        seq += 1;
+        insert.run(seq, m.id, bankId, threadId, m.role, m.name, m.content, m.toolCalls ? JSON.stringify(m.toolCalls) : null, m.timestamp, m.tokens, m.createdAt);
+        return { ...m, bankId, threadId, seq };
+      });
+    }).immediate();
   }
 
   async listMessages(bankId: string, threadId: string, q: { afterSeq?: number; limit?: number; offset?: number } = {}): Promise<ThreadMessage[]> {
