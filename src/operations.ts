@@ -167,8 +167,13 @@ export class Operations {
       });
       await update({ status: 'succeeded', result, progress: { done: op.progress.total, total: op.progress.total } }, ['running']);
     } catch (e) {
-      log.error(`operation ${op.id} (${op.kind}) failed: ${e instanceof Error ? e.message : String(e)}`);
-      await update({ status: 'failed', error: e instanceof Error ? e.message : String(e) }, ['queued', 'running']);
+      const message = e instanceof Error ? e.message : String(e);
+      // Stopped from outside (its bank deleted, or taken over by another process): not a failure of this run.
+      const stored = await this.store.getOperation(op.id).catch(() => null);
+      if (lost || (stored && stored.status !== 'running'))
+        log.warn(`operation ${op.id} (${op.kind}) stopped here: ${stored?.error ?? `taken over by ${stored?.owner ?? 'another process'}`}`);
+      else log.error(`operation ${op.id} (${op.kind}) failed: ${message}`);
+      await update({ status: 'failed', error: message }, ['queued', 'running']);
     }
   }
 }

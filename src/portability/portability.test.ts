@@ -305,7 +305,7 @@ describe('export and import', () => {
     }
   });
 
-  test('into a store whose message numbers are taken, threads are renumbered in order and their memory follows', async () => {
+  test("into a store whose other banks' threads use the same message numbers, every thread keeps its own", async () => {
     const file = join(tempDir(), 'alice-pages.jsonl');
     await exportBankToFile(source, BANK, file, { threads: sourceThreads, pageSize: 5 });
     const copy = new SqliteStore({ dataDir: tempDir() });
@@ -314,29 +314,21 @@ describe('export and import', () => {
       const engine = engineOn(copy, embedder);
       await engine.createBank({ id: 'other' });
       const memory = new ThreadMemory({ store: threads, banks: copy });
-      // Another bank's thread holds the message number of a message in the middle of the first thread, and one far
-      // above the archive's: the batches before it keep their numbers, the one holding it and every later one (free
-      // as their numbers are) are renumbered above, so each thread stays in order.
+      // Message numbers count within a thread: another bank's thread holding the same numbers changes nothing.
       const seqs = originalThreads.messages.flat().map((m) => m.seq);
       const middle = originalThreads.messages[0][Math.floor(originalThreads.messages[0].length / 2)];
-      const high = Math.max(...seqs) + 100;
       await memory.putThread('other', 'chat', {});
-      await threads.restoreMessages('other', 'chat', [
-        { ...middle, id: 'msg-other-1', bankId: 'other', threadId: 'chat', bridgedAt: null },
-        { ...middle, id: 'msg-other-2', bankId: 'other', threadId: 'chat', bridgedAt: null, seq: high },
-      ], false);
+      await threads.restoreMessages('other', 'chat', [{ ...middle, id: 'msg-other-1', bankId: 'other', threadId: 'chat', bridgedAt: null }], false);
       await importBank(copy, embedder, file, { threads, batchSize: 5 });
       const got = await threadSnapshot(threads, BANK);
-      const gotSeqs = got.messages.flat().map((m) => m.seq);
-      assert.equal(gotSeqs[0], seqs[0], 'the first batch kept its numbers');
-      assert.ok(!gotSeqs.includes(middle.seq) && gotSeqs.at(-1) !== seqs.at(-1), 'the rest was renumbered');
+      assert.deepEqual(got.messages.flat().map((m) => m.seq), seqs, 'every message kept its number');
       assert.deepEqual(bySeqIds(got), bySeqIds(originalThreads));
       assert.ok(bySeqIds(got).messages.every((t) => t.ascending));
-      assert.ok(gotSeqs.filter((s) => s > high).length > 5, 'renumbered above every number in use');
-      assert.deepEqual((await threads.listMessages('other', 'chat')).map((m) => [m.id, m.seq]), [['msg-other-1', middle.seq], ['msg-other-2', high]], 'the other bank is untouched');
-      // The imported thread goes on: a new message comes after the imported ones.
+      assert.deepEqual((await threads.listMessages('other', 'chat')).map((m) => [m.id, m.seq]), [['msg-other-1', middle.seq]], 'the other bank is untouched');
+      // The imported thread goes on: a new message comes after the imported ones of its thread.
+      const before = (await threads.listMessages(BANK, 'u1-b')).map((m) => m.seq);
       const next = await memory.append(BANK, 'u1-b', { messages: [{ role: 'user', content: 'One more thing.' }] });
-      assert.ok(next.messages[0].seq > Math.max(...got.messages.flat().map((m) => m.seq)));
+      assert.equal(next.messages[0].seq, Math.max(0, ...before) + 1);
     } finally {
       await copy.close();
     }

@@ -45,11 +45,15 @@ export function migrate(db: Db, dir: string): string[] {
   for (const file of files) {
     if (done.has(file)) continue;
     const sql = readFileSync(join(dir, file), 'utf8');
-    db.transaction(() => {
+    // Two processes opening one new data directory at once both see the migration missing: the write lock of
+    // the immediate transaction lets one apply it, and the other, checking again under the lock, skips it.
+    const ran = db.transaction(() => {
+      if (db.prepare('SELECT 1 FROM schema_migrations WHERE name = ?').get(file)) return false;
       db.exec(sql);
       db.prepare('INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)').run(file, new Date().toISOString());
+      return true;
     }).immediate();
-    applied.push(file);
+    if (ran) applied.push(file);
   }
   return applied;
 }

@@ -250,23 +250,21 @@ export class SqliteThreadStore implements ThreadStore {
     return rows.map((r) => ({ bankId, key: String(r.key), content: String(r.content), updatedAt: String(r.updated_at) }));
   }
 
-  async restoreMessages(bankId: string, threadId: string, messages: StoredMessage[], renumber: boolean): Promise<number[]> {
+  async restoreMessages(bankId: string, threadId: string, messages: StoredMessage[], _renumber: boolean): Promise<number[]> {
+    // seq counts within a thread, and a restored thread is new to this store: every message keeps its number.
     const insert = this.stmt(
       `INSERT INTO thread_messages (seq, id, bank_id, thread_id, role, name, content, tool_calls, timestamp, tokens, created_at, bridged_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    const taken = this.stmt('SELECT 1 FROM thread_messages WHERE seq = ?').pluck();
-    return this.db.transaction(() => {
-      // AUTOINCREMENT gives a NULL seq one above every seq the table ever held, so renumbered messages keep their order.
-      const keep = !renumber && messages.every((m) => taken.get(m.seq) === undefined);
-      return messages.map((m) => {
-        const info = insert.run(
-          keep ? m.seq : null, m.id, bankId, threadId, m.role, m.name, m.content, m.toolCalls ? JSON.stringify(m.toolCalls) : null, m.timestamp, m.tokens,
+    return this.db.transaction(() =>
+      messages.map((m) => {
+        insert.run(
+          m.seq, m.id, bankId, threadId, m.role, m.name, m.content, m.toolCalls ? JSON.stringify(m.toolCalls) : null, m.timestamp, m.tokens,
           m.createdAt, m.bridgedAt,
         );
-        return Number(info.lastInsertRowid);
-      });
-    })();
+        return m.seq;
+      }),
+    )();
   }
 
   async restoreItems(bankId: string, items: StoredItem[]): Promise<void> {
