@@ -30,7 +30,7 @@ export const factTime = (f: Fact): string => f.validFrom ?? f.occurredStart ?? f
  * When a fact's state last held: the end of when it happened, else when it was told. "Moved to Porto last month"
  * said in February ends in January, after something said on January 15th, so it is the later of the two.
  */
-const storyTime = (f: Fact): string => f.occurredEnd ?? f.occurredStart ?? f.mentionedAt;
+export const storyTime = (f: Pick<Fact, 'occurredStart' | 'occurredEnd' | 'mentionedAt'>): string => f.occurredEnd ?? f.occurredStart ?? f.mentionedAt;
 
 /** Story order: which of two facts tells the later state (supersession and the told changes follow it). */
 export function byStoryTime(a: Fact, b: Fact): number {

@@ -3,13 +3,12 @@
 // attribute, newest first; otherwise by how much of the question a memory covers, a short memory before a long
 // one that covers as much. A memory that shares no word with the question is not relevant to it.
 import { stemSet } from '../consolidate/stems.ts';
+import { storyTime } from '../consolidate/synthesis.ts';
 import { askedAttribute, statesAttribute } from '../recall/attribute.ts';
 import type { Memory } from './types.ts';
 
 /** Question words and fillers that say nothing about what is asked. */
 const ASKING = stemSet('what which who whom whose where when why how now currently today ever still tell know remember anything something');
-
-const when = (m: Memory): string => m.occurredEnd ?? m.occurredStart ?? m.mentionedAt;
 
 /**
  * Share of the question's content words a memory covers, each word weighted by how rare it is among the memories
@@ -29,8 +28,6 @@ function coverage(question: ReadonlySet<string>, words: ReadonlySet<string>, wei
 export interface Ranked {
   /** Most relevant first; memories that share too little with the question are left out. */
   memories: Memory[];
-  /** Memories found that were left out as unrelated. */
-  unrelated: number;
 }
 
 /** A memory covering less than this share of the best one's coverage is not about the question. */
@@ -54,6 +51,6 @@ export function rankForQuestion(query: string, observations: Memory[], facts: Me
   });
   const best = Math.max(0, ...scored.map((s) => s.cover));
   const related = scored.filter((s) => s.answers || (s.cover > 0 && s.cover >= KEEP_SHARE * best));
-  related.sort((a, b) => Number(b.answers) - Number(a.answers) || (a.answers && b.answers ? when(b.m).localeCompare(when(a.m)) : 0) || b.score - a.score || a.order - b.order);
-  return { memories: related.map((s) => s.m), unrelated: scored.length - related.length };
+  related.sort((a, b) => Number(b.answers) - Number(a.answers) || (a.answers && b.answers ? storyTime(b.m).localeCompare(storyTime(a.m)) : 0) || b.score - a.score || a.order - b.order);
+  return { memories: related.map((s) => s.m) };
 }
