@@ -48,12 +48,14 @@ export async function observationExtras(
 
 /** Observations whose supporting facts have all been superseded (contradicting evidence does not count). */
 async function outdatedObservations(store: MemoryStore, bankId: string, ids: string[]): Promise<Set<string>> {
+  const supporting = new Map<string, string[]>();
+  for (const id of ids) supporting.set(id, (await store.evidenceOf(bankId, id)).filter((e) => e.role === 'supports').map((e) => e.factId));
+  // One read of every supporting fact, not one per observation.
+  const status = new Map((await store.getFacts(bankId, [...new Set([...supporting.values()].flat())])).map((f) => [f.id, f.status]));
   const out = new Set<string>();
-  for (const id of ids) {
-    const supporting = (await store.evidenceOf(bankId, id)).filter((e) => e.role === 'supports').map((e) => e.factId);
-    if (supporting.length === 0) continue;
-    const facts = await store.getFacts(bankId, supporting);
-    if (facts.length > 0 && facts.every((f) => f.status === 'superseded')) out.add(id);
+  for (const [id, facts] of supporting) {
+    const found = facts.filter((f) => status.has(f));
+    if (found.length > 0 && found.every((f) => status.get(f) === 'superseded')) out.add(id);
   }
   return out;
 }
