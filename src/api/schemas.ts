@@ -17,7 +17,7 @@ export const MAX_TAGS = 50;
  * A time field: ISO 8601 (a date, or a date-time whose missing offset means UTC), handed on in the canonical form
  * (`2024-06-01T12:00:00.000Z`) so stored times compare as text. Anything else is a 400 naming the field.
  */
-export const isoTimestamp = (field: string) =>
+export const isoTimestamp = (field: string, description?: string) =>
   z
     .string()
     .transform((v, ctx) => {
@@ -26,7 +26,30 @@ export const isoTimestamp = (field: string) =>
       ctx.addIssue({ code: 'custom', message: `${field} must be an ISO 8601 date or date-time, ${ISO_HINT}` });
       return z.NEVER;
     })
-    .openapi({ type: 'string', format: 'date-time', example: '2024-06-01T12:00:00Z' });
+    .openapi({ type: 'string', format: 'date-time', example: '2024-06-01T12:00:00Z', ...(description ? { description } : {}) });
+
+/** Filters on when facts happened and when they held, taken by recall and by the facts list (README "Time"). */
+export const TimeFilterFields = {
+  occurredFrom: isoTimestamp(
+    'occurredFrom',
+    'Only facts that happened at or after this instant: their occurred span (occurredStart to occurredEnd, or the start alone) reaches it. Facts with no occurred time are left out.',
+  ).optional(),
+  occurredTo: isoTimestamp(
+    'occurredTo',
+    'Only facts that happened at or before this instant: their occurredStart is not after it. Facts with no occurred time are left out.',
+  ).optional(),
+  validAt: isoTimestamp(
+    'validAt',
+    'Only facts that held at this instant (valid time): validFrom at or before it (none: from the beginning) and validTo, if any, after it.',
+  ).optional(),
+};
+
+/** A schema holding TimeFilterFields, refined so the occurred range does not run backwards (canonical times compare as text). */
+export const forwardOccurredRange = <T extends z.ZodType<{ occurredFrom?: string; occurredTo?: string }>>(schema: T): T =>
+  schema.refine((q) => !q.occurredFrom || !q.occurredTo || q.occurredFrom <= q.occurredTo, {
+    message: 'occurredFrom must not be after occurredTo',
+    path: ['occurredFrom'],
+  });
 
 /** Text that must hold more than whitespace. */
 const nonBlank = (field: string, max: number, tooLong: string) =>
@@ -134,7 +157,7 @@ export const RetainResponseSchema = z
 
 export const FactKindSchema = z.enum(['world', 'experience', 'observation']);
 
-export const RecallRequestSchema = z
+export const RecallRequestSchema = forwardOccurredRange(z
   .object({
     query: nonBlank('query', 4000, 'query must be at most 4000 characters'),
     types: z.array(FactKindSchema).min(1).max(FactKindSchema.options.length).optional(),
@@ -143,12 +166,13 @@ export const RecallRequestSchema = z
     limit: z.number().int().min(1).max(500).optional(),
     queryTime: isoTimestamp('queryTime').optional(),
     asOf: isoTimestamp('asOf').optional(),
+    ...TimeFilterFields,
     tags: z.array(z.string().max(100)).max(MAX_TAGS, `tags may hold at most ${MAX_TAGS} tags`).optional(),
     trace: z.boolean().optional(),
     mmr: z.number().min(0).max(1).optional().openapi({ description: 'MMR diversity lambda (0 = off)' }),
     include: z.object({ sourceFacts: z.boolean().optional() }).strict().optional(),
   })
-  .strict()
+  .strict())
   .openapi('RecallRequest');
 
 /** Where a fact was read: its document, chunk and item, and the character span in the chunk. */

@@ -27,6 +27,11 @@ export interface RecallRequest {
   trace?: boolean;
   /** Recall as the bank was at this instant: facts recorded by then and not yet superseded then. */
   asOf?: string;
+  /** Only facts whose occurred interval overlaps [occurredFrom, occurredTo] (ISO; undated facts are left out). */
+  occurredFrom?: string;
+  occurredTo?: string;
+  /** Only facts valid at this instant (ISO): validFrom <= validAt < validTo. */
+  validAt?: string;
   /** MMR diversity trade-off for this request, relevance (1) against novelty; 0 turns it off (default: the settings'). */
   mmr?: number;
   /** Extras of observation results: their evidence facts with exact sources. */
@@ -123,6 +128,9 @@ export function resolveRequest(r: RecallRequest, now: Date = new Date()): Resolv
   if (r.types?.length) filter.kinds = [...r.types];
   if (r.tags?.length) filter.tags = [...r.tags];
   if (r.asOf) filter.recordedBefore = new Date(r.asOf).toISOString();
+  if (r.occurredFrom) filter.occurredFrom = new Date(r.occurredFrom).toISOString();
+  if (r.occurredTo) filter.occurredTo = new Date(r.occurredTo).toISOString();
+  if (r.validAt) filter.validAt = new Date(r.validAt).toISOString();
   return {
     query: r.query,
     budget,

@@ -29,6 +29,15 @@ export interface FactFilter {
   includeSuperseded?: boolean;
   /** Only facts recorded at or before this instant (ISO), for asOf queries. */
   recordedBefore?: string;
+  /**
+   * Occurred time (canonical ISO, both bounds inclusive): only facts whose occurred interval [occurredStart,
+   * occurredEnd ?? occurredStart] overlaps [occurredFrom, occurredTo]. Facts with no occurredStart (the text gave no
+   * time) are left out as soon as either bound is given.
+   */
+  occurredFrom?: string;
+  occurredTo?: string;
+  /** Valid time (canonical ISO): only facts that held at this instant, validFrom <= t < validTo (a null end is open). */
+  validAt?: string;
 }
 
 export interface VectorRecord {

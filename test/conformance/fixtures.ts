@@ -46,6 +46,9 @@ export interface FactInput {
   occurredEnd?: string | null;
   mentionedAt?: string;
   createdAt?: string;
+  /** Default: occurredStart. */
+  validFrom?: string | null;
+  validTo?: string | null;
   chunk?: Chunk | null;
   speaker?: string | null;
 }
@@ -67,8 +70,8 @@ export function fact(bankId: string, id: string, text: string, o: FactInput = {}
     metadata: { origin: id },
     tags: o.tags ?? [],
     status: 'active',
-    validFrom: o.occurredStart ?? null,
-    validTo: null,
+    validFrom: o.validFrom === undefined ? (o.occurredStart ?? null) : o.validFrom,
+    validTo: o.validTo ?? null,
     supersededBy: null,
     supersededAt: null,
     consolidatedAt: null,

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Fact, Operation } from '../../src/core/types.ts';
-import type { MemoryStore, ObservationWrite } from '../../src/store/ports.ts';
+import type { FactFilter, MemoryStore, ObservationWrite } from '../../src/store/ports.ts';
 import { FORGOTTEN_TEXT } from '../../src/store/ports.ts';
 import { at, bank, chunk, doc, EMBEDDER, entity, fact, itemWrite, observation, runId, sleep, unit } from './fixtures.ts';
 
@@ -240,6 +240,36 @@ export function storeConformance(label: string, harness: StoreHarness): void {
       assert.deepEqual(idsOf(await store.factsInTimeRange(bankId, at(1, 0), at(2, 23), 10)), [facts[2].id], 'mentioned time when nothing occurred');
       assert.equal((await store.factsInTimeRange(bankId, at(1), at(30), 2)).length, 2, 'limit');
       assert.deepEqual(await store.factsInTimeRange(bankId, at(9), at(30), 10, { kinds: ['experience'] }), []);
+    });
+
+    test('occurred-time and valid-time filters: vector, keyword, chunk, time-range and list reads', async () => {
+      const { bankId, facts } = await seeded('time-filters');
+      const [f1, f2, f3, f4] = facts.map((f) => f.id);
+      const all = 'Alice Anna Berlin robotics violin Vienna';
+      const reads: Array<[string, (filter: FactFilter) => Promise<string[]>]> = [
+        ['vectors', async (filter) => idsOf(await store.vectors.search(bankId, unit(0), 10, filter))],
+        ['keywords', async (filter) => idsOf(await store.keywords.searchFacts(bankId, all, 10, filter))],
+        ['listFacts', async (filter) => idsOf((await store.listFacts(bankId, { limit: 10, offset: 0, ...filter })).facts)],
+        ['factsInTimeRange', async (filter) => idsOf(await store.factsInTimeRange(bankId, at(1, 0), at(31), 10, filter))],
+      ];
+      const cf = store as MemoryStore & ChunkFacts;
+      if (cf.factIdsOfChunks) reads.push(['factIdsOfChunks', async (filter) => (await cf.factIdsOfChunks!(bankId, [`${bankId}-c1`, `${bankId}-c2`], filter)).map((x) => x.factId)]);
+      const expect = async (filter: FactFilter, want: string[], why: string): Promise<void> => {
+        for (const [name, read] of reads) assert.deepEqual(sorted(await read(filter)), sorted(want), `${name}: ${why}`);
+      };
+      // Occurred: f1 day 10, f2 day 20, f3 none, f4 days 25-28. Valid from the occurred start (f3: from the beginning).
+      await expect({}, [f1, f2, f3, f4], 'no filter');
+      await expect({ occurredFrom: at(19), occurredTo: at(26) }, [f2, f4], 'overlapping the range; undated facts left out');
+      await expect({ occurredFrom: at(27) }, [f4], 'a span reaching past the lower bound');
+      await expect({ occurredTo: at(10) }, [f1], 'an upper bound alone also leaves undated facts out');
+      await expect({ validAt: at(15) }, [f1, f3], 'valid since before the instant, or from the beginning');
+      await expect({ validAt: at(26), kinds: ['world'] }, [f1, f2, f4], 'with the other filters');
+
+      await store.applyObservations(observationWrite(bankId, { supersede: [{ factId: f1, by: f2, at: at(21), validTo: at(18) }] }));
+      await expect({ validAt: at(15) }, [f3], 'a superseded fact stays out by default');
+      await expect({ validAt: at(15), includeSuperseded: true }, [f1, f3], 'valid then');
+      await expect({ validAt: at(18), includeSuperseded: true }, [f3], 'validTo is exclusive');
+      await expect({ validAt: at(15), recordedBefore: at(20) }, [f1, f3], 'as of before it was superseded');
     });
 
     test('observations: evidence, history, proof counts; a stale revision is refused', async () => {

@@ -3,7 +3,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Engine } from '../../engine.ts';
 import { notFound } from '../../core/errors.ts';
-import { BankIdParam, BankIdSchema, ChunkSchema, DocumentSchema, EntitySchema, ErrorSchema, FactKindSchema, FactSchema, json, OperationSchema, PageQuery, RetainRequestSchema, RetainResponseSchema } from '../schemas.ts';
+import { BankIdParam, BankIdSchema, ChunkSchema, DocumentSchema, EntitySchema, ErrorSchema, FactKindSchema, FactSchema, forwardOccurredRange, json, OperationSchema, PageQuery, RetainRequestSchema, RetainResponseSchema, TimeFilterFields } from '../schemas.ts';
 
 const errors = { 400: json(ErrorSchema, 'Invalid request'), 404: json(ErrorSchema, 'Not found') };
 const DeleteResultSchema = z.object({ factIds: z.array(z.string()), observationIds: z.array(z.string()) });
@@ -34,12 +34,13 @@ export function memoryRoutes(app: OpenAPIHono, engine: Engine): void {
       method: 'get', path: '/v1/banks/{bank}/facts', tags: ['memory'],
       request: {
         params: BankIdParam,
-        query: PageQuery.extend({
+        query: forwardOccurredRange(PageQuery.extend({
           kind: FactKindSchema.optional(),
           documentId: z.string().optional(),
           entityId: z.string().optional(),
           includeSuperseded: z.enum(['true', 'false']).optional(),
-        }).strict(),
+          ...TimeFilterFields,
+        }).strict()),
       },
       responses: { 200: json(z.object({ facts: z.array(FactSchema), total: z.number() }), 'A page of facts'), ...errors },
     }),
@@ -47,7 +48,7 @@ export function memoryRoutes(app: OpenAPIHono, engine: Engine): void {
       const q = c.req.valid('query');
       const page = await engine.listFacts(c.req.valid('param').bank, {
         limit: q.limit, offset: q.offset, kinds: q.kind ? [q.kind] : undefined, documentId: q.documentId, entityId: q.entityId,
-        includeSuperseded: q.includeSuperseded === 'true',
+        includeSuperseded: q.includeSuperseded === 'true', occurredFrom: q.occurredFrom, occurredTo: q.occurredTo, validAt: q.validAt,
       });
       return c.json(page, 200);
     },

@@ -1,6 +1,6 @@
-// The Cypher form of a FactFilter (kinds, tags, superseded facts, record time) as a WHERE condition over one
-// fact variable, plus the rule every read follows: facts of a write that is not complete yet (pending) are
-// invisible. Values go into parameters; the condition text depends only on which filter fields are set.
+// The Cypher form of a FactFilter (kinds, tags, superseded facts, record, occurred and valid time) as a WHERE
+// condition over one fact variable, plus the rule every read follows: facts of a write that is not complete yet
+// (pending) are invisible. Values go into parameters; the condition text depends only on which filter fields are set.
 import type { FactFilter } from '../ports.ts';
 import type { Params } from './statement.ts';
 
@@ -26,6 +26,22 @@ export function factCondition(filter: FactFilter = {}, v = 'f'): Condition {
   if (filter.tags?.length) {
     parts.push(`all(tag IN $filterTags WHERE tag IN ${v}.tags)`);
     params.filterTags = [...filter.tags];
+  }
+  if (filter.occurredFrom || filter.occurredTo) {
+    // The occurred interval overlaps the range; facts without an occurred time are left out. Times are ISO text.
+    parts.push(`${v}.occurredStart IS NOT NULL`);
+    if (filter.occurredTo) {
+      parts.push(`${v}.occurredStart <= $filterOccurredTo`);
+      params.filterOccurredTo = filter.occurredTo;
+    }
+    if (filter.occurredFrom) {
+      parts.push(`coalesce(${v}.occurredEnd, ${v}.occurredStart) >= $filterOccurredFrom`);
+      params.filterOccurredFrom = filter.occurredFrom;
+    }
+  }
+  if (filter.validAt) {
+    parts.push(`(${v}.validFrom IS NULL OR ${v}.validFrom <= $filterValidAt) AND (${v}.validTo IS NULL OR ${v}.validTo > $filterValidAt)`);
+    params.filterValidAt = filter.validAt;
   }
   if (filter.recordedBefore) {
     // As of a past instant: facts recorded by then, and not yet superseded then.

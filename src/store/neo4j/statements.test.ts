@@ -47,7 +47,7 @@ const operation: Operation = {
   createdAt: NOW, updatedAt: NOW,
 };
 const vector = new Float32Array([0.6, 0.8]);
-const filterAll = { kinds: ['world' as const], tags: [EVIL], recordedBefore: NOW };
+const filterAll = { kinds: ['world' as const], tags: [EVIL], recordedBefore: NOW, occurredFrom: NOW, occurredTo: NOW, validAt: NOW };
 
 /** Every statement the adapter sends, built from sample inputs (with hostile strings where input reaches them). */
 function catalogue(): Array<[string, Statement]> {
@@ -259,6 +259,17 @@ describe('fact filter condition', () => {
     assert.match(c.text, /\(f\.supersededAt IS NULL OR f\.supersededAt > \$filterRecordedBefore\)/);
     assert.doesNotMatch(c.text, /f\.status/);
     assert.equal(c.params.filterRecordedBefore, NOW);
+  });
+
+  test('occurred time overlapping the range (undated facts out), valid time containing the instant', () => {
+    const c = factCondition({ occurredFrom: NOW, occurredTo: NOW, validAt: NOW }, 'f');
+    assert.match(c.text, /f\.occurredStart IS NOT NULL/);
+    assert.match(c.text, /f\.occurredStart <= \$filterOccurredTo/);
+    assert.match(c.text, /coalesce\(f\.occurredEnd, f\.occurredStart\) >= \$filterOccurredFrom/);
+    assert.match(c.text, /\(f\.validFrom IS NULL OR f\.validFrom <= \$filterValidAt\) AND \(f\.validTo IS NULL OR f\.validTo > \$filterValidAt\)/);
+    assert.match(c.text, /f\.status = 'active'/);
+    assert.deepEqual(c.params, { filterOccurredFrom: NOW, filterOccurredTo: NOW, filterValidAt: NOW });
+    assert.doesNotMatch(factCondition({ occurredTo: NOW }, 'f').text, /occurredFrom|occurredEnd/);
   });
 
   test('refuses a variable name that is not one', () => {

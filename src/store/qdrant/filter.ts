@@ -1,6 +1,8 @@
 // The Qdrant filter of a vector search: always the bank (the tenant key), then the FactFilter's kinds (any of),
 // tags (all of: one condition per tag, each matching when the tags array holds it) and record time (asOf).
-// Supersession and staged writes are not in the payload: Neo4j, the system of record, confirms every hit.
+// Supersession, staged writes, occurred time and valid time are not in the payload (consolidation rewrites an
+// observation's times and sets validTo when it supersedes, which would leave a copy here stale): Neo4j, the system of
+// record, confirms every hit against the whole filter, and the search asks for more until enough pass.
 import type { Schemas } from '@qdrant/js-client-rest';
 import type { FactFilter } from '../ports.ts';
 

@@ -56,6 +56,12 @@ describe('Qdrant search filter', () => {
   });
 });
 
+describe('Qdrant search filter: times Neo4j confirms', () => {
+  test('occurred and valid time stay out of the payload filter (they change after the point is written)', () => {
+    assert.deepEqual(searchFilter('b1', { occurredFrom: '2023-01-01T00:00:00.000Z', occurredTo: '2023-12-31T00:00:00.000Z', validAt: '2023-06-01T00:00:00.000Z' }), searchFilter('b1'));
+  });
+});
+
 describe('Qdrant collection specs', () => {
   test('the shipped spec: cosine, tenant-indexed bank, keyword and datetime indexes, per-tenant HNSW', () => {
     const specs = readSpecs();

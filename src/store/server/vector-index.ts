@@ -1,6 +1,6 @@
 // The server store's VectorIndex: k-NN in Qdrant (filtered by bank, kinds, tags and record time in the payload),
 // then Neo4j, the system of record, confirms each hit is a visible fact passing the whole filter (not superseded,
-// not staged by an unfinished write, not deleted since). Hits that fail are dropped and Qdrant is asked for more,
+// not staged by an unfinished write, not deleted since, in the occurred and valid time asked for). Hits that fail are dropped and Qdrant is asked for more,
 // so a point left behind by a crash can never be returned.
 import type { FactFilter, Scored, VectorIndex } from '../ports.ts';
 import type { Neo4jConnection } from '../neo4j/connection.ts';
