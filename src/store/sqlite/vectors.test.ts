@@ -459,3 +459,22 @@ test('forgetBank drops the change log and the snapshot of the bank', async () =>
     world.close();
   }
 });
+
+test('closing the index while a graph is being built stops the build without taking the process down', async () => {
+  const world = new World();
+  try {
+    fill(world, 'b', 20_000, vectorSource(11));
+    for (let round = 0; round < 3; round++) {
+      const index = new SqliteVectorIndex(world.connect(), { hnswThreshold: 1 });
+      const q = vectorSource(12 + round)();
+      await index.search('b', q, 5); // answered exactly; starts the graph build in the background
+      await index.close(); // mid-build: the worker must stop between points, not be killed inside hnswlib
+    }
+    // Still alive, and a fresh index still builds and answers.
+    const index = new SqliteVectorIndex(world.connect(), { hnswThreshold: 1 });
+    assert.equal((await index.warm('b'))?.mode, 'hnsw');
+    await index.close();
+  } finally {
+    world.close();
+  }
+});

@@ -296,7 +296,9 @@ class HnswGraph {
   }
 }
 
-// Builds an HNSW index file in a worker thread (plain JS, so it needs no TypeScript loader).
+// Builds an HNSW index file in a worker thread (plain JS, so it needs no TypeScript loader). It is stopped by a flag
+// it reads between points, never by terminating it: a thread terminated inside hnswlib's addPoint aborts the whole
+// process (the addon throws into a dying isolate), which closing the store during a background build used to do.
 const HNSW_ADDON = createRequire(import.meta.url).resolve('hnswlib-node');
 const BUILD_WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -304,15 +306,20 @@ const { HierarchicalNSW } = require(workerData.addon);
 const { dim, m, efConstruction, file } = workerData;
 const rids = new Float64Array(workerData.rids);
 const data = new Float32Array(workerData.data);
-const index = new HierarchicalNSW('ip', dim);
-index.initIndex({ maxElements: Math.ceil(rids.length * 1.25) + 64, m, efConstruction, randomSeed: 100, allowReplaceDeleted: true });
-const point = new Array(dim);
-for (let i = 0; i < rids.length; i++) {
-  for (let j = 0; j < dim; j++) point[j] = data[i * dim + j];
-  index.addPoint(point, rids[i]);
+const stop = new Int32Array(workerData.stop);
+function build() {
+  const index = new HierarchicalNSW('ip', dim);
+  index.initIndex({ maxElements: Math.ceil(rids.length * 1.25) + 64, m, efConstruction, randomSeed: 100, allowReplaceDeleted: true });
+  const point = new Array(dim);
+  for (let i = 0; i < rids.length; i++) {
+    if ((i & 255) === 0 && Atomics.load(stop, 0) === 1) return 'stopped';
+    for (let j = 0; j < dim; j++) point[j] = data[i * dim + j];
+    index.addPoint(point, rids[i]);
+  }
+  index.writeIndexSync(file);
+  return 'built';
 }
-index.writeIndexSync(file);
-parentPort.postMessage('built');
+parentPort.postMessage(build());
 `;
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -355,6 +362,8 @@ interface BankState {
   saving: Promise<void> | null;
   changesSinceSnapshot: number;
   worker: Worker | null;
+  /** Asks the running build worker to stop between two points (it then exits by itself). */
+  stopBuild: (() => void) | null;
   /** Someone awaits the graph: its build worker keeps the process alive. */
   awaited: boolean;
   dropped: boolean;
@@ -439,7 +448,7 @@ export class SqliteVectorIndex implements VectorIndex {
   /** Stops background builds and writes a last snapshot of every graph that changed since its last one. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const bank of this.banks.values()) void bank.worker?.terminate();
+    for (const bank of this.banks.values()) bank.stopBuild?.();
     await Promise.allSettled([...this.tasks]);
     if (!this.options.snapshotDir) return;
     for (const bank of this.banks.values()) {
@@ -496,7 +505,7 @@ export class SqliteVectorIndex implements VectorIndex {
     const { seq, flat } = read();
     const bank: BankState = {
       id: bankId, createdAt, flat, seq, graph: null, graphTask: null, graphError: null, saving: null,
-      changesSinceSnapshot: 0, worker: null, awaited: false, dropped: false,
+      changesSinceSnapshot: 0, worker: null, stopBuild: null, awaited: false, dropped: false,
     };
     this.banks.set(bankId, bank);
     return bank;
@@ -577,7 +586,7 @@ export class SqliteVectorIndex implements VectorIndex {
 
   private drop(bank: BankState): void {
     bank.dropped = true;
-    void bank.worker?.terminate();
+    bank.stopBuild?.();
     if (this.banks.get(bank.id) === bank) this.banks.delete(bank.id);
   }
 
@@ -629,21 +638,27 @@ export class SqliteVectorIndex implements VectorIndex {
     const key = bankKey(bank.id);
     const tmp = join(dir, `${key}-${seq}-${randomBytes(6).toString('hex')}.hnsw.tmp`);
     try {
+      const stop = new Int32Array(new SharedArrayBuffer(4));
       const worker = new Worker(BUILD_WORKER, {
         eval: true,
         execArgv: [],
-        workerData: { addon: HNSW_ADDON, dim: flat.dim, m: this.m, efConstruction: this.efConstruction, file: tmp, rids: rids.buffer, data: data.buffer },
+        workerData: {
+          addon: HNSW_ADDON, dim: flat.dim, m: this.m, efConstruction: this.efConstruction, file: tmp,
+          rids: rids.buffer, data: data.buffer, stop: stop.buffer,
+        },
         transferList: [rids.buffer, data.buffer],
       });
       bank.worker = worker;
+      bank.stopBuild = () => Atomics.store(stop, 0, 1);
+      if (bank.dropped || this.closed) bank.stopBuild();
       if (!bank.awaited) worker.unref(); // a background build must not keep a finished process alive
       const finished = await new Promise<boolean>((resolve, reject) => {
-        worker.once('message', () => resolve(true));
+        worker.once('message', (m) => resolve(m === 'built'));
         worker.once('error', reject);
         worker.once('exit', () => resolve(false));
       }).finally(() => {
         bank.worker = null;
-        void worker.terminate();
+        bank.stopBuild = null;
       });
       if (!finished || bank.dropped || this.closed) return null;
       const graph = await this.readGraph(tmp, flat.dim, 'built');
