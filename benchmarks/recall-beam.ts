@@ -6,16 +6,18 @@
 //
 // Settings are chosen on conversations 1, 6, 11 (the tuning half) and reported on 16, 23, 35 (held out).
 // --conversations 1,6 picks some; --data DIR keeps the stores there and reuses what was retained; --dump FILE
-// writes each question's ranked messages as JSONL; --no-record leaves RESULTS.md alone.
+// writes each question's ranked messages as JSONL; --settings '{"perSource":1}' overrides recall's tunables;
+// --no-record leaves RESULTS.md alone.
 //
 //   node --import tsx benchmarks/recall-beam.ts [path/to/beam-dev] [--conversations 1,6,11] [--data DIR]
-//                                               [--dump FILE] [--no-record]
+//                                               [--dump FILE] [--settings JSON] [--no-record]
 import Database from 'better-sqlite3';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compose } from '../src/compose.ts';
 import { loadConfig } from '../src/config.ts';
+import type { RecallSettings } from '../src/recall/types.ts';
 import type { RetainItem } from '../src/retain/types.ts';
 import { formatLoad, percentile } from './measure.ts';
 
@@ -36,11 +38,13 @@ const root =
 const keptData = flag('data');
 const dumpPath = flag('dump');
 const record = !args.includes('--no-record');
+/** Overrides of recall's tunables as JSON (for tuning on the tuning half). */
+const recallSettings = flag('settings') ? (JSON.parse(flag('settings') ?? '{}') as Partial<RecallSettings>) : undefined;
 const TUNING = [1, 6, 11];
 const HELD_OUT = [16, 23, 35];
 const chosen = (flag('conversations') ?? [...TUNING, ...HELD_OUT].join(',')).split(',').map(Number);
 const KS = [1, 5, 10, 20] as const;
-const ARMS = ['semantic', 'keyword', 'graph', 'temporal', 'fused', 'bm25'] as const;
+const ARMS = ['semantic', 'keyword', 'graph', 'temporal', 'passage', 'fused', 'bm25'] as const;
 type Arm = (typeof ARMS)[number];
 
 /** The generation marker some user messages end with (" ->-> 1,7"). */
@@ -120,6 +124,7 @@ async function main(): Promise<void> {
     // No consolidation worker: the figures measure recall over the retained facts, not how far a worker got.
     const composed = await compose(
       loadConfig({ ...process.env, CAIRN_DATA_DIR: join(dataDir, String(conversation)), CAIRN_LOG_LEVEL: 'warn', CAIRN_WORKER: 'off' }),
+      recallSettings ? { recallSettings } : {},
     );
     const engine = composed.engine;
     describe = composed.describe.replace(join(dataDir, String(conversation)), join(dataDir, '<conversation>'));
@@ -130,6 +135,7 @@ async function main(): Promise<void> {
       const items: RetainItem[] = s.messages.map((m) => ({
         content: m.content,
         speaker: m.role,
+        ...(m.role === 'user' || m.role === 'assistant' ? { role: m.role } : {}),
         ...(s.date ? { timestamp: s.date } : {}),
         documentId: `session_${s.n}`,
         metadata: { message_id: String(m.id) },
@@ -166,11 +172,11 @@ async function main(): Promise<void> {
         const ranked: Record<Arm, number[]> = {
           fused: messagesOf(res.results.map((r) => r.id), messageOf),
           bm25: reference,
-          semantic: [], keyword: [], graph: [], temporal: [],
+          semantic: [], keyword: [], graph: [], temporal: [], passage: [],
         };
         distinct.push(ranked.fused.length);
         const arms = (res.trace as { arms?: Record<string, { hits?: Array<{ id: string }> }> } | undefined)?.arms ?? {};
-        for (const a of ['semantic', 'keyword', 'graph', 'temporal'] as const) ranked[a] = messagesOf((arms[a]?.hits ?? []).map((h) => h.id), messageOf);
+        for (const a of ['semantic', 'keyword', 'graph', 'temporal', 'passage'] as const) ranked[a] = messagesOf((arms[a]?.hits ?? []).map((h) => h.id), messageOf);
         if (dumpPath)
           appendFileSync(dumpPath, `${JSON.stringify({ conversation, category, question: q.question, evidence, ranked: Object.fromEntries(ARMS.map((a) => [a, ranked[a].slice(0, 30)])) })}\n`);
         const cat = byCategory.get(category) ?? emptyArms();

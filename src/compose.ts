@@ -27,6 +27,7 @@ import { SqliteStore } from './store/sqlite/store.ts';
 import { SqliteThreadStore } from './store/sqlite/threads.ts';
 import { SqliteUsageLedger } from './store/sqlite/usage.ts';
 import { ThreadMemory } from './threads/memory.ts';
+import type { RecallSettings } from './recall/types.ts';
 import type { ThreadStore } from './threads/ports.ts';
 
 export interface Composed {
@@ -46,6 +47,8 @@ export interface Composed {
 export interface ComposeOptions {
   /** Run the consolidation loop in this process (default: config.embeddedWorker). */
   startWorker?: boolean;
+  /** Overrides of recall's tunables (benchmarks tune with them). */
+  recallSettings?: Partial<RecallSettings>;
 }
 
 async function openStore(config: Config): Promise<{ store: MemoryStore; local: SqliteStore | null }> {
@@ -74,7 +77,10 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     : extractThreads > 0
       ? new PooledExtractor({ threads: extractThreads })
       : new OfflineExtractor();
-  const engine = new Engine({ store, embedder: embedder.embedder, reranker: reranker.reranker, extractor });
+  const engine = new Engine({
+    store, embedder: embedder.embedder, reranker: reranker.reranker, extractor,
+    ...(options.recallSettings ? { recallSettings: options.recallSettings } : {}),
+  });
   // Banks whose consolidation resolves to a provider (environment or bank config) use the LLM consolidator; the
   // rest the offline one. resolveLlm already records every call in the ledger.
   const consolidator = consolidatorFor(embedder.embedder, (bank) => resolveLlm('consolidation', bank.config, { env: config.env, ledger }));

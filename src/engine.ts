@@ -8,7 +8,7 @@ import type { Embedder, Reranker } from './embed/ports.ts';
 import { log } from './log.ts';
 import { Operations } from './operations.ts';
 import { recall } from './recall/recall.ts';
-import type { RecallRequest, RecallResponse } from './recall/types.ts';
+import type { RecallRequest, RecallResponse, RecallSettings } from './recall/types.ts';
 import type { Extractor } from './retain/extractor.ts';
 import { retain } from './retain/pipeline.ts';
 import type { Progress, RetainRequest, RetainResult } from './retain/types.ts';
@@ -19,6 +19,8 @@ export interface EngineDeps {
   embedder: Embedder;
   reranker: Reranker | null;
   extractor: Extractor;
+  /** Overrides of recall's tunables (fusion, shares, caps), for evaluation and tuning. */
+  recallSettings?: Partial<RecallSettings>;
 }
 
 export interface BankInput {
@@ -165,7 +167,8 @@ export class Engine {
   async recall(bankId: string, request: RecallRequest): Promise<RecallResponse> {
     const bank = await this.requireBank(bankId);
     this.checkEmbedder(bank);
-    return recall({ store: this.deps.store, embedder: this.deps.embedder, reranker: this.deps.reranker ?? undefined }, bankId, request);
+    const { store, embedder, reranker, recallSettings } = this.deps;
+    return recall({ store, embedder, reranker: reranker ?? undefined, ...(recallSettings ? { settings: recallSettings } : {}) }, bankId, request);
   }
 
   // documents, facts, entities

@@ -171,6 +171,9 @@ export const RecallRequestSchema = forwardOccurredRange(z
     trace: z.boolean().optional(),
     mmr: z.number().min(0).max(1).optional().openapi({ description: 'MMR diversity lambda (0 = off)' }),
     include: z.object({ sourceFacts: z.boolean().optional() }).strict().optional(),
+    perSource: z.number().int().min(0).max(500).optional().openapi({
+      description: 'Most results read from one source passage (an item, or a section of a long one); default 2, 0 lifts the cap',
+    }),
   })
   .strict())
   .openapi('RecallRequest');

@@ -6,6 +6,7 @@
 import type { Entity } from '../core/types.ts';
 import type { MemoryStore } from '../store/ports.ts';
 import { contentWords, isStopword, nameKey } from '../text/words.ts';
+import { withoutMeta } from './meta.ts';
 
 /** An entity mentioned in at least this share of the bank's facts (and at least HUB_MIN_MENTIONS times) is a hub. */
 export const HUB_SHARE = 0.05;
@@ -18,7 +19,8 @@ export interface QueryAnalysis {
   entities: Entity[];
   /** Ids of the named entities that are hubs. */
   hubs: Set<string>;
-  /** The query without hub names; the query itself when nothing worth searching would remain. */
+  /** The query without hub names and phrases about the conversation itself; the query itself when nothing worth
+   * searching would remain. */
   focus: string;
   /** Active facts in the bank (the base of the hub share; 0 when the query names no entity). */
   facts: number;
@@ -79,10 +81,11 @@ async function factCount(store: MemoryStore, bankId: string): Promise<number> {
 
 export async function analyzeQuery(store: MemoryStore, bankId: string, query: string): Promise<QueryAnalysis> {
   const entities = await store.graph.entitiesByKeys(bankId, queryEntityKeys(query));
-  if (entities.length === 0) return { entities, hubs: new Set(), focus: query, facts: 0 };
+  const hasContent = (text: string): boolean => contentWords(text).length > 0;
+  if (entities.length === 0) return { entities, hubs: new Set(), focus: withoutMeta(query, hasContent), facts: 0 };
   const total = await factCount(store, bankId);
   const hubs = entities.filter((e) => e.mentionCount >= Math.max(HUB_SHARE * total, HUB_MIN_MENTIONS));
   const hubKeys = new Set(hubs.flatMap((e) => [e.name, ...e.aliases].map(nameKey)));
   const stripped = hubKeys.size ? withoutNames(query, hubKeys) : query;
-  return { entities, hubs: new Set(hubs.map((e) => e.id)), focus: contentWords(stripped).length ? stripped : query, facts: total };
+  return { entities, hubs: new Set(hubs.map((e) => e.id)), focus: withoutMeta(hasContent(stripped) ? stripped : query, hasContent), facts: total };
 }

@@ -13,6 +13,7 @@ import type { Scored } from '../store/ports.ts';
 import type { ArmContext, ArmOutput } from './arms/context.ts';
 import { graphArm } from './arms/graph.ts';
 import { keywordArm } from './arms/keyword.ts';
+import { passageArm } from './arms/passage.ts';
 import { semanticArm } from './arms/semantic.ts';
 import { temporalArm } from './arms/temporal.ts';
 import { fitToTokens } from './budget.ts';
@@ -23,6 +24,9 @@ import { fuse, type Fused } from './fusion.ts';
 import { mmr } from './mmr.ts';
 import { raiseNamed } from './named.ts';
 import { askedAttribute, raiseAnswers } from './attribute.ts';
+import { isFirstPerson, lowerAgentTurns } from './asker.ts';
+import { capPerSource, sourceOf } from './sources.ts';
+import { placeStanding, standingFor } from './standing.ts';
 import { analyzeQuery } from './query.ts';
 import { rerank } from './rerank.ts';
 import {
@@ -39,12 +43,15 @@ export interface RecallDeps {
   settings?: Partial<RecallSettings>;
 }
 
-/** How many fused candidates are read per result wanted (room for the filter re-check and for MMR to choose). */
-const POOL_PER_RESULT = 3;
+/** How many fused candidates are read per result wanted (room for the filter re-check, the cap per source and
+ * for MMR to choose). */
+const POOL_PER_RESULT = 6;
 /** How many of the best fused candidates pass shares of their scores to the turns that follow them. */
 const FOLLOWUP_WINDOW = 20;
 /** How many of the best fused candidates are read to raise those mentioning what the query names. */
 const NAMED_WINDOW = 100;
+/** How many of the best fused candidates a first-person question re-weighs by whose turn they come from. */
+const AGENT_WINDOW = 300;
 
 export function settingsOf(overrides: Partial<RecallSettings> = {}): RecallSettings {
   return { ...DEFAULT_SETTINGS, ...overrides, armWeights: { ...DEFAULT_SETTINGS.armWeights, ...overrides.armWeights } };
@@ -74,9 +81,11 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
   const timed = (p: Promise<ArmOutput>): Promise<ArmOutput & { ms: number }> => p.then((out) => ({ ...out, ms: since(started) }));
   const semantic = timed(semanticArm(ctx, vector));
   const keyword = timed(keywordArm(ctx));
-  const seeds: Promise<Scored[][]> = Promise.all([semantic, keyword]).then(([s, k]) => [s.hits, k.hits]);
-  const [s, k, g, t] = await Promise.all([semantic, keyword, timed(graphArm(ctx, seeds)), timed(temporalArm(ctx, vector, seeds))]);
-  const arms: Record<ArmName, ArmOutput & { ms: number }> = { semantic: s, keyword: k, graph: g, temporal: t };
+  const seeds: Promise<[Scored[], Scored[]]> = Promise.all([semantic, keyword]).then(([s, k]) => [s.hits, k.hits]);
+  const [s, k, g, t, p] = await Promise.all([
+    semantic, keyword, timed(graphArm(ctx, seeds)), timed(temporalArm(ctx, vector, seeds)), timed(passageArm(ctx, seeds, settings)),
+  ]);
+  const arms: Record<ArmName, ArmOutput & { ms: number }> = { semantic: s, keyword: k, graph: g, temporal: t, passage: p };
   const armsMs = since(started);
 
   // Fusion.
@@ -99,6 +108,13 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
     const windowFacts = new Map((await facts.get(window.map((f) => f.id))).map((f) => [f.id, f]));
     fused = [...raiseAnswers(window, windowFacts, asked), ...fused.slice(NAMED_WINDOW)];
   }
+  if (settings.agentTurnWeight !== 1 && isFirstPerson(req.query)) {
+    const window = fused.slice(0, AGENT_WINDOW);
+    const windowFacts = new Map((await facts.get(window.map((f) => f.id))).map((f) => [f.id, f]));
+    fused = [...lowerAgentTurns(window, windowFacts, settings.agentTurnWeight), ...fused.slice(AGENT_WINDOW)];
+  }
+  const standing = await standingFor(store, bankId, req.filter, await vector, settings);
+  fused = placeStanding(fused, standing, settings.standingRank, (id, score) => ({ id, score, ranks: {}, scores: {} }));
   const fusionMs = since(mark);
 
   // The candidates' facts (re-checked against the filter: every arm must honour it, this proves it).
@@ -126,13 +142,18 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
   // One result per text: an observation that only repeats a fact (a belief resting on that one fact so far) is
   // the same memory twice; the fact stands for both, at the better of their places.
   ranked = oneResultPerText(ranked, poolFacts);
+  ranked = capPerSource(ranked, poolFacts, req.perSource ?? settings.perSource);
 
   // Diversity.
   mark = performance.now();
   const mmrLambda = req.mmrLambda === undefined ? settings.mmrLambda : req.mmrLambda;
   if (mmrLambda !== null && ranked.length > 1) {
     const vectors = await store.getVectors(bankId, ranked.map((r) => r.id));
-    const order = mmr(ranked.map((r) => ({ id: r.id, relevance: r.score })), vectors, mmrLambda, req.limit);
+    const groups = new Map(ranked.flatMap((r) => {
+      const source = sourceOf(poolFacts.get(r.id));
+      return source === null ? [] : [[r.id, source] as const];
+    }));
+    const order = mmr(ranked.map((r) => ({ id: r.id, relevance: r.score })), vectors, mmrLambda, req.limit, groups);
     const byId = new Map(ranked.map((r) => [r.id, r]));
     ranked = order.map((id) => byId.get(id)).filter((r): r is (typeof ranked)[number] => r !== undefined);
   }

@@ -4,8 +4,8 @@ import type { FactKind } from '../core/types.ts';
 import type { SourceFact } from '../audit/source-facts.ts';
 import type { FactFilter, MemoryStore } from '../store/ports.ts';
 
-export type ArmName = 'semantic' | 'keyword' | 'graph' | 'temporal';
-export const ARM_NAMES: readonly ArmName[] = ['semantic', 'keyword', 'graph', 'temporal'];
+export type ArmName = 'semantic' | 'keyword' | 'graph' | 'temporal' | 'passage';
+export const ARM_NAMES: readonly ArmName[] = ['semantic', 'keyword', 'graph', 'temporal', 'passage'];
 
 export type Budget = 'low' | 'mid' | 'high';
 
@@ -36,6 +36,8 @@ export interface RecallRequest {
   mmr?: number;
   /** Extras of observation results: their evidence facts with exact sources. */
   include?: { sourceFacts?: boolean };
+  /** Most results read from one source passage (default: the settings' perSource, 2); 0 lifts the cap. */
+  perSource?: number;
 }
 
 /** How much each budget lets recall do. */
@@ -80,6 +82,17 @@ export interface RecallSettings {
   continuationShare: number;
   /** Share of its score a question candidate loses when a reply follows it. */
   questionPenalty: number;
+  /** Share of its score the agent's own turn keeps when the question is in the first person (1: no change). */
+  agentTurnWeight: number;
+  /** Most results read from one source passage (0: no cap). */
+  perSource: number;
+  /** Standing instructions and preferences placed among the results: how many, how close, from which rank. */
+  standingLimit: number;
+  standingMinSimilarity: number;
+  standingRank: number;
+  /** Weights, beside a passage's own BM25, of its best semantic and best keyword fact matches (passage arm). */
+  passageSemantic: number;
+  passageFact: number;
 }
 
 /**
@@ -94,13 +107,20 @@ export interface RecallSettings {
  */
 export const DEFAULT_SETTINGS: RecallSettings = {
   rrfK: 10,
-  armWeights: { semantic: 0.5, keyword: 1, graph: 1, temporal: 1 },
+  armWeights: { semantic: 0.5, keyword: 1, graph: 1, temporal: 1, passage: 1 },
   rerankWeight: 0.7,
   mmrLambda: null,
   namedShare: 1,
   answerShare: 0.5,
   continuationShare: 0.3,
   questionPenalty: 0.3,
+  agentTurnWeight: 0.4,
+  perSource: 2,
+  standingLimit: 2,
+  standingMinSimilarity: 0.65,
+  standingRank: 0,
+  passageSemantic: 0.5,
+  passageFact: 0.5,
 };
 
 export const DEFAULT_LIMIT = 10;
@@ -120,6 +140,8 @@ export interface ResolvedRequest {
   mmrLambda: number | null | undefined;
   sourceFacts: boolean;
   asOf: string | null;
+  /** The request's cap per source, or undefined to use the settings'. */
+  perSource: number | undefined;
 }
 
 export function resolveRequest(r: RecallRequest, now: Date = new Date()): ResolvedRequest {
@@ -143,6 +165,7 @@ export function resolveRequest(r: RecallRequest, now: Date = new Date()): Resolv
     mmrLambda: r.mmr === undefined ? undefined : r.mmr > 0 ? r.mmr : null,
     sourceFacts: r.include?.sourceFacts ?? false,
     asOf: r.asOf ? new Date(r.asOf).toISOString() : null,
+    perSource: r.perSource,
   };
 }
 
@@ -164,6 +187,7 @@ export interface RecallScores {
   keyword?: number;
   graph?: number;
   temporal?: number;
+  passage?: number;
   /** Weighted reciprocal rank fusion over the arms. */
   fused: number;
   /** Cross-encoder score, when one rescored the fact. */

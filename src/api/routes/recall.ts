@@ -30,10 +30,11 @@ const RecallResultSchema = z
         keyword: z.number().optional(),
         graph: z.number().optional(),
         temporal: z.number().optional(),
+        passage: z.number().optional(),
         fused: z.number(),
         rerank: z.number().optional(),
       })
-      .openapi({ description: 'Score per arm that found it (semantic, keyword, graph, temporal), fusion and rerank' }),
+      .openapi({ description: 'Score per arm that found it (semantic, keyword, graph, temporal, passage), fusion and rerank' }),
     occurredStart: z.string().nullable(),
     occurredEnd: z.string().nullable(),
     mentionedAt: z.string(),

@@ -1,0 +1,71 @@
+// The passage arm ranks source passages (the chunks facts were read from: a message, or a section of a long one)
+// and answers with their facts. A passage scores by its own BM25 match plus the best semantic and keyword matches
+// among its facts (a strong fact raises its passage), so a message whose sentences each carry part of the answer
+// ranks where no single sentence would; the facts of the best passages then come out in passage order, each
+// passage giving its best-matching few, so one long message cannot fill the arm's list.
+import type { Scored } from '../../store/ports.ts';
+import { type ArmContext, type ArmOutput, topHits } from './context.ts';
+
+/** Facts a passage contributes at most. */
+const FACTS_PER_PASSAGE = 3;
+/** Share of a fact's own (normalized) match added to its passage's score: orders facts within a passage. */
+const OWN_SHARE = 0.1;
+
+/** Scores divided by the best one (scales of different indexes are not comparable, their ratios are). */
+function normalized(hits: Scored[]): Map<string, number> {
+  const top = hits.reduce((m, h) => Math.max(m, h.score), 0);
+  return new Map(hits.map((h) => [h.id, top > 0 ? h.score / top : 0]));
+}
+
+/** Weights, beside a passage's own BM25 (each scale normalized by its best hit), of its best fact matches. */
+export interface PassageWeights {
+  passageSemantic: number;
+  passageFact: number;
+}
+
+export async function passageArm(
+  ctx: ArmContext,
+  seedLists: Promise<[semantic: Scored[], keyword: Scored[]]>,
+  weights: PassageWeights,
+): Promise<ArmOutput> {
+  const { store, bankId, request, query } = ctx;
+  const { candidatesPerArm, chunkHits } = request.settings;
+  const [chunkList, [semantic, keyword]] = await Promise.all([store.keywords.searchChunks(bankId, query.focus, chunkHits), seedLists]);
+  const passage = normalized(chunkList);
+  const sem = normalized(semantic);
+  const kw = normalized(keyword);
+  const own = new Map<string, number>();
+  for (const [id, s] of sem) own.set(id, s);
+  for (const [id, s] of kw) own.set(id, (own.get(id) ?? 0) + s);
+
+  // A strong fact raises its passage.
+  const seedFacts = await ctx.facts.get([...own.keys()]);
+  const bestSem = new Map<string, number>();
+  const bestKw = new Map<string, number>();
+  for (const f of seedFacts) {
+    const chunk = f.source?.chunkId;
+    if (!chunk) continue;
+    bestSem.set(chunk, Math.max(bestSem.get(chunk) ?? 0, sem.get(f.id) ?? 0));
+    bestKw.set(chunk, Math.max(bestKw.get(chunk) ?? 0, kw.get(f.id) ?? 0));
+  }
+  const scores = new Map<string, number>();
+  for (const id of new Set([...passage.keys(), ...bestSem.keys(), ...bestKw.keys()]))
+    scores.set(id, (passage.get(id) ?? 0) + weights.passageSemantic * (bestSem.get(id) ?? 0) + weights.passageFact * (bestKw.get(id) ?? 0));
+  const passages = topHits(scores, Math.ceil(candidatesPerArm / FACTS_PER_PASSAGE));
+  if (!passages.length) return { hits: [], detail: { passages: 0, chunkMatches: chunkList.length } };
+
+  // The best passages answer with their best-matching facts (their first ones when none matched on its own).
+  const owned = await store.factIdsOfChunks(bankId, passages.map((p) => p.id), request.filter);
+  const byChunk = new Map<string, string[]>();
+  for (const { factId, chunkId } of owned) byChunk.set(chunkId, [...(byChunk.get(chunkId) ?? []), factId]);
+  const hits = new Map<string, number>();
+  for (const p of passages) {
+    const ids = byChunk.get(p.id) ?? [];
+    const best = ids
+      .map((id, i) => ({ id, own: own.get(id) ?? 0, i }))
+      .sort((a, b) => b.own - a.own || a.i - b.i)
+      .slice(0, FACTS_PER_PASSAGE);
+    for (const f of best) hits.set(f.id, p.score + OWN_SHARE * f.own);
+  }
+  return { hits: topHits(hits, candidatesPerArm), detail: { passages: passages.length, chunkMatches: chunkList.length } };
+}

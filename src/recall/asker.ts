@@ -1,0 +1,23 @@
+// A question in the first person ("What deadline did I set?", "How should I store my tokens?") asks about the
+// asker's own memory: what the user said, decided and prefers. In a chat with an agent the agent's replies
+// repeat the user's words at length (explanations, code, restated plans), so by words and by meaning they often
+// rank above the one message that holds the answer. For such questions the agent's own turns (facts of kind
+// `experience`) keep only a share of their score; everything else keeps its order.
+import type { Fact } from '../core/types.ts';
+
+const FIRST_PERSON = /\b(i|i['’](?:m|ve|d|ll)|me|my|mine|myself)\b/i;
+
+/** Whether the query speaks in the first person singular (the asker asks about themself). */
+export function isFirstPerson(query: string): boolean {
+  return FIRST_PERSON.test(query);
+}
+
+/**
+ * Candidates whose fact is the agent's own (`experience`) keep `weight` of their score, the list re-sorted
+ * (stable on ties). Candidates whose fact is not in `facts` keep their score.
+ */
+export function lowerAgentTurns<T extends { id: string; score: number }>(candidates: T[], facts: Map<string, Fact>, weight: number): T[] {
+  if (weight === 1) return candidates;
+  const scored = candidates.map((c, i) => ({ c: facts.get(c.id)?.kind === 'experience' ? { ...c, score: c.score * weight } : c, i }));
+  return scored.sort((a, b) => b.c.score - a.c.score || a.i - b.i).map((s) => s.c);
+}
