@@ -13,6 +13,7 @@ import type { ExtractedFact, Extractor } from './extractor.ts';
 import { semanticLinks } from './links.ts';
 import { retainModeOf } from './retain-mode.ts';
 import type { Progress, RetainItem, RetainRequest, RetainResult } from './types.ts';
+import { stanceOf } from '../text/stance.ts';
 
 export interface RetainDeps {
   store: MemoryStore;
@@ -433,6 +434,16 @@ interface WritePart {
   previousFactId?: string | null;
 }
 
+/**
+ * A fact's metadata: its item's, plus what extraction read from the sentence: whom "you" addressed, and whether
+ * the sentence (in its speaker's own words) is a standing instruction or preference of someone other than the agent.
+ */
+function factMetadata(chunk: Chunk, x: ExtractedFact): Record<string, string> {
+  const stance = x.kind === 'experience' ? null : stanceOf(chunk.text.slice(x.start, x.end));
+  if (!x.addressee && !stance) return chunk.metadata;
+  return { ...chunk.metadata, ...(x.addressee ? { addressee: x.addressee } : {}), ...(stance ? { stance } : {}) };
+}
+
 /** Resolves, embeds and links the facts of one or more documents' chunks: one write per part, to apply in order. */
 async function buildWrites(deps: RetainDeps, bank: Bank, parts: WritePart[]): Promise<ItemWrite[]> {
   const { store, embedder } = deps;
@@ -461,7 +472,7 @@ async function buildWrites(deps: RetainDeps, bank: Bank, parts: WritePart[]): Pr
           entities: entityIds,
           source: { documentId: document.id, chunkId: chunk.id, itemId: chunk.itemId, start: x.start, end: x.end },
           speaker: chunk.speaker,
-          metadata: x.addressee ? { ...chunk.metadata, addressee: x.addressee } : chunk.metadata,
+          metadata: factMetadata(chunk, x),
           tags: chunk.tags,
           status: 'active',
           validFrom: x.occurredStart ?? at,

@@ -1,5 +1,6 @@
 // The storage ports the engine talks to. Adapters (store/sqlite, store/neo4j, store/qdrant) implement them;
 // domain modules (retain, consolidate, recall, reflect, threads) import only this file.
+import type { Stance } from '../text/stance.ts';
 import type {
   Bank,
   Chunk,
@@ -29,6 +30,8 @@ export interface FactFilter {
   includeSuperseded?: boolean;
   /** Only facts recorded at or before this instant (ISO), for asOf queries. */
   recordedBefore?: string;
+  /** Only standing instructions or preferences of these kinds (the fact's metadata.stance, set at retain). */
+  stances?: Stance[];
   /**
    * Occurred time (canonical ISO, both bounds inclusive): only facts whose occurred interval [occurredStart,
    * occurredEnd ?? occurredStart] overlaps [occurredFrom, occurredTo]. Facts with no occurredStart (the text gave no

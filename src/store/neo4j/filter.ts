@@ -39,6 +39,11 @@ export function factCondition(filter: FactFilter = {}, v = 'f'): Condition {
       params.filterOccurredFrom = filter.occurredFrom;
     }
   }
+  if (filter.stances?.length) {
+    // Metadata is stored as JSON text (props.ts): its stance entry is matched as written there.
+    parts.push(`any(stance IN $filterStances WHERE ${v}.metadata CONTAINS stance)`);
+    params.filterStances = filter.stances.map((s) => JSON.stringify({ stance: s }).slice(1, -1));
+  }
   if (filter.validAt) {
     parts.push(`(${v}.validFrom IS NULL OR ${v}.validFrom <= $filterValidAt) AND (${v}.validTo IS NULL OR ${v}.validTo > $filterValidAt)`);
     params.filterValidAt = filter.validAt;

@@ -25,6 +25,10 @@ export function factFilterSql(filter: FactFilter, alias: string): { sql: string;
       params.push(filter.occurredFrom);
     }
   }
+  if (filter.stances?.length) {
+    parts.push(`json_extract(${alias}.metadata, '$.stance') IN (${filter.stances.map(() => '?').join(', ')})`);
+    params.push(...filter.stances);
+  }
   if (filter.validAt) {
     parts.push(`(${alias}.valid_from IS NULL OR ${alias}.valid_from <= ?) AND (${alias}.valid_to IS NULL OR ${alias}.valid_to > ?)`);
     params.push(filter.validAt, filter.validAt);
