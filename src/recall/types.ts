@@ -148,6 +148,8 @@ export interface RecallSource {
   end: number;
   /** Metadata of the retained item. */
   metadata: Record<string, string>;
+  /** The session of the item (see RecallResult.session for its ordinal). */
+  session?: string | null;
 }
 
 export interface RecallScores {
@@ -177,6 +179,8 @@ export interface RecallResult {
   speaker: string | null;
   tags: string[];
   source: RecallSource | null;
+  /** The session the fact came from, with its ordinal in the bank (1: the earliest); null for facts of no session and observations. */
+  session: { id: string; ordinal: number } | null;
   /** Tokens of `text` (what counted against maxTokens). */
   tokens: number;
   /** Observations only: facts about its entities still wait to be consolidated into it. */
