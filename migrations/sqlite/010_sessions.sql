@@ -12,5 +12,8 @@ UPDATE chunks SET session = document_id
    AND document_id NOT GLOB 'thread-memory:*';
 UPDATE facts SET session = (SELECT c.session FROM chunks c WHERE c.id = facts.chunk_id) WHERE chunk_id IS NOT NULL;
 
+-- Bumped by every write that adds or removes chunks: the cached session list of a bank is good until it moves.
+ALTER TABLE bank_versions ADD COLUMN session_version INTEGER NOT NULL DEFAULT 0;
+
 CREATE INDEX chunks_by_session ON chunks(bank_id, session, timestamp) WHERE session IS NOT NULL;
 CREATE INDEX facts_by_session ON facts(bank_id, session) WHERE session IS NOT NULL;

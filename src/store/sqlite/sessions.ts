@@ -1,7 +1,7 @@
 // Sessions of the embedded store: ordinals computed from the stored chunks whenever the bank changed, and the facts
 // of named sessions. The bank's sessions are found by skipping through the chunks_by_session index (one seek per
-// session, never a scan of the bank's chunks); the list is kept per bank until the bank's graph version (bumped by
-// every write and delete, in any process) moves on.
+// session, never a scan of the bank's chunks); the list is kept per bank until the bank's session version (bumped by
+// every write that adds or removes chunks, in any process) moves on.
 import type { Fact } from '../../core/types.ts';
 import type { FactFilter, SessionInfo } from '../ports.ts';
 import { numberSessions } from '../session-order.ts';
@@ -42,7 +42,7 @@ export class SqliteSessions {
   constructor(private readonly db: Db) {}
 
   list(bankId: string): SessionInfo[] {
-    const row = prepared(this.db, 'SELECT graph_version AS v FROM bank_versions WHERE bank_id = ?').get(bankId) as { v: number } | undefined;
+    const row = prepared(this.db, 'SELECT session_version AS v FROM bank_versions WHERE bank_id = ?').get(bankId) as { v: number } | undefined;
     const version = row?.v ?? 0;
     const cached = this.cache.get(bankId);
     if (cached && cached.version === version) return cached.sessions;

@@ -22,6 +22,14 @@ export function bumpGraphVersion(db: Db, bankId: string): number {
   return row.v;
 }
 
+/** Bumped by every write that adds or removes chunks (sessions.ts caches a bank's sessions until it moves). */
+export function bumpSessionVersion(db: Db, bankId: string): void {
+  prepared(db,
+    `INSERT INTO bank_versions (bank_id, session_version) VALUES (?, 1)
+     ON CONFLICT(bank_id) DO UPDATE SET session_version = session_version + 1`,
+  ).run(bankId);
+}
+
 /** Claims the bank's embedder on first use; refuses vectors of another embedder. */
 export function checkEmbedder(db: Db, bankId: string, embedder: string): void {
   const row = prepared(db, 'SELECT embedder FROM banks WHERE id = ?').get(bankId) as { embedder: string | null } | undefined;
@@ -124,6 +132,7 @@ function writeItem(db: Db, w: ItemWrite): number {
       );
       for (const l of w.links) link.run(w.bankId, l.from, l.to, l.type, l.weight, l.from, l.to);
       putVectors(db, w.bankId, w.vectors);
+      if (w.chunks.length || w.removeChunkIds.length) bumpSessionVersion(db, w.bankId);
       return bumpGraphVersion(db, w.bankId);
     })
     .immediate();
