@@ -2,22 +2,19 @@
 // standalone item's derived document and a thread's compressed memory do not; the bank's sessions are then ordered
 // by time like those written since.
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { legacySession } from '../session-order.ts';
-import { openDatabase, SQLITE_MIGRATIONS_DIR } from './database.ts';
+import { databaseBefore } from './migration-testing.ts';
 import { SqliteStore } from './store.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cairn-sessions-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 test('an upgraded database: documents with ids of their own are sessions, ordered by time', async () => {
-  const before = join(dir, 'migrations-before');
-  mkdirSync(before);
-  for (const f of readdirSync(SQLITE_MIGRATIONS_DIR).filter((f) => f.endsWith('.sql') && f < '010')) copyFileSync(join(SQLITE_MIGRATIONS_DIR, f), join(before, f));
-  const old = openDatabase(join(dir, 'cairn.db'), before);
+  const old = databaseBefore(dir, '010');
   const now = '2024-01-01T00:00:00.000Z';
   old.prepare('INSERT INTO banks (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)').run('b', 'b', now, now);
   const derived = 'doc_0123456789abcdef01234567';
@@ -28,9 +25,10 @@ test('an upgraded database: documents with ids of their own are sessions, ordere
     old.prepare(`INSERT INTO facts (id, bank_id, kind, text, mentioned_at, document_id, chunk_id, created_at, updated_at) VALUES (?, 'b', 'world', 't', ?, ?, ?, ?, ?)`)
       .run(`f-${id}`, at, id, `c-${id}`, now, now);
   }
+  const file = old.name;
   old.close();
 
-  const store = new SqliteStore({ dataDir: dir });
+  const store = new SqliteStore({ file });
   try {
     assert.deepEqual((await store.sessions('b')).map((s) => [s.id, s.ordinal]), [['chat-1', 1], ['chat-2', 2]]);
     const facts = await store.getFacts('b', documents.map(([id]) => `f-${id}`));
