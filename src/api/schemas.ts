@@ -105,6 +105,18 @@ export const RetainItemSchema = z
     speaker: z.string().max(200).optional(),
     role: z.enum(['user', 'assistant', 'agent', 'system']).optional(),
     documentId: z.string().min(1).max(256).optional(),
+    session: z
+      .string()
+      .min(1)
+      .max(256)
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          'The session (conversation) the item belongs to. Default: its documentId (an item without one belongs to no session); ' +
+          'null: none. Sessions are numbered in the bank by time (their earliest item), and recall understands "our first session", ' +
+          '"last time", "sessions 2 through 4", "two sessions ago"',
+      }),
     metadata: z.record(z.string(), z.string()).optional(),
     tags: z.array(z.string().min(1).max(100)).max(MAX_TAGS).optional(),
   })
@@ -180,7 +192,14 @@ export const RecallRequestSchema = forwardOccurredRange(z
 
 /** Where a fact was read: its document, chunk and item, and the character span in the chunk. */
 export const SourceLocationSchema = z
-  .object({ documentId: z.string(), chunkId: z.string(), itemId: z.string(), start: z.number(), end: z.number() })
+  .object({
+    documentId: z.string(),
+    chunkId: z.string(),
+    itemId: z.string(),
+    start: z.number(),
+    end: z.number(),
+    session: z.string().nullable().optional().openapi({ description: "The session of the item (its `session`, else its documentId); null: none" }),
+  })
   .openapi('SourceLocation');
 
 /** A source location with the exact text it spans and what is known of the item and document it came from. */
@@ -243,6 +262,7 @@ export const ChunkSchema = z
     speaker: z.string().nullable(),
     timestamp: z.string().nullable(),
     context: z.string().nullable(),
+    session: z.string().nullable().optional().openapi({ description: 'The session of the item (its `session`, else its documentId); null: none' }),
   })
   .openapi('Chunk');
 

@@ -59,6 +59,8 @@ export interface Chunk {
   context: string | null;
   metadata: Record<string, string>;
   tags: string[];
+  /** The session (conversation) the item belongs to: its `session`, else its documentId; null: none. */
+  session?: string | null;
 }
 
 /** Where a fact came from: the exact character span inside its chunk. */
@@ -68,6 +70,8 @@ export interface SourceRef {
   itemId: string;
   start: number;
   end: number;
+  /** The session of the chunk (see Chunk.session). */
+  session?: string | null;
 }
 
 export interface Fact {

@@ -14,6 +14,7 @@ import { BANK_ID_RULE, isBankId } from '../core/ids.ts';
 import type { Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision } from '../core/types.ts';
 import type { Embedder } from '../embed/ports.ts';
 import { FORGOTTEN_TEXT, type MemoryStore, type Tombstone, type VectorRecord } from '../store/ports.ts';
+import { legacySession } from '../store/session-order.ts';
 import type { StoredItem, StoredMessage, ThreadStore } from '../threads/ports.ts';
 import type { Thread } from '../threads/types.ts';
 import { announcedCounts, decodeVector, emptyCounts, parseHeader, parseRecord, type ExportCounts, type ExportHeader, type ExportRecord } from './format.ts';
@@ -52,6 +53,11 @@ async function* linesOf(source: string | AsyncIterable<string>): AsyncGenerator<
     rl.close();
   }
 }
+
+/** A chunk or fact of an archive written before sessions gets the session the store's own upgrade would give it. */
+const withSession = (c: Chunk): Chunk => (c.session === undefined ? { ...c, session: legacySession(c.documentId) } : c);
+const withSourceSession = (f: Fact): Fact =>
+  f.source && f.source.session === undefined ? { ...f, source: { ...f.source, session: legacySession(f.source.documentId) } } : f;
 
 function rebank<T extends { bankId: string }>(x: T, bankId: string): T {
   return x.bankId === bankId ? x : { ...x, bankId };
@@ -106,14 +112,14 @@ class Importer {
         return;
       case 'chunk':
         if (!this.current || this.current.document.id !== r.chunk.documentId) throw new Error(`chunk ${r.chunk.id} comes outside its document`);
-        this.current.chunks.push(rebank(r.chunk, this.bankId));
+        this.current.chunks.push(rebank(withSession(r.chunk), this.bankId));
         this.counts.chunks++;
         return;
       case 'fact':
         await this.flushDocument();
         await this.flushObservations();
         if (this.facts.length && this.facts[0].fact.source?.documentId !== r.fact.source?.documentId) await this.flushFacts();
-        this.facts.push({ fact: rebank(r.fact, this.bankId), vector: this.vectorOf(r.vector) });
+        this.facts.push({ fact: rebank(withSourceSession(r.fact), this.bankId), vector: this.vectorOf(r.vector) });
         this.counts.facts++;
         if (this.facts.length >= this.batch) await this.flushFacts();
         return;

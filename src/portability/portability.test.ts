@@ -347,6 +347,10 @@ describe('export and import', () => {
       const facts = (await copy.listFacts('legacy', { limit: 100, offset: 0, includeSuperseded: true })).facts;
       assert.deepEqual(facts.map((f) => [f.id, f.text]), records.filter((r) => r.type === 'fact').map((r) => [r.fact?.id, r.fact?.text]));
       assert.deepEqual(await threads.listThreads('legacy', { limit: 10, offset: 0 }), []);
+      // Written before sessions: each named document is one, as the store's own upgrade makes them.
+      const documents = [...new Set(facts.flatMap((f) => (f.source ? [f.source.documentId] : [])))];
+      assert.deepEqual((await copy.sessions('legacy')).map((s) => s.id).sort(), documents.sort());
+      assert.ok(facts.every((f) => !f.source || f.source.session === f.source.documentId));
       assert.ok((await engineOn(copy, embedder).recall('legacy', { query: 'Where did Dana open a bakery?' })).results.length > 0);
     } finally {
       await copy.close();

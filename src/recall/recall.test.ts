@@ -425,7 +425,7 @@ test('a hub named in the query is left out of the text search but raises the fac
   assert.equal(r.results[0].id, idOf(`${C}:lighthouse`));
   // Not a hub: searched for by name and spread over.
   const z = await recall(deps, A, { query: 'Tell me about Zoltan', trace: true });
-  assert.equal(z.trace?.focus, 'Tell me about Zoltan');
+  assert.equal(z.trace?.focus, 'about Zoltan', '"tell me" is about the asking, not the topic');
   assert.deepEqual(z.trace?.entities.map((e) => [e.name, e.hub]), [['Zoltan', false]]);
 });
 

@@ -29,6 +29,7 @@ import { capPerSource, sourceOf } from './sources.ts';
 import { placeStanding, standingFor } from './standing.ts';
 import { analyzeQuery } from './query.ts';
 import { rerank } from './rerank.ts';
+import { keepSessions, type SessionLabel, sessionLabel, sessionLabels, sessionScope } from './sessions.ts';
 import {
   ARM_NAMES, type ArmName, type ArmTrace, DEFAULT_SETTINGS, type RecallRequest, type RecallResponse, type RecallResult,
   type RecallSettings, type RecallStore, type RecallTrace, resolveRequest,
@@ -76,7 +77,8 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
   // The arms.
   const query = await analyzeQuery(store, bankId, req.query);
   const facts = new FactLoader(store, bankId);
-  const ctx: ArmContext = { store, bankId, request: req, query, facts };
+  const sessions = sessionScope(store, bankId, req.query, req.queryTime);
+  const ctx: ArmContext = { store, bankId, request: req, query, facts, sessions };
   const vector = embedder.embed([query.focus]).then(([v]) => v);
   const timed = (p: Promise<ArmOutput>): Promise<ArmOutput & { ms: number }> => p.then((out) => ({ ...out, ms: since(started) }));
   const semantic = timed(semanticArm(ctx, vector));
@@ -120,7 +122,8 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
   // The candidates' facts (re-checked against the filter: every arm must honour it, this proves it).
   mark = performance.now();
   const poolSize = Math.max(req.limit * POOL_PER_RESULT, reranker ? req.settings.rerankN : 0);
-  const pool = fused.slice(0, poolSize);
+  // A query naming sessions is answered from them only.
+  const pool = (await keepSessions(fused, facts, await sessions, poolSize)).slice(0, poolSize);
   const poolFacts = new Map((await facts.get(pool.map((f) => f.id))).map((f) => [f.id, f]));
   const candidates = pool.filter((f) => {
     const fact = poolFacts.get(f.id);
@@ -164,11 +167,12 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
   mark = performance.now();
   const chosen = ranked.map((r) => poolFacts.get(r.id)).filter((f): f is Fact => f !== undefined);
   const names = new Map((await store.getEntities(bankId, [...new Set(chosen.flatMap((f) => f.entities))])).map((e) => [e.id, e.name]));
+  const labels = await sessionLabels(store, bankId, chosen);
   const fusedById = new Map(candidates.map((c) => [c.id, c]));
   const built = ranked.flatMap((r) => {
     const fact = poolFacts.get(r.id);
     const f = fusedById.get(r.id);
-    return fact && f ? [toResult(fact, f, r, names)] : [];
+    return fact && f ? [toResult(fact, f, r, names, labels)] : [];
   });
   const extras = await observationExtras(store, bankId, built, { sourceFacts: req.sourceFacts, ...(req.asOf ? { asOf: req.asOf } : {}) });
   const { kept, tokens } = fitToTokens(withExtras(built, extras), req.maxTokens);
@@ -198,6 +202,7 @@ function toResult(
   fused: Fused<ArmName>,
   ranked: { score: number; rerank?: number },
   names: Map<string, string>,
+  labels: Map<string, SessionLabel>,
 ): Omit<RecallResult, 'tokens'> {
   return {
     id: fact.id,
@@ -212,6 +217,7 @@ function toResult(
     speaker: fact.speaker,
     tags: fact.tags,
     source: fact.source ? { ...fact.source, metadata: fact.metadata } : null,
+    session: sessionLabel(fact, labels),
   };
 }
 

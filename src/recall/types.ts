@@ -104,17 +104,20 @@ export interface RecallSettings {
  * top candidates (followups.ts): the turn after a question takes half its score (answerShare 0.5; 0.3 to 1 all
  * help), the question keeps 0.7 of its own, and a speaker's next turn takes 0.3 (more lifts single-hop questions and
  * costs multi-hop ones): 1-5 0.744 -> 0.776 (multi-hop 0.458 -> 0.470), 6-10 0.741 -> 0.773 (0.426 -> 0.452).
+ * On beam-dev's tuning half (conversations 1, 6, 11; long technical chats with an agent): the passage arm at half
+ * weight, two results per source, the agent's turns keeping 0.1 of their score on first-person questions, and
+ * standing statements placed first took message-level R@10 from 0.285 to 0.469 (BM25 over messages: 0.382).
  */
 export const DEFAULT_SETTINGS: RecallSettings = {
   rrfK: 10,
-  armWeights: { semantic: 0.5, keyword: 1, graph: 1, temporal: 1, passage: 1 },
+  armWeights: { semantic: 0.5, keyword: 1, graph: 1, temporal: 1, passage: 0.5 },
   rerankWeight: 0.7,
   mmrLambda: null,
   namedShare: 1,
   answerShare: 0.5,
   continuationShare: 0.3,
   questionPenalty: 0.3,
-  agentTurnWeight: 0.4,
+  agentTurnWeight: 0.1,
   perSource: 2,
   standingLimit: 2,
   standingMinSimilarity: 0.65,
@@ -179,6 +182,8 @@ export interface RecallSource {
   end: number;
   /** Metadata of the retained item. */
   metadata: Record<string, string>;
+  /** The session of the item (see RecallResult.session for its ordinal). */
+  session?: string | null;
 }
 
 export interface RecallScores {
@@ -209,6 +214,8 @@ export interface RecallResult {
   speaker: string | null;
   tags: string[];
   source: RecallSource | null;
+  /** The session the fact came from, with its ordinal in the bank (1: the earliest); null for facts of no session and observations. */
+  session: { id: string; ordinal: number } | null;
   /** Tokens of `text` (what counted against maxTokens). */
   tokens: number;
   /** Observations only: facts about its entities still wait to be consolidated into it. */

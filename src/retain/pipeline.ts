@@ -55,7 +55,9 @@ function planDocuments(bankId: string, items: RetainItem[], now: string): Planne
   const seen = new Map<string, number>();
   for (const item of items) {
     const timestamp = item.timestamp ?? now;
-    const itemHash = contentHash(item.content, item.speaker, item.timestamp, item.context, JSON.stringify(item.metadata ?? {}), JSON.stringify(item.tags ?? []));
+    const itemHash = contentHash(
+      item.content, item.speaker, item.timestamp, item.context, JSON.stringify(item.metadata ?? {}), JSON.stringify(item.tags ?? []), ...sessionPart(item),
+    );
     const key = contentHash(item.documentId, itemHash, item.role);
     const repeat = seen.get(key) ?? 0;
     seen.set(key, repeat + 1);
@@ -74,7 +76,9 @@ function chunksOf(bankId: string, doc: PlannedDocument, firstIndex: number): Chu
   for (const { item, itemId, timestamp } of doc.items) {
     const pieces = chunkText(item.content);
     pieces.forEach((piece, i) => {
-      const hash = contentHash(piece.text, item.speaker, item.timestamp, item.context, JSON.stringify(item.metadata ?? {}), JSON.stringify(item.tags ?? []), item.role);
+      const hash = contentHash(
+        piece.text, item.speaker, item.timestamp, item.context, JSON.stringify(item.metadata ?? {}), JSON.stringify(item.tags ?? []), item.role, ...sessionPart(item),
+      );
       chunks.push({
         id: derivedId('chk', bankId, doc.id, itemId, String(i), hash),
         bankId,
@@ -88,11 +92,18 @@ function chunksOf(bankId: string, doc: PlannedDocument, firstIndex: number): Chu
         context: item.context ?? null,
         metadata: item.metadata ?? {},
         tags: item.tags ?? [],
+        session: sessionOf(item),
       });
     });
   }
   return chunks;
 }
+
+/** An item's session: the one it names (null: none), else its document; an item with neither belongs to none. */
+const sessionOf = (item: RetainItem): string | null => (item.session === undefined ? (item.documentId ?? null) : item.session);
+
+/** What an explicit session adds to an item's hashes (nothing when it names none, so ids stored before stay). */
+const sessionPart = (item: RetainItem): string[] => (item.session === undefined ? [] : [`session:${item.session ?? ''}`]);
 
 /**
  * Each item's addressee: the nearest other speaker before it in the request, else the nearest after it (in a
@@ -470,7 +481,7 @@ async function buildWrites(deps: RetainDeps, bank: Bank, parts: WritePart[]): Pr
           occurredEnd: x.occurredEnd,
           mentionedAt: at,
           entities: entityIds,
-          source: { documentId: document.id, chunkId: chunk.id, itemId: chunk.itemId, start: x.start, end: x.end },
+          source: { documentId: document.id, chunkId: chunk.id, itemId: chunk.itemId, start: x.start, end: x.end, session: chunk.session ?? null },
           speaker: chunk.speaker,
           metadata: factMetadata(chunk, x),
           tags: chunk.tags,

@@ -12,6 +12,11 @@ export interface RetainItem {
   role?: ItemRole;
   /** Items sharing a documentId form one document, in order. */
   documentId?: string;
+  /**
+   * The session (conversation) the item belongs to; recall orders a bank's sessions by time and answers "our first
+   * session", "last time". Default: the documentId (an item without one belongs to no session); null: none.
+   */
+  session?: string | null;
   metadata?: Record<string, string>;
   tags?: string[];
 }

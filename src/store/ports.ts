@@ -43,6 +43,19 @@ export interface FactFilter {
   validAt?: string;
 }
 
+/**
+ * A session of a bank: the chunks that share a session name (a retained document, or the items retained with one
+ * `session`). Ordinals follow time: the earliest timestamp of its items, ties by the one retained first.
+ */
+export interface SessionInfo {
+  id: string;
+  /** 1 for the earliest session of the bank. */
+  ordinal: number;
+  /** Earliest and latest timestamp of its items (null when none carries one). */
+  start: string | null;
+  end: string | null;
+}
+
 export interface VectorRecord {
   id: string;
   vector: Float32Array;
@@ -242,6 +255,10 @@ export interface MemoryStore {
   listFacts(bankId: string, query: ListFactsQuery): Promise<FactPage>;
   /** Facts whose occurred (or, lacking that, mentioned) time overlaps [start, end], nearest first. */
   factsInTimeRange(bankId: string, start: string, end: string, limit: number, filter?: FactFilter): Promise<Fact[]>;
+  /** The bank's sessions, ordinal 1 first, as what is stored now makes them (replaced and deleted documents included). */
+  sessions(bankId: string): Promise<SessionInfo[]>;
+  /** Facts of the named sessions (under the filter): at most `limitPerSession` of each, in the order they were told. */
+  factsOfSessions(bankId: string, sessionIds: string[], limitPerSession: number, filter?: FactFilter): Promise<Fact[]>;
   /** Facts extracted from the given chunks (the keyword arm spreads chunk scores to them). */
   factIdsOfChunks(bankId: string, chunkIds: string[], filter?: FactFilter): Promise<Array<{ factId: string; chunkId: string }>>;
   getEntities(bankId: string, ids: string[]): Promise<Entity[]>;

@@ -27,6 +27,8 @@ export function observationToRetainItem(o: MemoryItem): RetainItem | null {
     content: o.text,
     timestamp: o.lastAt ?? o.createdAt,
     documentId: `thread-memory:${o.recordId}`,
+    // A thread's compressed memory is not a conversation of its own.
+    session: null,
     context: `observation of ${o.recordId}`,
     metadata: { observationId: o.id, recordId: o.recordId, ...(o.threadId ? { threadId: o.threadId } : {}) },
   };

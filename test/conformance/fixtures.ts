@@ -35,6 +35,7 @@ export function doc(bankId: string, id: string, hash = `hash-${id}`): DocumentRe
 export function chunk(bankId: string, documentId: string, id: string, index: number, text: string, speaker: string | null = null): Chunk {
   return {
     id, bankId, documentId, index, itemId: `${id}-item`, text, contentHash: `h-${id}`, speaker, timestamp: at(2), context: 'a test', metadata: { n: String(index) }, tags: [],
+    session: documentId,
   };
 }
 
@@ -65,7 +66,7 @@ export function fact(bankId: string, id: string, text: string, o: FactInput = {}
     occurredEnd: o.occurredEnd ?? null,
     mentionedAt: o.mentionedAt ?? at(2),
     entities: o.entities ?? [],
-    source: c ? { documentId: c.documentId, chunkId: c.id, itemId: c.itemId, start: 0, end: Math.min(5, c.text.length) } : null,
+    source: c ? { documentId: c.documentId, chunkId: c.id, itemId: c.itemId, start: 0, end: Math.min(5, c.text.length), session: c.session ?? null } : null,
     speaker: o.speaker ?? null,
     metadata: { origin: id },
     tags: o.tags ?? [],

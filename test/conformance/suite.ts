@@ -272,6 +272,62 @@ export function storeConformance(label: string, harness: StoreHarness): void {
       await expect({ validAt: at(15), recordedBefore: at(20) }, [f1, f3], 'as of before it was superseded');
     });
 
+    test('sessions: ordered by their earliest item whatever the write order; replacing and deleting renumber; facts by session', async () => {
+      const bankId = await newBank('sessions');
+      const d = (n: string): string => `${bankId}-${n}`;
+      /** A document of one session: a chunk (with one fact) per day given. */
+      async function session(docId: string, session: string | null, days: number[], createdDay = 1): Promise<Fact[]> {
+        const chunks = days.map((day, i) => ({ ...chunk(bankId, d(docId), d(`${docId}-c${i}-${day}`), i, `Said on day ${day}.`), timestamp: at(day), session }));
+        const facts = chunks.map((c, i) =>
+          fact(bankId, d(`${docId}-f${i}-${days[i]}`), `fact of ${docId} on day ${days[i]}`, { chunk: c, kind: i === 0 ? 'experience' : 'world' }),
+        );
+        await store.writeItem(
+          itemWrite(bankId, { ...doc(bankId, d(docId), `hash-${days.join('-')}`), createdAt: at(createdDay) }, chunks, facts.map((f, i) => ({ fact: f, vector: unit(i) }))),
+        );
+        return facts;
+      }
+      // Written out of order: the third session first.
+      await session('s3', d('s3'), [20, 21], 1);
+      const s1 = await session('s1', d('s1'), [6, 5, 7], 2);
+      await session('s2', d('s2'), [10], 3);
+      await session('loose', null, [1], 4);
+      // Two documents of one named session; and two sessions starting together, the one retained first first.
+      await session('x-part1', 'x', [25], 5);
+      await session('x-part2', 'x', [24], 6);
+      await session('tie-a', d('tie-a'), [28], 7);
+      await session('tie-b', d('tie-b'), [28], 8);
+
+      const order = async (): Promise<string[]> => (await store.sessions(bankId)).map((s) => s.id);
+      const sessions = await store.sessions(bankId);
+      assert.deepEqual(sessions.map((s) => s.id), [d('s1'), d('s2'), d('s3'), 'x', d('tie-a'), d('tie-b')], 'by time; a chunk without a session is in none');
+      assert.deepEqual(sessions.map((s) => s.ordinal), [1, 2, 3, 4, 5, 6]);
+      assert.deepEqual([sessions[0].start, sessions[0].end], [at(5), at(7)]);
+      assert.deepEqual([sessions[3].start, sessions[3].end], [at(24), at(25)], 'a session spans its documents');
+
+      const [read] = await store.getFacts(bankId, [s1[0].id]);
+      assert.equal(read.source?.session, d('s1'));
+      assert.equal((await store.listChunks(bankId, d('s1')))[0].session, d('s1'));
+      assert.equal((await store.listChunks(bankId, d('loose')))[0].session, null);
+
+      const ofS1 = await store.factsOfSessions(bankId, [d('s1')], 10);
+      assert.deepEqual(sorted(idsOf(ofS1)), sorted(idsOf(s1)));
+      assert.equal((await store.factsOfSessions(bankId, [d('s1'), d('s2')], 1)).length, 2, 'a limit per session');
+      assert.deepEqual(idsOf(await store.factsOfSessions(bankId, [d('s1')], 10, { kinds: ['experience'] })), [s1[0].id], 'filtered');
+      assert.deepEqual(await store.factsOfSessions(bankId, [d('nothing')], 10), []);
+
+      // Replacing the third session's document with one dated earlier makes it the first.
+      const old = (await store.listChunks(bankId, d('s3'))).map((c) => c.id);
+      const moved = { ...chunk(bankId, d('s3'), d('s3-moved'), 0, 'Said on day 2.'), timestamp: at(2), session: d('s3') };
+      await store.writeItem(itemWrite(bankId, doc(bankId, d('s3'), 'hash-moved'), [moved], [], { removeChunkIds: old }));
+      assert.deepEqual((await order()).slice(0, 3), [d('s3'), d('s1'), d('s2')]);
+      // Deleting a session's document renumbers the rest.
+      await store.deleteDocument(bankId, d('s1'), 'test');
+      const after = await store.sessions(bankId);
+      assert.deepEqual(after.slice(0, 2).map((s) => [s.id, s.ordinal]), [[d('s3'), 1], [d('s2'), 2]]);
+      assert.deepEqual(await store.factsOfSessions(bankId, [d('s1')], 10), []);
+      assert.deepEqual(await store.sessions(B('no-such-bank')), []);
+    });
+
     test('observations: evidence, history, proof counts; a stale revision is refused', async () => {
       const { bankId, facts } = await seeded('observations');
       const o = observation(bankId, `${bankId}-o1`, 'Alice lives in Berlin and works at a startup', at(5), [`${bankId}-e-alice`]);

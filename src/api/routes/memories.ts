@@ -101,7 +101,7 @@ export function memoryRoutes(app: OpenAPIHono, engine: Engine): void {
       if (!doc) throw notFound('document', document);
       const chunks = await engine.store.listChunks(bank, document);
       return c.json(
-        { ...doc, chunks: chunks.map((k) => ({ id: k.id, documentId: k.documentId, index: k.index, itemId: k.itemId, text: k.text, speaker: k.speaker, timestamp: k.timestamp, context: k.context })) },
+        { ...doc, chunks: chunks.map((k) => ({ id: k.id, documentId: k.documentId, index: k.index, itemId: k.itemId, text: k.text, speaker: k.speaker, timestamp: k.timestamp, context: k.context, session: k.session ?? null })) },
         200,
       );
     },

@@ -42,6 +42,14 @@ const RecallResultSchema = z
     speaker: z.string().nullable(),
     tags: z.array(z.string()),
     source: SourceSchema.nullable(),
+    session: z
+      .object({ id: z.string(), ordinal: z.number().int() })
+      .nullable()
+      .openapi({
+        description:
+          'The session (conversation) the fact came from: its id (the item\'s `session`, else its documentId) and its ordinal in the bank ' +
+          '(1: the earliest, by the time of its first item); null for facts of no session and for observations',
+      }),
     tokens: z.number().int().openapi({ description: 'Tokens of text (counted against maxTokens)' }),
     stale: z.boolean().optional().openapi({ description: 'Observations: facts about its entities still wait to be consolidated' }),
     proofCount: z.number().int().optional().openapi({ description: 'Observations: supporting facts' }),

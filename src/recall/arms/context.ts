@@ -3,6 +3,7 @@
 import type { Scored } from '../../store/ports.ts';
 import type { FactLoader } from '../facts.ts';
 import type { QueryAnalysis } from '../query.ts';
+import type { SessionScope } from '../sessions.ts';
 import type { RecallStore, ResolvedRequest } from '../types.ts';
 
 export interface ArmContext {
@@ -12,6 +13,8 @@ export interface ArmContext {
   query: QueryAnalysis;
   /** Reads facts at most once per request. */
   facts: FactLoader;
+  /** The sessions the query names (null: none named). */
+  sessions?: Promise<SessionScope | null>;
 }
 
 export interface ArmOutput {

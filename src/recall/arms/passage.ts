@@ -1,6 +1,6 @@
 // The passage arm ranks source passages (the chunks facts were read from: a message, or a section of a long one)
-// and answers with their facts. A passage scores by its own BM25 match plus the best semantic and keyword matches
-// among its facts (a strong fact raises its passage), so a message whose sentences each carry part of the answer
+// and answers with their facts. A passage that matches the query's words scores by its BM25 match plus the best
+// semantic and keyword matches among its facts (a strong fact raises its passage), so a message whose sentences each carry part of the answer
 // ranks where no single sentence would; the facts of the best passages then come out in passage order, each
 // passage giving its best-matching few, so one long message cannot fill the arm's list.
 import type { Scored } from '../../store/ports.ts';
@@ -48,22 +48,24 @@ export async function passageArm(
     bestSem.set(chunk, Math.max(bestSem.get(chunk) ?? 0, sem.get(f.id) ?? 0));
     bestKw.set(chunk, Math.max(bestKw.get(chunk) ?? 0, kw.get(f.id) ?? 0));
   }
+  // Only passages that match on their own words: one found through a single fact alone is that fact again, which
+  // the semantic and keyword arms already rank.
   const scores = new Map<string, number>();
-  for (const id of new Set([...passage.keys(), ...bestSem.keys(), ...bestKw.keys()]))
+  for (const id of passage.keys())
     scores.set(id, (passage.get(id) ?? 0) + weights.passageSemantic * (bestSem.get(id) ?? 0) + weights.passageFact * (bestKw.get(id) ?? 0));
   const passages = topHits(scores, Math.ceil(candidatesPerArm / FACTS_PER_PASSAGE));
   if (!passages.length) return { hits: [], detail: { passages: 0, chunkMatches: chunkList.length } };
 
-  // The best passages answer with their best-matching facts (their first ones when none matched on its own).
+  // The best passages answer with their facts that matched on their own, best first; a passage none of whose facts
+  // did answers with its first ones (a long message's topic is spread over its sentences).
   const owned = await store.factIdsOfChunks(bankId, passages.map((p) => p.id), request.filter);
   const byChunk = new Map<string, string[]>();
   for (const { factId, chunkId } of owned) byChunk.set(chunkId, [...(byChunk.get(chunkId) ?? []), factId]);
   const hits = new Map<string, number>();
   for (const p of passages) {
     const ids = byChunk.get(p.id) ?? [];
-    const best = ids
-      .map((id, i) => ({ id, own: own.get(id) ?? 0, i }))
-      .sort((a, b) => b.own - a.own || a.i - b.i)
+    const matched = ids.map((id, i) => ({ id, own: own.get(id) ?? 0, i })).filter((f) => f.own > 0);
+    const best = (matched.length ? matched.sort((a, b) => b.own - a.own || a.i - b.i) : ids.map((id, i) => ({ id, own: 0, i })))
       .slice(0, FACTS_PER_PASSAGE);
     for (const f of best) hits.set(f.id, p.score + OWN_SHARE * f.own);
   }

@@ -4,11 +4,15 @@
 // query in meaning rank first. Candidates are the facts the store finds in (a margin around) each range, and
 // the other arms' hits. A question after a time with no range of its own ("When did ...?") is answered by
 // dated facts: the arm then ranks the other arms' best facts that carry an occurred time.
+// A query that names sessions ("our first session", "last time", "sessions 2 through 4"; recall/sessions.ts) is
+// answered from them: every fact of those sessions scores 1 scaled by its nearness to the query in meaning, the
+// candidates being the other arms' hits in those sessions and facts the store reads from each of them.
 import { DAY_MS } from '../../core/time.ts';
 import type { Fact } from '../../core/types.ts';
 import type { Scored } from '../../store/ports.ts';
 import { parseTimeExpressions } from '../../text/time-expressions.ts';
 import { matchesFilter } from '../filter.ts';
+import { inSessions, type SessionScope } from '../sessions.ts';
 import { cosine } from '../similarity.ts';
 import { type ArmContext, type ArmOutput, topHits } from './context.ts';
 import { seedsOf } from './seeds.ts';
@@ -48,7 +52,12 @@ export function factProximity(f: Fact, windows: Window[]): number {
 export async function temporalArm(ctx: ArmContext, queryVector: Promise<Float32Array>, seedLists: Promise<Scored[][]>): Promise<ArmOutput> {
   const { store, bankId, request } = ctx;
   const k = request.settings.candidatesPerArm;
-  const ranges = parseTimeExpressions(request.query, request.queryTime);
+  const scope = (await ctx.sessions) ?? null;
+  if (scope && scope.ids.size) return sessionFacts(ctx, scope, queryVector, seedLists);
+  // Words read as sessions are not times ("sessions 2 through 4" is not 2 to 4 o'clock).
+  const ranges = parseTimeExpressions(request.query, request.queryTime).filter(
+    (r) => !scope?.expressions.some((e) => r.index < e.index + e.text.length && r.index + r.text.length > e.index),
+  );
   if (ranges.length === 0) return asksWhen(request.query) ? datedSeeds(ctx, await seedLists) : { hits: [], detail: { ranges: [] } };
   const windows: Window[] = ranges.map((r) => {
     const start = Date.parse(r.start);
@@ -87,6 +96,38 @@ export async function temporalArm(ctx: ArmContext, queryVector: Promise<Float32A
   return {
     hits: topHits(scores, k),
     detail: { ranges: ranges.map((r) => ({ text: r.text, start: r.start, end: r.end })), candidates: candidates.size, near: near.size },
+  };
+}
+
+/** Sessions read from the store at most (the latest of those named); beyond, the other arms' hits in them count. */
+const MAX_SESSIONS_READ = 50;
+
+/** The facts of the named sessions, the nearest to the query in meaning first. */
+async function sessionFacts(ctx: ArmContext, scope: SessionScope, queryVector: Promise<Float32Array>, seedLists: Promise<Scored[][]>): Promise<ArmOutput> {
+  const { store, bankId, request } = ctx;
+  const k = request.settings.candidatesPerArm;
+  const read = scope.sessions.slice(-MAX_SESSIONS_READ).map((s) => s.id);
+  const [stored, seeds] = await Promise.all([
+    store.factsOfSessions(bankId, read, Math.max(1, Math.ceil((k * 2) / read.length)), request.filter),
+    seedLists,
+  ]);
+  const candidates = new Map(stored.map((f) => [f.id, f]));
+  const seedIds = [...new Set(seeds.flatMap((l) => l.slice(0, k).map((h) => h.id)))].filter((id) => !candidates.has(id));
+  for (const f of await ctx.facts.get(seedIds)) if (inSessions(f, scope.ids) && matchesFilter(f, request.filter)) candidates.set(f.id, f);
+  const [vector, vectors] = await Promise.all([queryVector, store.getVectors(bankId, [...candidates.keys()])]);
+  const scores = new Map<string, number>();
+  for (const id of candidates.keys()) {
+    const v = vectors.get(id);
+    scores.set(id, 0.5 + 0.5 * (v ? Math.max(0, cosine(vector, v)) : 0));
+  }
+  return {
+    hits: topHits(scores, k),
+    detail: {
+      ranges: [],
+      sessions: scope.sessions.map((s) => ({ id: s.id, ordinal: s.ordinal })),
+      expressions: scope.expressions.map((e) => e.text),
+      candidates: candidates.size,
+    },
   };
 }
 

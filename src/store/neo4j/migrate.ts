@@ -39,10 +39,36 @@ export function readMigrations(dir: string = NEO4J_MIGRATIONS_DIR): MigrationFil
 export type Migration = ({ kind: 'cypher' } & MigrationFile) | { kind: 'code'; name: string; run: (db: Neo4jConnection) => Promise<void> };
 
 /**
+ * Chunks stored before sessions: their document is their session, unless its id was derived for a standalone item
+ * (`doc_` and 24 hex digits) or it holds a thread's compressed memory; facts take their chunk's. In batches (CALL IN
+ * TRANSACTIONS: auto-commit only); running them again changes nothing.
+ */
+export const sessionBackfill = (): Statement[] => [
+  cypher(
+    `MATCH (c:Chunk) WHERE c.session IS NULL AND NOT c.documentId =~ 'doc_[0-9a-f]{24}' AND NOT c.documentId STARTS WITH 'thread-memory:'
+     CALL (c) { SET c.session = c.documentId } IN TRANSACTIONS OF 10000 ROWS`,
+  ),
+  cypher(
+    `MATCH (f:Fact) WHERE f.session IS NULL AND f.chunkId IS NOT NULL
+     CALL (f) { MATCH (c:Chunk {id: f.chunkId}) WHERE c.session IS NOT NULL SET f.session = c.session } IN TRANSACTIONS OF 10000 ROWS`,
+  ),
+];
+
+/**
  * Code migrations, numbered in the same sequence as the files. 005: each bank gets its own full-text indexes
  * (their names derive from a hash of the bank id, which Cypher cannot compute); 006 then drops the shared ones.
+ * 010: the sessions of what was stored before 009 indexed them.
  */
-export const CODE_MIGRATIONS: Migration[] = [{ kind: 'code', name: '005_bank_keyword_indexes', run: (db) => upgradeToBankIndexes(db) }];
+export const CODE_MIGRATIONS: Migration[] = [
+  { kind: 'code', name: '005_bank_keyword_indexes', run: (db) => upgradeToBankIndexes(db) },
+  {
+    kind: 'code',
+    name: '010_session_backfill',
+    run: async (db) => {
+      for (const s of sessionBackfill()) await db.autoCommit(s);
+    },
+  },
+];
 
 /** Every migration, files and code, in the order they apply. */
 export function allMigrations(dir: string = NEO4J_MIGRATIONS_DIR): Migration[] {

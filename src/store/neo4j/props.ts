@@ -39,6 +39,7 @@ export function chunkProps(c: Chunk): Params {
   return {
     id: c.id, bankId: c.bankId, documentId: c.documentId, index: c.index, itemId: c.itemId, text: c.text, searchText: chunkSearchText(c),
     contentHash: c.contentHash, speaker: c.speaker, timestamp: c.timestamp, context: c.context, metadata: json(c.metadata), tags: c.tags,
+    session: c.session ?? null,
   };
 }
 
@@ -57,6 +58,7 @@ export function factContent(f: Fact): Params {
     itemId: f.source?.itemId ?? null,
     spanStart: f.source?.start ?? null,
     spanEnd: f.source?.end ?? null,
+    session: f.source?.session ?? null,
     speaker: f.speaker,
     metadata: json(f.metadata),
     tags: f.tags,

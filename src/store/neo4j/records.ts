@@ -3,7 +3,8 @@
 import type {
   Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation, OperationStatus,
 } from '../../core/types.ts';
-import type { FactFilter, FactPage, KeyedOperation, ListFactsQuery, Tombstone } from '../ports.ts';
+import type { FactFilter, FactPage, KeyedOperation, ListFactsQuery, SessionInfo, Tombstone } from '../ports.ts';
+import { numberSessions } from '../session-order.ts';
 import type { Neo4jConnection, Row } from './connection.ts';
 import { propsOf, toBank, toChunk, toDocument, toEntity, toEvidence, toFact, toLink, toOperation, toRevision, toTombstone } from './rows.ts';
 import * as reads from './statements/reads.ts';
@@ -77,6 +78,21 @@ export class Neo4jRecords {
   async factsInTimeRange(bankId: string, start: string, end: string, limit: number, filter: FactFilter = {}): Promise<Fact[]> {
     if (Number.isNaN(Date.parse(start)) || Number.isNaN(Date.parse(end))) return [];
     return many(await this.db.read(reads.factsInTimeRange(bankId, start, end, limit, filter)), 'fact', toFact);
+  }
+  async sessions(bankId: string): Promise<SessionInfo[]> {
+    const rows = (await this.db.read(reads.sessions(bankId))).map((r) => ({
+      id: String(r.id),
+      start: r.start === null || r.start === undefined ? null : String(r.start),
+      end: r.end === null || r.end === undefined ? null : String(r.end),
+      retained: r.retained === null || r.retained === undefined ? '' : String(r.retained),
+    }));
+    return numberSessions(rows, (a, b) => (a.retained < b.retained ? -1 : a.retained > b.retained ? 1 : 0)).map(({ id, ordinal, start, end }) => ({
+      id, ordinal, start, end,
+    }));
+  }
+  async factsOfSessions(bankId: string, sessionIds: string[], limitPerSession: number, filter: FactFilter = {}): Promise<Fact[]> {
+    if (sessionIds.length === 0 || limitPerSession <= 0) return [];
+    return many(await this.db.read(reads.factsOfSessions(bankId, [...new Set(sessionIds)], limitPerSession, filter)), 'fact', toFact);
   }
   async factIdsOfChunks(bankId: string, chunkIds: string[], filter: FactFilter = {}): Promise<Array<{ factId: string; chunkId: string }>> {
     if (chunkIds.length === 0) return [];

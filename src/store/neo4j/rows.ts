@@ -35,7 +35,7 @@ export function toChunk(p: Props): Chunk {
   return {
     id: String(p.id), bankId: String(p.bankId), documentId: String(p.documentId), index: num(p.index), itemId: String(p.itemId), text: String(p.text),
     contentHash: String(p.contentHash), speaker: str(p.speaker), timestamp: str(p.timestamp), context: str(p.context),
-    metadata: parse(p.metadata, {}), tags: list(p.tags),
+    metadata: parse(p.metadata, {}), tags: list(p.tags), session: str(p.session),
   };
 }
 
@@ -52,7 +52,10 @@ export function toFact(p: Props): Fact {
     source:
       p.chunkId === null || p.chunkId === undefined
         ? null
-        : { documentId: String(p.documentId), chunkId: String(p.chunkId), itemId: String(p.itemId), start: num(p.spanStart), end: num(p.spanEnd) },
+        : {
+            documentId: String(p.documentId), chunkId: String(p.chunkId), itemId: String(p.itemId), start: num(p.spanStart), end: num(p.spanEnd),
+            session: str(p.session),
+          },
     speaker: str(p.speaker),
     metadata: parse(p.metadata, {}),
     tags: list(p.tags),

@@ -10,7 +10,7 @@ import type { Chunk, DocumentRecord, Entity, Fact, Observation, Operation } from
 import { factCondition } from './filter.ts';
 import { bankDigest, indexDigest, KEYWORD_INDEX_PREFIX, keywordNames, orphanIndexNames, schemaIdentifier } from './keyword-names.ts';
 import { lintStatement, lintStatements } from './lint.ts';
-import { allMigrations, readMigrations, splitCypher } from './migrate.ts';
+import { allMigrations, readMigrations, sessionBackfill, splitCypher } from './migrate.ts';
 import { compact, factContent, factLifecycle } from './props.ts';
 import { toFact } from './rows.ts';
 import type { Statement } from './statement.ts';
@@ -31,7 +31,7 @@ const NOW = '2024-05-01T10:00:00.000Z';
 const fact: Fact = {
   id: `fct-${EVIL}`, bankId: B, kind: 'world', text: `Alice moved to Berlin ${EVIL}`, occurredStart: '2023-06-01T00:00:00.000Z', occurredEnd: null,
   mentionedAt: '2023-06-14T10:00:00.000Z', entities: ['ent-1', 'ent-2'],
-  source: { documentId: 'doc-1', chunkId: 'chk-1', itemId: 'itm-1', start: 0, end: 20 }, speaker: 'Alice', metadata: { turn: 't1' }, tags: ['work'],
+  source: { documentId: 'doc-1', chunkId: 'chk-1', itemId: 'itm-1', start: 0, end: 20, session: 'doc-1' }, speaker: 'Alice', metadata: { turn: 't1' }, tags: ['work'],
   status: 'active', validFrom: '2023-06-01T00:00:00.000Z', validTo: null, supersededBy: null, supersededAt: null, consolidatedAt: null,
   createdAt: NOW, updatedAt: NOW,
 };
@@ -104,6 +104,9 @@ function catalogue(): Array<[string, Statement]> {
   add('listFacts', reads.listFacts(B, listQuery));
   add('factsInTimeRange', reads.factsInTimeRange(B, '2023-01-01T00:00:00Z', '2023-12-31T00:00:00Z', 5, filterAll));
   add('factIdsOfChunks', reads.factIdsOfChunks(B, ['c'], filterAll));
+  add('sessions', reads.sessions(B));
+  add('sessionBackfill', sessionBackfill());
+  add('factsOfSessions', reads.factsOfSessions(B, [EVIL], 5, filterAll));
   add('getEntities', reads.getEntities(B, ['e']));
   add('listEntities', reads.listEntities(B, 10, 0));
   add('entitiesByKeys', reads.entitiesByKeys(B, ['alice']));

@@ -13,7 +13,7 @@ import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Obs
 import { log } from '../../log.ts';
 import type {
   Claim, DeadLetter, DeleteResult, FactFilter, FactPage, Heartbeat, ItemWrite, KeyedOperation, ListFactsQuery, MemoryStore, ObservationWrite,
-  QueueDetail, Tombstone, VectorRecord,
+  QueueDetail, SessionInfo, Tombstone, VectorRecord,
 } from '../ports.ts';
 import { checkBankId } from '../../core/ids.ts';
 import { Neo4jConnection } from '../neo4j/connection.ts';
@@ -148,6 +148,13 @@ export class ServerStore implements MemoryStore {
   }
   factsInTimeRange(bankId: string, start: string, end: string, limit: number, filter?: FactFilter): Promise<Fact[]> {
     return this.records.factsInTimeRange(bankId, start, end, limit, filter);
+  }
+  /** Computed from the chunks at every call: the server store keeps no state between requests. */
+  sessions(bankId: string): Promise<SessionInfo[]> {
+    return this.records.sessions(bankId);
+  }
+  factsOfSessions(bankId: string, sessionIds: string[], limitPerSession: number, filter?: FactFilter): Promise<Fact[]> {
+    return this.records.factsOfSessions(bankId, sessionIds, limitPerSession, filter);
   }
   /** Facts extracted from the given chunks (under the filter), for the keyword arm's chunk-to-fact flow. */
   factIdsOfChunks(bankId: string, chunkIds: string[], filter?: FactFilter): Promise<Array<{ factId: string; chunkId: string }>> {

@@ -8,7 +8,7 @@ import type { Db } from './database.ts';
 import { dropKeywordIndex, syncKeywordIndexes } from './keyword-tables.ts';
 import { forgetBankOperations } from './operations.ts';
 import { placeholders } from './rows.ts';
-import { bumpGraphVersion, observationsCiting, pruneEntities, tombstone } from './writes.ts';
+import { bumpGraphVersion, bumpSessionVersion, observationsCiting, pruneEntities, tombstone } from './writes.ts';
 import { prepared } from './statements.ts';
 
 
@@ -84,6 +84,7 @@ export function deleteDocument(db: Db, bankId: string, documentId: string, reaso
       pruneEntities(db, bankId);
       syncKeywordIndexes(db);
       bumpGraphVersion(db, bankId);
+      bumpSessionVersion(db, bankId);
       return { factIds, observationIds };
     })
     .immediate();

@@ -4,15 +4,16 @@
 // rowid in another bank, a raw write) still reach the right bank's index.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, SQLITE_MIGRATIONS_DIR, type Db } from './database.ts';
+import { openDatabase, type Db } from './database.ts';
 import { readVarint } from './fts-doclists.ts';
 import {
   KEYWORD_TABLE_ARGS, keywordIndexedRows, keywordIndexOf, keywordStatsOf, keywordTable, syncKeywordIndexes, type KeywordSource,
 } from './keyword-tables.ts';
 import { fts5Top, rebuiltKeywordTable } from './keyword-testing.ts';
+import { databaseBefore } from './migration-testing.ts';
 import { SqliteStore } from './store.ts';
 
 const NOW = '2024-01-01T00:00:00.000Z';
@@ -64,15 +65,6 @@ function trueTotals(db: Db, table: string): { rows: number; tokens: number } {
   const averages = (db.prepare(`SELECT block FROM ${table}_data WHERE id = 1`).get() as { block: Uint8Array }).block;
   const at = { i: 0 };
   return { rows: readVarint(averages, at), tokens: readVarint(averages, at) };
-}
-
-/** A database of the schema before the given migration (file name prefix), made in dir. */
-function databaseBefore(dir: string, migration: string): Db {
-  const oldMigrations = join(dir, 'migrations');
-  mkdirSync(oldMigrations);
-  for (const f of readdirSync(SQLITE_MIGRATIONS_DIR).filter((f) => f.endsWith('.sql') && f < migration))
-    copyFileSync(join(SQLITE_MIGRATIONS_DIR, f), join(oldMigrations, f));
-  return openDatabase(join(dir, 'old', 'cairn.db'), oldMigrations);
 }
 
 function tables(db: Db): string[] {

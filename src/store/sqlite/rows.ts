@@ -48,6 +48,7 @@ export function toChunk(r: Row): Chunk {
     context: str(r.context),
     metadata: parseJson(r.metadata, {}),
     tags: parseJson(r.tags, []),
+    session: str(r.session),
   };
 }
 
@@ -57,7 +58,7 @@ export function toChunk(r: Row): Chunk {
 const FACT_FIELDS = [
   'rid', 'id', 'bank_id', 'kind', 'text', 'occurred_start', 'occurred_end', 'mentioned_at', 'document_id', 'chunk_id',
   'item_id', 'span_start', 'span_end', 'speaker', 'metadata', 'tags', 'status', 'valid_from', 'valid_to',
-  'superseded_by', 'superseded_at', 'consolidated_at', 'created_at', 'updated_at', 'entity_ids',
+  'superseded_by', 'superseded_at', 'consolidated_at', 'created_at', 'updated_at', 'session', 'entity_ids',
 ] as const;
 
 /** A column's place in a fact read as an array. */
@@ -88,6 +89,7 @@ export function toFact(v: unknown[]): Fact {
             itemId: String(v[F.item_id]),
             start: Number(v[F.span_start]),
             end: Number(v[F.span_end]),
+            session: str(v[F.session]),
           },
     speaker: str(v[F.speaker]),
     metadata: parseJson(v[F.metadata], {}),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation, OperationStatus } from '../../core/types.ts';
 import type {
   Claim, DeadLetter, DeleteResult, FactFilter, FactPage, Heartbeat, ItemWrite, KeyedOperation, ListFactsQuery, MemoryStore, ObservationWrite,
-  QueueDetail, Tombstone, VectorRecord,
+  QueueDetail, SessionInfo, Tombstone, VectorRecord,
 } from '../ports.ts';
 import { checkBankId } from '../../core/ids.ts';
 import * as ops from './operations.ts';
@@ -16,6 +16,7 @@ import { SqliteKeywordIndex } from './keyword.ts';
 import { countKeywordTotals, ensureKeywordIndex, syncPendingKeywordChanges } from './keyword-tables.ts';
 import { SqliteReaders } from './readers.ts';
 import * as queue from './queue.ts';
+import { SqliteSessions } from './sessions.ts';
 import { F, FACT_COLUMNS, json, parseJson, placeholders, toBank, toChunk, toDocument, toEntity, toFact, toOperation, type Row } from './rows.ts';
 import { decodeVector, SqliteVectorIndex } from './vectors.ts';
 import * as writes from './writes.ts';
@@ -47,6 +48,7 @@ export class SqliteStore implements MemoryStore {
   readonly keywords: SqliteKeywordIndex;
   readonly graph: SqliteGraphIndex;
   private readonly readers: SqliteReaders | null;
+  private readonly sessionsOf: SqliteSessions;
   private rowsSinceOptimize = 0;
 
   constructor(options: SqliteStoreOptions) {
@@ -63,6 +65,7 @@ export class SqliteStore implements MemoryStore {
       this.readers && { readers: this.readers, sizeOf: (bankId) => this.vectors.stats(bankId)?.vectors ?? 0, minFacts: options.keywordOffloadFacts ?? KEYWORD_OFFLOAD_FACTS },
     );
     this.graph = new SqliteGraphIndex(this.db);
+    this.sessionsOf = new SqliteSessions(this.db);
   }
 
   async close(): Promise<void> {
@@ -95,6 +98,7 @@ export class SqliteStore implements MemoryStore {
     deletes.deleteBank(this.db, id);
     this.vectors.forgetBank(id);
     this.graph.invalidate(id);
+    this.sessionsOf.forget(id);
   }
 
   // documents and chunks
@@ -198,6 +202,12 @@ export class SqliteStore implements MemoryStore {
         `SELECT ${FACT_COLUMNS} FROM facts f WHERE f.rid IN (${placeholders(nearest.length)})`)
       .raw().all(...nearest.map((h) => h.rid)) as unknown[][];
     return rows.sort((x, y) => (rank.get(Number(x[F.rid])) ?? 0) - (rank.get(Number(y[F.rid])) ?? 0)).map(toFact);
+  }
+  async sessions(bankId: string): Promise<SessionInfo[]> {
+    return this.sessionsOf.list(bankId);
+  }
+  async factsOfSessions(bankId: string, sessionIds: string[], limitPerSession: number, filter: FactFilter = {}): Promise<Fact[]> {
+    return this.sessionsOf.factsOf(bankId, sessionIds, limitPerSession, filter);
   }
   /** Facts extracted from the given chunks (under the filter), for the keyword arm's chunk-to-fact flow. */
   async factIdsOfChunks(bankId: string, chunkIds: string[], filter: FactFilter = {}): Promise<Array<{ factId: string; chunkId: string }>> {

@@ -22,6 +22,14 @@ export function bumpGraphVersion(db: Db, bankId: string): number {
   return row.v;
 }
 
+/** Bumped by every write that adds or removes chunks (sessions.ts caches a bank's sessions until it moves). */
+export function bumpSessionVersion(db: Db, bankId: string): void {
+  prepared(db,
+    `INSERT INTO bank_versions (bank_id, session_version) VALUES (?, 1)
+     ON CONFLICT(bank_id) DO UPDATE SET session_version = session_version + 1`,
+  ).run(bankId);
+}
+
 /** Claims the bank's embedder on first use; refuses vectors of another embedder. */
 export function checkEmbedder(db: Db, bankId: string, embedder: string): void {
   const row = prepared(db, 'SELECT embedder FROM banks WHERE id = ?').get(bankId) as { embedder: string | null } | undefined;
@@ -39,13 +47,13 @@ export function insertFact(db: Db, f: Fact): void {
   prepared(db,
     `INSERT INTO facts (id, bank_id, kind, text, occurred_start, occurred_end, mentioned_at, document_id, chunk_id, item_id,
        span_start, span_end, speaker, metadata, tags, status, valid_from, valid_to, superseded_by, superseded_at,
-       consolidated_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       consolidated_at, created_at, updated_at, session)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     f.id, f.bankId, f.kind, f.text, f.occurredStart, f.occurredEnd, f.mentionedAt,
     f.source?.documentId ?? null, f.source?.chunkId ?? null, f.source?.itemId ?? null,
     f.source?.start ?? null, f.source?.end ?? null, f.speaker, json(f.metadata), json(f.tags), f.status,
-    f.validFrom, f.validTo, f.supersededBy, f.supersededAt, f.consolidatedAt, f.createdAt, f.updatedAt,
+    f.validFrom, f.validTo, f.supersededBy, f.supersededAt, f.consolidatedAt, f.createdAt, f.updatedAt, f.source?.session ?? null,
   );
   const mention = prepared(db, 'INSERT OR IGNORE INTO fact_entities (fact_id, entity_id, bank_id) VALUES (?, ?, ?)');
   for (const e of f.entities) mention.run(f.id, e, f.bankId);
@@ -106,11 +114,14 @@ function writeItem(db: Db, w: ItemWrite): number {
       ).run(w.bankId, w.document.id, w.document.contentHash, json(w.document.metadata), json(w.document.tags), w.document.createdAt, now);
       if (w.removeChunkIds.length) removeChunks(db, w.bankId, w.removeChunkIds);
       const chunk = prepared(db,
-        `INSERT INTO chunks (id, bank_id, document_id, idx, item_id, text, content_hash, speaker, timestamp, context, metadata, tags)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO chunks (id, bank_id, document_id, idx, item_id, text, content_hash, speaker, timestamp, context, metadata, tags, session)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       );
       for (const c of w.chunks)
-        chunk.run(c.id, w.bankId, c.documentId, c.index, c.itemId, c.text, c.contentHash, c.speaker, c.timestamp, c.context, json(c.metadata), json(c.tags));
+        chunk.run(
+          c.id, w.bankId, c.documentId, c.index, c.itemId, c.text, c.contentHash, c.speaker, c.timestamp, c.context, json(c.metadata), json(c.tags),
+          c.session ?? null,
+        );
       for (const e of w.entities) upsertEntity(db, e);
       for (const f of w.facts) insertFact(db, f);
       // Links to facts that no longer exist (removed with a changed chunk in this same write) are dropped.
@@ -121,6 +132,7 @@ function writeItem(db: Db, w: ItemWrite): number {
       );
       for (const l of w.links) link.run(w.bankId, l.from, l.to, l.type, l.weight, l.from, l.to);
       putVectors(db, w.bankId, w.vectors);
+      if (w.chunks.length || w.removeChunkIds.length) bumpSessionVersion(db, w.bankId);
       return bumpGraphVersion(db, w.bankId);
     })
     .immediate();

@@ -83,6 +83,33 @@ export function factIdsOfChunks(bankId: string, chunkIds: string[], filter: Fact
   );
 }
 
+/**
+ * Per session of the bank: the earliest and latest timestamp of its chunks, and when its first document was written
+ * (the tie-break between sessions that start together). Through the (bankId, session) index of migration 009.
+ */
+export const sessions = (bankId: string): Statement =>
+  cypher(
+    `MATCH (c:Chunk {bankId: $bankId}) WHERE c.session IS NOT NULL AND ${visible('c')}
+     WITH c.session AS id, c.documentId AS documentId, min(c.timestamp) AS start, max(c.timestamp) AS end
+     OPTIONAL MATCH (d:Document {bankId: $bankId, id: documentId})
+     RETURN id, min(start) AS start, max(end) AS end, min(d.createdAt) AS retained`,
+    { bankId },
+  );
+
+/** Up to `limit` facts of each named session (under the filter), in the order they were stored. */
+export function factsOfSessions(bankId: string, sessionIds: string[], limit: number, filter: FactFilter = {}): Statement {
+  const c = factCondition(filter, 'f');
+  return cypher(
+    `UNWIND $sessionIds AS s
+     CALL (s) {
+       MATCH (f:Fact {bankId: $bankId, session: s}) WHERE ${c.text}
+       RETURN f ORDER BY f.seq LIMIT $limit
+     }
+     RETURN f {.*} AS fact`,
+    { bankId, sessionIds, ...c.params, limit: int(limit) },
+  );
+}
+
 export const getEntities = (bankId: string, ids: string[]): Statement =>
   cypher('MATCH (e:Entity) WHERE e.id IN $ids AND e.bankId = $bankId RETURN e {.*} AS entity', { bankId, ids });
 
