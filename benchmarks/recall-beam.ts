@@ -19,25 +19,17 @@ import { compose } from '../src/compose.ts';
 import { loadConfig } from '../src/config.ts';
 import type { RecallSettings } from '../src/recall/types.ts';
 import type { RetainItem } from '../src/retain/types.ts';
-import { formatLoad, percentile } from './measure.ts';
+import { benchArgs, formatLoad, percentile } from './measure.ts';
 
 interface Message { role: string; id: number; content: string; time_anchor?: string }
 interface Batch { batch_number: number; turns: Message[][]; time_anchor?: string }
 /** Gold evidence: message ids, as a list, an object of lists, or lists of those. */
 type Gold = number | Gold[] | { [key: string]: Gold } | null | undefined;
 
-const args = process.argv.slice(2);
-const flag = (name: string): string | undefined => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : undefined;
-};
-const SWITCHES = new Set(['--no-record']);
-const root =
-  args.find((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--') && !SWITCHES.has(args[i - 1]))) ??
-  '../shared/datasets/beam-dev';
+const { args, flag, has, path: root } = benchArgs('../shared/datasets/beam-dev');
 const keptData = flag('data');
 const dumpPath = flag('dump');
-const record = !args.includes('--no-record');
+const record = !has('no-record');
 /** Overrides of recall's tunables as JSON (for tuning on the tuning half). */
 const recallSettings = flag('settings') ? (JSON.parse(flag('settings') ?? '{}') as Partial<RecallSettings>) : undefined;
 const TUNING = [1, 6, 11];

@@ -20,7 +20,7 @@ import { compose } from '../src/compose.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Engine } from '../src/engine.ts';
 import type { RetainItem } from '../src/retain/types.ts';
-import { formatLoad, percentile } from './measure.ts';
+import { benchArgs, formatLoad, percentile } from './measure.ts';
 
 interface Turn { speaker: string; dia_id: string; text: string; blip_caption?: string }
 interface Sample {
@@ -29,18 +29,10 @@ interface Sample {
   qa: Array<{ question: string; evidence?: string[]; category: number }>;
 }
 
-const args = process.argv.slice(2);
-const flag = (name: string): string | undefined => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : undefined;
-};
-const SWITCHES = new Set(['--no-record']);
-const datasetPath =
-  args.find((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--') && !SWITCHES.has(args[i - 1]))) ??
-  '../shared/datasets/locomo/locomo10.json';
+const { args, flag, has, path: datasetPath } = benchArgs('../shared/datasets/locomo/locomo10.json');
 const keptData = flag('data');
 const dumpPath = flag('dump');
-const record = !args.includes('--no-record');
+const record = !has('no-record');
 const maxConversations = Number(flag('conversations') ?? 10);
 const firstConversation = Number(flag('from') ?? 1);
 /** Conversations 1..TUNING_HALF are where settings are picked; the rest is the held-out half. */

@@ -4,6 +4,7 @@
 // rank above the one message that holds the answer. For such questions the agent's own turns (facts of kind
 // `experience`) keep only a share of their score; everything else keeps its order.
 import type { Fact } from '../core/types.ts';
+import { reweigh } from './reweigh.ts';
 
 const FIRST_PERSON = /\b(i|i['’](?:m|ve|d|ll)|me|my|mine|myself)\b/i;
 
@@ -18,6 +19,5 @@ export function isFirstPerson(query: string): boolean {
  */
 export function lowerAgentTurns<T extends { id: string; score: number }>(candidates: T[], facts: Map<string, Fact>, weight: number): T[] {
   if (weight === 1) return candidates;
-  const scored = candidates.map((c, i) => ({ c: facts.get(c.id)?.kind === 'experience' ? { ...c, score: c.score * weight } : c, i }));
-  return scored.sort((a, b) => b.c.score - a.c.score || a.i - b.i).map((s) => s.c);
+  return reweigh(candidates, facts, (fact) => (fact.kind === 'experience' ? weight : 1));
 }

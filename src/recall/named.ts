@@ -3,6 +3,7 @@
 // (which match most facts) and rank by topic, so a reply by someone else on the same topic ranks as high as the
 // fact itself.
 import type { Fact } from '../core/types.ts';
+import { reweigh } from './reweigh.ts';
 
 /**
  * Raises, by `share` of its score, each candidate whose fact mentions one of `named`, and re-sorts (stable on
@@ -10,10 +11,5 @@ import type { Fact } from '../core/types.ts';
  */
 export function raiseNamed<T extends { id: string; score: number }>(candidates: T[], facts: Map<string, Fact>, named: Set<string>, share: number): T[] {
   if (named.size === 0 || share === 0) return candidates;
-  const raised = candidates.map((c, i) => {
-    const fact = facts.get(c.id);
-    const mentions = fact !== undefined && fact.entities.some((e) => named.has(e));
-    return { c: mentions ? { ...c, score: c.score * (1 + share) } : c, i };
-  });
-  return raised.sort((a, b) => b.c.score - a.c.score || a.i - b.i).map((r) => r.c);
+  return reweigh(candidates, facts, (fact) => (fact.entities.some((e) => named.has(e)) ? 1 + share : 1));
 }

@@ -98,23 +98,21 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
     continuation: settings.continuationShare,
     questionPenalty: settings.questionPenalty,
   });
-  if (query.entities.length && settings.namedShare > 0) {
-    const window = fused.slice(0, NAMED_WINDOW);
+  /** Re-orders the best `size` candidates by what their facts say; the rest keep their places below. */
+  const reorderTop = async (size: number, reorder: (window: typeof fused, windowFacts: Map<string, Fact>) => typeof fused): Promise<void> => {
+    const window = fused.slice(0, size);
     const windowFacts = new Map((await facts.get(window.map((f) => f.id))).map((f) => [f.id, f]));
-    fused = [...raiseNamed(window, windowFacts, new Set(query.entities.map((e) => e.id)), settings.namedShare), ...fused.slice(NAMED_WINDOW)];
+    fused = [...reorder(window, windowFacts), ...fused.slice(size)];
+  };
+  if (query.entities.length && settings.namedShare > 0) {
+    const named = new Set(query.entities.map((e) => e.id));
+    await reorderTop(NAMED_WINDOW, (w, wf) => raiseNamed(w, wf, named, settings.namedShare));
   }
   // A question about one attribute of someone is answered by its current statements, the latest first.
   const asked = askedAttribute(req.query);
-  if (asked) {
-    const window = fused.slice(0, NAMED_WINDOW);
-    const windowFacts = new Map((await facts.get(window.map((f) => f.id))).map((f) => [f.id, f]));
-    fused = [...raiseAnswers(window, windowFacts, asked), ...fused.slice(NAMED_WINDOW)];
-  }
-  if (settings.agentTurnWeight !== 1 && isFirstPerson(req.query)) {
-    const window = fused.slice(0, AGENT_WINDOW);
-    const windowFacts = new Map((await facts.get(window.map((f) => f.id))).map((f) => [f.id, f]));
-    fused = [...lowerAgentTurns(window, windowFacts, settings.agentTurnWeight), ...fused.slice(AGENT_WINDOW)];
-  }
+  if (asked) await reorderTop(NAMED_WINDOW, (w, wf) => raiseAnswers(w, wf, asked));
+  if (settings.agentTurnWeight !== 1 && isFirstPerson(req.query))
+    await reorderTop(AGENT_WINDOW, (w, wf) => lowerAgentTurns(w, wf, settings.agentTurnWeight));
   const standing = await standingFor(store, bankId, req.filter, await vector, settings);
   fused = placeStanding(fused, standing, settings.standingRank, (id, score) => ({ id, score, ranks: {}, scores: {} }));
   const fusionMs = since(mark);

@@ -30,3 +30,13 @@ export function topHits(scores: Map<string, number>, k: number): Scored[] {
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     .slice(0, k);
 }
+
+/** Hits as [id, score] pairs. */
+export const entries = (hits: Scored[]): Array<[string, number]> => hits.map((h) => [h.id, h.score]);
+
+/** Scores divided by the best one (BM25 scores of different indexes are not comparable, their ratios are). */
+export function normalized(scores: Iterable<[string, number]>): Map<string, number> {
+  const list = [...scores];
+  const top = list.reduce((m, [, s]) => Math.max(m, s), 0);
+  return new Map(list.map(([id, s]) => [id, top > 0 ? s / top : 0]));
+}

@@ -3,22 +3,12 @@
 // of the turn, the speaker), and a document whose chunks match again and again (a session about the topic)
 // makes each of its facts more likely to matter. Every BM25 scale is normalized by its best hit first, so a fact
 // scores fact + CHUNK_SHARE x chunk + DOC_SHARE x document, each in [0, 1].
-import type { Scored } from '../../store/ports.ts';
-import { type ArmContext, type ArmOutput, topHits } from './context.ts';
+import { type ArmContext, type ArmOutput, entries, normalized, topHits } from './context.ts';
 
 /** Share of its chunk's (normalized) score each fact receives. */
 export const CHUNK_SHARE = 1;
 /** Share of its document's (normalized) score each fact already found receives. */
 export const DOC_SHARE = 1;
-
-/** Scores divided by the best one (BM25 scores of different indexes are not comparable, their ratios are). */
-function normalized(scores: Iterable<[string, number]>): Map<string, number> {
-  const list = [...scores];
-  const top = list.reduce((m, [, s]) => Math.max(m, s), 0);
-  return new Map(list.map(([id, s]) => [id, top > 0 ? s / top : 0]));
-}
-
-const entries = (hits: Scored[]): Array<[string, number]> => hits.map((h) => [h.id, h.score]);
 
 export async function keywordArm(ctx: ArmContext): Promise<ArmOutput> {
   const { store, bankId, request, query } = ctx;

@@ -4,18 +4,13 @@
 // ranks where no single sentence would; the facts of the best passages then come out in passage order, each
 // passage giving its best-matching few, so one long message cannot fill the arm's list.
 import type { Scored } from '../../store/ports.ts';
-import { type ArmContext, type ArmOutput, topHits } from './context.ts';
+import { type ArmContext, type ArmOutput, entries, normalized, topHits } from './context.ts';
+import { sourceOf } from '../sources.ts';
 
 /** Facts a passage contributes at most. */
 const FACTS_PER_PASSAGE = 3;
 /** Share of a fact's own (normalized) match added to its passage's score: orders facts within a passage. */
 const OWN_SHARE = 0.1;
-
-/** Scores divided by the best one (scales of different indexes are not comparable, their ratios are). */
-function normalized(hits: Scored[]): Map<string, number> {
-  const top = hits.reduce((m, h) => Math.max(m, h.score), 0);
-  return new Map(hits.map((h) => [h.id, top > 0 ? h.score / top : 0]));
-}
 
 /** Weights, beside a passage's own BM25 (each scale normalized by its best hit), of its best fact matches. */
 export interface PassageWeights {
@@ -31,9 +26,9 @@ export async function passageArm(
   const { store, bankId, request, query } = ctx;
   const { candidatesPerArm, chunkHits } = request.settings;
   const [chunkList, [semantic, keyword]] = await Promise.all([store.keywords.searchChunks(bankId, query.focus, chunkHits), seedLists]);
-  const passage = normalized(chunkList);
-  const sem = normalized(semantic);
-  const kw = normalized(keyword);
+  const passage = normalized(entries(chunkList));
+  const sem = normalized(entries(semantic));
+  const kw = normalized(entries(keyword));
   const own = new Map<string, number>();
   for (const [id, s] of sem) own.set(id, s);
   for (const [id, s] of kw) own.set(id, (own.get(id) ?? 0) + s);
@@ -43,8 +38,8 @@ export async function passageArm(
   const bestSem = new Map<string, number>();
   const bestKw = new Map<string, number>();
   for (const f of seedFacts) {
-    const chunk = f.source?.chunkId;
-    if (!chunk) continue;
+    const chunk = sourceOf(f);
+    if (chunk === null) continue;
     bestSem.set(chunk, Math.max(bestSem.get(chunk) ?? 0, sem.get(f.id) ?? 0));
     bestKw.set(chunk, Math.max(bestKw.get(chunk) ?? 0, kw.get(f.id) ?? 0));
   }
@@ -60,7 +55,11 @@ export async function passageArm(
   // did answers with its first ones (a long message's topic is spread over its sentences).
   const owned = await store.factIdsOfChunks(bankId, passages.map((p) => p.id), request.filter);
   const byChunk = new Map<string, string[]>();
-  for (const { factId, chunkId } of owned) byChunk.set(chunkId, [...(byChunk.get(chunkId) ?? []), factId]);
+  for (const { factId, chunkId } of owned) {
+    const list = byChunk.get(chunkId);
+    if (list) list.push(factId);
+    else byChunk.set(chunkId, [factId]);
+  }
   const hits = new Map<string, number>();
   for (const p of passages) {
     const ids = byChunk.get(p.id) ?? [];
