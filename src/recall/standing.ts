@@ -30,9 +30,10 @@ export async function standingFor(
   settings: StandingSettings,
 ): Promise<Scored[]> {
   if (settings.standingLimit <= 0) return [];
-  const { total } = await store.listFacts(bankId, { ...filter, stances: [...STANCES], limit: 0, offset: 0 });
-  if (total === 0) return [];
-  const page = await store.listFacts(bankId, { ...filter, stances: [...STANCES], limit: MAX_READ, offset: Math.max(0, total - MAX_READ) });
+  // One read in the usual case (a bank with at most MAX_READ of them); a second for the newest when it holds more.
+  const read = { ...filter, stances: [...STANCES], limit: MAX_READ };
+  let page = await store.listFacts(bankId, { ...read, offset: 0 });
+  if (page.total > MAX_READ) page = await store.listFacts(bankId, { ...read, offset: page.total - MAX_READ });
   const vectors = await store.getVectors(bankId, page.facts.map((f) => f.id));
   const scored: Scored[] = [];
   for (const f of page.facts) {
