@@ -91,13 +91,21 @@ export class OfflineExtractor implements Extractor {
       const known = opener && named.get(opener.toLowerCase());
       if (known && !entities[i].some((e) => e.name.toLowerCase() === opener.toLowerCase())) entities[i].push(known);
     });
+    const bySection = new Map<string, ReturnType<typeof parseTimeExpressions>>();
+    const sectionTimes = (section: string): ReturnType<typeof parseTimeExpressions> => {
+      let found = bySection.get(section);
+      if (!found) bySection.set(section, (found = parseTimeExpressions(section, reference)));
+      return found;
+    };
     const facts: ExtractedFact[] = [];
     units.forEach((unit, i) => {
       // First person becomes the speaker; "you" stays as said (see ExtractedFact.addressee).
       const resolved = toThirdPerson(unit.text, { speaker: input.speaker });
-      // An error line is not read for names, but a log line's timestamp is when it happened.
+      // An error line is not read for names, but a log line's timestamp is when it happened; a unit that says no
+      // time is dated by its heading.
       const timeText = unit.plain || (unit.kind === 'error' ? unit.text : '');
-      const times = timeText ? parseTimeExpressions(timeText, reference) : [];
+      let times = timeText ? parseTimeExpressions(timeText, reference) : [];
+      if (times.length === 0 && unit.section) times = sectionTimes(unit.section);
       const causedBy = facts.length > 0 && CAUSAL_START.test(unit.text) ? [facts.length - 1] : [];
       facts.push({
         text: resolved,
@@ -109,6 +117,7 @@ export class OfflineExtractor implements Extractor {
         entities: entities[i],
         causedBy,
         ...(unit.terms.length ? { terms: unit.terms } : {}),
+        ...(unit.section ? { section: unit.section } : {}),
         ...(input.addressee && hasUnresolvedYou(resolved) ? { addressee: input.addressee } : {}),
       });
     });

@@ -7,7 +7,8 @@
 //   libraries, tools and images it names become names, of the unit just before it (the sentence introducing it),
 //   else of the first unit after it; code alone in a chunk gives no unit;
 // - a stack trace or log gives its error line as a unit (read for times, not names) and its identifiers as terms;
-// - headings are not units (they title what follows; the text around them keeps them).
+// - headings are not units: each unit knows the heading it stands under (its section), which dates it when it says
+//   no time itself ("**March 20, 2024**" over a list of moods).
 // Inline code stays in a unit's text, but names and times are read from the text without it ("plain"); what it
 // holds becomes terms, and a name when it is shaped like one (a file, socket.io) or introduced as one ("run
 // `pg_dump`", "the `ioredis` package").
@@ -30,6 +31,8 @@ export interface Unit {
   terms: string[];
   /** Things named by its inline code and by the code it introduces. */
   named: NamedThing[];
+  /** The heading the unit stands under in the chunk, if any (emphasis left out). */
+  section?: string;
 }
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
@@ -99,6 +102,7 @@ function readInline(code: string, before: string, after: string, into: { terms: 
 
 interface Draft extends Span {
   kind: UnitKind;
+  section?: string;
   text: string;
   /** Set for units whose plain text is not the span's own text with inline code left out. */
   plain?: string;
@@ -140,6 +144,7 @@ function finish(text: string, d: Draft): Unit {
     plain: d.plain ?? (d.kind === 'error' ? '' : withoutEmphasis(plain.replace(LABEL, quietLabel).replace(/^\s*[:–—-]\s+/, ''))),
     terms: [...new Set(d.terms)],
     named: dedupe(d.named),
+    ...(d.section ? { section: d.section } : {}),
   };
 }
 
@@ -228,7 +233,9 @@ export function unitsOf(text: string): Unit[] {
   /** Sentences of the current run of paragraphs (fragments merge across them, as in plain text). */
   let prose: Draft[] = [];
   let lastItem: Draft | null = null;
+  let section: string | undefined;
   const push = (d: Draft): void => {
+    if (section) d.section = section;
     if (carried) {
       d.terms.unshift(...carried.terms);
       d.named.unshift(...carried.named);
@@ -290,6 +297,7 @@ export function unitsOf(text: string): Unit[] {
         break;
       }
       case 'heading':
+        section = withoutEmphasis(text.slice(b.body.start, b.body.end)).trim() || undefined;
         break;
     }
   }

@@ -104,3 +104,18 @@ test('inline code spans and emphasis', () => {
   assert.deepEqual(inlineCode(text).map((s) => text.slice(s.code.start, s.code.end)), ['pg_dump -Fc', 'a ` b']);
   assert.equal(withoutEmphasis('**Redis**: a *fast* store, 2*3*4 and __init__ stay'), 'Redis: a fast store, 2*3*4 and __init__ stay');
 });
+
+test('a fence around prose (a journal entry, a letter) is read as prose; around a diagram or command output, as code', () => {
+  const journal = '```\nDate: March 6, 2024\n\nToday was the funeral for my uncle. The service was beautiful.\n- Went for a walk in the park\n```';
+  assert.deepEqual(shape(journal), [
+    'prose: Date: March 6, 2024',
+    'prose: Today was the funeral for my uncle. The service was beautiful.',
+    'list-item: Went for a walk in the park',
+  ]);
+  const output = '```\n$ kubectl get pods\nNAME                READY   STATUS\nchat-api-7d9-2xkqp  0/1     CrashLoopBackOff\n```';
+  assert.deepEqual(shape(output).map((b) => b.split(':')[0]), ['code']);
+  const diagram = '```\nY-axis\n|        *\n|        (1, 2)\n+------------ X-axis\n```';
+  assert.deepEqual(shape(diagram).map((b) => b.split(':')[0]), ['code']);
+  // A fence naming a language is code, whatever it holds.
+  assert.deepEqual(shape('```python\n# load the orders from the partner files every hour\n```').map((b) => b.split(':')[0]), ['code(python)']);
+});

@@ -129,129 +129,159 @@ function startsInsideCode(lines: Line[], fenceAt: number): boolean {
   return before.filter((l) => isCodeLine(l.text)).length * 2 >= before.length;
 }
 
+/** Languages of fenced blocks that may hold prose rather than code. */
+const PROSE_LANGS = new Set(['', 'text', 'txt', 'plain', 'plaintext', 'markdown', 'md']);
+/** Three lower-case words in a row, one space apart: a line of prose. */
+const PROSE_RUN = /\p{Ll}{2,} \p{Ll}{2,} \p{Ll}+/u;
+
+/** Whether the lines of a fenced block read as prose: at least half of them hold a run of words, under a quarter are
+ * code, trace or log lines. */
+function readsAsProse(lines: Line[]): boolean {
+  let all = 0;
+  let prose = 0;
+  let code = 0;
+  for (const l of lines) {
+    if (BLANK.test(l.text)) continue;
+    all++;
+    if (isCodeLine(l.text) || TRACE_LINE.test(l.text)) code++;
+    else if (PROSE_RUN.test(l.text)) prose++;
+  }
+  return all > 0 && prose * 2 >= all && code * 4 < all;
+}
+
 /** The blocks of a text, in order; blank lines and horizontal rules belong to none. */
 export function scanBlocks(text: string): Block[] {
   const lines = linesOf(text);
   const blocks: Block[] = [];
-  let i = 0;
+  let first = 0;
   // A text cut from inside a fenced block (a chunk of a long message) starts with code and a bare closing fence.
   const firstFence = lines.findIndex((l) => FENCE.test(l.text));
   if (firstFence > 0 && startsInsideCode(lines, firstFence)) {
     const close = lines[firstFence];
     blocks.push({ kind: 'code', start: lines[0].start, end: close.end, body: { start: lines[0].start, end: close.start } });
-    i = firstFence + 1;
+    first = firstFence + 1;
   }
-  while (i < lines.length) {
-    const line = lines[i];
-    const t = line.text;
-    if (BLANK.test(t)) {
-      i++;
-      continue;
-    }
-    const fence = FENCE.exec(t);
-    if (fence) {
-      const mark = fence[2];
-      const closing = new RegExp(`^[ \\t]*${mark[0] === '`' ? '`' : '~'}{${mark.length},}[ \\t]*$`);
-      let j = i + 1;
-      while (j < lines.length && !closing.test(lines[j].text)) j++;
-      const closed = j < lines.length;
-      const bodyStart = i + 1 < lines.length ? lines[i + 1].start : line.end;
-      const bodyEnd = closed ? lines[j].start : text.length;
-      blocks.push({
-        kind: 'code',
-        start: line.start,
-        end: closed ? lines[j].end : text.length,
-        body: { start: Math.min(bodyStart, bodyEnd), end: bodyEnd },
-        ...(fence[3] ? { lang: fence[3].toLowerCase().replace(/^\{?\.?|\}$/g, '') } : {}),
-      });
-      i = closed ? j + 1 : lines.length;
-      continue;
-    }
-    const heading = HEADING.exec(t) ?? BOLD_HEADING.exec(t);
-    if (heading) {
-      const at = line.start + t.indexOf(heading[2]);
-      blocks.push({ kind: 'heading', start: line.start, end: line.end, body: { start: at, end: at + heading[2].length } });
-      i++;
-      continue;
-    }
-    if (RULE.test(t)) {
-      i++;
-      continue;
-    }
-    if (t.includes('|') && i + 1 < lines.length && TABLE_DELIMITER.test(lines[i + 1].text)) {
-      const rows: Array<Span & { cells: string[] }> = [{ start: line.start, end: line.end, cells: tableCells(t) }];
-      let j = i + 2;
-      for (; j < lines.length && lines[j].text.includes('|') && !BLANK.test(lines[j].text); j++)
-        rows.push({ start: lines[j].start, end: lines[j].end, cells: tableCells(lines[j].text) });
-      const end = lines[j - 1].end;
-      blocks.push({ kind: 'table', start: line.start, end, body: { start: line.start, end }, rows });
-      i = j;
-      continue;
-    }
-    if (TRACE_LINE.test(t)) {
-      let j = i + 1;
-      while (j < lines.length && !BLANK.test(lines[j].text) && (TRACE_LINE.test(lines[j].text) || indentOf(lines[j].text) >= 2 || /^\s*[}\])]/.test(lines[j].text))) j++;
-      blocks.push({ kind: 'trace', start: line.start, end: lines[j - 1].end, body: { start: line.start, end: lines[j - 1].end } });
-      i = j;
-      continue;
-    }
-    const item = LIST_ITEM.exec(t);
-    if (item && !isCodeLine(t.slice(item[0].length))) {
-      // The item's text: its line after the marker and the lines indented under it (not a nested item).
-      const column = indentOf(item[1]) + 2;
-      let j = i + 1;
-      while (j < lines.length) {
-        const next = lines[j].text;
-        if (BLANK.test(next) || LIST_ITEM.test(next) || FENCE.test(next) || indentOf(next) < column) break;
-        j++;
+  const scan = (from: number, to: number): void => {
+    let i = from;
+    while (i < to) {
+      const line = lines[i];
+      const t = line.text;
+      if (BLANK.test(t)) {
+        i++;
+        continue;
       }
-      blocks.push({ kind: 'list-item', start: line.start, end: lines[j - 1].end, body: { start: line.start + item[0].length, end: lines[j - 1].end } });
-      i = j;
-      continue;
-    }
-    const previous = blocks.at(-1);
-    const afterBreak = i === 0 || BLANK.test(lines[i - 1].text);
-    if (indentOf(t) >= 4 && afterBreak && previous?.kind !== 'list-item') {
-      // Indented code: lines indented four or more, blank lines between them.
-      let j = i + 1;
-      let last = i;
-      for (; j < lines.length; j++) {
-        if (BLANK.test(lines[j].text)) continue;
-        if (indentOf(lines[j].text) < 4) break;
-        last = j;
-      }
-      blocks.push({ kind: 'code', start: line.start, end: lines[last].end, body: { start: line.start, end: lines[last].end } });
-      i = last + 1;
-      continue;
-    }
-    if (isCodeLine(t)) {
-      // Code pasted without fences: two or more code lines (indented lines and single blank lines may sit between).
-      let last = i;
-      let j = i + 1;
-      let codeLines = 1;
-      for (; j < lines.length; j++) {
-        const next = lines[j].text;
-        if (BLANK.test(next)) {
-          if (j + 1 < lines.length && isCodeLine(lines[j + 1].text)) continue;
-          break;
+      const fence = FENCE.exec(t);
+      if (fence) {
+        const mark = fence[2];
+        const closing = new RegExp(`^[ \\t]*${mark[0] === '`' ? '`' : '~'}{${mark.length},}[ \\t]*$`);
+        let j = i + 1;
+        while (j < to && !closing.test(lines[j].text)) j++;
+        const closed = j < to;
+        if (PROSE_LANGS.has(fence[3].toLowerCase()) && readsAsProse(lines.slice(i + 1, j))) {
+          // A letter, a journal entry or a template put in a fence: prose, read as such.
+          scan(i + 1, j);
+          i = closed ? j + 1 : to;
+          continue;
         }
-        if (FENCE.test(next) || HEADING.test(next)) break;
-        if (isCodeLine(next)) codeLines++;
-        else if (indentOf(next) < 2) break;
-        last = j;
+        const bodyStart = i + 1 < to ? lines[i + 1].start : line.end;
+        const bodyEnd = closed ? lines[j].start : text.length;
+        blocks.push({
+          kind: 'code',
+          start: line.start,
+          end: closed ? lines[j].end : text.length,
+          body: { start: Math.min(bodyStart, bodyEnd), end: bodyEnd },
+          ...(fence[3] ? { lang: fence[3].toLowerCase().replace(/^\{?\.?|\}$/g, '') } : {}),
+        });
+        i = closed ? j + 1 : to;
+        continue;
       }
-      if (codeLines >= 2) {
+      const heading = HEADING.exec(t) ?? BOLD_HEADING.exec(t);
+      if (heading) {
+        const at = line.start + t.indexOf(heading[2]);
+        blocks.push({ kind: 'heading', start: line.start, end: line.end, body: { start: at, end: at + heading[2].length } });
+        i++;
+        continue;
+      }
+      if (RULE.test(t)) {
+        i++;
+        continue;
+      }
+      if (t.includes('|') && i + 1 < to && TABLE_DELIMITER.test(lines[i + 1].text)) {
+        const rows: Array<Span & { cells: string[] }> = [{ start: line.start, end: line.end, cells: tableCells(t) }];
+        let j = i + 2;
+        for (; j < to && lines[j].text.includes('|') && !BLANK.test(lines[j].text); j++)
+          rows.push({ start: lines[j].start, end: lines[j].end, cells: tableCells(lines[j].text) });
+        const end = lines[j - 1].end;
+        blocks.push({ kind: 'table', start: line.start, end, body: { start: line.start, end }, rows });
+        i = j;
+        continue;
+      }
+      if (TRACE_LINE.test(t)) {
+        let j = i + 1;
+        while (j < to && !BLANK.test(lines[j].text) && (TRACE_LINE.test(lines[j].text) || indentOf(lines[j].text) >= 2 || /^\s*[}\])]/.test(lines[j].text))) j++;
+        blocks.push({ kind: 'trace', start: line.start, end: lines[j - 1].end, body: { start: line.start, end: lines[j - 1].end } });
+        i = j;
+        continue;
+      }
+      const item = LIST_ITEM.exec(t);
+      if (item && !isCodeLine(t.slice(item[0].length))) {
+        // The item's text: its line after the marker and the lines indented under it (not a nested item).
+        const column = indentOf(item[1]) + 2;
+        let j = i + 1;
+        while (j < to) {
+          const next = lines[j].text;
+          if (BLANK.test(next) || LIST_ITEM.test(next) || FENCE.test(next) || indentOf(next) < column) break;
+          j++;
+        }
+        blocks.push({ kind: 'list-item', start: line.start, end: lines[j - 1].end, body: { start: line.start + item[0].length, end: lines[j - 1].end } });
+        i = j;
+        continue;
+      }
+      const previous = blocks.at(-1);
+      const afterBreak = i === 0 || BLANK.test(lines[i - 1].text);
+      if (indentOf(t) >= 4 && afterBreak && previous?.kind !== 'list-item') {
+        // Indented code: lines indented four or more, blank lines between them.
+        let j = i + 1;
+        let last = i;
+        for (; j < to; j++) {
+          if (BLANK.test(lines[j].text)) continue;
+          if (indentOf(lines[j].text) < 4) break;
+          last = j;
+        }
         blocks.push({ kind: 'code', start: line.start, end: lines[last].end, body: { start: line.start, end: lines[last].end } });
         i = last + 1;
         continue;
       }
+      if (isCodeLine(t)) {
+        // Code pasted without fences: two or more code lines (indented lines and single blank lines may sit between).
+        let last = i;
+        let j = i + 1;
+        let codeLines = 1;
+        for (; j < to; j++) {
+          const next = lines[j].text;
+          if (BLANK.test(next)) {
+            if (j + 1 < to && isCodeLine(lines[j + 1].text)) continue;
+            break;
+          }
+          if (FENCE.test(next) || HEADING.test(next)) break;
+          if (isCodeLine(next)) codeLines++;
+          else if (indentOf(next) < 2) break;
+          last = j;
+        }
+        if (codeLines >= 2) {
+          blocks.push({ kind: 'code', start: line.start, end: lines[last].end, body: { start: line.start, end: lines[last].end } });
+          i = last + 1;
+          continue;
+        }
+      }
+      // Prose: this line and the lines after it that start no other block.
+      let j = i + 1;
+      while (j < to && !startsBlock(lines, j)) j++;
+      blocks.push({ kind: 'prose', start: line.start, end: lines[j - 1].end, body: { start: line.start, end: lines[j - 1].end } });
+      i = j;
     }
-    // Prose: this line and the lines after it that start no other block.
-    let j = i + 1;
-    while (j < lines.length && !startsBlock(lines, j)) j++;
-    blocks.push({ kind: 'prose', start: line.start, end: lines[j - 1].end, body: { start: line.start, end: lines[j - 1].end } });
-    i = j;
-  }
+  };
+  scan(first, lines.length);
   return blocks;
 }
 
