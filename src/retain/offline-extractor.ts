@@ -4,7 +4,7 @@
 // from code, and causality marked by a sentence that starts "So ...", "Therefore ...", "As a result ...".
 import * as chrono from 'chrono-node';
 import { hasUnresolvedYou, toThirdPerson } from '../text/person.ts';
-import { parseTimeExpressions } from '../text/time-expressions.ts';
+import { parseTimeExpressions, type TimeRange } from '../text/time-expressions.ts';
 import { isCodeFragment, isFileName, isLibraryName, shapedNames, toolsInProse } from '../text/identifiers.ts';
 import { isStopword } from '../text/words.ts';
 import { typedNames } from './named-entities.ts';
@@ -46,9 +46,8 @@ const OPENER = /^\s*([\p{L}\p{N}][\p{L}\p{N}._-]*[\p{L}\p{N}]|\p{L})/u;
 function entitiesOf(unit: Unit, speaker: string | null): ExtractedEntity[] {
   const found = new Map<string, ExtractedEntity>();
   const add = (name: string, type: string | null, technical = false): void => {
-    // "sister Anna" -> "Anna": relation words before a name are not part of it. A technical name is kept as written
-    // (".env", "@nestjs/core"), less what ends a sentence.
-    // A name runs up to the "I" after it ("in Kubernetes I'd ...").
+    // "sister Anna" -> "Anna": relation words before a name are not part of it, nor an "I" after it ("Kubernetes I'd").
+    // A technical name is kept as written (".env", "@nestjs/core"), less what ends a sentence.
     const clean = technical
       ? name.replace(/[.,:;!?]+$/, '')
       : cleanName(name).replace(/^(?:\p{Ll}[\p{L}'’-]*\s+)+(?=\p{Lu})/u, '').replace(/\s+I(?:['’]\p{L}+)?$/u, '');
@@ -91,8 +90,8 @@ export class OfflineExtractor implements Extractor {
       const known = opener && named.get(opener.toLowerCase());
       if (known && !entities[i].some((e) => e.name.toLowerCase() === opener.toLowerCase())) entities[i].push(known);
     });
-    const bySection = new Map<string, ReturnType<typeof parseTimeExpressions>>();
-    const sectionTimes = (section: string): ReturnType<typeof parseTimeExpressions> => {
+    const bySection = new Map<string, TimeRange[]>();
+    const sectionTimes = (section: string): TimeRange[] => {
       let found = bySection.get(section);
       if (!found) bySection.set(section, (found = parseTimeExpressions(section, reference)));
       return found;

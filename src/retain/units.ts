@@ -43,7 +43,7 @@ interface Span {
 }
 
 /** Sentences of text[from, to) with their spans, whitespace trimmed. */
-export function sentenceSpans(text: string, from = 0, to = text.length): Array<Span & { text: string }> {
+function sentenceSpans(text: string, from = 0, to = text.length): Array<Span & { text: string }> {
   const out: Array<Span & { text: string }> = [];
   for (const s of segmenter.segment(text.slice(from, to))) {
     const trimmed = s.segment.trim();
@@ -55,7 +55,7 @@ export function sentenceSpans(text: string, from = 0, to = text.length): Array<S
 }
 
 /** A fragment (fewer than two content words) joins the sentence before it; a first fragment, the one after. */
-export function mergeFragments<T extends Span & { text: string }>(text: string, raw: T[]): T[] {
+function mergeFragments<T extends Span & { text: string }>(text: string, raw: T[]): T[] {
   const out: T[] = [];
   for (const s of raw) {
     const prev = out[out.length - 1];
@@ -174,7 +174,7 @@ const draft = (kind: UnitKind, s: Span & { text: string }): Draft => ({ kind, st
 
 /** A table row as a unit: each cell after its column's header; names read from the cells alone, each as the start of
  * a sentence (a capitalised header or first word is not taken for a name). */
-function rowDraft(text: string, header: string[], row: Span & { cells: string[] }): Draft | null {
+function rowDraft(header: string[], row: Span & { cells: string[] }): Draft | null {
   const parts: string[] = [];
   const cells: string[] = [];
   const into = { terms: [] as string[], named: [] as NamedThing[] };
@@ -222,7 +222,7 @@ class Sentences {
 /** The units of a chunk, in order. */
 export function unitsOf(text: string): Unit[] {
   const blocks = scanBlocks(text);
-  if (blocks.length === 1 && blocks[0].kind === 'prose' && !/[`*_]/.test(text)) {
+  if (blocks.length === 1 && blocks[0].kind === 'prose' && !/[`*]/.test(text)) {
     // Plain prose (most conversation turns): its sentences, with nothing to leave out of them.
     return mergeFragments(text, sentenceSpans(text)).map((s) => ({ kind: 'sentence', ...s, plain: s.text, terms: [], named: [] }));
   }
@@ -276,7 +276,7 @@ export function unitsOf(text: string): Unit[] {
       case 'table': {
         const [header, ...rows] = b.rows ?? [];
         for (const row of rows) {
-          const d = header ? rowDraft(text, header.cells, row) : null;
+          const d = header ? rowDraft(header.cells, row) : null;
           if (d) push(d);
         }
         break;

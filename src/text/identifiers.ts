@@ -16,8 +16,7 @@ const CODE_WORDS = new Set(
   global goto if implements import in instanceof int interface is lambda let long new nil none nonlocal not null number
   object or package pass private protected public raise return self short static str string struct super switch
   symbol synchronized this throw throws true try type typeof undefined var void volatile while with yield require
-  module exports console log println printf print len list dict set tuple map array promise date error math json
-  string number boolean object`.split(/\s+/),
+  module exports console log println printf print len list dict set tuple map array promise date error math json`.split(/\s+/),
 );
 
 /** Whether a word is a keyword or common built-in of a programming language ("const", "def", "await", "String"). */
@@ -169,10 +168,10 @@ export function commandsOf(line: string): string[] {
  * it builds on. */
 export function namedInCode(code: string, lang?: string): NamedThing[] {
   const found = new Map<string, NamedThing>();
-  const add = (name: string | null, type: NamedThing['type'] = 'software'): void => {
+  const add = (name: string | null): void => {
     if (!name || isCodeFragment(name)) return;
     const key = name.toLowerCase();
-    if (!found.has(key)) found.set(key, { name, type });
+    if (!found.has(key)) found.set(key, { name, type: 'software' });
   };
   for (const re of JS_IMPORTS) for (const m of code.matchAll(re)) add(packageName(m[1]));
   for (const m of code.matchAll(PY_FROM)) add(packageName(m[1].split('.')[0]));
@@ -206,8 +205,8 @@ const COMMON_VARIABLES = new Set('res req err ctx cb df pd np tmp obj val args k
 /** Most terms one code block gives the facts around it. */
 export const MAX_CODE_TERMS = 24;
 
-/** The keyword terms of a piece of code: shaped identifiers first (in order), then the words of its string literals
- * and its other names of three letters or more; language keywords left out; each once (case folded). */
+/** The keyword terms of a piece of code: shaped identifiers first (in order), then its other words of three letters or
+ * more; language keywords and the commonest variable names left out; each once (case folded). */
 export function codeTerms(code: string, max = MAX_CODE_TERMS): string[] {
   const shaped: string[] = [];
   const plain: string[] = [];

@@ -67,12 +67,12 @@ const TRACE_LINE = new RegExp(
   ].join('|'),
 );
 
-/** Whether a line reads as code rather than prose: it ends in ; { } or an opening bracket, starts with a closing
+/** Whether a line reads as code rather than prose: it ends in ; { } or an opening bracket (not a ":(" face), starts with a closing
  * bracket, a comment, a tag, a declaration or an import, is a bare call, or holds operators prose does not use.
  * Keywords count only with the syntax that follows them in code ("let x =", not "let me know"). */
 const CODE_LINE = new RegExp(
   [
-    /[;{}[(]\s*$/.source,
+    /(?:[;{}]|(?<![:;=8])[[(])\s*$/.source,
     /^\s*[}\])]/.source,
     /^\s*(?:\/\/|\/\*|\*\/|#!|<\/?[A-Za-z][\w.-]*[\s/>])/.source,
     /^\s*(?:const|let|var)\s+[\w${}[\],\s]+[=:;]/.source,
