@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { chunkText } from './chunking.ts';
 import type { ExtractedFact } from './extractor.ts';
 import { OfflineExtractor } from './offline-extractor.ts';
@@ -102,4 +103,22 @@ test('code gives its identifiers to the sentence introducing it; lists, tables a
   const error = fact('Error: JWT_SECRET is not set');
   assert.deepEqual(error.entities.map((e) => e.name), ['user']);
   assert.ok(!all.some((f) => f.text.includes('loadConfig')), 'no fact from the trace\'s frames');
+});
+
+test('any chunk: facts lie inside it, and no entity holds code punctuation', async () => {
+  const extractor = new OfflineExtractor();
+  const piece = fc.oneof(
+    fc.constantFrom('```py\n', '\n```\n', '\n- ', '\n| a | b |\n|---|---|\n| `x()` | Redis |', '\n    at f (a.js:1:2)', ' `res.json({ a })` ', ' Socket.io', ' {', '});', '. '),
+    fc.string({ maxLength: 12 }),
+  );
+  await fc.assert(
+    fc.asyncProperty(fc.array(piece, { maxLength: 30 }), async (parts) => {
+      const text = parts.join('');
+      for (const f of await extractor.extract({ bankId: 'b', text, speaker: 'Sam', fromAgent: false, timestamp: '2024-03-04T10:00:00.000Z', context: null })) {
+        assert.ok(f.start >= 0 && f.start <= f.end && f.end <= text.length, JSON.stringify({ text, f }));
+        for (const e of f.entities) assert.doesNotMatch(e.name, /[(){};=]/, JSON.stringify({ text, e }));
+      }
+    }),
+    { numRuns: 200 },
+  );
 });

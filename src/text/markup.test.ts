@@ -2,6 +2,7 @@
 // and plain conversation text is one paragraph of prose.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { inlineCode, isCodeLine, scanBlocks, withoutEmphasis } from './markup.ts';
 
 /** The blocks as "kind: body" (a table as its rows' cells), to compare at a glance. */
@@ -118,4 +119,22 @@ test('a fence around prose (a journal entry, a letter) is read as prose; around 
   assert.deepEqual(shape(diagram).map((b) => b.split(':')[0]), ['code']);
   // A fence naming a language is code, whatever it holds.
   assert.deepEqual(shape('```python\n# load the orders from the partner files every hour\n```').map((b) => b.split(':')[0]), ['code(python)']);
+});
+
+/** Pieces markdown is made of, so that random texts hit fences, lists, tables, traces and code lines. */
+const PIECES = ['```', '```js', '~~~', '\n', '\n\n', '    ', '- ', '1. ', '# ', '**', '`', '|', '|---|---|', ' at f (x.js:1:2)', 'Error: no', 'const a = 1;', '});', 'Redis is fast.', 'I went home', ':(', ' ', 'x'];
+
+test('any text: blocks in order, inside the text, not overlapping, each body inside its block', () => {
+  fc.assert(
+    fc.property(fc.array(fc.oneof(fc.constantFrom(...PIECES), fc.string({ maxLength: 8 })), { maxLength: 60 }), (parts) => {
+      const text = parts.join('');
+      let last = 0;
+      for (const b of scanBlocks(text)) {
+        assert.ok(b.start >= last && b.start <= b.end && b.end <= text.length, JSON.stringify({ text, b }));
+        assert.ok(b.body.start >= b.start && b.body.start <= b.body.end && b.body.end <= b.end, JSON.stringify({ text, b }));
+        last = b.end;
+      }
+    }),
+    { numRuns: 500 },
+  );
 });

@@ -52,6 +52,9 @@ const LIST_ITEM = /^([ \t]*)([-*+•]|\d{1,3}[.)])[ \t]+(?=\S)/;
 const TABLE_DELIMITER = /^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(\|[ \t]*:?-{2,}:?[ \t]*)+\|?[ \t]*$|^[ \t]*\|[ \t]*:?-{2,}:?[ \t]*\|[ \t]*$/;
 const RULE = /^ {0,3}([-*_])([ \t]*\1){2,}[ \t]*$/;
 const BLANK = /^[ \t]*$/;
+/** Lines longer than this are prose to every test but the fence's: some patterns below take time that grows with the
+ * square of a line's length, and no heading, list item, trace or code line worth telling apart is that long. */
+const LONG_LINE = 2_000;
 
 /** Lines of stack traces and logs: "at f (file.js:3:9)", "Traceback ...", `File "x.py", line 3`, an error class
  * and its message, a timestamp or a level at the start of the line. */
@@ -95,10 +98,13 @@ const CODE_LINE = new RegExp(
 
 const INLINE_CODE = /`[^`\n]*`/g;
 
+const isTraceLine = (line: string): boolean => line.length <= LONG_LINE && TRACE_LINE.test(line);
+const isHeading = (line: string): boolean => line.length <= LONG_LINE && (HEADING.test(line) || BOLD_HEADING.test(line));
+
 /** Whether a line reads as code (see CODE_LINE; inline code spans in it do not count); a list item or heading
  * never does. */
 export function isCodeLine(line: string): boolean {
-  if (BLANK.test(line) || HEADING.test(line) || (LIST_ITEM.test(line) && !/^\s*[-*+]\s*\d/.test(line))) return false;
+  if (line.length > LONG_LINE || BLANK.test(line) || isHeading(line) || (LIST_ITEM.test(line) && !/^\s*[-*+]\s*\d/.test(line))) return false;
   return CODE_LINE.test(line.includes('`') ? line.replace(INLINE_CODE, 'x') : line);
 }
 
@@ -131,8 +137,8 @@ function startsInsideCode(lines: Line[], fenceAt: number): boolean {
 
 /** Languages of fenced blocks that may hold prose rather than code. */
 const PROSE_LANGS = new Set(['', 'text', 'txt', 'plain', 'plaintext', 'markdown', 'md']);
-/** Three lower-case words in a row, one space apart: a line of prose. */
-const PROSE_RUN = /\p{Ll}{2,} \p{Ll}{2,} \p{Ll}+/u;
+/** Three lower-case words in a row, one space apart: a line of prose (tried at word starts only). */
+const PROSE_RUN = /(?<!\p{Ll})\p{Ll}{2,} \p{Ll}{2,} \p{Ll}/u;
 
 /** Whether the lines of a fenced block read as prose: at least half of them hold a run of words, under a quarter are
  * code, trace or log lines. */
@@ -143,7 +149,7 @@ function readsAsProse(lines: Line[]): boolean {
   for (const l of lines) {
     if (BLANK.test(l.text)) continue;
     all++;
-    if (isCodeLine(l.text) || TRACE_LINE.test(l.text)) code++;
+    if (isCodeLine(l.text) || isTraceLine(l.text)) code++;
     else if (PROSE_RUN.test(l.text)) prose++;
   }
   return all > 0 && prose * 2 >= all && code * 4 < all;
@@ -195,18 +201,19 @@ export function scanBlocks(text: string): Block[] {
         i = closed ? j + 1 : to;
         continue;
       }
-      const heading = HEADING.exec(t) ?? BOLD_HEADING.exec(t);
+      const long = t.length > LONG_LINE;
+      const heading = long ? null : (HEADING.exec(t) ?? BOLD_HEADING.exec(t));
       if (heading) {
         const at = line.start + t.indexOf(heading[2]);
         blocks.push({ kind: 'heading', start: line.start, end: line.end, body: { start: at, end: at + heading[2].length } });
         i++;
         continue;
       }
-      if (RULE.test(t)) {
+      if (!long && RULE.test(t)) {
         i++;
         continue;
       }
-      if (t.includes('|') && i + 1 < to && TABLE_DELIMITER.test(lines[i + 1].text)) {
+      if (!long && t.includes('|') && i + 1 < to && TABLE_DELIMITER.test(lines[i + 1].text)) {
         const rows: Array<Span & { cells: string[] }> = [{ start: line.start, end: line.end, cells: tableCells(t) }];
         let j = i + 2;
         for (; j < to && lines[j].text.includes('|') && !BLANK.test(lines[j].text); j++)
@@ -216,14 +223,14 @@ export function scanBlocks(text: string): Block[] {
         i = j;
         continue;
       }
-      if (TRACE_LINE.test(t)) {
+      if (isTraceLine(t)) {
         let j = i + 1;
-        while (j < to && !BLANK.test(lines[j].text) && (TRACE_LINE.test(lines[j].text) || indentOf(lines[j].text) >= 2 || /^\s*[}\])]/.test(lines[j].text))) j++;
+        while (j < to && !BLANK.test(lines[j].text) && (isTraceLine(lines[j].text) || indentOf(lines[j].text) >= 2 || /^\s*[}\])]/.test(lines[j].text))) j++;
         blocks.push({ kind: 'trace', start: line.start, end: lines[j - 1].end, body: { start: line.start, end: lines[j - 1].end } });
         i = j;
         continue;
       }
-      const item = LIST_ITEM.exec(t);
+      const item = long ? null : LIST_ITEM.exec(t);
       if (item && !isCodeLine(t.slice(item[0].length))) {
         // The item's text: its line after the marker and the lines indented under it (not a nested item).
         const column = indentOf(item[1]) + 2;
@@ -239,7 +246,7 @@ export function scanBlocks(text: string): Block[] {
       }
       const previous = blocks.at(-1);
       const afterBreak = i === 0 || BLANK.test(lines[i - 1].text);
-      if (indentOf(t) >= 4 && afterBreak && previous?.kind !== 'list-item') {
+      if (!long && indentOf(t) >= 4 && afterBreak && previous?.kind !== 'list-item') {
         // Indented code: lines indented four or more, blank lines between them.
         let j = i + 1;
         let last = i;
@@ -263,7 +270,7 @@ export function scanBlocks(text: string): Block[] {
             if (j + 1 < to && isCodeLine(lines[j + 1].text)) continue;
             break;
           }
-          if (FENCE.test(next) || HEADING.test(next)) break;
+          if (FENCE.test(next) || isHeading(next)) break;
           if (isCodeLine(next)) codeLines++;
           else if (indentOf(next) < 2) break;
           last = j;
@@ -288,8 +295,9 @@ export function scanBlocks(text: string): Block[] {
 /** Whether line j ends a paragraph: it is blank or opens another kind of block. */
 function startsBlock(lines: Line[], j: number): boolean {
   const t = lines[j].text;
-  if (BLANK.test(t) || FENCE.test(t) || HEADING.test(t) || BOLD_HEADING.test(t) || RULE.test(t) || TRACE_LINE.test(t)) return true;
-  if (LIST_ITEM.test(t)) return true;
+  if (BLANK.test(t) || FENCE.test(t)) return true;
+  if (t.length > LONG_LINE) return false;
+  if (isHeading(t) || RULE.test(t) || isTraceLine(t) || LIST_ITEM.test(t)) return true;
   if (t.includes('|') && j + 1 < lines.length && TABLE_DELIMITER.test(lines[j + 1].text)) return true;
   return isCodeLine(t) && j + 1 < lines.length && isCodeLine(lines[j + 1].text);
 }
