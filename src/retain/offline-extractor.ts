@@ -5,7 +5,7 @@
 import * as chrono from 'chrono-node';
 import { hasUnresolvedYou, toThirdPerson } from '../text/person.ts';
 import { parseTimeExpressions, type TimeRange } from '../text/time-expressions.ts';
-import { isCodeFragment, isFileName, isLibraryName, shapedNames, toolsInProse } from '../text/identifiers.ts';
+import { isCodeFragment, isFileName, isLibraryName, isShapedName, shapedNames, toolsInProse } from '../text/identifiers.ts';
 import { isStopword } from '../text/words.ts';
 import { typedNames } from './named-entities.ts';
 import { unitsOf, type Unit } from './units.ts';
@@ -40,6 +40,11 @@ const CAPITALISED = /(?<=[\p{L}\p{N},;:]\s+)(\p{Lu}[\p{L}\p{N}’'-]*(?:\.\p{Ll}
 /** Words shaped like file or library names in prose ("package.json", "socket.io"). */
 const DOTTED = /(?<![\w.@/-])[\w@][\w.@/-]*\.[A-Za-z][\w]*(?![\w/-])/g;
 
+/** A capital right after a bracket, quote or slash. */
+const AFTER_BRACKET = /[([{"'“‘/]\p{Lu}/u;
+/** A dot inside a word (a file or dotted name may be there). */
+const DOT_WORD = /\w\.\w/;
+
 /** The word a unit opens with. */
 const OPENER = /^\s*([\p{L}\p{N}][\p{L}\p{N}._-]*[\p{L}\p{N}]|\p{L})/u;
 
@@ -60,11 +65,14 @@ function entitiesOf(unit: Unit, speaker: string | null): ExtractedEntity[] {
   const sentence = unit.plain;
   if (sentence) {
     for (const n of typedNames(sentence)) add(n.name, n.type);
-    // A word shaped like a name (PostgreSQL, OAuth2, JWT, Socket.io) is one wherever it stands, opening the sentence
-    // or after a bracket; a plain capitalised opener ("Ensure", "Redis") is not told apart from a word.
-    for (const name of shapedNames(sentence)) add(name, null);
+    // A word shaped like a name (PostgreSQL, OAuth2, JWT, Socket.io) is one wherever it stands: opening the sentence
+    // or after a bracket or quote too (elsewhere CAPITALISED finds it); a plain capitalised opener ("Ensure",
+    // "Redis") is not told apart from a word.
+    const opener = OPENER.exec(sentence)?.[1];
+    if (opener && isShapedName(opener)) add(opener, null);
+    if (AFTER_BRACKET.test(sentence)) for (const name of shapedNames(sentence)) add(name, null);
     for (const m of sentence.matchAll(CAPITALISED)) add(m[1], null);
-    if (sentence.includes('.'))
+    if (DOT_WORD.test(sentence))
       for (const m of sentence.matchAll(DOTTED)) {
         const word = m[0];
         if (isFileName(word)) add(word, 'file', true);

@@ -74,11 +74,18 @@ export const isKnownTool = (word: string): boolean => KNOWN_TOOLS.has(word.toLow
 const PROSE_TOOLS = `npm npx pnpm pip pip3 kubectl minikube psql pg_dump pg_restore pg_dumpall pg_ctl mysqldump mongosh mongodump
   mongorestore redis-cli redis-server nginx docker-compose systemctl journalctl gsutil gcloud terraform pm2 nodemon
   webpack eslint certbot openssl ffmpeg kubeadm kubelet k9s`.split(/\s+/);
-const PROSE_TOOL = new RegExp(String.raw`(?<![\w.@/-])(?:${PROSE_TOOLS.sort((a, b) => b.length - a.length).join('|')})(?![\w@/-]|\.\w)`, 'g');
+const PROSE_TOOL = new RegExp(String.raw`\b(?:${PROSE_TOOLS.sort((a, b) => b.length - a.length).join('|')})\b`, 'g');
 
-/** Tool names in prose: the words of the text that only name a tool. */
+/** Tool names in prose: the words of the text that only name a tool (not part of a longer name: "docker-compose.yml",
+ * "my-nginx"). */
 export function toolsInProse(text: string): string[] {
-  return [...text.matchAll(PROSE_TOOL)].map((m) => m[0]);
+  const out: string[] = [];
+  for (const m of text.matchAll(PROSE_TOOL)) {
+    const before = text[m.index - 1] ?? ' ';
+    const after = text.slice(m.index + m[0].length, m.index + m[0].length + 2);
+    if (!/[\w.@/-]/.test(before) && !/^(?:[\w@/-]|\.\w)/.test(after)) out.push(m[0]);
+  }
+  return out;
 }
 
 /** Words shaped like names (see SHAPED_NAME) anywhere in a text, after a space, a bracket or a quote. */

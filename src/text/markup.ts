@@ -259,7 +259,7 @@ export function scanBlocks(text: string): Block[] {
         i = last + 1;
         continue;
       }
-      if (isCodeLine(t)) {
+      if (i + 1 < to && isCodeLine(t)) {
         // Code pasted without fences: two or more code lines (indented lines and single blank lines may sit between).
         let last = i;
         let j = i + 1;
