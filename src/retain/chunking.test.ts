@@ -36,3 +36,26 @@ test('chunks of a long text cover it at their offsets, each within the size limi
     }
   }
 });
+
+test('a code block that fits in a chunk is not cut, and stays with the sentence introducing it', () => {
+  const prose = Array.from({ length: 30 }, (_, i) => `Sentence ${i} says something about the deployment.`).join(' ');
+  const code = '```js\n' + Array.from({ length: 20 }, (_, i) => `const value${i} = compute(${i});`).join('\n') + '\n```';
+  const text = `${prose}\n\nHere is the fix:\n${code}\n\nThat should do it.`;
+  const chunks = chunkText(text);
+  const holding = chunks.filter((c) => c.text.includes('```'));
+  assert.equal(holding.length, 1, 'one chunk holds the whole block');
+  assert.ok(holding[0].text.includes(code), 'the block is whole');
+  assert.ok(holding[0].text.includes('Here is the fix:'), 'with its introduction');
+});
+
+test('a code block longer than a chunk is cut between its lines', () => {
+  const code = '```python\n' + Array.from({ length: 200 }, (_, i) => `result_${i} = transform(frame, column="c${i}")`).join('\n') + '\n```';
+  const text = `Run this:\n${code}\nDone.`;
+  const chunks = chunkText(text);
+  assert.ok(chunks.length > 1);
+  for (const c of chunks) {
+    assert.equal(text.slice(c.offset, c.offset + c.text.length), c.text);
+    assert.ok(c.text.length <= MAX_CHUNK_CHARS);
+    assert.ok(/^(Run this:|result_\d+ =|```)/.test(c.text) && /(\)|```|Done\.)$/.test(c.text), `cut between lines: ${c.text.slice(0, 30)}...${c.text.slice(-30)}`);
+  }
+});

@@ -1,4 +1,8 @@
-// Splits an item's content into chunks of bounded size at paragraph, then sentence, boundaries.
+// Splits an item's content into chunks of bounded size at paragraph, then sentence, boundaries. A code block, stack
+// trace or table (src/text/markup.ts) is kept whole in one chunk, with the sentence introducing it ("Here is the
+// fix:"), unless it is longer than a chunk: then it is cut between lines.
+import { codeSpans } from '../text/markup.ts';
+
 export const MAX_CHUNK_CHARS = 2_000;
 
 export interface TextPiece {
@@ -38,6 +42,62 @@ function lastSentenceEnd(text: string): number {
   return -1;
 }
 
+type Segment = { segment: string; index: number };
+
+/** A stretch of the content as segments of at most max characters, cut after a line break where one allows. */
+function* linesCut(content: string, start: number, end: number, max: number): Generator<Segment> {
+  while (start < end) {
+    let cut = Math.min(end, start + max);
+    if (cut < end) {
+      const nl = content.lastIndexOf('\n', cut - 1);
+      if (nl >= start) cut = nl + 1;
+    }
+    yield { segment: content.slice(start, cut), index: start };
+    start = cut;
+  }
+}
+
+/** The content's sentences, each code block, trace or table as one segment (with the sentence just before it when
+ * that one ends in a colon and both fit in a chunk), longer ones cut between lines. */
+function* segmentsOf(content: string, max: number): Generator<Segment> {
+  const spans = codeSpans(content);
+  if (spans.length === 0) {
+    yield* sentencesOf(content);
+    return;
+  }
+  let k = 0;
+  let held: Segment | null = null;
+  let group: { start: number; end: number; span: number } | null = null;
+  const closeGroup = function* (): Generator<Segment> {
+    if (!group) return;
+    if (held && held.index + held.segment.length === group.start && held.segment.trimEnd().endsWith(':') && group.end - held.index <= max) {
+      group.start = held.index;
+      held = null;
+    }
+    if (held) yield held;
+    held = null;
+    yield* linesCut(content, group.start, group.end, max);
+    group = null;
+  };
+  for (const s of sentencesOf(content)) {
+    while (k < spans.length && spans[k].end <= s.index) k++;
+    const end = s.index + s.segment.length;
+    if (k < spans.length && s.index >= spans[k].start) {
+      if (group && group.span === k) group.end = end;
+      else {
+        yield* closeGroup();
+        group = { start: s.index, end, span: k };
+      }
+      continue;
+    }
+    yield* closeGroup();
+    if (held) yield held;
+    held = s;
+  }
+  yield* closeGroup();
+  if (held) yield held;
+}
+
 export function chunkText(content: string, max = MAX_CHUNK_CHARS): TextPiece[] {
   if (content.length <= max) return [{ text: content, offset: 0 }];
   const pieces: TextPiece[] = [];
@@ -50,7 +110,7 @@ export function chunkText(content: string, max = MAX_CHUNK_CHARS): TextPiece[] {
     if (current) pieces.push(current);
     current = { text, offset };
   };
-  for (const s of sentencesOf(content)) {
+  for (const s of segmentsOf(content, max)) {
     if (s.segment.length <= max) push(s.segment, s.index);
     else for (let i = 0; i < s.segment.length; i += max) push(s.segment.slice(i, i + max), s.index + i);
   }

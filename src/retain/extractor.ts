@@ -40,6 +40,14 @@ export interface ExtractedFact {
   /** Indexes (into this chunk's facts) of earlier facts this one is caused by. */
   causedBy: number[];
   /**
+   * Keyword terms beside the fact's words: identifiers from the code the fact introduces and from its inline code
+   * (`pg_dump`, `socket.io`, `v2.3.1`, `ERR_CONNECTION_REFUSED`), for the fact's keyword representation.
+   */
+  terms?: string[];
+  /** The heading the fact stands under in its chunk ("Step 2: Update the client"): context for its representations,
+   * not part of its text. */
+  section?: string;
+  /**
    * Whom the fact's "you" means, when its text still says "you" to someone known (kept in the fact's metadata:
    * an observation shows the name, while the fact keeps the words as said).
    */

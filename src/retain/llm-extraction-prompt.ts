@@ -1,6 +1,7 @@
 // What the LLM extractor asks for: the reply schema (validated with zod, sent to the provider as JSON schema)
 // and the messages: the five W's of each fact, pronouns resolved, relative dates made absolute from the
-// item's timestamp, a verbatim quote to anchor it in the chunk, and the bank's mission and mode.
+// item's timestamp, a verbatim quote to anchor it in the chunk, the bank's mission and mode, and code kept out of
+// facts and entities.
 import { z } from 'zod';
 import type { ChatMessage } from '../llm/ports.ts';
 import type { ExtractInput, RetainMode } from './extractor.ts';
@@ -69,8 +70,12 @@ export function extractionMessages(input: ExtractInput): ChatMessage[] {
     '- occurredStart, occurredEnd: the same as absolute ISO 8601 dates (YYYY, YYYY-MM, YYYY-MM-DD or a ' +
       'date-time); null when unknown. A single day or month needs only occurredStart.',
     '- where: the place, or null. who: the people involved (names), or []. why: the reason or purpose, or null.',
-    '- entities: every person, place, organisation, product or other named thing in the fact: {"name", "type"}.',
+    '- entities: every person, place, organisation, product or other named thing in the fact: {"name", "type"}. ' +
+      'Libraries, tools, services and files count (Express, pg_dump, package.json); variables, functions, language ' +
+      'keywords and error codes do not.',
     '- causedBy: 0-based indexes of earlier facts in your list that caused this one, or [].',
+    'Code blocks, commands, logs and stack traces are not facts: never copy code into "what"; when it matters, ' +
+      'state in words what the code does or changes, or which error occurred, and quote the sentence around it.',
   ];
   return [
     { role: 'system', content: system.join('\n') },

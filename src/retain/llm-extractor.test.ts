@@ -215,3 +215,21 @@ test('the bank\'s retain mode: concise by default, a known mode as set, anything
   assert.equal(retainModeOf({ retainMode: 'verbatim' }), 'verbatim');
   assert.throws(() => retainModeOf({ retainMode: 'everything' }), (e: unknown) => e instanceof CairnError && e.status === 400);
 });
+
+test('code: the prompt keeps it out of facts and names, code fragments are dropped from entities, identifiers become terms', async () => {
+  const extractor = new LlmExtractor(llm());
+  const text = 'The nightly backup runs this:\n```bash\npg_dump -Fc chat > chat.dump\n```\nIt takes 25 minutes.';
+  server.script(reply.json({
+    facts: [{
+      what: 'The nightly backup runs pg_dump.',
+      kind: 'world',
+      quote: 'The nightly backup runs this:',
+      entities: [{ name: 'pg_dump', type: 'tool' }, { name: 'res.status(500).json', type: null }, { name: 'const', type: null }, { name: '});', type: null }],
+    }],
+  }));
+  const before = server.requests.length;
+  const [fact] = await extractor.extract({ bankId: 'm', text, speaker: 'Sam', fromAgent: false, timestamp: '2024-05-20T12:00:00Z', context: null });
+  assert.match(server.requests[before].body.messages[0].content, /never copy code into "what"/);
+  assert.deepEqual(fact.entities, [{ name: 'pg_dump', type: 'tool' }]);
+  assert.ok(fact.terms?.includes('pg_dump') && fact.terms.includes('chat.dump'), JSON.stringify(fact.terms));
+});

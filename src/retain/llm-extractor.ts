@@ -1,14 +1,18 @@
 // The LLM extractor: one structured call per chunk (validated with zod, corrected once, else LlmOutputError so
 // the pipeline writes nothing for the item), then each reply fact becomes an ExtractedFact: its text composed
 // for the bank's mode, its span found from the model's verbatim quote (the whole chunk when the quote is not
-// there), its dates made absolute ranges, its entities merged with who and where, its causes checked.
+// there), its dates made absolute ranges, its entities merged with who and where (no code among them), its causes
+// checked, and the keyword terms of the chunk's units it spans (identifiers of inline code and of the code they
+// introduce, as the offline extractor gives them).
 import type { LlmProvider } from '../llm/ports.ts';
 import type { UsageLedger } from '../llm/ledger.ts';
 import { generateObject } from '../llm/structured.ts';
 import type { ExtractInput, ExtractedEntity, ExtractedFact, Extractor, RetainMode } from './extractor.ts';
 import { ExtractionSchema, extractionMessages, type LlmFact } from './llm-extraction-prompt.ts';
 import { occurredRange } from './occurred-range.ts';
+import { isCodeFragment } from '../text/identifiers.ts';
 import { locateQuote, type Span } from './quote-span.ts';
+import { unitsOf, type Unit } from './units.ts';
 
 export interface LlmExtractorOptions {
   /** Records every call (with the bank id) to this ledger. */
@@ -52,12 +56,14 @@ export function toExtractedFacts(facts: LlmFact[], input: ExtractInput): Extract
   const mode = input.mode ?? 'concise';
   const reference = new Date(input.timestamp);
   const out: ExtractedFact[] = [];
+  let units: Unit[] | null = null;
   let cursor = 0;
   facts.forEach((f, index) => {
     const found = locateQuote(input.text, f.quote, cursor);
     if (found) cursor = found.start;
     const span: Span = found ?? { start: 0, end: input.text.length };
     const when = occurredRange(f.occurredStart, f.occurredEnd, f.when, reference, `${f.quote}\n${f.what}`);
+    const terms = found ? termsWithin((units ??= unitsOf(input.text)), found) : [];
     out.push({
       text: factText(f, mode, found ? input.text.slice(found.start, found.end) : null),
       kind: f.kind,
@@ -68,9 +74,15 @@ export function toExtractedFacts(facts: LlmFact[], input: ExtractInput): Extract
       entities: entitiesOf(f),
       // Only earlier facts can be causes; anything else is a slip of the model and is dropped.
       causedBy: [...new Set(f.causedBy ?? [])].filter((c) => c < index),
+      ...(terms.length ? { terms } : {}),
     });
   });
   return out;
+}
+
+/** The keyword terms of the units a quoted span overlaps. */
+function termsWithin(units: Unit[], span: Span): string[] {
+  return [...new Set(units.filter((u) => u.start < span.end && span.start < u.end).flatMap((u) => u.terms))];
 }
 
 /** concise: the statement; verbose: plus the details it does not already say; verbatim: the source's words. */
@@ -97,7 +109,7 @@ function entitiesOf(f: LlmFact): ExtractedEntity[] {
   const found = new Map<string, ExtractedEntity>();
   const add = (name: string, type: string | null): void => {
     const clean = name.trim();
-    if (clean.length < 2) return;
+    if (clean.length < 2 || isCodeFragment(clean)) return;
     const key = clean.toLowerCase();
     const existing = found.get(key);
     if (!existing || (existing.type === null && type)) found.set(key, { name: clean, type });

@@ -30,3 +30,14 @@ test('a sentence starting "So" is caused by the one before it', async () => {
   assert.equal(facts.length, 2);
   assert.deepEqual(facts[1].causedBy, [0]);
 });
+
+test('markup: list items are facts of their own, headings are not facts but date and title the facts under them', async () => {
+  const text = '**March 20, 2024, 9:00 PM**\n- **Current Mood**: Sad and reflective.\n- Walked in Greenfield Park with Andrew\n\n### Next steps\nCall the lawyer about the will.';
+  const facts = await extract(text);
+  assert.deepEqual(facts.map((f) => f.text), ['Current Mood: Sad and reflective.', 'Walked in Greenfield Park with Andrew', 'Call the lawyer about the will.']);
+  assert.deepEqual(facts.map((f) => f.section), ['March 20, 2024, 9:00 PM', 'March 20, 2024, 9:00 PM', 'Next steps']);
+  assert.equal(facts[1].occurredStart?.slice(0, 10), '2024-03-20');
+  assert.equal(facts[2].occurredStart, null);
+  assert.ok(facts[1].entities.some((e) => e.name === 'Andrew'));
+  assert.ok(!facts[0].entities.some((e) => e.name === 'Mood' || e.name === 'Sad'), JSON.stringify(facts[0].entities));
+});

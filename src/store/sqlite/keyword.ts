@@ -12,9 +12,24 @@ import { keywordIndexOf, syncPendingKeywordChanges, type KeywordSource } from '.
 import type { SqliteReaders } from './readers.ts';
 import { prepared } from './statements.ts';
 
-/** The query's content words, each once, in order: the keyword query ORs them. */
+/** Words joined by dots or underscores: identifiers (pg_dump, socket.io, v2.3.1, ERR_CONNECTION_REFUSED). */
+const JOINED = /[\p{L}\p{N}]+(?:[._][\p{L}\p{N}]+)+/gu;
+
+/** The query's content words, each once, in order: the keyword query ORs them. An identifier stays one word, which
+ * the tokenizer makes a phrase (pg_dump -> "pg dump"), so it matches itself, not its parts scattered in a text (and
+ * "v2.3.1" keeps its "3" and "1"); abbreviations such as "e.g." are words as before. */
 function queryWords(text: string): string[] {
-  return [...new Set(contentWords(text))];
+  if (!text.includes('.') && !text.includes('_')) return [...new Set(contentWords(text))];
+  const out: string[] = [];
+  let last = 0;
+  for (const m of text.matchAll(JOINED)) {
+    const parts = m[0].split(/[._]/);
+    if (parts.every((p) => p.length < 2)) continue;
+    out.push(...contentWords(text.slice(last, m.index)), m[0].toLowerCase());
+    last = m.index + m[0].length;
+  }
+  out.push(...contentWords(text.slice(last)));
+  return [...new Set(out)];
 }
 
 /** An FTS5 query that ORs the words, each quoted (so no FTS syntax leaks in). */
