@@ -15,7 +15,7 @@ function fact(id: string, text: string, day: number, extra: Partial<Fact> = {}):
   const when = `2024-01-${String(day).padStart(2, '0')}T10:00:00.000Z`;
   return {
     id, bankId: 'b', kind: 'world', text, occurredStart: null, occurredEnd: null, mentionedAt: when, entities: [], source: null, speaker: null,
-    metadata: {}, tags: [], status: 'active', validFrom: null, validTo: null, supersededBy: null, supersededAt: null, consolidatedAt: null,
+    metadata: {}, tags: [], stance: null, context: null, status: 'active', validFrom: null, validTo: null, supersededBy: null, supersededAt: null, consolidatedAt: null,
     createdAt: when, updatedAt: when, ...extra,
   };
 }

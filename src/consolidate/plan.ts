@@ -110,7 +110,7 @@ export async function planWrite(
       const observation: Observation = {
         id, bankId, kind: 'observation', text: d.text.trim(), occurredStart: null, occurredEnd: null, mentionedAt: first.mentionedAt,
         entities: [], source: null, speaker: null, metadata: { consolidator: ctx.consolidator, ...(d.facet ? { facet: d.facet } : {}) }, tags,
-        status: 'active', validFrom: null, validTo: null, supersededBy: null, supersededAt: null, consolidatedAt: now, createdAt: now, updatedAt: now,
+        stance: null, context: null, status: 'active', validFrom: null, validTo: null, supersededBy: null, supersededAt: null, consolidatedAt: now, createdAt: now, updatedAt: now,
         proofCount: supports.length,
       };
       cover(observation, cited);

@@ -6,7 +6,7 @@ import { grammarCheck, sharesSubject } from './quality.ts';
 
 const fact = (id: string, text: string, entities: string[]): Fact => ({
   id, bankId: 'b', kind: 'world', text, occurredStart: null, occurredEnd: null, mentionedAt: '2024-01-01T00:00:00Z', entities, source: null,
-  speaker: 'Maya', metadata: {}, tags: [], status: 'active', validFrom: null, validTo: null, supersededBy: null, supersededAt: null,
+  speaker: 'Maya', metadata: {}, tags: [], stance: null, context: null, status: 'active', validFrom: null, validTo: null, supersededBy: null, supersededAt: null,
   consolidatedAt: null, createdAt: '2024-01-01T00:00:00Z', updatedAt: '2024-01-01T00:00:00Z',
 });
 const names = new Map([['maya', 'Maya'], ['sam', 'Sam'], ['porto', 'Porto'], ['ines', 'Ines Costa'], ['leeds', 'Leeds']]);

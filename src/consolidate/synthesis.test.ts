@@ -7,7 +7,7 @@ import { synthesize } from './synthesis.ts';
 
 const fact = (id: string, text: string, at: string): Fact => ({
   id, bankId: 'b', kind: 'world', text, occurredStart: null, occurredEnd: null, mentionedAt: at, entities: [], source: null, speaker: null,
-  metadata: {}, tags: [], status: 'active', validFrom: at, validTo: null, supersededBy: null, supersededAt: null, consolidatedAt: null,
+  metadata: {}, tags: [], stance: null, context: null, status: 'active', validFrom: at, validTo: null, supersededBy: null, supersededAt: null, consolidatedAt: null,
   createdAt: at, updatedAt: at,
 });
 

@@ -7,6 +7,9 @@ export const FACT_KINDS: readonly FactKind[] = ['world', 'experience', 'observat
 /** active: current knowledge; superseded: replaced by a newer fact (kept for asOf queries and audits). */
 export type FactStatus = 'active' | 'superseded';
 
+/** A standing instruction ("always answer with code") or preference ("I prefer Android") its speaker stated. */
+export type Stance = 'instruction' | 'preference';
+
 export type LinkType = 'temporal' | 'semantic' | 'causal' | 'entity';
 
 /** Per-bank settings. Unknown keys are kept as given so new features can add settings without a migration. */
@@ -90,6 +93,14 @@ export interface Fact {
   speaker: string | null;
   metadata: Record<string, string>;
   tags: string[];
+  /** Whether the fact states a standing instruction or preference (read at retain); recall adds these to the
+   * questions they bear on. */
+  stance: Stance | null;
+  /**
+   * What the fact's keyword and semantic representations read beside its text: the heading it stands under, its
+   * passage's names and identifiers, the sentence before it. Never shown as the fact: its text stays its own.
+   */
+  context: string | null;
   status: FactStatus;
   /** Valid time: from when (and until when) the fact was true, apart from record time. */
   validFrom: string | null;

@@ -58,6 +58,14 @@ async function* linesOf(source: string | AsyncIterable<string>): AsyncGenerator<
 const withSession = (c: Chunk): Chunk => (c.session === undefined ? { ...c, session: legacySession(c.documentId) } : c);
 const withSourceSession = (f: Fact): Fact =>
   f.source && f.source.session === undefined ? { ...f, source: { ...f.source, session: legacySession(f.source.documentId) } } : f;
+/** A fact of an archive written before facts had a stance and a context gets them as the store's upgrade
+ * (migration 011) would: its stance from its metadata, no context. */
+function withStanceAndContext(f: Fact): Fact {
+  if (f.stance !== undefined && f.context !== undefined) return f;
+  const legacy = f.metadata.stance;
+  const stance = f.stance ?? (f.kind !== 'experience' && (legacy === 'instruction' || legacy === 'preference') ? legacy : null);
+  return { ...f, stance, context: f.context ?? null };
+}
 
 function rebank<T extends { bankId: string }>(x: T, bankId: string): T {
   return x.bankId === bankId ? x : { ...x, bankId };
@@ -119,14 +127,14 @@ class Importer {
         await this.flushDocument();
         await this.flushObservations();
         if (this.facts.length && this.facts[0].fact.source?.documentId !== r.fact.source?.documentId) await this.flushFacts();
-        this.facts.push({ fact: rebank(withSourceSession(r.fact), this.bankId), vector: this.vectorOf(r.vector) });
+        this.facts.push({ fact: rebank(withStanceAndContext(withSourceSession(r.fact)), this.bankId), vector: this.vectorOf(r.vector) });
         this.counts.facts++;
         if (this.facts.length >= this.batch) await this.flushFacts();
         return;
       case 'observation':
         await this.flushDocument();
         await this.flushFacts();
-        this.observations.push({ observation: { ...rebank(r.observation, this.bankId), kind: 'observation', proofCount: 0 }, vector: this.vectorOf(r.vector) });
+        this.observations.push({ observation: { ...rebank(withStanceAndContext(r.observation), this.bankId), kind: 'observation', proofCount: 0 }, vector: this.vectorOf(r.vector) });
         this.evidence.push(...r.evidence);
         this.history.push(...r.history);
         this.counts.observations++;

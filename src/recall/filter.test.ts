@@ -5,7 +5,7 @@ import { matchesFilter } from './filter.ts';
 
 const fact = (over: Partial<Fact>): Fact => ({
   id: 'f', bankId: 'b', kind: 'world', text: 't', occurredStart: null, occurredEnd: null, mentionedAt: '2024-01-01T00:00:00.000Z',
-  entities: [], source: null, speaker: null, metadata: {}, tags: ['a', 'b'], status: 'active', validFrom: null, validTo: null,
+  entities: [], source: null, speaker: null, metadata: {}, tags: ['a', 'b'], stance: null, context: null, status: 'active', validFrom: null, validTo: null,
   supersededBy: null, supersededAt: null, consolidatedAt: null, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z',
   ...over,
 });

@@ -6,7 +6,7 @@ import type { FactFilter } from '../store/ports.ts';
 export function matchesFilter(fact: Fact, filter: FactFilter): boolean {
   if (filter.kinds?.length && !filter.kinds.includes(fact.kind)) return false;
   if (filter.tags?.some((t) => !fact.tags.includes(t))) return false;
-  if (filter.stances?.length && !filter.stances.some((s) => fact.metadata.stance === s)) return false;
+  if (filter.stances?.length && !filter.stances.some((s) => fact.stance === s)) return false;
   if (filter.occurredFrom || filter.occurredTo) {
     // Canonical ISO times compare as text. A fact the text gave no time cannot be said to fall in the range.
     if (fact.occurredStart === null) return false;

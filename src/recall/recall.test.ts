@@ -83,7 +83,7 @@ async function writeDocument(store: SqliteStore, bankId: string, docId: string, 
         id, bankId, kind: spec.kind ?? 'world', text: spec.text,
         occurredStart: spec.occurredStart ?? null, occurredEnd: spec.occurredEnd ?? null, mentionedAt: c.timestamp,
         entities: entityIds, source: { documentId: docId, chunkId: chunk.id, itemId: chunk.itemId, start, end: start + 5 },
-        speaker: c.speaker ?? null, metadata: { source: 'test', doc: docId }, tags: spec.tags ?? [],
+        speaker: c.speaker ?? null, metadata: { source: 'test', doc: docId }, tags: spec.tags ?? [], stance: null, context: null,
         status: spec.supersededAt ? 'superseded' : 'active', validFrom: null, validTo: null, supersededBy: null,
         supersededAt: spec.supersededAt ?? null, consolidatedAt: null, createdAt: spec.createdAt ?? now, updatedAt: now,
       });

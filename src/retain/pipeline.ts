@@ -8,6 +8,7 @@ import type { Bank, Chunk, DocumentRecord, Fact, FactLink, Operation } from '../
 import type { Embedder } from '../embed/ports.ts';
 import type { ItemWrite, MemoryStore } from '../store/ports.ts';
 import { chunkText } from './chunking.ts';
+import { factContext, passageNames } from './context.ts';
 import { EntityResolver } from './entities.ts';
 import type { ExtractedFact, Extractor } from './extractor.ts';
 import { semanticLinks } from './links.ts';
@@ -445,14 +446,9 @@ interface WritePart {
   previousFactId?: string | null;
 }
 
-/**
- * A fact's metadata: its item's, plus what extraction read from the sentence: whom "you" addressed, and whether
- * the sentence (in its speaker's own words) is a standing instruction or preference of someone other than the agent.
- */
+/** A fact's metadata: its item's, plus whom its "you" addressed when extraction read that from the sentence. */
 function factMetadata(chunk: Chunk, x: ExtractedFact): Record<string, string> {
-  const stance = x.kind === 'experience' ? null : stanceOf(chunk.text.slice(x.start, x.end));
-  if (!x.addressee && !stance) return chunk.metadata;
-  return { ...chunk.metadata, ...(x.addressee ? { addressee: x.addressee } : {}), ...(stance ? { stance } : {}) };
+  return x.addressee ? { ...chunk.metadata, addressee: x.addressee } : chunk.metadata;
 }
 
 /** Resolves, embeds and links the facts of one or more documents' chunks: one write per part, to apply in order. */
@@ -469,7 +465,8 @@ async function buildWrites(deps: RetainDeps, bank: Bank, parts: WritePart[]): Pr
     let previous: { id: string; chunkId: string | null } | null = previousFactId ? { id: previousFactId, chunkId: null } : null;
     for (const { chunk, facts: found } of extracted) {
       const ids: string[] = [];
-      for (const x of found) {
+      const names = passageNames(found);
+      for (const [i, x] of found.entries()) {
         const at = chunk.timestamp ?? now;
         const entityIds = [...new Set(x.entities.map((m) => resolver.resolve(m, at)).filter((id): id is string => id !== null))];
         const fact: Fact = {
@@ -485,6 +482,8 @@ async function buildWrites(deps: RetainDeps, bank: Bank, parts: WritePart[]): Pr
           speaker: chunk.speaker,
           metadata: factMetadata(chunk, x),
           tags: chunk.tags,
+          stance: x.kind === 'experience' ? null : stanceOf(chunk.text.slice(x.start, x.end)),
+          context: factContext(chunk, found, i, names),
           status: 'active',
           validFrom: x.occurredStart ?? at,
           validTo: null,

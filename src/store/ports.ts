@@ -1,6 +1,5 @@
 // The storage ports the engine talks to. Adapters (store/sqlite, store/neo4j, store/qdrant) implement them;
 // domain modules (retain, consolidate, recall, reflect, threads) import only this file.
-import type { Stance } from '../text/stance.ts';
 import type {
   Bank,
   Chunk,
@@ -14,6 +13,7 @@ import type {
   ObservationRevision,
   Operation,
   OperationStatus,
+  Stance,
 } from '../core/types.ts';
 
 export interface Scored {
@@ -30,7 +30,7 @@ export interface FactFilter {
   includeSuperseded?: boolean;
   /** Only facts recorded at or before this instant (ISO), for asOf queries. */
   recordedBefore?: string;
-  /** Only standing instructions or preferences of these kinds (the fact's metadata.stance, set at retain). */
+  /** Only standing instructions or preferences of these kinds (the fact's stance, read at retain). */
   stances?: Stance[];
   /**
    * Occurred time (canonical ISO, both bounds inclusive): only facts whose occurred interval [occurredStart,

@@ -1,7 +1,7 @@
 // Builders of store records for the conformance suite: banks, documents, chunks, facts, entities and small unit
 // vectors (8 dimensions) whose nearest neighbours are known by construction.
 import { randomBytes } from 'node:crypto';
-import type { Bank, Chunk, DocumentRecord, Entity, Fact, FactKind, Observation } from '../../src/core/types.ts';
+import type { Bank, Chunk, DocumentRecord, Entity, Fact, FactKind, Observation, Stance } from '../../src/core/types.ts';
 import type { ItemWrite, VectorRecord } from '../../src/store/ports.ts';
 
 export const EMBEDDER = 'conformance:unit-8d';
@@ -52,6 +52,8 @@ export interface FactInput {
   validTo?: string | null;
   chunk?: Chunk | null;
   speaker?: string | null;
+  stance?: Stance | null;
+  context?: string | null;
 }
 
 export function fact(bankId: string, id: string, text: string, o: FactInput = {}): Fact {
@@ -70,6 +72,8 @@ export function fact(bankId: string, id: string, text: string, o: FactInput = {}
     speaker: o.speaker ?? null,
     metadata: { origin: id },
     tags: o.tags ?? [],
+    stance: o.stance ?? null,
+    context: o.context ?? null,
     status: 'active',
     validFrom: o.validFrom === undefined ? (o.occurredStart ?? null) : o.validFrom,
     validTo: o.validTo ?? null,

@@ -181,6 +181,21 @@ export function storeConformance(label: string, harness: StoreHarness): void {
       assert.deepEqual(idsOf(await store.keywords.searchFacts(bankId, 'chess', 10)), [tom.id]);
     });
 
+    test("a fact's context is searched by keyword beside its text, and its stance is a filter", async () => {
+      const { bankId } = await seeded('context');
+      const c = chunk(bankId, `${bankId}-d3`, `${bankId}-c7`, 0, '## Flaky Cypress suite\n\nIt fails once in five runs.');
+      const quiet = fact(bankId, `${bankId}-f7`, 'It fails once in five runs', { chunk: c, context: 'Flaky Cypress suite' });
+      const rule = fact(bankId, `${bankId}-f8`, 'Always answer with a code example', { chunk: c, stance: 'instruction' });
+      await store.writeItem(itemWrite(bankId, doc(bankId, `${bankId}-d3`), [c], [{ fact: quiet, vector: unit(5) }, { fact: rule, vector: unit(6) }]));
+      assert.deepEqual(idsOf(await store.keywords.searchFacts(bankId, 'cypress', 10)), [quiet.id], 'found by a word of its context only');
+      const [read] = await store.getFacts(bankId, [quiet.id]);
+      assert.equal(read.text, 'It fails once in five runs');
+      assert.equal(read.context, 'Flaky Cypress suite');
+      const standing = await store.listFacts(bankId, { limit: 10, offset: 0, stances: ['instruction', 'preference'] });
+      assert.deepEqual(idsOf(standing.facts), [rule.id]);
+      assert.equal(standing.facts[0].stance, 'instruction');
+    });
+
     test('vector search: nearest first, filtered by kind, tags, supersession and record time', async () => {
       const { bankId, facts } = await seeded('vectors');
       const hits = await store.vectors.search(bankId, unit(1), 4);

@@ -40,9 +40,8 @@ export function factCondition(filter: FactFilter = {}, v = 'f'): Condition {
     }
   }
   if (filter.stances?.length) {
-    // Metadata is stored as JSON text (props.ts): its stance entry is matched as written there.
-    parts.push(`any(stance IN $filterStances WHERE ${v}.metadata CONTAINS stance)`);
-    params.filterStances = filter.stances.map((s) => JSON.stringify({ stance: s }).slice(1, -1));
+    parts.push(`${v}.stance IN $filterStances`);
+    params.filterStances = filter.stances;
   }
   if (filter.validAt) {
     parts.push(`(${v}.validFrom IS NULL OR ${v}.validFrom <= $filterValidAt) AND (${v}.validTo IS NULL OR ${v}.validTo > $filterValidAt)`);

@@ -84,6 +84,18 @@ export async function upgradeToBankIndexes(db: Neo4jConnection, batch = 5000): P
 }
 
 /**
+ * Each bank's fact index made again with the properties it reads now (a fact's text and context): Neo4j cannot
+ * change an index's properties, so the old one is dropped first. Keyword searches of a bank find no index for the
+ * moment between; a start that dies half-way makes the missing ones when run again.
+ */
+export async function rebuildFactIndexes(db: Neo4jConnection): Promise<void> {
+  for (const bankId of await bankIds(db)) {
+    await db.autoCommit(ks.dropIndex(keywordNames(bankId).factIndex));
+    await createBankIndexes(db, bankId, UPGRADE_TIMEOUT_SECONDS);
+  }
+}
+
+/**
  * Which banks this process knows to have their indexes, so writes and searches check the schema once per bank and
  * process. A bank deleted elsewhere leaves a stale entry: its writes fail anyway (no bank), and a search that
  * fails on a dropped index calls `forget` and checks again (indexes.ts).

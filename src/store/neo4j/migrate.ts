@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Neo4jConnection } from './connection.ts';
-import { runSchemaCommand, upgradeToBankIndexes } from './keyword-schema.ts';
+import { rebuildFactIndexes, runSchemaCommand, upgradeToBankIndexes } from './keyword-schema.ts';
 import { cypher, type Statement } from './statement.ts';
 
 export const NEO4J_MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../migrations/neo4j');
@@ -55,9 +55,23 @@ export const sessionBackfill = (): Statement[] => [
 ];
 
 /**
+ * Facts stored before facts had a stance of their own: it is read from their metadata (stored as JSON text, so
+ * matched as written there). In batches; running it again changes nothing.
+ */
+export const stanceBackfill = (): Statement[] =>
+  (['instruction', 'preference'] as const).map((stance) =>
+    cypher(
+      `MATCH (f:Fact) WHERE f.stance IS NULL AND f.kind <> 'experience' AND f.metadata CONTAINS $written
+       CALL (f) { SET f.stance = $stance } IN TRANSACTIONS OF 10000 ROWS`,
+      { stance, written: JSON.stringify({ stance }).slice(1, -1) },
+    ),
+  );
+
+/**
  * Code migrations, numbered in the same sequence as the files. 005: each bank gets its own full-text indexes
  * (their names derive from a hash of the bank id, which Cypher cannot compute); 006 then drops the shared ones.
- * 010: the sessions of what was stored before 009 indexed them.
+ * 010: the sessions of what was stored before 009 indexed them. 012: stances from metadata, and each bank's fact
+ * index rebuilt to read a fact's context beside its text.
  */
 export const CODE_MIGRATIONS: Migration[] = [
   { kind: 'code', name: '005_bank_keyword_indexes', run: (db) => upgradeToBankIndexes(db) },
@@ -66,6 +80,14 @@ export const CODE_MIGRATIONS: Migration[] = [
     name: '010_session_backfill',
     run: async (db) => {
       for (const s of sessionBackfill()) await db.autoCommit(s);
+    },
+  },
+  {
+    kind: 'code',
+    name: '012_fact_stance_context',
+    run: async (db) => {
+      for (const s of stanceBackfill()) await db.autoCommit(s);
+      await rebuildFactIndexes(db);
     },
   },
 ];

@@ -62,6 +62,8 @@ export function factContent(f: Fact): Params {
     speaker: f.speaker,
     metadata: json(f.metadata),
     tags: f.tags,
+    stance: f.stance ?? null,
+    context: f.context ?? null,
     entityIds: [...f.entities],
     validFrom: f.validFrom,
     createdAt: f.createdAt,

@@ -1,7 +1,7 @@
 // Neo4j node properties (read back as plain maps through `n {.*}` projections) -> domain objects.
 // A missing property is null; JSON text columns are parsed back into maps.
 import type {
-  Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactKind, FactLink, FactStatus, LinkType, ObservationRevision, Operation, OperationStatus,
+  Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactKind, FactLink, FactStatus, LinkType, ObservationRevision, Operation, OperationStatus, Stance,
 } from '../../core/types.ts';
 import type { DeadLetter, Heartbeat, Tombstone } from '../ports.ts';
 
@@ -59,6 +59,8 @@ export function toFact(p: Props): Fact {
     speaker: str(p.speaker),
     metadata: parse(p.metadata, {}),
     tags: list(p.tags),
+    stance: str(p.stance) as Stance | null,
+    context: str(p.context),
     status: String(p.status ?? 'active') as FactStatus,
     validFrom: str(p.validFrom),
     validTo: str(p.validTo),

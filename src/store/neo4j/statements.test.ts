@@ -32,7 +32,7 @@ const fact: Fact = {
   id: `fct-${EVIL}`, bankId: B, kind: 'world', text: `Alice moved to Berlin ${EVIL}`, occurredStart: '2023-06-01T00:00:00.000Z', occurredEnd: null,
   mentionedAt: '2023-06-14T10:00:00.000Z', entities: ['ent-1', 'ent-2'],
   source: { documentId: 'doc-1', chunkId: 'chk-1', itemId: 'itm-1', start: 0, end: 20, session: 'doc-1' }, speaker: 'Alice', metadata: { turn: 't1' }, tags: ['work'],
-  status: 'active', validFrom: '2023-06-01T00:00:00.000Z', validTo: null, supersededBy: null, supersededAt: null, consolidatedAt: null,
+  stance: null, context: null, status: 'active', validFrom: '2023-06-01T00:00:00.000Z', validTo: null, supersededBy: null, supersededAt: null, consolidatedAt: null,
   createdAt: NOW, updatedAt: NOW,
 };
 const observation: Observation = { ...fact, id: 'obs-1', kind: 'observation', source: null, proofCount: 1, consolidatedAt: NOW };
@@ -395,7 +395,7 @@ describe('per-bank keyword indexes', () => {
     assert.equal(chunks.params.index, n.chunkIndex);
     assert.notEqual(search.searchFacts('other', '"a"', 1).params.index, n.factIndex);
     const [createFacts, createChunks] = ks.createBankIndexes(B).map((st) => st.text);
-    assert.match(createFacts, new RegExp(`^CREATE FULLTEXT INDEX ${n.factIndex} IF NOT EXISTS FOR \\(f:${n.factLabel}\\) ON EACH \\[f\\.text\\]`));
+    assert.match(createFacts, new RegExp(`^CREATE FULLTEXT INDEX ${n.factIndex} IF NOT EXISTS FOR \\(f:${n.factLabel}\\) ON EACH \\[f\\.text, f\\.context\\]`));
     assert.match(createChunks, new RegExp(`^CREATE FULLTEXT INDEX ${n.chunkIndex} IF NOT EXISTS FOR \\(c:${n.chunkLabel}\\) ON EACH \\[c\\.searchText\\]`));
     for (const st of [...ks.createBankIndexes(B)]) assert.match(st.text, /`fulltext\.analyzer`: 'english'/);
     assert.deepEqual(ks.dropBankIndexes(B).map((st) => st.text), [`DROP INDEX ${n.factIndex} IF EXISTS`, `DROP INDEX ${n.chunkIndex} IF EXISTS`]);

@@ -26,7 +26,7 @@ export function factFilterSql(filter: FactFilter, alias: string): { sql: string;
     }
   }
   if (filter.stances?.length) {
-    parts.push(`json_extract(${alias}.metadata, '$.stance') IN (${filter.stances.map(() => '?').join(', ')})`);
+    parts.push(`${alias}.stance IN (${filter.stances.map(() => '?').join(', ')})`);
     params.push(...filter.stances);
   }
   if (filter.validAt) {

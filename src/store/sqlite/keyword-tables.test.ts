@@ -120,7 +120,9 @@ test('a database from before the keyword totals counts each table once on open, 
     const sources: KeywordSource[] = ['fact', 'chunk'];
     for (const source of sources) {
       old.exec(`CREATE VIRTUAL TABLE ${keywordTable(n, source)} USING fts5(${KEYWORD_TABLE_ARGS})`);
-      old.prepare(`INSERT INTO ${keywordTable(n, source)} (rowid, text) ${keywordIndexedRows(source)}`).run('a');
+      // As that version indexed them (a fact by its text alone: facts had no context yet).
+      const indexed = source === 'fact' ? 'SELECT t.rid, t.text FROM facts t WHERE t.bank_id = ?' : keywordIndexedRows(source);
+      old.prepare(`INSERT INTO ${keywordTable(n, source)} (rowid, text) ${indexed}`).run('a');
     }
     const ridOf = (table: string, id: string): number => (old.prepare(`SELECT rid FROM ${table} WHERE id = ?`).get(id) as { rid: number }).rid;
     const [f1, f2, c3] = [ridOf('facts', 'a-f1'), ridOf('facts', 'a-f2'), ridOf('chunks', 'a-c3')];

@@ -19,9 +19,9 @@ export const KEYWORD_TABLE_ARGS = `text, content='', contentless_delete=1, token
 
 const SOURCES: readonly KeywordSource[] = ['fact', 'chunk'];
 
-/** What each index holds of a row: a fact's text; a chunk's text after its speaker. */
+/** What each index holds of a row: a fact's text and its context; a chunk's text after its speaker. */
 const INDEXED: Record<KeywordSource, { table: string; text: string }> = {
-  fact: { table: 'facts', text: 't.text' },
+  fact: { table: 'facts', text: `t.text || coalesce(' ' || t.context, '')` },
   chunk: { table: 'chunks', text: `coalesce(t.speaker || ': ', '') || t.text` },
 };
 

@@ -1,5 +1,5 @@
 // Row <-> domain mapping for the SQLite store: JSON columns, nullable columns, and the shared SELECT lists.
-import type { Bank, Chunk, DocumentRecord, Entity, Fact, FactKind, FactStatus, Operation, OperationStatus } from '../../core/types.ts';
+import type { Bank, Chunk, DocumentRecord, Entity, Fact, FactKind, FactStatus, Operation, OperationStatus, Stance } from '../../core/types.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -58,7 +58,7 @@ export function toChunk(r: Row): Chunk {
 const FACT_FIELDS = [
   'rid', 'id', 'bank_id', 'kind', 'text', 'occurred_start', 'occurred_end', 'mentioned_at', 'document_id', 'chunk_id',
   'item_id', 'span_start', 'span_end', 'speaker', 'metadata', 'tags', 'status', 'valid_from', 'valid_to',
-  'superseded_by', 'superseded_at', 'consolidated_at', 'created_at', 'updated_at', 'session', 'entity_ids',
+  'superseded_by', 'superseded_at', 'consolidated_at', 'created_at', 'updated_at', 'session', 'stance', 'context', 'entity_ids',
 ] as const;
 
 /** A column's place in a fact read as an array. */
@@ -94,6 +94,8 @@ export function toFact(v: unknown[]): Fact {
     speaker: str(v[F.speaker]),
     metadata: parseJson(v[F.metadata], {}),
     tags: parseJson(v[F.tags], []),
+    stance: str(v[F.stance]) as Stance | null,
+    context: str(v[F.context]),
     status: String(v[F.status]) as FactStatus,
     validFrom: str(v[F.valid_from]),
     validTo: str(v[F.valid_to]),

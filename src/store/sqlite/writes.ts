@@ -47,13 +47,14 @@ export function insertFact(db: Db, f: Fact): void {
   prepared(db,
     `INSERT INTO facts (id, bank_id, kind, text, occurred_start, occurred_end, mentioned_at, document_id, chunk_id, item_id,
        span_start, span_end, speaker, metadata, tags, status, valid_from, valid_to, superseded_by, superseded_at,
-       consolidated_at, created_at, updated_at, session)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       consolidated_at, created_at, updated_at, session, stance, context)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     f.id, f.bankId, f.kind, f.text, f.occurredStart, f.occurredEnd, f.mentionedAt,
     f.source?.documentId ?? null, f.source?.chunkId ?? null, f.source?.itemId ?? null,
     f.source?.start ?? null, f.source?.end ?? null, f.speaker, json(f.metadata), json(f.tags), f.status,
     f.validFrom, f.validTo, f.supersededBy, f.supersededAt, f.consolidatedAt, f.createdAt, f.updatedAt, f.source?.session ?? null,
+    f.stance ?? null, f.context ?? null,
   );
   const mention = prepared(db, 'INSERT OR IGNORE INTO fact_entities (fact_id, entity_id, bank_id) VALUES (?, ?, ?)');
   for (const e of f.entities) mention.run(f.id, e, f.bankId);

@@ -8,11 +8,12 @@ import { cypher, int, type Statement } from '../statement.ts';
 
 const ANALYZER = "OPTIONS { indexConfig: { `fulltext.analyzer`: 'english' } }";
 
-/** The bank's two CREATE FULLTEXT INDEX commands (idempotent: IF NOT EXISTS). */
+/** The bank's two CREATE FULLTEXT INDEX commands (idempotent: IF NOT EXISTS): facts by their text and context,
+ * chunks by their text after the speaker. */
 export function createBankIndexes(bankId: string): Statement[] {
   const n = keywordNames(bankId);
   return [
-    cypher(`CREATE FULLTEXT INDEX ${n.factIndex} IF NOT EXISTS FOR (f:${n.factLabel}) ON EACH [f.text] ${ANALYZER}`),
+    cypher(`CREATE FULLTEXT INDEX ${n.factIndex} IF NOT EXISTS FOR (f:${n.factLabel}) ON EACH [f.text, f.context] ${ANALYZER}`),
     cypher(`CREATE FULLTEXT INDEX ${n.chunkIndex} IF NOT EXISTS FOR (c:${n.chunkLabel}) ON EACH [c.searchText] ${ANALYZER}`),
   ];
 }
