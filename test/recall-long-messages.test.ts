@@ -34,10 +34,15 @@ describe('recall on long technical messages', () => {
       { key: 'db', role: 'user', content: 'Our PostgreSQL database holds 3 million rows of orders and the nightly report query is slow.' },
       { key: 'team', role: 'user', content: 'I manage the operations team, and the errors that happen during operations land in my code reviews.' },
       { key: 'dbreply', role: 'assistant', content: 'Add an index on the orders table for the report query, and check the query plan with EXPLAIN ANALYZE.' },
+      // Messages sharing more of the later question's words than the instruction does.
+      { key: 'dash', role: 'user', content: 'The operations dashboard shows errors that happen in my billing code during operations.' },
+      { key: 'reviews', role: 'user', content: 'I manage code reviews, and errors that happen in my code during operations get fixed there.' },
+      { key: 'queue', role: 'user', content: 'My code manages errors that happen during queue operations with retries.' },
+      { key: 'deploys', role: 'user', content: 'Errors that happen during deploy operations in my code are rare.' },
     ];
     for (const [i, it] of items.entries()) {
       const r = await s.call<{ result: unknown }>('POST', '/v1/banks/long/memories', {
-        items: [{ content: it.content, speaker: it.role, role: it.role, timestamp: `2024-03-0${i + 1}T10:00:00Z`, metadata: { key: it.key } }],
+        items: [{ content: it.content, speaker: it.role, role: it.role, timestamp: `2024-03-${String(i + 1).padStart(2, '0')}T10:00:00Z`, metadata: { key: it.key } }],
       });
       assert.equal(r.status, 200, JSON.stringify(r.body));
     }
@@ -76,12 +81,14 @@ describe('recall on long technical messages', () => {
 
   test('a standing instruction joins the results of a request it bears on', async () => {
     // The question shares more words with another message than with the instruction: by words alone that one leads.
-    const results = await recall({ query: 'How can I manage errors that happen during asynchronous operations in my code?' });
-    assert.equal(results[0]?.source?.metadata.key, 'rule', `first: ${results[0]?.text}`);
+    const results = await recall({ query: 'How can I manage errors that happen during operations in my code?' });
+    // Standing statements are placed from rank 3 on (standingRank), after the best matches by words and meaning.
+    const at = results.findIndex((r) => r.source?.metadata.key === 'rule');
+    assert.ok(at >= 0 && at <= 3, `the instruction at ${at}: ${results.map((r) => r.source?.metadata.key).join(', ')}`);
     assert.ok(results.some((r) => r.source?.metadata.key === 'team'));
     // And stays out of requests it does not bear on.
     const other = await recall({ query: 'How many rows of orders are in the PostgreSQL database?' });
-    assert.ok(!other.slice(0, 3).some((r) => r.source?.metadata.key === 'rule'), 'the instruction is not forced into unrelated recalls');
+    assert.ok(!other.slice(0, 4).some((r) => r.source?.metadata.key === 'rule'), 'the instruction is not forced into unrelated recalls');
   });
 
   test('perSource is validated at the edge', async () => {

@@ -27,6 +27,7 @@ import { askedAttribute, raiseAnswers } from './attribute.ts';
 import { isFirstPerson, lowerAgentTurns } from './asker.ts';
 import { capPerSource, sourceOf } from './sources.ts';
 import { placeStanding, standingFor } from './standing.ts';
+import { changeIntent, changePairs, orderChanges } from './updates.ts';
 import { analyzeQuery } from './query.ts';
 import { rerank } from './rerank.ts';
 import { keepSessions, type SessionLabel, sessionLabel, sessionLabels, sessionScope } from './sessions.ts';
@@ -85,7 +86,7 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
   const keyword = timed(keywordArm(ctx));
   const seeds: Promise<[Scored[], Scored[]]> = Promise.all([semantic, keyword]).then(([s, k]) => [s.hits, k.hits]);
   const [s, k, g, t, p] = await Promise.all([
-    semantic, keyword, timed(graphArm(ctx, seeds)), timed(temporalArm(ctx, vector, seeds)), timed(passageArm(ctx, seeds, settings)),
+    semantic, keyword, timed(graphArm(ctx, seeds)), timed(temporalArm(ctx, vector, seeds)), timed(passageArm(ctx, Promise.all([semantic, keyword]), settings)),
   ]);
   const arms: Record<ArmName, ArmOutput & { ms: number }> = { semantic: s, keyword: k, graph: g, temporal: t, passage: p };
   const armsMs = since(started);
@@ -144,6 +145,9 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
   // the same memory twice; the fact stands for both, at the better of their places.
   ranked = oneResultPerText(ranked, poolFacts);
   ranked = capPerSource(ranked, poolFacts, req.perSource ?? settings.perSource);
+  // Updated values and contradictions: the newest first, or both, as the question asks.
+  const changes = changePairs(ranked.map((r) => poolFacts.get(r.id)).filter((f): f is Fact => f !== undefined), req.limit);
+  ranked = orderChanges(ranked, changes, changeIntent(req.query), req.limit);
 
   // Diversity.
   mark = performance.now();
@@ -167,10 +171,14 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
   const names = new Map((await store.getEntities(bankId, [...new Set(chosen.flatMap((f) => f.entities))])).map((e) => [e.id, e.name]));
   const labels = await sessionLabels(store, bankId, chosen);
   const fusedById = new Map(candidates.map((c) => [c.id, c]));
+  const changeOf = new Map<string, NonNullable<RecallResult['change']>>(changes.flatMap((c) => [
+    [c.older, { kind: c.kind, role: 'earlier', with: c.newer }],
+    [c.newer, { kind: c.kind, role: 'later', with: c.older }],
+  ]));
   const built = ranked.flatMap((r) => {
     const fact = poolFacts.get(r.id);
     const f = fusedById.get(r.id);
-    return fact && f ? [toResult(fact, f, r, names, labels)] : [];
+    return fact && f ? [toResult(fact, f, r, names, labels, changeOf.get(r.id))] : [];
   });
   const extras = await observationExtras(store, bankId, built, { sourceFacts: req.sourceFacts, ...(req.asOf ? { asOf: req.asOf } : {}) });
   const { kept, tokens } = fitToTokens(withExtras(built, extras), req.maxTokens);
@@ -201,6 +209,7 @@ function toResult(
   ranked: { score: number; rerank?: number },
   names: Map<string, string>,
   labels: Map<string, SessionLabel>,
+  change: RecallResult['change'],
 ): Omit<RecallResult, 'tokens'> {
   return {
     id: fact.id,
@@ -216,6 +225,7 @@ function toResult(
     tags: fact.tags,
     source: fact.source ? { ...fact.source, metadata: fact.metadata } : null,
     session: sessionLabel(fact, labels),
+    ...(change ? { change } : {}),
   };
 }
 

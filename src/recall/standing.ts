@@ -5,7 +5,7 @@
 // the first results.
 import type { Scored } from '../store/ports.ts';
 import type { FactFilter } from '../store/ports.ts';
-import { STANCES } from '../text/stance.ts';
+import { STANCES, type Stance } from '../text/stance.ts';
 import { cosine } from './similarity.ts';
 import type { RecallStore } from './types.ts';
 
@@ -35,15 +35,17 @@ export async function standingFor(
   let page = await store.listFacts(bankId, { ...read, offset: 0 });
   if (page.total > MAX_READ) page = await store.listFacts(bankId, { ...read, offset: page.total - MAX_READ });
   const vectors = await store.getVectors(bankId, page.facts.map((f) => f.id));
-  const scored: Scored[] = [];
+  const scored: Array<Scored & { stance: Stance | null }> = [];
   for (const f of page.facts) {
     const v = vectors.get(f.id);
-    if (v) scored.push({ id: f.id, score: cosine(query, v) });
+    if (v) scored.push({ id: f.id, score: cosine(query, v), stance: f.stance });
   }
-  return scored
-    .filter((s) => s.score >= settings.standingMinSimilarity)
-    .sort((a, b) => b.score - a.score)
-    .slice(0, settings.standingLimit);
+  const close = scored.filter((s) => s.score >= settings.standingMinSimilarity).sort((a, b) => b.score - a.score);
+  // The closest of each stance first: an instruction's "when I ask about ..." reads close to many questions, and
+  // must not crowd out the one preference that bears on this one.
+  const firsts = STANCES.map((st) => close.find((s) => s.stance === st)).filter((s) => s !== undefined);
+  const chosen = [...firsts, ...close.filter((s) => !firsts.includes(s))].slice(0, settings.standingLimit);
+  return chosen.sort((a, b) => b.score - a.score).map(({ id, score }) => ({ id, score }));
 }
 
 /** The fused list with the statements placed from `rank` on (moved up if already present, never moved down). */

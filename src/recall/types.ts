@@ -3,6 +3,7 @@
 import type { FactKind } from '../core/types.ts';
 import type { SourceFact } from '../audit/source-facts.ts';
 import type { FactFilter, MemoryStore } from '../store/ports.ts';
+import { changeIntent } from './updates.ts';
 
 export type ArmName = 'semantic' | 'keyword' | 'graph' | 'temporal' | 'passage';
 export const ARM_NAMES: readonly ArmName[] = ['semantic', 'keyword', 'graph', 'temporal', 'passage'];
@@ -110,7 +111,7 @@ export interface RecallSettings {
  */
 export const DEFAULT_SETTINGS: RecallSettings = {
   rrfK: 10,
-  armWeights: { semantic: 0.5, keyword: 1, graph: 1, temporal: 1, passage: 0.5 },
+  armWeights: { semantic: 0.5, keyword: 1, graph: 1, temporal: 1, passage: 1 },
   rerankWeight: 0.7,
   mmrLambda: null,
   namedShare: 1,
@@ -120,8 +121,8 @@ export const DEFAULT_SETTINGS: RecallSettings = {
   agentTurnWeight: 0.1,
   perSource: 2,
   standingLimit: 2,
-  standingMinSimilarity: 0.65,
-  standingRank: 0,
+  standingMinSimilarity: 0.55,
+  standingRank: 3,
   passageSemantic: 0.5,
   passageFact: 0.5,
 };
@@ -156,6 +157,8 @@ export function resolveRequest(r: RecallRequest, now: Date = new Date()): Resolv
   if (r.occurredFrom) filter.occurredFrom = new Date(r.occurredFrom).toISOString();
   if (r.occurredTo) filter.occurredTo = new Date(r.occurredTo).toISOString();
   if (r.validAt) filter.validAt = new Date(r.validAt).toISOString();
+  // A question about what changed is answered by the old values too (unless asked as of a past instant).
+  if (!r.asOf && changeIntent(r.query) === 'history') filter.includeSuperseded = true;
   return {
     query: r.query,
     budget,
@@ -218,6 +221,11 @@ export interface RecallResult {
   session: { id: string; ordinal: number } | null;
   /** Tokens of `text` (what counted against maxTokens). */
   tokens: number;
+  /**
+   * Another candidate says the same thing with a different value ('update') or the opposite ('contradiction'):
+   * whether this one is the earlier or the later of the two, and the other's id. Each result carries its own time.
+   */
+  change?: { kind: 'update' | 'contradiction'; role: 'earlier' | 'later'; with: string };
   /** Observations only: facts about its entities still wait to be consolidated into it. */
   stale?: boolean;
   /** Observations only: how many facts support it. */

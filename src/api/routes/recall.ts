@@ -51,6 +51,14 @@ const RecallResultSchema = z
           '(1: the earliest, by the time of its first item); null for facts of no session and for observations',
       }),
     tokens: z.number().int().openapi({ description: 'Tokens of text (counted against maxTokens)' }),
+    change: z
+      .object({ kind: z.enum(['update', 'contradiction']), role: z.enum(['earlier', 'later']), with: z.string() })
+      .optional()
+      .openapi({
+        description:
+          'Another result says the same with a different value (update) or the opposite (contradiction): whether this is the earlier or ' +
+          'the later statement, and the other one\'s id. Present-tense questions get the later first; "what changed" questions get both',
+      }),
     stale: z.boolean().optional().openapi({ description: 'Observations: facts about its entities still wait to be consolidated' }),
     proofCount: z.number().int().optional().openapi({ description: 'Observations: supporting facts' }),
     sourceFacts: z.array(SourceFactSchema).optional().openapi({ description: 'Observations, with include.sourceFacts: evidence facts' }),

@@ -20,6 +20,9 @@ export interface ArmContext {
 export interface ArmOutput {
   /** Fact ids with the arm's score, best first, at most `request.settings.candidatesPerArm`. */
   hits: Scored[];
+  /** The facts that matched on their own words, before anything flowed to them from their passage or document
+   * (the keyword arm): what the passage arm counts as a passage's matching facts. */
+  ownHits?: Scored[];
   detail?: Record<string, unknown>;
 }
 

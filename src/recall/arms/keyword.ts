@@ -44,6 +44,7 @@ export async function keywordArm(ctx: ArmContext): Promise<ArmOutput> {
   }
   return {
     hits: topHits(scores, candidatesPerArm),
+    ownHits: factHits,
     detail: { factMatches: factHits.length, chunkMatches: chunkHitList.length, factsOfChunks: owned.length, documents: docScores.size },
   };
 }

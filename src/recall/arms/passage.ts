@@ -3,7 +3,6 @@
 // semantic and keyword matches among its facts (a strong fact raises its passage), so a message whose sentences each carry part of the answer
 // ranks where no single sentence would; the facts of the best passages then come out in passage order, each
 // passage giving its best-matching few, so one long message cannot fill the arm's list.
-import type { Scored } from '../../store/ports.ts';
 import { type ArmContext, type ArmOutput, entries, normalized, topHits } from './context.ts';
 import { sourceOf } from '../sources.ts';
 
@@ -20,18 +19,21 @@ export interface PassageWeights {
 
 export async function passageArm(
   ctx: ArmContext,
-  seedLists: Promise<[semantic: Scored[], keyword: Scored[]]>,
+  seedArms: Promise<[semantic: ArmOutput, keyword: ArmOutput]>,
   weights: PassageWeights,
 ): Promise<ArmOutput> {
   const { store, bankId, request, query } = ctx;
   const { candidatesPerArm, chunkHits } = request.settings;
-  const [chunkList, [semantic, keyword]] = await Promise.all([store.keywords.searchChunks(bankId, query.focus, chunkHits), seedLists]);
+  const [chunkList, [semantic, keyword]] = await Promise.all([store.keywords.searchChunks(bankId, query.focus, chunkHits), seedArms]);
   const passage = normalized(entries(chunkList));
-  const sem = normalized(entries(semantic));
-  const kw = normalized(entries(keyword));
+  const sem = normalized(entries(semantic.hits));
+  const kw = normalized(entries(keyword.hits));
+  // A fact's match: its semantic and keyword scores (the keyword one includes what its passage's match gave it).
   const own = new Map<string, number>();
   for (const [id, s] of sem) own.set(id, s);
   for (const [id, s] of kw) own.set(id, (own.get(id) ?? 0) + s);
+  // Facts that matched on their own words or meaning, not only through their passage.
+  const matchedAlone = new Set([...[...sem].filter(([, s]) => s > 0).map(([id]) => id), ...(keyword.ownHits ?? keyword.hits).map((h) => h.id)]);
 
   // A strong fact raises its passage.
   const seedFacts = await ctx.facts.get([...own.keys()]);
@@ -52,7 +54,8 @@ export async function passageArm(
   if (!passages.length) return { hits: [], detail: { passages: 0, chunkMatches: chunkList.length } };
 
   // The best passages answer with their facts that matched on their own, best first; a passage none of whose facts
-  // did answers with its first ones (a long message's topic is spread over its sentences).
+  // did answers with its best by what its match gave them, else its first ones (a long message's topic is spread
+  // over its sentences).
   const owned = await store.factIdsOfChunks(bankId, passages.map((p) => p.id), request.filter);
   const byChunk = new Map<string, string[]>();
   for (const { factId, chunkId } of owned) {
@@ -63,9 +66,9 @@ export async function passageArm(
   const hits = new Map<string, number>();
   for (const p of passages) {
     const ids = byChunk.get(p.id) ?? [];
-    const matched = ids.map((id, i) => ({ id, own: own.get(id) ?? 0, i })).filter((f) => f.own > 0);
-    const best = (matched.length ? matched.sort((a, b) => b.own - a.own || a.i - b.i) : ids.map((id, i) => ({ id, own: 0, i })))
-      .slice(0, FACTS_PER_PASSAGE);
+    const all = ids.map((id, i) => ({ id, own: own.get(id) ?? 0, i }));
+    const alone = all.filter((f) => f.own > 0 && matchedAlone.has(f.id));
+    const best = (alone.length ? alone : all).sort((a, b) => b.own - a.own || a.i - b.i).slice(0, FACTS_PER_PASSAGE);
     for (const f of best) hits.set(f.id, p.score + OWN_SHARE * f.own);
   }
   return { hits: topHits(hits, candidatesPerArm), detail: { passages: passages.length, chunkMatches: chunkList.length } };

@@ -1,0 +1,142 @@
+// Updated values and contradictions among a recall's candidates. Two facts from different messages that say the
+// same thing (most content words shared) with different values ("the nightly build takes 25 minutes" -> "... now
+// takes 40 minutes"; a deadline, a count, a version) are an update; with opposite polarity ("I deployed the API to
+// AWS" / "I have never deployed this to AWS") a contradiction. What the question asks decides the order:
+// - about the present (the default): the newest value goes first, the older right after it;
+// - about change ("what changed", "originally", "how has ... evolved"): both, the older first, superseded facts
+//   included (resolveRequest widens the filter);
+// - about a contradiction ("have I ever", "is it true that"): both statements.
+// Every result of a pair says so (RecallResult.change), and each carries its own time, so the caller sees which
+// value is current. Offline and per query: nothing is stored, so facts never consolidated take part too.
+import { stemSet } from '../consolidate/stems.ts';
+import type { Fact } from '../core/types.ts';
+
+export type ChangeIntent = 'current' | 'history' | 'contradiction';
+
+const HISTORY =
+  /\b(?:what|how)\b[^?]*\b(?:chang(?:e|ed|es)|evolv(?:e|ed)|updat(?:e|ed)|shift(?:ed)?)\b|\b(?:originally|initially|at first|in the beginning|used to|previous(?:ly)?|before (?:i|we|you) (?:changed|updated|moved|switched)|over time|from \S+ to \S+|both (?:the )?(?:old|original))\b/i;
+const CONTRADICTION = /\b(?:have|had|did) (?:i|we|you) ever\b|\bis it true\b|\bcontradict|\bdid (?:i|we) (?:really|actually)\b|\bhave (?:i|we) (?:not|never)\b/i;
+
+/** What a question asks of changing values (never null: a question is about the present unless it says otherwise). */
+export function changeIntent(query: string): ChangeIntent {
+  if (CONTRADICTION.test(query)) return 'contradiction';
+  if (HISTORY.test(query)) return 'history';
+  return 'current';
+}
+
+export interface ChangePair {
+  kind: 'update' | 'contradiction';
+  older: string;
+  newer: string;
+}
+
+interface Shape {
+  /** Stems of the content words that are not values. */
+  frame: Set<string>;
+  values: Set<string>;
+  negated: boolean;
+  source: string | null;
+  at: number;
+}
+
+const NUMBER_WORDS = new Set(['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'twenty', 'thirty', 'fifty', 'hundred', 'thousand', 'million', 'half', 'double', 'twice']);
+const MONTHS = /^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*$/;
+const NEGATION = /\b(?:never|not|no longer|n['’]t|none|nothing)\b/i;
+/** Least content words two facts share, and least share of the smaller one's, to be about the same thing. */
+const MIN_SHARED = 3;
+/** Least share of the two facts' words (apart from values) in common: a restatement, not a neighbouring topic. */
+const MIN_JACCARD = 0.5;
+
+function shapeOf(f: Fact): Shape {
+  const values = new Set<string>();
+  const rest: string[] = [];
+  for (const token of f.text.split(/[\s,;:()]+/)) {
+    const t = token.toLowerCase().replace(/^[^\p{L}\p{N}$]+|[^\p{L}\p{N}%]+$/gu, '');
+    if (!t) continue;
+    if (/\d/.test(t) || NUMBER_WORDS.has(t) || MONTHS.test(t)) values.add(t);
+    else rest.push(t);
+  }
+  return {
+    frame: stemSet(rest.join(' ')),
+    values,
+    negated: NEGATION.test(f.text),
+    source: f.source?.itemId ?? null,
+    at: Date.parse(f.occurredStart ?? f.mentionedAt),
+  };
+}
+
+function sharedCount(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  let n = 0;
+  for (const x of a) if (b.has(x)) n++;
+  return n;
+}
+
+/** How two facts relate: an update, a contradiction, or neither. */
+function relation(a: Shape, b: Shape): ChangePair['kind'] | null {
+  if (a.source !== null && a.source === b.source) return null;
+  const shared = sharedCount(a.frame, b.frame);
+  if (shared < MIN_SHARED || shared / (a.frame.size + b.frame.size - shared) < MIN_JACCARD) return null;
+  if (a.negated !== b.negated) return 'contradiction';
+  if (a.values.size && b.values.size && [...b.values].some((v) => !a.values.has(v)) && a.at !== b.at) return 'update';
+  return null;
+}
+
+/**
+ * Pairs among the facts whose first member is one of the first `anchors` (the results in view): each anchor with
+ * the other facts it updates, is updated by, or contradicts, older and newer by when they happened or were said.
+ */
+export function changePairs(all: readonly Fact[], anchors: number): ChangePair[] {
+  // What people said, not the agent's replies: an agent restates values ("with your deadline of March 1") and
+  // would pair with every later change.
+  const facts = all.filter((f) => f.kind === 'world');
+  anchors = all.slice(0, anchors).filter((f) => f.kind === 'world').length;
+  const shapes = facts.map(shapeOf);
+  const pairs: ChangePair[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i < Math.min(anchors, facts.length); i++) {
+    for (let j = 0; j < facts.length; j++) {
+      if (i === j) continue;
+      const key = i < j ? `${i}:${j}` : `${j}:${i}`;
+      if (seen.has(key)) continue;
+      const kind = relation(shapes[i], shapes[j]);
+      if (!kind) continue;
+      seen.add(key);
+      const [older, newer] = shapes[i].at <= shapes[j].at ? [facts[i], facts[j]] : [facts[j], facts[i]];
+      pairs.push({ kind, older: older.id, newer: newer.id });
+    }
+  }
+  return pairs;
+}
+
+/**
+ * The ranked list ordered for the question. About the present, the newer of a pair takes the older's place when the
+ * older ranks first (the older follows it). About history or a contradiction, the pair stands together at the
+ * better of its two places (for history the older first). Only pairs with a member among the first `inView`
+ * move; scores are re-assigned so the list stays sorted.
+ */
+export function orderChanges<T extends { id: string; score: number }>(ranked: T[], pairs: readonly ChangePair[], intent: ChangeIntent, inView: number): T[] {
+  let list = ranked;
+  for (const p of pairs) {
+    const o = list.findIndex((r) => r.id === p.older);
+    const n = list.findIndex((r) => r.id === p.newer);
+    if (o < 0 || n < 0 || Math.min(o, n) >= inView) continue;
+    if (intent === 'current') {
+      if (o < n) list = placeAt(list, [p.newer, p.older], o);
+      continue;
+    }
+    const together = intent === 'history' || o < n ? [p.older, p.newer] : [p.newer, p.older];
+    list = placeAt(list, together, Math.min(o, n));
+  }
+  return list;
+}
+
+/** The list with the items of `ids` (in that order) moved to position `at`, scored as the item that stood there. */
+function placeAt<T extends { id: string; score: number }>(list: T[], ids: readonly string[], at: number): T[] {
+  const score = list[at].score;
+  const moved = ids.map((id) => list.find((r) => r.id === id)!);
+  const rest = list.filter((r) => !ids.includes(r.id));
+  const out = [...rest.slice(0, at), ...moved.map((m, i) => ({ ...m, score: score * (1 - 1e-6 * i) })), ...rest.slice(at)];
+  // Whatever follows keeps the order it had, below the moved ones.
+  for (let i = at + moved.length; i < out.length && out[i].score > out[i - 1].score; i++) out[i] = { ...out[i], score: out[i - 1].score * (1 - 1e-6) };
+  return out;
+}
