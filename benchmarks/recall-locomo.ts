@@ -7,11 +7,11 @@
 // Settings are chosen on conversations 1-5 and confirmed on 6-10 (never seen while tuning): the table gives fused
 // recall @10 for each half separately. --from F starts at conversation F (1-based), --conversations N takes N.
 // For iterating: --data DIR keeps the store there and reuses banks already retained (unchanged documents are
-// skipped), --dump FILE writes each question's evidence and per-arm turn rankings as JSONL, --no-record leaves
-// RESULTS.md alone.
+// skipped), --dump FILE writes each question's evidence and per-arm turn rankings as JSONL, --settings JSON overrides
+// recall's tunables, --no-record leaves RESULTS.md alone.
 //
 //   npm run bench:recall -- [path/to/locomo10.json] [--from F] [--conversations N] [--synthetic N]
-//                           [--data DIR] [--dump FILE] [--no-record]
+//                           [--data DIR] [--dump FILE] [--settings JSON] [--no-record]
 import * as chrono from 'chrono-node';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { compose } from '../src/compose.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Engine } from '../src/engine.ts';
+import type { RecallSettings } from '../src/recall/types.ts';
 import type { RetainItem } from '../src/retain/types.ts';
 import { benchArgs, formatLoad, percentile } from './measure.ts';
 
@@ -32,6 +33,8 @@ interface Sample {
 const { args, flag, has, path: datasetPath } = benchArgs('../shared/datasets/locomo/locomo10.json');
 const keptData = flag('data');
 const dumpPath = flag('dump');
+/** Overrides of recall's tunables as JSON (for tuning on the tuning half), e.g. '{"standingRank":3}'. */
+const recallSettings = flag('settings') ? (JSON.parse(flag('settings') ?? '{}') as Partial<RecallSettings>) : undefined;
 const record = !has('no-record');
 const maxConversations = Number(flag('conversations') ?? 10);
 const firstConversation = Number(flag('from') ?? 1);
@@ -78,7 +81,7 @@ async function main(): Promise<void> {
   // (BM25 statistics are per index, not per bank). No consolidation worker: observations written meanwhile (and facts
   // they supersede) would make the figures depend on timing; this measures recall over the retained facts.
   const open = (dir: string): ReturnType<typeof compose> =>
-    compose(loadConfig({ ...process.env, CAIRN_DATA_DIR: join(dataDir, dir), CAIRN_LOG_LEVEL: 'warn', CAIRN_WORKER: 'off' }));
+    compose(loadConfig({ ...process.env, CAIRN_DATA_DIR: join(dataDir, dir), CAIRN_LOG_LEVEL: 'warn', CAIRN_WORKER: 'off' }), recallSettings ? { recallSettings } : {});
   let describe = '';
   const hits: Record<Arm, Record<number, number[]>> = Object.fromEntries(ARMS.map((a) => [a, Object.fromEntries(KS.map((k) => [k, []]))])) as never;
   const multiHop: Record<Arm, number[]> = Object.fromEntries(ARMS.map((a) => [a, []])) as never;
