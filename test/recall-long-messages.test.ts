@@ -91,6 +91,37 @@ describe('recall on long technical messages', () => {
     assert.ok(!other.slice(0, 4).some((r) => r.source?.metadata.key === 'rule'), 'the instruction is not forced into unrelated recalls');
   });
 
+  test("group: 'source' returns each result's whole passage once, with the result's span, within maxTokens", async () => {
+    type Passage = { chunkId: string; itemId: string; text: string; tokens: number; results: Array<{ id: string; start: number; end: number }> };
+    const call = async (body: Record<string, unknown>): Promise<{ results: Result[]; passages: Passage[]; tokens: number }> => {
+      const r = await s.call<{ results: Result[]; passages: Passage[]; tokens: number }>('POST', '/v1/banks/long/recall', { limit: 20, ...body });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body;
+    };
+    const grouped = await call({ query: 'how to make the nightly webpack build faster', group: 'source' });
+    assert.ok(grouped.passages.length >= 2);
+    const reply = grouped.passages.find((p) => p.text === LONG_REPLY);
+    assert.ok(reply, 'the long reply comes back whole');
+    assert.equal(new Set(grouped.passages.map((p) => p.chunkId)).size, grouped.passages.length, 'each passage once');
+    for (const p of grouped.passages)
+      for (const hit of p.results) {
+        const result = grouped.results.find((r) => r.id === hit.id);
+        assert.ok(result, 'every passage result is a result');
+        assert.ok(hit.end > hit.start && hit.end <= p.text.length);
+      }
+    assert.equal(grouped.tokens, grouped.passages.reduce((n, p) => n + p.tokens, 0), 'the budget counts the passages');
+    // A budget that holds only the first passage returns only it and its results.
+    const first = grouped.passages[0];
+    const tight = await call({ query: 'how to make the nightly webpack build faster', group: 'source', maxTokens: first.tokens });
+    assert.deepEqual(tight.passages.map((p) => p.chunkId), [first.chunkId]);
+    assert.ok(tight.results.every((r) => first.results.some((h) => h.id === r.id)));
+    // Without the option, no passages.
+    assert.equal((await call({ query: 'nightly build' })).passages, undefined);
+    const bad = await s.call<{ error: { message: string } }>('POST', '/v1/banks/long/recall', { query: 'build', group: 'message' });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.error.message, /group/);
+  });
+
   test('perSource is validated at the edge', async () => {
     const r = await s.call<{ error: { message: string } }>('POST', '/v1/banks/long/recall', { query: 'build', perSource: -1 });
     assert.equal(r.status, 400);

@@ -186,6 +186,10 @@ export const RecallRequestSchema = forwardOccurredRange(z
     perSource: z.number().int().min(0).max(500).optional().openapi({
       description: 'Most results read from one source passage (an item, or a section of a long one); default 2, 0 lifts the cap',
     }),
+    group: z.enum(['source']).optional().openapi({
+      description: "'source': also return the passages (whole messages, or sections of long ones) the results came from, each once with its " +
+        "results' spans; maxTokens then counts the passages' texts",
+    }),
   })
   .strict())
   .openapi('RecallRequest');

@@ -17,6 +17,7 @@ import { passageArm } from './arms/passage.ts';
 import { semanticArm } from './arms/semantic.ts';
 import { temporalArm } from './arms/temporal.ts';
 import { fitToTokens } from './budget.ts';
+import { groupBySource } from './passages.ts';
 import { FactLoader } from './facts.ts';
 import { matchesFilter } from './filter.ts';
 import { raiseFollowups } from './followups.ts';
@@ -181,10 +182,18 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
     return fact && f ? [toResult(fact, f, r, names, labels, changeOf.get(r.id))] : [];
   });
   const extras = await observationExtras(store, bankId, built, { sourceFacts: req.sourceFacts, ...(req.asOf ? { asOf: req.asOf } : {}) });
-  const { kept, tokens } = fitToTokens(withExtras(built, extras), req.maxTokens);
+  const ordered = withExtras(built, extras);
+  let response: RecallResponse;
+  if (req.group === 'source') {
+    const chunkIds = [...new Set(ordered.flatMap((r) => (r.source ? [r.source.chunkId] : [])))];
+    const chunks = new Map((await store.getChunks(bankId, chunkIds)).map((c) => [c.id, c]));
+    response = groupBySource(ordered, chunks, req.maxTokens);
+  } else {
+    const { kept, tokens } = fitToTokens(ordered, req.maxTokens);
+    response = { results: kept, tokens };
+  }
   const budgetMs = since(mark);
 
-  const response: RecallResponse = { results: kept, tokens };
   if (req.trace) {
     response.trace = {
       query: req.query,

@@ -39,6 +39,9 @@ export interface RecallRequest {
   include?: { sourceFacts?: boolean };
   /** Most results read from one source passage (default: the settings' perSource, 2); 0 lifts the cap. */
   perSource?: number;
+  /** 'source': also return the passages (whole messages, or sections of long ones) the results came from, each
+   * once with its results' spans; the token budget then counts the passages' texts. */
+  group?: 'source';
 }
 
 /** How much each budget lets recall do. */
@@ -146,6 +149,7 @@ export interface ResolvedRequest {
   asOf: string | null;
   /** The request's cap per source, or undefined to use the settings'. */
   perSource: number | undefined;
+  group: 'source' | null;
 }
 
 export function resolveRequest(r: RecallRequest, now: Date = new Date()): ResolvedRequest {
@@ -172,6 +176,7 @@ export function resolveRequest(r: RecallRequest, now: Date = new Date()): Resolv
     sourceFacts: r.include?.sourceFacts ?? false,
     asOf: r.asOf ? new Date(r.asOf).toISOString() : null,
     perSource: r.perSource,
+    group: r.group ?? null,
   };
 }
 
@@ -263,9 +268,29 @@ export interface RecallTrace {
   reranker: string | null;
 }
 
+/** A source passage of a recall's results (with `group: 'source'`). */
+export interface RecallPassage {
+  chunkId: string;
+  documentId: string;
+  itemId: string;
+  /** The passage's whole text. */
+  text: string;
+  speaker: string | null;
+  timestamp: string | null;
+  session: { id: string; ordinal: number } | null;
+  /** Its best result's score (passages come in that order). */
+  score: number;
+  /** Tokens of `text` (what counted against maxTokens). */
+  tokens: number;
+  /** Its results, best first, each with the character span of its sentence in `text`. */
+  results: Array<{ id: string; start: number; end: number }>;
+}
+
 export interface RecallResponse {
   results: RecallResult[];
-  /** Tokens of all returned texts. */
+  /** With `group: 'source'`: the passages the results came from, in the order of their best result. */
+  passages?: RecallPassage[];
+  /** Tokens of all returned texts (with `group: 'source'`, of the passages' texts). */
   tokens: number;
   trace?: RecallTrace;
 }

@@ -65,9 +65,27 @@ const RecallResultSchema = z
   })
   .openapi('RecallResult');
 
+const RecallPassageSchema = z
+  .object({
+    chunkId: z.string(),
+    documentId: z.string(),
+    itemId: z.string(),
+    text: z.string().openapi({ description: "The passage's whole text" }),
+    speaker: z.string().nullable(),
+    timestamp: z.string().nullable(),
+    session: z.object({ id: z.string(), ordinal: z.number().int() }).nullable(),
+    score: z.number().openapi({ description: 'Its best result\'s score (passages come in that order)' }),
+    tokens: z.number().int(),
+    results: z
+      .array(z.object({ id: z.string(), start: z.number().int(), end: z.number().int() }))
+      .openapi({ description: 'Its results, best first, with the span of each one\'s sentence in text' }),
+  })
+  .openapi('RecallPassage');
+
 export const RecallResponseSchema = z
   .object({
     results: z.array(RecallResultSchema),
+    passages: z.array(RecallPassageSchema).optional().openapi({ description: "With group: 'source': the passages the results came from" }),
     tokens: z.number().int().openapi({ description: 'Tokens of all returned texts' }),
     trace: z.record(z.string(), z.unknown()).optional().openapi({ description: 'Each arm\'s findings and timings (with trace: true)' }),
   })
