@@ -60,6 +60,7 @@ describe('cairn CLI errors', () => {
     oneLineError(await run('recall', 'x', '--bank', 'b', '-l', 'abc'), /limit/, '-l abc');
     oneLineError(await run('recall', 'x', '--bank', 'b', '-l', '0'), /limit/, '-l 0');
     oneLineError(await run('recall', 'x', '--bank', 'b', '--query-time', 'nope'), /query-time/, '--query-time nope');
+    oneLineError(await run('recall', 'x', '--bank', 'b', '--per-source', '-1'), /per-source/, '--per-source -1');
     oneLineError(await run('serve', '--port', 'http'), /port/, '--port http');
     oneLineError(await run('memory', 'bogus', '--bank', 'b', '--thread', 't'), /bogus/, 'unknown memory action');
     oneLineError(await run('bogus'), /bogus/, 'unknown command');
@@ -71,5 +72,9 @@ describe('cairn CLI errors', () => {
     const recalled = await run('recall', 'Where does Alice live?', '--bank', 'b', '-l', '3', '--query-time', '2024-07-01');
     assert.equal(recalled.code, 0, recalled.stderr);
     assert.match(recalled.stdout, /Oslo/);
+    const passages = await run('recall', 'Where does Alice live?', '--bank', 'b', '--per-source', '1', '--passages', '--json');
+    assert.equal(passages.code, 0, passages.stderr);
+    const body = JSON.parse(passages.stdout) as { passages: Array<{ text: string }> };
+    assert.ok(body.passages.some((p) => /Oslo/.test(p.text)), 'the whole passages come back');
   });
 });

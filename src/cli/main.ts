@@ -47,10 +47,14 @@ function program(): Command {
     .requiredOption('-b, --bank <bank>', 'bank id')
     .option('-l, --limit <n>', 'results (1 to 500)', wholeNumber('limit', 1, 500), 10)
     .option('--query-time <iso>', 'read relative dates in the query from this instant (ISO 8601)', instant)
+    .option('--per-source <n>', 'most results from one source passage (0 to 500; 0 lifts the cap; default 2)', wholeNumber('per-source', 0, 500))
+    .option('--passages', 'also print the whole passages the results came from (group: source)')
     .option('--json', 'print JSON')
-    .action(async (query: string, opts: { bank: string; limit: number; queryTime?: string; json?: boolean }) => {
+    .action(async (query: string, opts: { bank: string; limit: number; queryTime?: string; perSource?: number; passages?: boolean; json?: boolean }) => {
       const [{ RecallRequestSchema }, { describeIssues }] = await Promise.all([import('../api/schemas.ts'), import('../api/errors.ts')]);
-      const request = RecallRequestSchema.safeParse({ query, limit: opts.limit, queryTime: opts.queryTime });
+      const request = RecallRequestSchema.safeParse({
+        query, limit: opts.limit, queryTime: opts.queryTime, perSource: opts.perSource, ...(opts.passages ? { group: 'source' } : {}),
+      });
       if (!request.success) throw new Error(describeIssues(request.error.issues));
       const { recallCommand } = await import('./memory-commands.ts');
       await recallCommand(loadConfig(), opts.bank, request.data, opts);

@@ -45,7 +45,10 @@ export async function recallCommand(config: Config, bank: string, request: Recal
   try {
     const response = await engine.recall(bank, request);
     if (opts.json) process.stdout.write(`${JSON.stringify(response, null, 2)}\n`);
-    else for (const [i, r] of response.results.entries()) process.stdout.write(`${i + 1}. [${r.kind} ${r.score.toFixed(3)}] ${r.text}\n`);
+    else if (response.passages) {
+      for (const [i, p] of response.passages.entries())
+        process.stdout.write(`${i + 1}. [${p.speaker ?? 'passage'} ${p.score.toFixed(3)}, ${p.results.length} result(s)]\n${p.text}\n\n`);
+    } else for (const [i, r] of response.results.entries()) process.stdout.write(`${i + 1}. [${r.kind} ${r.score.toFixed(3)}] ${r.text}\n`);
   } finally {
     await shutdown();
   }
