@@ -8,9 +8,12 @@ import { reweigh } from './reweigh.ts';
 
 const FIRST_PERSON = /\b(i|i['’](?:m|ve|d|ll)|me|my|mine|myself)\b/i;
 
-/** Whether the query speaks in the first person singular (the asker asks about themself). */
+/** A request for a summary ("summarize", "give me an overview of ..."): what the agent explained is part of it. */
+const SUMMARY = /\b(?:summar(?:y|ies|i[sz]e)|overview|recap|sum up)\b/i;
+
+/** Whether the query asks, in the first person singular, about the asker's own words (a summary request does not). */
 export function isFirstPerson(query: string): boolean {
-  return FIRST_PERSON.test(query);
+  return FIRST_PERSON.test(query) && !SUMMARY.test(query);
 }
 
 /**
