@@ -3,6 +3,8 @@
 // of the turn, the speaker), and a document whose chunks match again and again (a session about the topic)
 // makes each of its facts more likely to matter. Every BM25 scale is normalized by its best hit first, so a fact
 // scores fact + CHUNK_SHARE x chunk + DOC_SHARE x document, each in [0, 1].
+import type { Scored } from '../../store/ports.ts';
+import { longestRun, queryRuns } from '../phrases.ts';
 import { type ArmContext, type ArmOutput, entries, normalized, topHits } from './context.ts';
 
 /** Share of its chunk's (normalized) score each fact receives. */
@@ -10,13 +12,33 @@ export const CHUNK_SHARE = 1;
 /** Share of its document's (normalized) score each fact already found receives. */
 export const DOC_SHARE = 1;
 
+/** How many times more fact matches than it keeps the arm reads, for phrase matches to lift from below. */
+const PHRASE_WIDTH = 3;
+/** Share of the best BM25 score a fact gains per content word of its longest run of the query's words, beyond one. */
+export const PHRASE_SHARE = 0.15;
+
+/** The fact matches re-scored with their phrase matches (a run of two or more of the query's words in order). */
+async function withPhrases(ctx: ArmContext, hits: Scored[], keep: number): Promise<Scored[]> {
+  if (hits.length === 0) return hits;
+  const q = queryRuns(ctx.query.focus);
+  const top = hits[0].score;
+  const facts = new Map((await ctx.facts.get(hits.map((h) => h.id))).map((f) => [f.id, f]));
+  const rescored = hits.map((h) => {
+    const f = facts.get(h.id);
+    const run = f ? longestRun(q.stems, q.content, f.text) : 0;
+    return { id: h.id, score: h.score + (run > 1 ? PHRASE_SHARE * top * (run - 1) : 0) };
+  });
+  return rescored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, keep);
+}
+
 export async function keywordArm(ctx: ArmContext): Promise<ArmOutput> {
   const { store, bankId, request, query } = ctx;
   const { candidatesPerArm, chunkHits } = request.settings;
-  const [factHits, chunkHitList] = await Promise.all([
-    store.keywords.searchFacts(bankId, query.focus, candidatesPerArm, request.filter),
+  const [wide, chunkHitList] = await Promise.all([
+    store.keywords.searchFacts(bankId, query.focus, candidatesPerArm * PHRASE_WIDTH, request.filter),
     store.keywords.searchChunks(bankId, query.focus, chunkHits),
   ]);
+  const factHits = await withPhrases(ctx, wide, candidatesPerArm);
   const scores = normalized(entries(factHits));
   const chunkScores = normalized(entries(chunkHitList));
   const chunkIds = [...chunkScores.keys()];
