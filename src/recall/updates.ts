@@ -28,6 +28,9 @@ export interface ChangePair {
   kind: 'update' | 'contradiction';
   older: string;
   newer: string;
+  /** When each was said or happened (ms). */
+  olderAt: number;
+  newerAt: number;
 }
 
 interface Shape {
@@ -101,42 +104,79 @@ export function changePairs(all: readonly Fact[], anchors: number): ChangePair[]
       const kind = relation(shapes[i], shapes[j]);
       if (!kind) continue;
       seen.add(key);
-      const [older, newer] = shapes[i].at <= shapes[j].at ? [facts[i], facts[j]] : [facts[j], facts[i]];
-      pairs.push({ kind, older: older.id, newer: newer.id });
+      const [older, newer] = shapes[i].at <= shapes[j].at ? [i, j] : [j, i];
+      pairs.push({ kind, older: facts[older].id, newer: facts[newer].id, olderAt: shapes[older].at, newerAt: shapes[newer].at });
     }
   }
   return pairs;
 }
 
 /**
- * The ranked list ordered for the question. About the present, the newer of a pair takes the older's place when the
- * older ranks first (the older follows it). About history or a contradiction, the pair stands together at the
- * better of its two places (for history the older first). Only pairs with a member among the first `inView`
- * move; scores are re-assigned so the list stays sorted.
+ * The ranked list ordered for the question. The facts linked by pairs with a member among the first `inView` form
+ * a group (one thing stated with two values, or many: each value pairs with the others). About the present, the
+ * newest of a group takes the group's best place and those that ranked above it follow, newest first (the rest
+ * stay where they were); about history, the whole group stands at its best place, oldest first; about a
+ * contradiction, there too, in the order they ranked. Scores are re-assigned so the list stays sorted. One pass
+ * over the pairs and one over the list, however many values a thing had.
  */
 export function orderChanges<T extends { id: string; score: number }>(ranked: T[], pairs: readonly ChangePair[], intent: ChangeIntent, inView: number): T[] {
-  let list = ranked;
-  for (const p of pairs) {
-    const o = list.findIndex((r) => r.id === p.older);
-    const n = list.findIndex((r) => r.id === p.newer);
-    if (o < 0 || n < 0 || Math.min(o, n) >= inView) continue;
-    if (intent === 'current') {
-      if (o < n) list = placeAt(list, [p.newer, p.older], o);
-      continue;
+  const position = new Map(ranked.map((r, i) => [r.id, i]));
+  const time = new Map<string, number>();
+  const parent = new Map<string, string>();
+  const root = (id: string): string => {
+    let r = id;
+    while (parent.get(r) !== r) r = parent.get(r)!;
+    for (let x = id; x !== r; ) {
+      const next = parent.get(x)!;
+      parent.set(x, r);
+      x = next;
     }
-    const together = intent === 'history' || o < n ? [p.older, p.newer] : [p.newer, p.older];
-    list = placeAt(list, together, Math.min(o, n));
+    return r;
+  };
+  for (const p of pairs) {
+    const o = position.get(p.older);
+    const n = position.get(p.newer);
+    if (o === undefined || n === undefined || Math.min(o, n) >= inView) continue;
+    time.set(p.older, p.olderAt);
+    time.set(p.newer, p.newerAt);
+    for (const id of [p.older, p.newer]) if (!parent.has(id)) parent.set(id, id);
+    parent.set(root(p.older), root(p.newer));
   }
-  return list;
-}
+  if (!parent.size) return ranked;
 
-/** The list with the items of `ids` (in that order) moved to position `at`, scored as the item that stood there. */
-function placeAt<T extends { id: string; score: number }>(list: T[], ids: readonly string[], at: number): T[] {
-  const score = list[at].score;
-  const moved = ids.map((id) => list.find((r) => r.id === id)!);
-  const rest = list.filter((r) => !ids.includes(r.id));
-  const out = [...rest.slice(0, at), ...moved.map((m, i) => ({ ...m, score: score * (1 - 1e-6 * i) })), ...rest.slice(at)];
-  // Whatever follows keeps the order it had, below the moved ones.
-  for (let i = at + moved.length; i < out.length && out[i].score > out[i - 1].score; i++) out[i] = { ...out[i], score: out[i - 1].score * (1 - 1e-6) };
+  // Each group's members in rank order.
+  const groups = new Map<string, string[]>();
+  for (const r of ranked) {
+    if (!parent.has(r.id)) continue;
+    const g = root(r.id);
+    const members = groups.get(g);
+    if (members) members.push(r.id);
+    else groups.set(g, [r.id]);
+  }
+  const pos = (id: string): number => position.get(id)!;
+  const at = (id: string): number => time.get(id)!;
+  /** Newest first; of two said at once, the better ranked first. */
+  const newestFirst = (a: string, b: string): number => at(b) - at(a) || pos(a) - pos(b);
+  const placed = new Map<number, string[]>();
+  const moved = new Set<string>();
+  for (const members of groups.values()) {
+    let order: string[];
+    if (intent === 'current') {
+      const newest = [...members].sort(newestFirst)[0];
+      order = [newest, ...members.filter((id) => pos(id) < pos(newest)).sort(newestFirst)];
+    } else if (intent === 'history') order = [...members].sort((a, b) => at(a) - at(b) || pos(a) - pos(b));
+    else order = members;
+    placed.set(pos(members[0]), order);
+    for (const id of order) moved.add(id);
+  }
+
+  // The moved facts take the score of the fact that stood at their place; whatever follows keeps its order below.
+  const out: T[] = [];
+  ranked.forEach((r, i) => {
+    const group = placed.get(i);
+    if (group) group.forEach((id, k) => out.push({ ...ranked[pos(id)], score: r.score * (1 - 1e-6 * k) }));
+    else if (!moved.has(r.id)) out.push(r);
+  });
+  for (let i = 1; i < out.length; i++) if (out[i].score > out[i - 1].score) out[i] = { ...out[i], score: out[i - 1].score * (1 - 1e-6) };
   return out;
 }
