@@ -64,3 +64,12 @@ test('hundreds of values of one thing are ordered in one pass: sorted, none lost
     if (intent === 'history') assert.deepEqual(out.slice(0, 3).map((r) => r.id), ['v0', 'v1', 'v2']);
   }
 });
+
+test('whether two facts pair does not depend on which of them is in view', () => {
+  const both = said('both', 'The release checklist has 12 items and 30 checks for the mobile app.', 0);
+  const one = said('one', 'The release checklist has 12 items for the mobile app.', 5);
+  for (const order of [[both, one], [one, both]]) {
+    const pairs = changePairs(order, 1);
+    assert.deepEqual(pairs.map((p) => [p.kind, p.older, p.newer]), [['update', 'both', 'one']], order.map((f) => f.id).join(' then '));
+  }
+});

@@ -74,13 +74,15 @@ function sharedCount(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   return n;
 }
 
+const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>): boolean => a.size === b.size && sharedCount(a, b) === a.size;
+
 /** How two facts relate: an update, a contradiction, or neither. */
 function relation(a: Shape, b: Shape): ChangePair['kind'] | null {
   if (a.source !== null && a.source === b.source) return null;
   const shared = sharedCount(a.frame, b.frame);
   if (shared < MIN_SHARED || shared / (a.frame.size + b.frame.size - shared) < MIN_JACCARD) return null;
   if (a.negated !== b.negated) return 'contradiction';
-  if (a.values.size && b.values.size && [...b.values].some((v) => !a.values.has(v)) && a.at !== b.at) return 'update';
+  if (a.values.size && b.values.size && !sameSet(a.values, b.values) && a.at !== b.at) return 'update';
   return null;
 }
 
@@ -95,15 +97,11 @@ export function changePairs(all: readonly Fact[], anchors: number): ChangePair[]
   anchors = all.slice(0, anchors).filter((f) => f.kind === 'world').length;
   const shapes = facts.map(shapeOf);
   const pairs: ChangePair[] = [];
-  const seen = new Set<string>();
+  // The relation is symmetric: each pair is read once, from its better ranked member (an anchor).
   for (let i = 0; i < Math.min(anchors, facts.length); i++) {
-    for (let j = 0; j < facts.length; j++) {
-      if (i === j) continue;
-      const key = i < j ? `${i}:${j}` : `${j}:${i}`;
-      if (seen.has(key)) continue;
+    for (let j = i + 1; j < facts.length; j++) {
       const kind = relation(shapes[i], shapes[j]);
       if (!kind) continue;
-      seen.add(key);
       const [older, newer] = shapes[i].at <= shapes[j].at ? [i, j] : [j, i];
       pairs.push({ kind, older: facts[older].id, newer: facts[newer].id, olderAt: shapes[older].at, newerAt: shapes[newer].at });
     }
@@ -179,4 +177,33 @@ export function orderChanges<T extends { id: string; score: number }>(ranked: T[
   });
   for (let i = 1; i < out.length; i++) if (out[i].score > out[i - 1].score) out[i] = { ...out[i], score: out[i - 1].score * (1 - 1e-6) };
   return out;
+}
+
+/** A result's part in a pair (RecallResult.change). */
+export interface ChangeLabel {
+  kind: ChangePair['kind'];
+  role: 'earlier' | 'later';
+  with: string;
+}
+
+/**
+ * Each fact's part in a pair, for the results `shown` (in order): of a fact's partners, the one shown nearest to it
+ * (the caller can read both), else, none shown, one of the others (its id still names the other value).
+ */
+export function changeLabels(pairs: readonly ChangePair[], shown: readonly string[]): Map<string, ChangeLabel> {
+  const rank = new Map(shown.map((id, i) => [id, i]));
+  const best = new Map<string, { label: ChangeLabel; distance: number }>();
+  const offer = (id: string, label: ChangeLabel): void => {
+    const here = rank.get(id);
+    if (here === undefined) return;
+    const there = rank.get(label.with);
+    const distance = there === undefined ? Infinity : Math.abs(there - here) + (there < here ? 0.5 : 0);
+    const held = best.get(id);
+    if (!held || distance < held.distance) best.set(id, { label, distance });
+  };
+  for (const p of pairs) {
+    offer(p.older, { kind: p.kind, role: 'earlier', with: p.newer });
+    offer(p.newer, { kind: p.kind, role: 'later', with: p.older });
+  }
+  return new Map([...best].map(([id, { label }]) => [id, label]));
 }
