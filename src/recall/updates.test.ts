@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Fact } from '../core/types.ts';
-import { changePairs, orderChanges } from './updates.ts';
+import { resolveRequest } from './types.ts';
+import { changeIntent, changePairs, orderChanges } from './updates.ts';
 
 /** A world fact of its own message, said `hour` hours into 2024. */
 const said = (id: string, text: string, hour: number): Fact =>
@@ -72,4 +73,13 @@ test('whether two facts pair does not depend on which of them is in view', () =>
     const pairs = changePairs(order, 1);
     assert.deepEqual(pairs.map((p) => [p.kind, p.older, p.newer]), [['update', 'both', 'one']], order.map((f) => f.id).join(' then '));
   }
+});
+
+test('asking how to change or update something is about the present; asking how it changed is about history', () => {
+  for (const q of ['How do I change the deploy timeout?', 'How can I update my SSH key?', 'What should I update in the CI config?', 'How to change the default branch?', 'What is the latest update on the build?', 'How does the scheduler update its queue?']) {
+    assert.equal(changeIntent(q), 'current', q);
+    assert.equal(resolveRequest({ query: q }).filter.includeSuperseded, undefined, `${q}: superseded facts stay out`);
+  }
+  for (const q of ['How did the deploy timeout change?', 'How has the nightly build changed?', 'What changed in the deploy?', 'What changes did we make to the runner?', 'How have my priorities evolved?', 'What did I originally plan?', 'What was the deadline before we changed it?'])
+    assert.equal(changeIntent(q), 'history', q);
 });

@@ -13,8 +13,10 @@ import type { Fact } from '../core/types.ts';
 
 export type ChangeIntent = 'current' | 'history' | 'contradiction';
 
+// A change asked about in the past ("how has it changed", "how did it change", "what changes did we make"), not how
+// to make one ("how do I change", "what should I update", "the latest update"): those ask about the present.
 const HISTORY =
-  /\b(?:what|how)\b[^?]*\b(?:chang(?:e|ed|es)|evolv(?:e|ed)|updat(?:e|ed)|shift(?:ed)?)\b|\b(?:originally|initially|at first|in the beginning|used to|previous(?:ly)?|before (?:i|we|you) (?:changed|updated|moved|switched)|over time|from \S+ to \S+|both (?:the )?(?:old|original))\b/i;
+  /\b(?:what|how)\b[^?]*\b(?:changed|evolved|updated|shifted)\b|\b(?:what|how)\b[^?]*\b(?:did|has|have|had)\b[^?]*\b(?:chang(?:e|es|ing)|evolv(?:e|es|ing)|updat(?:e|es|ing)|shift(?:s|ing)?)\b|\bwhat changes\b|\b(?:originally|initially|at first|in the beginning|used to|previous(?:ly)?|before (?:i|we|you) (?:changed|updated|moved|switched)|over time|from \S+ to \S+|both (?:the )?(?:old|original))\b/i;
 const CONTRADICTION = /\b(?:have|had|did) (?:i|we|you) ever\b|\bis it true\b|\bcontradict|\bdid (?:i|we) (?:really|actually)\b|\bhave (?:i|we) (?:not|never)\b/i;
 
 /** What a question asks of changing values (never null: a question is about the present unless it says otherwise). */
