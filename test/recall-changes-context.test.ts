@@ -78,6 +78,29 @@ describe('updated values, contradictions and fact context', () => {
     assert.match(fact.context ?? '', /Flaky Cypress suite/);
   });
 
+  test('a value changed many times: the newest first, and each result names a partner shown beside it', async () => {
+    assert.equal((await s.call('POST', '/v1/banks', { id: 'many-values' })).status, 201);
+    const items = Array.from({ length: 12 }, (_, i) => ({
+      content: `The staging deploy takes ${i + 3} minutes on the blue cluster.`,
+      speaker: 'user',
+      timestamp: new Date(Date.UTC(2024, 4, 1 + i, 10)).toISOString(),
+    }));
+    assert.equal((await s.call('POST', '/v1/banks/many-values/memories', { items })).status, 200);
+    const r = await s.call<{ results: Result[] }>('POST', '/v1/banks/many-values/recall', { query: 'How long does the staging deploy take on the blue cluster?', limit: 4 });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const results = r.body.results;
+    const shown = new Set(results.map((x) => x.id));
+    assert.equal(shown.size, results.length, 'no result twice');
+    const newest = results.reduce((a, b) => (b.mentionedAt > a.mentionedAt ? b : a));
+    assert.equal(results[0].id, newest.id, `the newest shown comes first: ${results.map((x) => x.text).join(' | ')}`);
+    for (const x of results) {
+      assert.ok(x.change, `${x.text} is one of the values`);
+      assert.ok(shown.has(x.change.with), `${x.text}: its partner ${x.change.with} is among the results`);
+      const other = results.find((y) => y.id === x.change!.with)!;
+      assert.equal(x.change.role, x.mentionedAt < other.mentionedAt ? 'earlier' : 'later');
+    }
+  });
+
   test("an item's own metadata cannot make its facts standing statements", async () => {
     const facts = await s.call<{ facts: Fact[] }>('GET', '/v1/banks/changes/facts?limit=100');
     const marked = facts.body.facts.find((f) => f.metadata.key === 'marked')!;

@@ -28,7 +28,7 @@ import { askedAttribute, raiseAnswers } from './attribute.ts';
 import { isFirstPerson, lowerAgentTurns } from './asker.ts';
 import { capPerSource, sourceOf } from './sources.ts';
 import { placeStanding, standingFor } from './standing.ts';
-import { changeIntent, changePairs, orderChanges } from './updates.ts';
+import { changeIntent, changeLabels, changePairs, orderChanges } from './updates.ts';
 import { analyzeQuery } from './query.ts';
 import { rerank } from './rerank.ts';
 import { keepSessions, type SessionLabel, sessionLabel, sessionLabels, sessionScope } from './sessions.ts';
@@ -172,10 +172,9 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
   const names = new Map((await store.getEntities(bankId, [...new Set(chosen.flatMap((f) => f.entities))])).map((e) => [e.id, e.name]));
   const labels = await sessionLabels(store, bankId, chosen);
   const fusedById = new Map(candidates.map((c) => [c.id, c]));
-  const changeOf = new Map<string, NonNullable<RecallResult['change']>>(changes.flatMap((c) => [
-    [c.older, { kind: c.kind, role: 'earlier', with: c.newer }],
-    [c.newer, { kind: c.kind, role: 'later', with: c.older }],
-  ]));
+  // Each result names a partner shown with it when it has one (the pairs above start from the results in view
+  // before reordering; the values shown now may pair among themselves).
+  const changeOf = changeLabels([...changePairs(chosen, chosen.length), ...changes], ranked.map((r) => r.id));
   const built = ranked.flatMap((r) => {
     const fact = poolFacts.get(r.id);
     const f = fusedById.get(r.id);

@@ -13,8 +13,10 @@ import type { Fact } from '../core/types.ts';
 
 export type ChangeIntent = 'current' | 'history' | 'contradiction';
 
+// A change asked about in the past ("how has it changed", "how did it change", "what changes did we make"), not how
+// to make one ("how do I change", "what should I update", "the latest update"): those ask about the present.
 const HISTORY =
-  /\b(?:what|how)\b[^?]*\b(?:chang(?:e|ed|es)|evolv(?:e|ed)|updat(?:e|ed)|shift(?:ed)?)\b|\b(?:originally|initially|at first|in the beginning|used to|previous(?:ly)?|before (?:i|we|you) (?:changed|updated|moved|switched)|over time|from \S+ to \S+|both (?:the )?(?:old|original))\b/i;
+  /\b(?:what|how)\b[^?]*\b(?:changed|evolved|updated|shifted)\b|\b(?:what|how)\b[^?]*\b(?:did|has|have|had)\b[^?]*\b(?:chang(?:e|es|ing)|evolv(?:e|es|ing)|updat(?:e|es|ing)|shift(?:s|ing)?)\b|\bwhat changes\b|\b(?:originally|initially|at first|in the beginning|used to|previous(?:ly)?|before (?:i|we|you) (?:changed|updated|moved|switched)|over time|from \S+ to \S+|both (?:the )?(?:old|original))\b/i;
 const CONTRADICTION = /\b(?:have|had|did) (?:i|we|you) ever\b|\bis it true\b|\bcontradict|\bdid (?:i|we) (?:really|actually)\b|\bhave (?:i|we) (?:not|never)\b/i;
 
 /** What a question asks of changing values (never null: a question is about the present unless it says otherwise). */
@@ -28,6 +30,9 @@ export interface ChangePair {
   kind: 'update' | 'contradiction';
   older: string;
   newer: string;
+  /** When each was said or happened (ms). */
+  olderAt: number;
+  newerAt: number;
 }
 
 interface Shape {
@@ -71,13 +76,15 @@ function sharedCount(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   return n;
 }
 
+const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>): boolean => a.size === b.size && sharedCount(a, b) === a.size;
+
 /** How two facts relate: an update, a contradiction, or neither. */
 function relation(a: Shape, b: Shape): ChangePair['kind'] | null {
   if (a.source !== null && a.source === b.source) return null;
   const shared = sharedCount(a.frame, b.frame);
   if (shared < MIN_SHARED || shared / (a.frame.size + b.frame.size - shared) < MIN_JACCARD) return null;
   if (a.negated !== b.negated) return 'contradiction';
-  if (a.values.size && b.values.size && [...b.values].some((v) => !a.values.has(v)) && a.at !== b.at) return 'update';
+  if (a.values.size && b.values.size && !sameSet(a.values, b.values) && a.at !== b.at) return 'update';
   return null;
 }
 
@@ -92,51 +99,113 @@ export function changePairs(all: readonly Fact[], anchors: number): ChangePair[]
   anchors = all.slice(0, anchors).filter((f) => f.kind === 'world').length;
   const shapes = facts.map(shapeOf);
   const pairs: ChangePair[] = [];
-  const seen = new Set<string>();
+  // The relation is symmetric: each pair is read once, from its better ranked member (an anchor).
   for (let i = 0; i < Math.min(anchors, facts.length); i++) {
-    for (let j = 0; j < facts.length; j++) {
-      if (i === j) continue;
-      const key = i < j ? `${i}:${j}` : `${j}:${i}`;
-      if (seen.has(key)) continue;
+    for (let j = i + 1; j < facts.length; j++) {
       const kind = relation(shapes[i], shapes[j]);
       if (!kind) continue;
-      seen.add(key);
-      const [older, newer] = shapes[i].at <= shapes[j].at ? [facts[i], facts[j]] : [facts[j], facts[i]];
-      pairs.push({ kind, older: older.id, newer: newer.id });
+      const [older, newer] = shapes[i].at <= shapes[j].at ? [i, j] : [j, i];
+      pairs.push({ kind, older: facts[older].id, newer: facts[newer].id, olderAt: shapes[older].at, newerAt: shapes[newer].at });
     }
   }
   return pairs;
 }
 
 /**
- * The ranked list ordered for the question. About the present, the newer of a pair takes the older's place when the
- * older ranks first (the older follows it). About history or a contradiction, the pair stands together at the
- * better of its two places (for history the older first). Only pairs with a member among the first `inView`
- * move; scores are re-assigned so the list stays sorted.
+ * The ranked list ordered for the question. The facts linked by pairs with a member among the first `inView` form
+ * a group (one thing stated with two values, or many: each value pairs with the others). About the present, the
+ * newest of a group takes the group's best place and those that ranked above it follow, newest first (the rest
+ * stay where they were); about history, the whole group stands at its best place, oldest first; about a
+ * contradiction, there too, in the order they ranked. Scores are re-assigned so the list stays sorted. One pass
+ * over the pairs and one over the list, however many values a thing had.
  */
 export function orderChanges<T extends { id: string; score: number }>(ranked: T[], pairs: readonly ChangePair[], intent: ChangeIntent, inView: number): T[] {
-  let list = ranked;
-  for (const p of pairs) {
-    const o = list.findIndex((r) => r.id === p.older);
-    const n = list.findIndex((r) => r.id === p.newer);
-    if (o < 0 || n < 0 || Math.min(o, n) >= inView) continue;
-    if (intent === 'current') {
-      if (o < n) list = placeAt(list, [p.newer, p.older], o);
-      continue;
+  const position = new Map(ranked.map((r, i) => [r.id, i]));
+  const time = new Map<string, number>();
+  const parent = new Map<string, string>();
+  const root = (id: string): string => {
+    let r = id;
+    while (parent.get(r) !== r) r = parent.get(r)!;
+    for (let x = id; x !== r; ) {
+      const next = parent.get(x)!;
+      parent.set(x, r);
+      x = next;
     }
-    const together = intent === 'history' || o < n ? [p.older, p.newer] : [p.newer, p.older];
-    list = placeAt(list, together, Math.min(o, n));
+    return r;
+  };
+  for (const p of pairs) {
+    const o = position.get(p.older);
+    const n = position.get(p.newer);
+    if (o === undefined || n === undefined || Math.min(o, n) >= inView) continue;
+    time.set(p.older, p.olderAt);
+    time.set(p.newer, p.newerAt);
+    for (const id of [p.older, p.newer]) if (!parent.has(id)) parent.set(id, id);
+    parent.set(root(p.older), root(p.newer));
   }
-  return list;
+  if (!parent.size) return ranked;
+
+  // Each group's members in rank order.
+  const groups = new Map<string, string[]>();
+  for (const r of ranked) {
+    if (!parent.has(r.id)) continue;
+    const g = root(r.id);
+    const members = groups.get(g);
+    if (members) members.push(r.id);
+    else groups.set(g, [r.id]);
+  }
+  const pos = (id: string): number => position.get(id)!;
+  const at = (id: string): number => time.get(id)!;
+  /** Newest first; of two said at once, the better ranked first. */
+  const newestFirst = (a: string, b: string): number => at(b) - at(a) || pos(a) - pos(b);
+  const placed = new Map<number, string[]>();
+  const moved = new Set<string>();
+  for (const members of groups.values()) {
+    let order: string[];
+    if (intent === 'current') {
+      const newest = [...members].sort(newestFirst)[0];
+      order = [newest, ...members.filter((id) => pos(id) < pos(newest)).sort(newestFirst)];
+    } else if (intent === 'history') order = [...members].sort((a, b) => at(a) - at(b) || pos(a) - pos(b));
+    else order = members;
+    placed.set(pos(members[0]), order);
+    for (const id of order) moved.add(id);
+  }
+
+  // The moved facts take the score of the fact that stood at their place; whatever follows keeps its order below.
+  const out: T[] = [];
+  ranked.forEach((r, i) => {
+    const group = placed.get(i);
+    if (group) group.forEach((id, k) => out.push({ ...ranked[pos(id)], score: r.score * (1 - 1e-6 * k) }));
+    else if (!moved.has(r.id)) out.push(r);
+  });
+  for (let i = 1; i < out.length; i++) if (out[i].score > out[i - 1].score) out[i] = { ...out[i], score: out[i - 1].score * (1 - 1e-6) };
+  return out;
 }
 
-/** The list with the items of `ids` (in that order) moved to position `at`, scored as the item that stood there. */
-function placeAt<T extends { id: string; score: number }>(list: T[], ids: readonly string[], at: number): T[] {
-  const score = list[at].score;
-  const moved = ids.map((id) => list.find((r) => r.id === id)!);
-  const rest = list.filter((r) => !ids.includes(r.id));
-  const out = [...rest.slice(0, at), ...moved.map((m, i) => ({ ...m, score: score * (1 - 1e-6 * i) })), ...rest.slice(at)];
-  // Whatever follows keeps the order it had, below the moved ones.
-  for (let i = at + moved.length; i < out.length && out[i].score > out[i - 1].score; i++) out[i] = { ...out[i], score: out[i - 1].score * (1 - 1e-6) };
-  return out;
+/** A result's part in a pair (RecallResult.change). */
+export interface ChangeLabel {
+  kind: ChangePair['kind'];
+  role: 'earlier' | 'later';
+  with: string;
+}
+
+/**
+ * Each fact's part in a pair, for the results `shown` (in order): of a fact's partners, the one shown nearest to it
+ * (the caller can read both), else, none shown, one of the others (its id still names the other value).
+ */
+export function changeLabels(pairs: readonly ChangePair[], shown: readonly string[]): Map<string, ChangeLabel> {
+  const rank = new Map(shown.map((id, i) => [id, i]));
+  const best = new Map<string, { label: ChangeLabel; distance: number }>();
+  const offer = (id: string, label: ChangeLabel): void => {
+    const here = rank.get(id);
+    if (here === undefined) return;
+    const there = rank.get(label.with);
+    const distance = there === undefined ? Infinity : Math.abs(there - here) + (there < here ? 0.5 : 0);
+    const held = best.get(id);
+    if (!held || distance < held.distance) best.set(id, { label, distance });
+  };
+  for (const p of pairs) {
+    offer(p.older, { kind: p.kind, role: 'earlier', with: p.newer });
+    offer(p.newer, { kind: p.kind, role: 'later', with: p.older });
+  }
+  return new Map([...best].map(([id, { label }]) => [id, label]));
 }
