@@ -27,7 +27,7 @@ import { raiseNamed } from './named.ts';
 import { askedAttribute, raiseAnswers } from './attribute.ts';
 import { isFirstPerson, lowerAgentTurns } from './asker.ts';
 import { capPerSource, sourceOf } from './sources.ts';
-import { placeStanding, standingFor } from './standing.ts';
+import { bearsOnAsker, placeStanding, standingFor } from './standing.ts';
 import { changeIntent, changeLabels, changePairs, orderChanges } from './updates.ts';
 import { analyzeQuery } from './query.ts';
 import { rerank } from './rerank.ts';
@@ -115,7 +115,7 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
   if (asked) await reorderTop(NAMED_WINDOW, (w, wf) => raiseAnswers(w, wf, asked));
   if (settings.agentTurnWeight !== 1 && isFirstPerson(req.query))
     await reorderTop(AGENT_WINDOW, (w, wf) => lowerAgentTurns(w, wf, settings.agentTurnWeight));
-  const standing = await standingFor(store, bankId, req.filter, await vector, settings);
+  const standing = bearsOnAsker(req.query, query.entities.some((e) => e.type === 'person')) ? await standingFor(store, bankId, req.filter, await vector, settings) : [];
   fused = placeStanding(fused, standing, settings.standingRank, (id, score) => ({ id, score, ranks: {}, scores: {} }));
   const fusionMs = since(mark);
 

@@ -21,6 +21,18 @@ export interface StandingSettings {
   standingRank: number;
 }
 
+const ASKERS_OWN = /\b(?:i|i['’](?:m|ve|d|ll)|me|my|mine|we|our|us|you|your)\b/i;
+
+/**
+ * Whether standing instructions and preferences bear on the query: a request in the first or second person ("how
+ * should I ...", "can you help me ...", "our next meeting"), or one that names no one ("What improvements are in the
+ * latest version?"). A question about someone named ("When did Maya move?") is answered from what was said,
+ * whatever the asker prefers.
+ */
+export function bearsOnAsker(query: string, namesAPerson: boolean): boolean {
+  return ASKERS_OWN.test(query) || !namesAPerson;
+}
+
 /** The bank's standing statements closest to the query vector, best first, each with its similarity. */
 export async function standingFor(
   store: RecallStore,
