@@ -72,7 +72,7 @@ export const BUDGETS: Record<Budget, BudgetSettings> = {
 export interface RecallSettings {
   /** RRF constant k: larger flattens the advantage of top ranks (default 10). */
   rrfK: number;
-  /** Weight of each arm in RRF (default semantic 0.5, the others 1). */
+  /** Weight of each arm in RRF (default semantic 0.7, the others 1). */
   armWeights: Record<ArmName, number>;
   /** Share of the cross-encoder in the final score of reranked candidates: 1 replaces the fused order (default 0.7). */
   rerankWeight: number;
@@ -108,13 +108,16 @@ export interface RecallSettings {
  * top candidates (followups.ts): the turn after a question takes half its score (answerShare 0.5; 0.3 to 1 all
  * help), the question keeps 0.7 of its own, and a speaker's next turn takes 0.3 (more lifts single-hop questions and
  * costs multi-hop ones): 1-5 0.744 -> 0.776 (multi-hop 0.458 -> 0.470), 6-10 0.741 -> 0.773 (0.426 -> 0.452).
- * On beam-dev's tuning half (conversations 1, 6, 11; long technical chats with an agent): the passage arm at half
- * weight, two results per source, the agent's turns keeping 0.1 of their score on first-person questions, and
- * standing statements placed first took message-level R@10 from 0.285 to 0.469 (BM25 over messages: 0.382).
+ * On beam-dev's tuning half (conversations 1, 6, 11; long technical chats with an agent): two results per source,
+ * the agent's turns keeping 0.1 of their score on first-person questions, and standing statements took message-level
+ * R@10 from 0.285 to 0.469 (BM25 over messages: 0.382); then the passage arm at full weight, the closest standing
+ * statement of each kind at cosine 0.55 (placed from rank 3, which keeps R@1), phrase runs in the keyword arm and
+ * facts indexed with their context took it to 0.539. The semantic arm at 0.7 (chosen on LoCoMo 1-5: 0.784 -> 0.788,
+ * multi-hop 0.489 -> 0.493) leaves beam-dev unchanged.
  */
 export const DEFAULT_SETTINGS: RecallSettings = {
   rrfK: 10,
-  armWeights: { semantic: 0.5, keyword: 1, graph: 1, temporal: 1, passage: 1 },
+  armWeights: { semantic: 0.7, keyword: 1, graph: 1, temporal: 1, passage: 1 },
   rerankWeight: 0.7,
   mmrLambda: null,
   namedShare: 1,
