@@ -83,3 +83,12 @@ test('asking how to change or update something is about the present; asking how 
   for (const q of ['How did the deploy timeout change?', 'How has the nightly build changed?', 'What changed in the deploy?', 'What changes did we make to the runner?', 'How have my priorities evolved?', 'What did I originally plan?', 'What was the deadline before we changed it?'])
     assert.equal(changeIntent(q), 'history', q);
 });
+
+test('a short statement pairs with one of exactly its words; identifiers holding a digit are not values', () => {
+  const pairsOf = (a: string, b: string): string[][] => changePairs([said('a', a, 0), said('b', b, 5)], 2).map((p) => [p.kind, p.older, p.newer]);
+  assert.deepEqual(pairsOf('The quota is 7 GB.', 'The quota is 9 GB now.'), [['update', 'a', 'b']]);
+  assert.deepEqual(pairsOf('The deploy is on Friday.', 'The deploy is on Monday.'), [], 'no value to compare (weekdays are words)');
+  assert.deepEqual(pairsOf('We store the backups in S3 and the logs on EC2 hosts.', 'We store the backups in S3 and the logs on EC3 hosts.'), []);
+  assert.deepEqual(pairsOf('The API answers in 200ms at the 95th percentile.', 'The API answers in 120ms at the 95th percentile.'), [['update', 'a', 'b']]);
+  assert.deepEqual(pairsOf('We pinned the client to v2.3.1 for the mobile app.', 'We pinned the client to v2.4.0 for the mobile app.'), [['update', 'a', 'b']]);
+});

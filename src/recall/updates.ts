@@ -52,13 +52,18 @@ const MIN_SHARED = 3;
 /** Least share of the two facts' words (apart from values) in common: a restatement, not a neighbouring topic. */
 const MIN_JACCARD = 0.5;
 
+/** A number with its unit or sign ("40", "200ms", "$700", "5:00", "40%", "2.5k"), a version ("v2.3.1"), a number
+ * word or a month; not an identifier that holds a digit ("ec2", "s3", "utf8"). */
+const NUMERIC = /^(?:\$|€|£)?\d[\d.,:/-]*(?:%|[a-z]{0,5})$|^v\d+(?:\.\d+)*$/;
+const isValue = (t: string): boolean => NUMERIC.test(t) || NUMBER_WORDS.has(t) || MONTHS.test(t);
+
 function shapeOf(f: Fact): Shape {
   const values = new Set<string>();
   const rest: string[] = [];
   for (const token of f.text.split(/[\s,;:()]+/)) {
     const t = token.toLowerCase().replace(/^[^\p{L}\p{N}$]+|[^\p{L}\p{N}%]+$/gu, '');
     if (!t) continue;
-    if (/\d/.test(t) || NUMBER_WORDS.has(t) || MONTHS.test(t)) values.add(t);
+    if (isValue(t)) values.add(t);
     else rest.push(t);
   }
   return {
@@ -82,7 +87,9 @@ const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>): boolean => a.s
 function relation(a: Shape, b: Shape): ChangePair['kind'] | null {
   if (a.source !== null && a.source === b.source) return null;
   const shared = sharedCount(a.frame, b.frame);
-  if (shared < MIN_SHARED || shared / (a.frame.size + b.frame.size - shared) < MIN_JACCARD) return null;
+  // A short statement ("The quota is 7 GB") pairs with one of exactly its words; a longer one needs MIN_SHARED.
+  const short = shared >= 2 && sameSet(a.frame, b.frame);
+  if ((shared < MIN_SHARED && !short) || shared / (a.frame.size + b.frame.size - shared) < MIN_JACCARD) return null;
   if (a.negated !== b.negated) return 'contradiction';
   if (a.values.size && b.values.size && !sameSet(a.values, b.values) && a.at !== b.at) return 'update';
   return null;

@@ -1,12 +1,14 @@
 // A fact's context (Fact.context): what its keyword and semantic representations read beside its own text, so a
 // sentence that does not repeat its topic ("it now takes 40 seconds") is still found by the words of its passage
-// ("the nightly build"). It holds the item's own context, the heading the fact stands under, the names and
-// identifiers its passage mentions, and the sentence before it. The fact's text, the one shown, is unchanged.
+// ("the nightly build"). It holds the heading the fact stands under, the names and identifiers its passage
+// mentions, the sentence before it, and the start of the item's own context. The fact's text, the one shown, is unchanged.
 import type { Chunk } from '../core/types.ts';
 import type { ExtractedFact } from './extractor.ts';
 
 /** Most names and identifiers of the passage a context carries (the first found: a passage names its topic early). */
 const MAX_NAMES = 12;
+/** Most characters of the item's own context a fact's context takes. */
+const ITEM_CONTEXT_CHARS = 200;
 /** Longest context kept, in characters (cut at a word). */
 const MAX_CHARS = 600;
 
@@ -32,10 +34,11 @@ export function factContext(chunk: Pick<Chunk, 'context'>, facts: readonly Extra
     const p = part?.trim();
     if (p && !own.includes(p.toLowerCase()) && !parts.includes(p)) parts.push(p);
   };
-  add(chunk.context);
   add(fact.section);
   for (const name of names) add(name);
   if (i > 0) add(facts[i - 1].text);
+  // The item's own context last, and only its start: a long one must not crowd out what is the fact's own.
+  add(chunk.context?.slice(0, ITEM_CONTEXT_CHARS));
   if (parts.length === 0) return null;
   const text = parts.join(' · ');
   if (text.length <= MAX_CHARS) return text;
