@@ -232,7 +232,7 @@ export const FactSchema = z
     metadata: z.record(z.string(), z.string()),
     tags: z.array(z.string()),
     stance: z.enum(['instruction', 'preference']).nullable().openapi({ description: 'A standing instruction or preference the fact states (read at retain); recall adds these to the questions they bear on.' }),
-    context: z.string().nullable().openapi({ description: "What the fact's keyword and semantic indexes read beside its text: its heading, its passage's names and identifiers, the sentence before it." }),
+    context: z.string().nullable().openapi({ description: "What the fact's keyword index reads beside its text: its heading, its passage's names and identifiers, the sentence before it." }),
     status: z.enum(['active', 'superseded']),
     validFrom: z.string().nullable(),
     validTo: z.string().nullable(),

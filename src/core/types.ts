@@ -97,8 +97,8 @@ export interface Fact {
    * questions they bear on. */
   stance: Stance | null;
   /**
-   * What the fact's keyword and semantic representations read beside its text: the heading it stands under, its
-   * passage's names and identifiers, the sentence before it. Never shown as the fact: its text stays its own.
+   * What the fact's keyword representation reads beside its text: the heading it stands under, its passage's names
+   * and identifiers, the sentence before it. Never shown as the fact: its text stays its own.
    */
   context: string | null;
   status: FactStatus;
