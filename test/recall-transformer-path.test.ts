@@ -20,8 +20,8 @@ describe('long-message recall with a transformer embedder (fixture weights)', ()
     assert.equal((await s.call('POST', '/v1/banks', { id: 'tx' })).status, 201);
     const items = [
       { content: 'Always include a code example when I ask about async error handling.', at: '2024-03-01' },
-      { content: '## Nightly build\n\nIt takes 25 minutes on the shared CI runner.\n\n```bash\nnpm run build -- --profile\n```', at: '2024-03-02' },
-      { content: 'The nightly build takes 40 minutes on the shared CI runner now, since `webpack@5.90` landed.', at: '2024-03-20' },
+      { content: '## Nightly build\n\nThe nightly build takes 25 minutes on the shared CI runner.\n\n```bash\nnpm run build -- --profile\n```', at: '2024-03-02' },
+      { content: 'The nightly build takes 40 minutes on the shared CI runner now. We upgraded to `webpack@5.90`.', at: '2024-03-20' },
     ];
     for (const it of items) {
       const r = await s.call('POST', '/v1/banks/tx/memories', { items: [{ content: it.content, speaker: 'user', timestamp: `${it.at}T10:00:00Z` }] });

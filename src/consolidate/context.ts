@@ -86,9 +86,7 @@ export async function loadContext(
   return { bank, facts, observations: related, relatedFacts, vectors, entityNames, now };
 }
 
-/** The newest active facts of these kinds mentioning the entity (at most `limit`). */
+/** The newest active facts of these kinds mentioning the entity (at most `limit`), oldest first. */
 async function newest(store: MemoryStore, bankId: string, entityId: string, kinds: FactKind[], limit: number): Promise<Fact[]> {
-  const first = await store.listFacts(bankId, { kinds, entityId, limit, offset: 0 });
-  if (first.total <= limit) return first.facts;
-  return (await store.listFacts(bankId, { kinds, entityId, limit, offset: first.total - limit })).facts;
+  return (await store.newestFacts(bankId, { kinds, entityId, limit })).reverse();
 }

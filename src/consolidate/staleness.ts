@@ -13,9 +13,8 @@ export async function staleObservations(store: MemoryStore, bankId: string, obse
   const hasWaiting = async (entityId: string): Promise<boolean> => {
     let found = waitingByEntity.get(entityId);
     if (found === undefined) {
-      const first = await store.listFacts(bankId, { kinds: ['world', 'experience'], entityId, limit: WINDOW, offset: 0 });
-      const page = first.total <= WINDOW ? first : await store.listFacts(bankId, { kinds: ['world', 'experience'], entityId, limit: WINDOW, offset: first.total - WINDOW });
-      found = page.facts.some((f) => f.consolidatedAt === null);
+      const newest = await store.newestFacts(bankId, { kinds: ['world', 'experience'], entityId, limit: WINDOW });
+      found = newest.some((f) => f.consolidatedAt === null);
       waitingByEntity.set(entityId, found);
     }
     return found;

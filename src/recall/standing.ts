@@ -42,13 +42,10 @@ export async function standingFor(
   settings: StandingSettings,
 ): Promise<Scored[]> {
   if (settings.standingLimit <= 0) return [];
-  // One read in the usual case (a bank with at most MAX_READ of them); a second for the newest when it holds more.
-  const read = { ...filter, stances: [...STANCES], limit: MAX_READ };
-  let page = await store.listFacts(bankId, { ...read, offset: 0 });
-  if (page.total > MAX_READ) page = await store.listFacts(bankId, { ...read, offset: page.total - MAX_READ });
-  const vectors = await store.getVectors(bankId, page.facts.map((f) => f.id));
+  const facts = await store.newestFacts(bankId, { ...filter, stances: [...STANCES], limit: MAX_READ });
+  const vectors = await store.getVectors(bankId, facts.map((f) => f.id));
   const scored: Array<Scored & { stance: Stance | null }> = [];
-  for (const f of page.facts) {
+  for (const f of facts) {
     const v = vectors.get(f.id);
     if (v) scored.push({ id: f.id, score: cosine(query, v), stance: f.stance });
   }

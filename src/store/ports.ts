@@ -253,6 +253,11 @@ export interface MemoryStore {
 
   getFacts(bankId: string, ids: string[]): Promise<Fact[]>;
   listFacts(bankId: string, query: ListFactsQuery): Promise<FactPage>;
+  /**
+   * The newest facts under the filter (of one entity when `entityId` is given), newest first, at most `limit`: read
+   * from the newest end of an index, so a hub entity's hundred thousand facts are neither counted nor paged through.
+   */
+  newestFacts(bankId: string, query: FactFilter & { entityId?: string; limit: number }): Promise<Fact[]>;
   /** Facts whose occurred (or, lacking that, mentioned) time overlaps [start, end], nearest first. */
   factsInTimeRange(bankId: string, start: string, end: string, limit: number, filter?: FactFilter): Promise<Fact[]>;
   /** The bank's sessions, ordinal 1 first, as what is stored now makes them (replaced and deleted documents included). */

@@ -181,6 +181,21 @@ export function storeConformance(label: string, harness: StoreHarness): void {
       assert.deepEqual(idsOf(await store.keywords.searchFacts(bankId, 'chess', 10)), [tom.id]);
     });
 
+    test('newest facts: of the bank or of one entity, newest first, filtered, at most the limit', async () => {
+      const { bankId, facts } = await seeded('newest');
+      const alice = `${bankId}-e-alice`;
+      const ids = async (q: Parameters<typeof store.newestFacts>[1]): Promise<string[]> => idsOf(await store.newestFacts(bankId, q));
+      assert.deepEqual(await ids({ entityId: alice, limit: 10 }), [facts[2].id, facts[1].id, facts[0].id]);
+      assert.deepEqual(await ids({ entityId: alice, limit: 2 }), [facts[2].id, facts[1].id]);
+      assert.deepEqual(await ids({ entityId: alice, limit: 10, kinds: ['world'] }), [facts[1].id, facts[0].id]);
+      assert.deepEqual(await ids({ limit: 2 }), [facts[3].id, facts[2].id]);
+      assert.deepEqual(await ids({ limit: 10, tags: ['work'] }), [facts[3].id, facts[1].id]);
+      await store.applyObservations(observationWrite(bankId, { supersede: [{ factId: facts[1].id, by: facts[0].id, at: at(6) }] }));
+      assert.deepEqual(await ids({ entityId: alice, limit: 10 }), [facts[2].id, facts[0].id], 'superseded facts are not current');
+      assert.deepEqual(await ids({ entityId: `${bankId}-e-nobody`, limit: 10 }), []);
+      assert.deepEqual(await store.newestFacts(B('no-such-bank'), { entityId: alice, limit: 10 }), []);
+    });
+
     test("a fact's context is searched by keyword beside its text, and its stance is a filter", async () => {
       const { bankId } = await seeded('context');
       const c = chunk(bankId, `${bankId}-d3`, `${bankId}-c7`, 0, '## Flaky Cypress suite\n\nIt fails once in five runs.');

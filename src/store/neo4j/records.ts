@@ -75,6 +75,9 @@ export class Neo4jRecords {
       return { facts, total: Number(count?.total ?? 0) };
     });
   }
+  async newestFacts(bankId: string, q: FactFilter & { entityId?: string; limit: number }): Promise<Fact[]> {
+    return many(await this.db.read(reads.newestFacts(bankId, q)), 'fact', toFact);
+  }
   async factsInTimeRange(bankId: string, start: string, end: string, limit: number, filter: FactFilter = {}): Promise<Fact[]> {
     if (Number.isNaN(Date.parse(start)) || Number.isNaN(Date.parse(end))) return [];
     return many(await this.db.read(reads.factsInTimeRange(bankId, start, end, limit, filter)), 'fact', toFact);

@@ -102,6 +102,8 @@ function catalogue(): Array<[string, Statement]> {
   const listQuery = { limit: 10, offset: 0, documentId: 'doc-1', entityId: 'ent-1', ...filterAll };
   add('countFacts', reads.countFacts(B, listQuery));
   add('listFacts', reads.listFacts(B, listQuery));
+  add('newestFacts', reads.newestFacts(B, { limit: 5, entityId: 'ent-1', ...filterAll }));
+  add('newestFacts (bank)', reads.newestFacts(B, { limit: 5, ...filterAll }));
   add('factsInTimeRange', reads.factsInTimeRange(B, '2023-01-01T00:00:00Z', '2023-12-31T00:00:00Z', 5, filterAll));
   add('factIdsOfChunks', reads.factIdsOfChunks(B, ['c'], filterAll));
   add('sessions', reads.sessions(B));

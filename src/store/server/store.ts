@@ -146,6 +146,9 @@ export class ServerStore implements MemoryStore {
   listFacts(bankId: string, query: ListFactsQuery): Promise<FactPage> {
     return this.records.listFacts(bankId, query);
   }
+  newestFacts(bankId: string, query: FactFilter & { entityId?: string; limit: number }): Promise<Fact[]> {
+    return this.records.newestFacts(bankId, query);
+  }
   factsInTimeRange(bankId: string, start: string, end: string, limit: number, filter?: FactFilter): Promise<Fact[]> {
     return this.records.factsInTimeRange(bankId, start, end, limit, filter);
   }

@@ -172,6 +172,18 @@ export class SqliteStore implements MemoryStore {
       .raw().all(bankId, ...where.params, ...params, q.limit, q.offset) as unknown[][];
     return { facts: rows.map(toFact), total };
   }
+  async newestFacts(bankId: string, q: FactFilter & { entityId?: string; limit: number }): Promise<Fact[]> {
+    const where = factFilterSql(q, 'f');
+    // Fact ids begin with their creation time (core/ids.ts): an entity's index walked backwards by id is newest first.
+    const rows = q.entityId
+      ? prepared(this.db,
+          `SELECT ${FACT_COLUMNS} FROM fact_entities fe JOIN facts f ON f.id = fe.fact_id
+           WHERE fe.entity_id = ? AND f.bank_id = ? ${where.sql} ORDER BY fe.fact_id DESC LIMIT ?`)
+          .raw().all(q.entityId, bankId, ...where.params, q.limit)
+      : prepared(this.db, `SELECT ${FACT_COLUMNS} FROM facts f WHERE f.bank_id = ? ${where.sql} ORDER BY f.rid DESC LIMIT ?`)
+          .raw().all(bankId, ...where.params, q.limit);
+    return (rows as unknown[][]).map(toFact);
+  }
   async factsInTimeRange(bankId: string, start: string, end: string, limit: number, filter: FactFilter = {}): Promise<Fact[]> {
     const where = factFilterSql(filter, 'f');
     const mid = new Date((Date.parse(start) + Date.parse(end)) / 2).toISOString();

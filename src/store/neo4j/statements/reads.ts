@@ -58,6 +58,18 @@ export function listFacts(bankId: string, q: ListFactsQuery): Statement {
   );
 }
 
+/** The newest facts under the filter (of one entity: through its MENTIONS, not a scan of the bank), newest first. */
+export function newestFacts(bankId: string, q: FactFilter & { entityId?: string; limit: number }): Statement {
+  const c = factCondition(q, 'f');
+  const match = q.entityId ? 'MATCH (:Entity {id: $entityId})<-[:MENTIONS]-(f:Fact {bankId: $bankId})' : 'MATCH (f:Fact {bankId: $bankId})';
+  return cypher(
+    `${match} WHERE ${c.text}
+     WITH f ORDER BY f.seq DESC LIMIT $limit
+     RETURN f {.*} AS fact`,
+    { bankId, ...c.params, ...(q.entityId ? { entityId: q.entityId } : {}), limit: int(q.limit) },
+  );
+}
+
 /**
  * Facts whose span (occurred, or else mentioned) overlaps [start, end], nearest to the middle of the range first.
  * Times are compared as epoch milliseconds (the range indexes of migration 004).
