@@ -102,6 +102,13 @@ class FlatVectors {
     return this.kindCounts.reduce((sum, n, code) => (mask & (1 << code) ? sum + n : sum), 0);
   }
 
+  /** How many vectors belong to facts of the kinds in the mask recorded by `before` (epoch ms): one pass. */
+  countBefore(mask: number | null, before: number): number {
+    let n = 0;
+    for (let s = 0; s < this.size; s++) if ((mask === null || mask & (1 << this.kinds[s])) && !(this.times[s] > before)) n++;
+    return n;
+  }
+
   has(rid: number): boolean {
     return this.slots.has(rid);
   }
@@ -368,6 +375,8 @@ interface BankState {
   /** Someone awaits the graph: its build worker keeps the process alive. */
   awaited: boolean;
   dropped: boolean;
+  /** The last count of vectors under a recordedBefore bound (a retain asks with the same bound for each fact). */
+  counted: { mask: number | null; before: number; seq: number; n: number } | null;
 }
 
 interface CheckedRow {
@@ -506,7 +515,7 @@ export class SqliteVectorIndex implements VectorIndex {
     const { seq, flat } = read();
     const bank: BankState = {
       id: bankId, createdAt, flat, seq, graph: null, graphTask: null, graphError: null, saving: null,
-      changesSinceSnapshot: 0, worker: null, stopBuild: null, awaited: false, dropped: false,
+      changesSinceSnapshot: 0, worker: null, stopBuild: null, awaited: false, dropped: false, counted: null,
     };
     this.banks.set(bankId, bank);
     return bank;
@@ -745,11 +754,12 @@ export class SqliteVectorIndex implements VectorIndex {
   private nearest(bank: BankState, query: Float32Array, k: number, filter: FactFilter): Scored[] {
     const { flat, graph } = bank;
     const mask = kindMask(filter.kinds);
-    const pool = flat.count(mask); // vectors of the kinds asked for
+    const before = filter.recordedBefore ? Date.parse(filter.recordedBefore) : Infinity;
+    const pool = before === Infinity ? flat.count(mask) : this.countBefore(bank, mask, before); // vectors of the kinds (and time) asked for
     if (pool === 0) return [];
     // Few enough of them (or no graph): scan them exactly. Else over-fetch from the graph, by their share at least.
     const useGraph = graph !== null && pool >= this.threshold(flat.dim);
-    const ranker = useGraph ? graphRanker(graph, query) : exactRanker(flat, query, mask, filter.recordedBefore ? Date.parse(filter.recordedBefore) : Infinity);
+    const ranker = useGraph ? graphRanker(graph, query) : exactRanker(flat, query, mask, before);
     const n = useGraph ? flat.size : pool;
     const statements = this.statements(filter);
     const where = factFilterSql(filter, 'f');
@@ -775,6 +785,15 @@ export class SqliteVectorIndex implements VectorIndex {
       if (needed > this.maxOverfetch) return this.prefiltered(bank, query, k, statements.all, where.params);
       fetch = Math.min(n, Math.max(fetch * 4, needed));
     }
+  }
+
+  /** The bank's vectors of the kinds in the mask recorded by `before`, counted once while the bank does not change. */
+  private countBefore(bank: BankState, mask: number | null, before: number): number {
+    const c = bank.counted;
+    if (c && c.mask === mask && c.before === before && c.seq === bank.seq) return c.n;
+    const n = bank.flat.countBefore(mask, before);
+    bank.counted = { mask, before, seq: bank.seq, n };
+    return n;
   }
 
   /** Banks (or kinds of facts in them) with at least this many vectors are searched through the graph. */
