@@ -11,7 +11,7 @@ import { chunkText } from './chunking.ts';
 import { factContext, passageNames } from './context.ts';
 import { EntityResolver } from './entities.ts';
 import type { ExtractedFact, Extractor } from './extractor.ts';
-import { semanticLinks } from './links.ts';
+import { RecentFacts, semanticLinks } from './links.ts';
 import { retainModeOf } from './retain-mode.ts';
 import type { Progress, RetainItem, RetainRequest, RetainResult } from './types.ts';
 import { stanceOf } from '../text/stance.ts';
@@ -221,6 +221,8 @@ async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest
   // Every new chunk is handed to the extractor now (as many at once as it takes), so later chunks are extracted
   // while earlier ones are embedded and written; writes still happen in order, one transaction per batch.
   const extractions = new Extractions(deps.extractor, bank, addresseesOf(docs, request.items));
+  // Semantic links look at the bank as it was before this retain, and at this retain's last facts.
+  const recent = new RecentFacts(now);
   for (const plan of plans) if (!plan.unchanged) extractions.start(plan.fresh, plan.doc);
   const done = (plan: DocumentWrite): void => {
     tally.finished(plan);
@@ -257,7 +259,7 @@ async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest
             previousFactId: await lastFactOf(store, bank.id, plan.before),
           })),
         );
-        const writes = await buildWrites(deps, bank, parts);
+        const writes = await buildWrites(deps, bank, parts, recent);
         await apply(writes.map((write, i) => ({ write, completes: group[i] })));
         continue;
       }
@@ -273,7 +275,7 @@ async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest
         const last = i + WRITE_BATCH >= fresh.length;
         // Until the last batch is written the document keeps its old hash, so a crash mid-way re-processes the rest.
         const batchDoc = last ? document : { ...document, contentHash: stored?.contentHash ?? 'incomplete' };
-        const [write] = await buildWrites(deps, bank, [{ document: batchDoc, extracted: await extractions.of(batch), removeChunkIds: i === 0 ? removed : [], previousFactId }]);
+        const [write] = await buildWrites(deps, bank, [{ document: batchDoc, extracted: await extractions.of(batch), removeChunkIds: i === 0 ? removed : [], previousFactId }], recent);
         await apply([{ write, completes: last ? plan : undefined }]);
         // The next batch's chain goes on from this one's last fact.
         previousFactId = write.facts.at(-1)?.id ?? previousFactId;
@@ -451,8 +453,9 @@ function factMetadata(chunk: Chunk, x: ExtractedFact): Record<string, string> {
   return x.addressee ? { ...chunk.metadata, addressee: x.addressee } : chunk.metadata;
 }
 
-/** Resolves, embeds and links the facts of one or more documents' chunks: one write per part, to apply in order. */
-async function buildWrites(deps: RetainDeps, bank: Bank, parts: WritePart[]): Promise<ItemWrite[]> {
+/** Resolves, embeds and links the facts of one or more documents' chunks: one write per part, to apply in order.
+ * The facts join `recent` (the retain's facts its later writes link to) once linked. */
+async function buildWrites(deps: RetainDeps, bank: Bank, parts: WritePart[], recent: RecentFacts): Promise<ItemWrite[]> {
   const { store, embedder } = deps;
   const resolver = new EntityResolver(store, bank.id);
   await resolver.preload(parts.flatMap((p) => p.extracted.flatMap((e) => e.facts.flatMap((f) => f.entities))));
@@ -506,7 +509,9 @@ async function buildWrites(deps: RetainDeps, bank: Bank, parts: WritePart[]): Pr
   }
   const vectors = facts.length ? await embedder.embed(facts.map((f) => f.text)) : [];
   const vectorOf = new Map(facts.map((f, i) => [f.id, vectors[i]]));
-  links.push(...(await semanticLinks(store, bank.id, facts.map((f) => ({ id: f.id, vector: vectorOf.get(f.id)! })))));
+  const records = facts.map((f) => ({ id: f.id, kind: f.kind, vector: vectorOf.get(f.id)! }));
+  links.push(...(await semanticLinks(store, bank.id, records, recent)));
+  recent.add(records);
   // Entities go with the first document (before any fact mentions them), links with the last (after both ends).
   return parts.map((part, i) => ({
     bankId: bank.id,

@@ -267,6 +267,10 @@ for (const mode of ['exact', 'hnsw'] as const) {
         { tags: ['nobody'] },
         { recordedBefore: new Date(Date.UTC(2024, 0, 1) + 300 * 60_000).toISOString() },
         { recordedBefore: new Date(Date.UTC(2024, 0, 1) + 300 * 60_000).toISOString(), includeSuperseded: true },
+        // Fewer facts recorded by then than the third index's threshold (scanned exactly, the later ones skipped),
+        // and none at all.
+        { recordedBefore: new Date(Date.UTC(2024, 0, 1) + 100 * 60_000).toISOString(), kinds: ['world', 'experience'] },
+        { recordedBefore: new Date(Date.UTC(2023, 0, 1)).toISOString() },
       ];
       for (const index of indexes) {
         for (const filter of filters) {

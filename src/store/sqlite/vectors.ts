@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { dot } from '../../core/dot.ts';
 import { TopK } from '../../core/top-k.ts';
 import type { FactFilter, Scored, VectorIndex } from '../ports.ts';
 import type { Db } from './database.ts';
@@ -64,11 +65,15 @@ export function decodeVector(bytes: Uint8Array): Float32Array {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Flat storage: every vector of a bank in one contiguous Float32Array (dense: a delete moves the last slot into
-// the hole), with each fact's kind. It is the in-memory truth: exact search scans it, the HNSW graph is built from
-// it and checked against it. A fact's kind never changes, so a kinds filter can pick its slots without SQL.
+// the hole), with each fact's kind and record time. It is the in-memory truth: exact search scans it, the HNSW graph
+// is built from it and checked against it. A fact's kind and record time never change, so a kinds filter and a
+// recordedBefore bound can pick its slots without SQL (a retain linking its facts asks for the bank as it was before
+// it began: a scan that skips the retain's own facts costs nothing for each of them).
 
 const KIND_CODES: Readonly<Record<string, number>> = { world: 0, experience: 1, observation: 2 };
 const kindCode = (kind: string | null): number => KIND_CODES[kind ?? ''] ?? 3;
+/** A fact's record time in epoch ms; NaN when unknown (never after any bound, so such a fact is never skipped). */
+const recordTime = (createdAt: string | null): number => (createdAt ? Date.parse(createdAt) : NaN);
 /** Bit mask of the kinds a filter allows (null: every kind). */
 const kindMask = (kinds: readonly string[] | undefined): number | null =>
   kinds?.length ? kinds.reduce((mask, k) => mask | (1 << kindCode(k)), 0) : null;
@@ -77,6 +82,8 @@ class FlatVectors {
   data: Float32Array;
   rids: Float64Array;
   kinds: Uint8Array;
+  /** Each fact's record time (created_at) in epoch milliseconds. */
+  times: Float64Array;
   readonly slots = new Map<number, number>();
   /** Vectors per kind code. */
   readonly kindCounts = [0, 0, 0, 0];
@@ -86,12 +93,20 @@ class FlatVectors {
     this.data = new Float32Array(Math.max(16, capacity) * dim);
     this.rids = new Float64Array(Math.max(16, capacity));
     this.kinds = new Uint8Array(Math.max(16, capacity));
+    this.times = new Float64Array(Math.max(16, capacity));
   }
 
   /** How many vectors belong to facts of the kinds in the mask. */
   count(mask: number | null): number {
     if (mask === null) return this.size;
     return this.kindCounts.reduce((sum, n, code) => (mask & (1 << code) ? sum + n : sum), 0);
+  }
+
+  /** How many vectors belong to facts of the kinds in the mask recorded by `before` (epoch ms): one pass. */
+  countBefore(mask: number | null, before: number): number {
+    let n = 0;
+    for (let s = 0; s < this.size; s++) if ((mask === null || mask & (1 << this.kinds[s])) && !(this.times[s] > before)) n++;
+    return n;
   }
 
   has(rid: number): boolean {
@@ -104,7 +119,7 @@ class FlatVectors {
   }
 
   /** Stores the vector of rid from its stored bytes (no intermediate copy). */
-  put(rid: number, bytes: Uint8Array, kind: number): void {
+  put(rid: number, bytes: Uint8Array, kind: number, time: number): void {
     if (bytes.byteLength !== this.dim * 4) throw new Error(`vector of ${bytes.byteLength / 4} dimensions in a ${this.dim}-dimensional bank`);
     let slot = this.slots.get(rid);
     if (slot === undefined) {
@@ -116,6 +131,7 @@ class FlatVectors {
       this.kindCounts[this.kinds[slot]]--;
     }
     this.kinds[slot] = kind;
+    this.times[slot] = time;
     this.kindCounts[kind]++;
     new Uint8Array(this.data.buffer, slot * this.dim * 4, this.dim * 4).set(bytes);
   }
@@ -129,6 +145,7 @@ class FlatVectors {
       this.data.copyWithin(slot * this.dim, last * this.dim, (last + 1) * this.dim);
       this.rids[slot] = this.rids[last];
       this.kinds[slot] = this.kinds[last];
+      this.times[slot] = this.times[last];
       this.slots.set(this.rids[slot], slot);
     }
     this.slots.delete(rid);
@@ -137,12 +154,12 @@ class FlatVectors {
   /** The m stored vectors of the kinds in the mask with the largest inner product with q, best first, equal scores by
    * rowid (not by slot: a removal moves the last vector into the freed slot, so slot order is this memory's history,
    * and would differ after a restart or in an imported copy of the bank): one scan into a bounded heap, so nothing of
-   * the bank's size is allocated. */
-  best(q: Float32Array, mask: number | null, m: number): { rids: number[]; scores: number[] } {
-    const { data, dim, size, kinds, rids } = this;
+   * the bank's size is allocated. Facts recorded after `before` (epoch ms) are skipped. */
+  best(q: Float32Array, mask: number | null, m: number, before = Infinity): { rids: number[]; scores: number[] } {
+    const { data, dim, size, kinds, rids, times } = this;
     const top = new TopK(Math.min(m, this.count(mask)));
     for (let s = 0, o = 0; s < size; s++, o += dim) {
-      if (mask !== null && !(mask & (1 << kinds[s]))) continue;
+      if ((mask !== null && !(mask & (1 << kinds[s]))) || times[s] > before) continue;
       top.push(dot(data, o, q, dim), rids[s]);
     }
     const { positions, scores } = top.sorted();
@@ -157,29 +174,20 @@ class FlatVectors {
     rids.set(this.rids);
     const kinds = new Uint8Array(capacity);
     kinds.set(this.kinds);
+    const times = new Float64Array(capacity);
+    times.set(this.times);
     this.data = data;
     this.rids = rids;
     this.kinds = kinds;
+    this.times = times;
   }
-}
-
-function dot(data: Float32Array, offset: number, q: Float32Array, dim: number): number {
-  let a = 0, b = 0, c = 0, d = 0, i = 0;
-  for (; i + 3 < dim; i += 4) {
-    a += data[offset + i] * q[i];
-    b += data[offset + i + 1] * q[i + 1];
-    c += data[offset + i + 2] * q[i + 2];
-    d += data[offset + i + 3] * q[i + 3];
-  }
-  for (; i < dim; i++) a += data[offset + i] * q[i];
-  return a + b + c + d;
 }
 
 type Ranker = (fetch: number) => { rids: number[]; scores: number[] };
 
-/** The best `fetch` vectors of the kinds in the mask, exactly, from a scan of the flat store. */
-function exactRanker(flat: FlatVectors, query: Float32Array, mask: number | null): Ranker {
-  return (fetch) => flat.best(query, mask, fetch);
+/** The best `fetch` vectors of the kinds in the mask recorded by `before`, exactly, from a scan of the flat store. */
+function exactRanker(flat: FlatVectors, query: Float32Array, mask: number | null, before: number): Ranker {
+  return (fetch) => flat.best(query, mask, fetch, before);
 }
 
 /** The best `fetch` vectors of the bank, approximately, from the HNSW graph. */
@@ -367,6 +375,8 @@ interface BankState {
   /** Someone awaits the graph: its build worker keeps the process alive. */
   awaited: boolean;
   dropped: boolean;
+  /** The last count of vectors under a recordedBefore bound (a retain asks with the same bound for each fact). */
+  counted: { mask: number | null; before: number; seq: number; n: number } | null;
 }
 
 interface CheckedRow {
@@ -490,22 +500,22 @@ export class SqliteVectorIndex implements VectorIndex {
       const count = (this.sql('SELECT count(*) AS n FROM fact_vectors WHERE bank_id = ?').get(bankId) as { n: number }).n;
       let flat: FlatVectors | null = null;
       const rows = this
-        .sql('SELECT v.fact_rid, v.vector, f.kind FROM fact_vectors v JOIN facts f ON f.rid = v.fact_rid WHERE v.bank_id = ?')
+        .sql('SELECT v.fact_rid, v.vector, f.kind, f.created_at FROM fact_vectors v JOIN facts f ON f.rid = v.fact_rid WHERE v.bank_id = ?')
         .raw()
-        .iterate(bankId) as IterableIterator<[number, Buffer, string]>;
-      for (const [rid, bytes, kind] of rows) {
+        .iterate(bankId) as IterableIterator<[number, Buffer, string, string]>;
+      for (const [rid, bytes, kind, createdAt] of rows) {
         flat ??= new FlatVectors(bytes.byteLength / 4, count);
         if (bytes.byteLength !== flat.dim * 4) {
           throw new Error(`bank "${bankId}" holds vectors of different dimensions (${flat.dim} and ${bytes.byteLength / 4})`);
         }
-        flat.put(rid, bytes, kindCode(kind));
+        flat.put(rid, bytes, kindCode(kind), recordTime(createdAt));
       }
       return { seq, flat: flat ?? new FlatVectors(0, 0) };
     });
     const { seq, flat } = read();
     const bank: BankState = {
       id: bankId, createdAt, flat, seq, graph: null, graphTask: null, graphError: null, saving: null,
-      changesSinceSnapshot: 0, worker: null, stopBuild: null, awaited: false, dropped: false,
+      changesSinceSnapshot: 0, worker: null, stopBuild: null, awaited: false, dropped: false, counted: null,
     };
     this.banks.set(bankId, bank);
     return bank;
@@ -515,18 +525,18 @@ export class SqliteVectorIndex implements VectorIndex {
   private catchUp(bank: BankState): boolean {
     const rows = this
       .sql(
-        `SELECT c.seq, c.fact_rid, v.vector, v.bank_id, f.kind FROM vector_changes c
+        `SELECT c.seq, c.fact_rid, v.vector, v.bank_id, f.kind, f.created_at FROM vector_changes c
          LEFT JOIN fact_vectors v ON v.fact_rid = c.fact_rid LEFT JOIN facts f ON f.rid = c.fact_rid
          WHERE c.bank_id = ? AND c.seq > ? ORDER BY c.seq`,
       )
       .raw()
-      .all(bank.id, bank.seq) as Array<[number, number, Buffer | null, string | null, string | null]>;
+      .all(bank.id, bank.seq) as Array<[number, number, Buffer | null, string | null, string | null, string | null]>;
     if (rows.length === 0) return true;
     const latest = new Map<number, Buffer | null>();
-    const kinds = new Map<number, number>();
-    for (const [, rid, vector, owner, kind] of rows) {
+    const kinds = new Map<number, { kind: number; time: number }>();
+    for (const [, rid, vector, owner, kind, createdAt] of rows) {
       latest.set(rid, vector && owner === bank.id ? vector : null);
-      kinds.set(rid, kindCode(kind));
+      kinds.set(rid, { kind: kindCode(kind), time: recordTime(createdAt) });
     }
     const { flat } = bank;
     // Inserting into HNSW costs ~0.1-0.3 ms a vector on this thread: after a large batch (another process ingesting
@@ -537,7 +547,10 @@ export class SqliteVectorIndex implements VectorIndex {
     for (const [rid, bytes] of latest) {
       // The first vectors of an empty bank, or vectors of another size (after an embedder change): reload.
       if (bytes && (flat.dim === 0 || bytes.byteLength !== flat.dim * 4)) return false;
-      if (bytes) flat.put(rid, bytes, kinds.get(rid)!);
+      if (bytes) {
+        const { kind, time } = kinds.get(rid)!;
+        flat.put(rid, bytes, kind, time);
+      }
       else flat.remove(rid);
     }
     bank.seq = rows[rows.length - 1][0];
@@ -741,11 +754,12 @@ export class SqliteVectorIndex implements VectorIndex {
   private nearest(bank: BankState, query: Float32Array, k: number, filter: FactFilter): Scored[] {
     const { flat, graph } = bank;
     const mask = kindMask(filter.kinds);
-    const pool = flat.count(mask); // vectors of the kinds asked for
+    const before = filter.recordedBefore ? Date.parse(filter.recordedBefore) : Infinity;
+    const pool = before === Infinity ? flat.count(mask) : this.countBefore(bank, mask, before); // vectors of the kinds (and time) asked for
     if (pool === 0) return [];
     // Few enough of them (or no graph): scan them exactly. Else over-fetch from the graph, by their share at least.
     const useGraph = graph !== null && pool >= this.threshold(flat.dim);
-    const ranker = useGraph ? graphRanker(graph, query) : exactRanker(flat, query, mask);
+    const ranker = useGraph ? graphRanker(graph, query) : exactRanker(flat, query, mask, before);
     const n = useGraph ? flat.size : pool;
     const statements = this.statements(filter);
     const where = factFilterSql(filter, 'f');
@@ -764,12 +778,22 @@ export class SqliteVectorIndex implements VectorIndex {
         const id = verdict.get(rids[i]);
         if (id) out.push({ id, score: scores[i] });
       }
-      if (out.length >= k || fetch >= n) return out;
+      // An exact ranking shorter than asked for holds every candidate (the rest were skipped by kind or record time).
+      if (out.length >= k || fetch >= n || (!useGraph && rids.length < fetch)) return out;
       const passing = rids.length - rids.filter((rid) => verdict.get(rid) === null).length;
       const needed = passing > 0 ? Math.ceil((k * rids.length * 1.5) / passing) : fetch * 8;
       if (needed > this.maxOverfetch) return this.prefiltered(bank, query, k, statements.all, where.params);
       fetch = Math.min(n, Math.max(fetch * 4, needed));
     }
+  }
+
+  /** The bank's vectors of the kinds in the mask recorded by `before`, counted once while the bank does not change. */
+  private countBefore(bank: BankState, mask: number | null, before: number): number {
+    const c = bank.counted;
+    if (c && c.mask === mask && c.before === before && c.seq === bank.seq) return c.n;
+    const n = bank.flat.countBefore(mask, before);
+    bank.counted = { mask, before, seq: bank.seq, n };
+    return n;
   }
 
   /** Banks (or kinds of facts in them) with at least this many vectors are searched through the graph. */

@@ -1,0 +1,148 @@
+// Retain time grows linearly with an item's length: one long technical item (paragraphs, lists, code fences,
+// numbers) of 400,000 characters costs at most twice as much per character as one of 40,000. The ratio is measured
+// in one run, the sizes taking turns and each size's best retain into a fresh bank counting, so a slow or loaded
+// machine does not flip it.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { random } from '../benchmarks/random.ts';
+import { startServer, type TestServer } from './support/server.ts';
+
+const SERVICES = ['billing', 'gateway', 'search', 'ingest', 'scheduler', 'auth', 'reports', 'notifier', 'catalog', 'ledger'];
+const TOOLS = ['Redis', 'PostgreSQL', 'Kafka', 'nginx', 'Docker', 'Kubernetes', 'Prometheus', 'Grafana', 'Elasticsearch', 'RabbitMQ'];
+const PEOPLE = ['Priya', 'Marcus', 'Elena', 'Tomasz', 'Aiko', 'Jonas', 'Fatima', 'Diego'];
+const VERBS = ['reduced', 'raised', 'capped', 'doubled', 'moved', 'rewrote', 'cached', 'split', 'retried', 'sharded'];
+const THINGS = ['the connection pool', 'the request timeout', 'the batch size', 'the worker count', 'the cache TTL', 'the queue depth', 'the retry budget', 'the index build'];
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** Technical chat text of about `size` characters, the same for the same seed. */
+function technicalText(size: number, seed: number): string {
+  const rnd = random(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
+  const n = (max: number): number => 1 + Math.floor(rnd() * max);
+  const sentence = (): string => {
+    const service = pick(SERVICES);
+    switch (n(6)) {
+      case 1:
+        return `${pick(PEOPLE)} ${pick(VERBS)} ${pick(THINGS)} to ${n(2000)}.`;
+      case 2:
+        return `${service} moved to ${pick(TOOLS)} ${n(9)}.${n(20)} on ${pick(MONTHS)} ${n(28)}.`;
+      case 3:
+        return `${service} runs ${pick(TOOLS)} with ${n(64)} shards.`;
+      case 4:
+        return `${pick(PEOPLE)} owns the ${service} rollout.`;
+      case 5:
+        return `${service} p95 hit ${n(900)} ms.`;
+      default:
+        return `${service} serves ${n(12000)} requests per second.`;
+    }
+  };
+  /** A short list item, as in release notes and status updates. */
+  const note = (): string => {
+    const service = pick(SERVICES);
+    switch (n(4)) {
+      case 1:
+        return `${service} uses ${pick(TOOLS)}.`;
+      case 2:
+        return `${pick(PEOPLE)} fixed ${service}.`;
+      case 3:
+        return `${service} needs ${n(16)} replicas.`;
+      default:
+        return sentence();
+    }
+  };
+  const block = (): string => {
+    switch (n(10)) {
+      case 1:
+      case 2:
+      case 3:
+      case 4:
+      case 5:
+      case 6:
+      case 7: {
+        const items = Array.from({ length: 3 + n(8) }, () => `- ${note()}`);
+        return `Here is what changed:\n${items.join('\n')}`;
+      }
+      case 8: {
+        const name = pick(SERVICES);
+        const code = [
+          '```ts',
+          `export async function ${name}Handler(req: Request): Promise<Response> {`,
+          `  const pool = createPool({ max: ${n(64)}, idleTimeoutMillis: ${n(30000)} });`,
+          `  const rows = await pool.query('SELECT id, total FROM ${name}_orders WHERE day = $1', [req.day]);`,
+          `  return json({ count: rows.length, ms: ${n(500)} });`,
+          '}',
+          '```',
+        ];
+        return `${sentence()} The handler for ${name} now looks like this:\n${code.join('\n')}`;
+      }
+      case 9:
+        return `| Service | Replicas | p95 ms |\n|---|---|---|\n${Array.from({ length: n(4) }, () => `| ${pick(SERVICES)} | ${n(16)} | ${n(900)} |`).join('\n')}`;
+      default:
+        return Array.from({ length: 2 + n(6) }, sentence).join(' ');
+    }
+  };
+  const parts: string[] = [];
+  let length = 0;
+  while (length < size) {
+    const b = block();
+    parts.push(b);
+    length += b.length + 2;
+  }
+  return parts.join('\n\n').slice(0, size);
+}
+
+let s: TestServer;
+before(async () => {
+  s = await startServer();
+});
+after(async () => {
+  await s.close();
+});
+
+/** Microseconds per character of retaining one item of this many characters into a fresh bank. */
+async function perChar(size: number, seed: number): Promise<number> {
+  const bank = `linear-${size}-${seed}`;
+  await s.engine.createBank({ id: bank });
+  const content = technicalText(size, seed);
+  const t0 = performance.now();
+  const r = await s.call<{ result: { facts: number } }>('POST', `/v1/banks/${bank}/memories`, { items: [{ content }] });
+  const ms = performance.now() - t0;
+  assert.equal(r.status, 200);
+  assert.ok(r.body.result.facts > size / 100, `a long item gives many facts (${r.body.result.facts})`);
+  await s.engine.deleteBank(bank);
+  return (ms * 1000) / size;
+}
+
+test('retain time per character of a 400k-character item is within 2x of a 40k-character item', async () => {
+  // Warm up (models loaded, code compiled), then the sizes in turns, so a change in the machine's load meets both;
+  // each size's best run counts.
+  for (let seed = 1; seed <= 3; seed++) await perChar(40_000, seed);
+  let small = Infinity;
+  let large = Infinity;
+  for (let round = 0; round < 2; round++) {
+    for (let i = 0; i < 2; i++) small = Math.min(small, await perChar(40_000, 10 + round * 2 + i));
+    large = Math.min(large, await perChar(400_000, 20 + round));
+  }
+  const ratio = large / small;
+  console.log(`retain: 40k ${small.toFixed(1)} us/char, 400k ${large.toFixed(1)} us/char, ratio ${ratio.toFixed(2)}`);
+  assert.ok(ratio <= 2, `400k characters cost ${ratio.toFixed(2)}x as much per character as 40k`);
+});
+
+test('semantic links still join a long item to the facts before it and across its own write batches', async () => {
+  await s.engine.createBank({ id: 'links' });
+  const said = 'Marcus moved the nightly billing export to PostgreSQL 16 on the reporting cluster.';
+  await s.call('POST', '/v1/banks/links/memories', { items: [{ content: said }] });
+  // Code gives no facts: between the two mentions lie more chunks than one write batch holds, and few facts.
+  const code = (i: number): string =>
+    ['```ts', ...Array.from({ length: 40 }, (_, j) => `export const limit${i}_${j} = createLimit({ max: ${i + j}, windowMs: ${1000 * j} });`), '```'].join('\n');
+  const content = [`${said} It runs at 02:00.`, ...Array.from({ length: 80 }, (_, i) => code(i)), `Again: ${said}`].join('\n\n');
+  const r = await s.call<{ result: { factIds: string[] } }>('POST', '/v1/banks/links/memories', { items: [{ content }] });
+  assert.equal(r.status, 200);
+  const facts = (await s.engine.store.listFacts('links', { limit: 100, offset: 0 })).facts.filter((f) => f.text.includes('billing export'));
+  assert.equal(facts.length, 3, JSON.stringify(facts.map((f) => f.text)));
+  const [before, first, last] = [...facts].sort((a, b) => (a.createdAt === b.createdAt ? (a.source?.start ?? 0) - (b.source?.start ?? 0) : a.createdAt < b.createdAt ? -1 : 1));
+  const links = (await s.engine.store.graph.linksOf('links', facts.map((f) => f.id))).filter((l) => l.type === 'semantic');
+  const joined = (a: string, b: string): boolean => links.some((l) => (l.from === a && l.to === b) || (l.from === b && l.to === a));
+  assert.ok(joined(first.id, before.id), 'the item links to the fact stored before it');
+  assert.ok(joined(last.id, first.id), 'the end of the item links to its start, written in an earlier batch');
+});
