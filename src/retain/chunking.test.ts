@@ -2,7 +2,8 @@
 // segmenter finds in the whole text, and chunks must still cover the content at their offsets.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { chunkText, MAX_CHUNK_CHARS, sentencesOf } from './chunking.ts';
+import { chunkText, MAX_CHUNK_CHARS } from './chunking.ts';
+import { sentencesOf } from '../text/sentences.ts';
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 

@@ -15,6 +15,7 @@
 import { codeTerms, commandsOf, isCodeWord, isFileName, isKnownTool, isLibraryName, isShapedName, namedInCode, type NamedThing } from '../text/identifiers.ts';
 import { inlineCode, scanBlocks, withoutEmphasis } from '../text/markup.ts';
 import { contentWords } from '../text/words.ts';
+import { sentencesOf } from '../text/sentences.ts';
 
 export type UnitKind = 'sentence' | 'item' | 'row' | 'error';
 
@@ -35,8 +36,6 @@ export interface Unit {
   section?: string;
 }
 
-const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
-
 interface Span {
   start: number;
   end: number;
@@ -45,7 +44,8 @@ interface Span {
 /** Sentences of text[from, to) with their spans, whitespace trimmed. */
 function sentenceSpans(text: string, from = 0, to = text.length): Array<Span & { text: string }> {
   const out: Array<Span & { text: string }> = [];
-  for (const s of segmenter.segment(text.slice(from, to))) {
+  // In windows (sentencesOf): the segmenter slows down more than linearly on long strings.
+  for (const s of sentencesOf(text.slice(from, to))) {
     const trimmed = s.segment.trim();
     if (!trimmed) continue;
     const start = from + s.index + s.segment.indexOf(trimmed);

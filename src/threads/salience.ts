@@ -2,6 +2,7 @@
 // output, greetings, filler, emoji) and scores each remaining sentence for what it should carry: decisions,
 // intent and goals, facts, progress and outcomes, pending work and constraints.
 import { contentWords, words } from '../text/words.ts';
+import { sentencesOf } from '../text/sentences.ts';
 
 export type Cue = 'decision' | 'intent' | 'progress' | 'pending' | 'constraint' | 'fact';
 
@@ -32,7 +33,6 @@ const FIRST_PERSON_EVENT = /\b(?:i|we|my \w+)(?:'ve| have| had| just| finally| r
 /** Sentences that address the other speaker rather than tell something: "You ...", "That's ...", "Sounds ...". */
 const ADDRESSED = /^(?:you(?:'re|'ve|'ll| are| have| should| must| can| could| will)?|your|that(?:'s| is| sounds| looks)|sounds|looks|what a|how (?:cool|nice|great|awesome|amazing|fun|exciting))\b/i;
 
-const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
 /** Drops fenced and indented code, markdown decoration, emoji and lines that look like logs or data dumps. */
 export function stripNoise(text: string): string {
@@ -54,7 +54,7 @@ export function stripNoise(text: string): string {
 
 export function splitSentences(text: string): string[] {
   const out: string[] = [];
-  for (const { segment } of segmenter.segment(text)) {
+  for (const { segment } of sentencesOf(text)) {
     for (const part of segment.split(/\n+/)) {
       const t = part.trim();
       if (t) out.push(t);
