@@ -5,8 +5,13 @@
 import { stemmer } from 'stemmer';
 import { isStopword, words } from '../text/words.ts';
 
+/** Most words of a query, and of a fact, compared in runs: the work is their product, for each candidate fact, and a
+ * hostile query or a sentence of a 100 KB item must not hold the thread. */
+const MAX_QUERY_WORDS = 64;
+const MAX_TEXT_WORDS = 400;
+
 /** The words of a text as compared in runs: lower case, stemmed. */
-const stems = (text: string): string[] => words(text).map((w) => stemmer(w));
+const stems = (text: string): string[] => words(text.slice(0, MAX_TEXT_WORDS * 20)).slice(0, MAX_TEXT_WORDS).map((w) => stemmer(w));
 
 /** The longest run of the query's words the text holds in the same order, counted in content words. */
 export function longestRun(queryStems: readonly string[], queryContent: readonly boolean[], text: string): number {
@@ -33,6 +38,6 @@ export function longestRun(queryStems: readonly string[], queryContent: readonly
 
 /** The query prepared for longestRun: its stems and which of them are content words. */
 export function queryRuns(query: string): { stems: string[]; content: boolean[] } {
-  const w = words(query);
+  const w = words(query).slice(0, MAX_QUERY_WORDS);
   return { stems: w.map((x) => stemmer(x)), content: w.map((x) => !isStopword(x) && x.length > 1) };
 }
