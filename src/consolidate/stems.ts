@@ -7,11 +7,16 @@ export function stemSet(text: string): Set<string> {
   return new Set(contentWords(text).map((w) => stemmer(w)));
 }
 
-/** |a ∩ b| / min(|a|, |b|): 1 when the smaller text's words all occur in the larger one. */
-export function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
-  if (a.size === 0 || b.size === 0) return 0;
+/** |a ∩ b|. */
+export function sharedCount(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   const [small, large] = a.size <= b.size ? [a, b] : [b, a];
   let shared = 0;
   for (const s of small) if (large.has(s)) shared++;
-  return shared / small.size;
+  return shared;
+}
+
+/** |a ∩ b| / min(|a|, |b|): 1 when the smaller text's words all occur in the larger one. */
+export function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (a.size === 0 || b.size === 0) return 0;
+  return sharedCount(a, b) / Math.min(a.size, b.size);
 }

@@ -8,7 +8,7 @@
 // - about a contradiction ("have I ever", "is it true that"): both statements.
 // Every result of a pair says so (RecallResult.change), and each carries its own time, so the caller sees which
 // value is current. Offline and per query: nothing is stored, so facts never consolidated take part too.
-import { stemSet } from '../consolidate/stems.ts';
+import { sharedCount, stemSet } from '../consolidate/stems.ts';
 import type { Fact } from '../core/types.ts';
 
 export type ChangeIntent = 'current' | 'history' | 'contradiction';
@@ -73,12 +73,6 @@ function shapeOf(f: Fact): Shape {
     source: f.source?.itemId ?? null,
     at: Date.parse(f.occurredStart ?? f.mentionedAt),
   };
-}
-
-function sharedCount(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
-  let n = 0;
-  for (const x of a) if (b.has(x)) n++;
-  return n;
 }
 
 const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>): boolean => a.size === b.size && sharedCount(a, b) === a.size;
