@@ -3,8 +3,7 @@
 // no word with it, and a bank holds few such statements (tens, not thousands), so all of them are read (through
 // their own index) and compared with the query by meaning; the closest few, when close enough, are placed among
 // the first results.
-import type { Scored } from '../store/ports.ts';
-import type { FactFilter } from '../store/ports.ts';
+import type { FactFilter, Scored } from '../store/ports.ts';
 import { STANCES, type Stance } from '../text/stance.ts';
 import { cosine } from './similarity.ts';
 import type { RecallStore } from './types.ts';

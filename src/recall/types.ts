@@ -3,7 +3,7 @@
 import type { FactKind } from '../core/types.ts';
 import type { SourceFact } from '../audit/source-facts.ts';
 import type { FactFilter, MemoryStore } from '../store/ports.ts';
-import { changeIntent } from './updates.ts';
+import { type ChangeLabel, changeIntent } from './updates.ts';
 
 export type ArmName = 'semantic' | 'keyword' | 'graph' | 'temporal' | 'passage';
 export const ARM_NAMES: readonly ArmName[] = ['semantic', 'keyword', 'graph', 'temporal', 'passage'];
@@ -233,7 +233,7 @@ export interface RecallResult {
    * Another candidate says the same thing with a different value ('update') or the opposite ('contradiction'):
    * whether this one is the earlier or the later of the two, and the other's id. Each result carries its own time.
    */
-  change?: { kind: 'update' | 'contradiction'; role: 'earlier' | 'later'; with: string };
+  change?: ChangeLabel;
   /** Observations only: facts about its entities still wait to be consolidated into it. */
   stale?: boolean;
   /** Observations only: how many facts support it. */
