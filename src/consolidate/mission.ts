@@ -5,7 +5,8 @@ import nlp from 'compromise';
 import { stemmer } from 'stemmer';
 import type { Embedder } from '../embed/ports.ts';
 import { contentWords } from '../text/words.ts';
-import { cosine, type Calibration } from './similarity.ts';
+import { cosine } from '../core/dot.ts';
+import type { Calibration } from './similarity.ts';
 
 /** Verbs missions start with that say nothing about what matters. */
 const GENERIC = new Set(

@@ -1,20 +1,8 @@
 // Similarity the offline consolidator can threshold on whatever the embedder: raw cosines are rescaled against
 // the embedder's own baseline (the mean cosine between unrelated sentences), so 0 means "as alike as unrelated
 // text" and 1 means identical, for GloVe averages and transformer embeddings alike.
+import { cosine } from '../core/dot.ts';
 import type { Embedder } from '../embed/ports.ts';
-
-export function cosine(a: Float32Array, b: Float32Array): number {
-  const n = Math.min(a.length, b.length);
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < n; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
-}
 
 /** Sentences about unrelated everyday things: their mutual cosines are the embedder's "unrelated" level. */
 const UNRELATED = [

@@ -1,5 +1,6 @@
-// The inner product of two vectors, the similarity of normalized embeddings: unrolled four ways, which V8 runs about
-// twice as fast as a plain loop. Used by every scan that compares a vector with many.
+// Vector similarity. The inner product, the similarity of normalized embeddings, unrolled four ways (which V8 runs
+// about twice as fast as a plain loop) for every scan that compares a vector with many; and the cosine, for vectors
+// that may not be normalized (recall's MMR and standing statements, the offline consolidator).
 
 /** The inner product of data[offset, offset + dim) and q[0, dim). */
 export function dot(data: Float32Array, offset: number, q: Float32Array, dim: number): number {
@@ -12,4 +13,18 @@ export function dot(data: Float32Array, offset: number, q: Float32Array, dim: nu
   }
   for (; i < dim; i++) a += data[offset + i] * q[i];
   return a + b + c + d;
+}
+
+/** The cosine of two vectors (over their common length; 0 when either is zero). */
+export function cosine(a: Float32Array, b: Float32Array): number {
+  const n = Math.min(a.length, b.length);
+  let ab = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < n; i++) {
+    ab += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return na === 0 || nb === 0 ? 0 : ab / Math.sqrt(na * nb);
 }

@@ -5,7 +5,7 @@
 // the first results.
 import type { FactFilter, Scored } from '../store/ports.ts';
 import { STANCES, type Stance } from '../text/stance.ts';
-import { cosine } from './similarity.ts';
+import { cosine } from '../core/dot.ts';
 import type { RecallStore } from './types.ts';
 
 /** Most standing statements read per recall (the newest are kept when a bank holds more). */

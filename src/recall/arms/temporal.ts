@@ -13,7 +13,7 @@ import type { Scored } from '../../store/ports.ts';
 import { parseTimeExpressions } from '../../text/time-expressions.ts';
 import { matchesFilter } from '../filter.ts';
 import { inSessions, type SessionScope } from '../sessions.ts';
-import { cosine } from '../similarity.ts';
+import { cosine } from '../../core/dot.ts';
 import { type ArmContext, type ArmOutput, topHits } from './context.ts';
 import { seedsOf } from './seeds.ts';
 
