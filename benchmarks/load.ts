@@ -8,16 +8,14 @@
 // the command and the load average, to benchmarks/RESULTS.md.
 //   node --import tsx benchmarks/load.ts [--data ../shared/datasets/beam-dev] [--seconds 60] [--clients 16] [--banks 4]
 //     [--seed 1] [--dry-run] [--results FILE]
-import { spawn } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { get, loadMessages, post, ROOT, startServer, type Message } from './beam-server.ts';
 import { formatLoad, percentile } from './measure.ts';
 import { random } from './random.ts';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
   options: {
     data: { type: 'string' }, seconds: { type: 'string' }, clients: { type: 'string' }, banks: { type: 'string' }, seed: { type: 'string' },
@@ -39,111 +37,6 @@ const MIX = { retain: 1 / 3, recall: 1 / 3, thread: 1 / 3 };
 /** Clients sharing a bank's thread: THREADS threads per bank, so concurrent appends to one thread happen. */
 const THREADS = 4;
 
-// ---- data -------------------------------------------------------------------------------------------------------
-
-interface Message {
-  role: 'user' | 'assistant';
-  content: string;
-  timestamp: string;
-}
-
-type BeamTurn = { role: string; content: string; time_anchor?: string };
-type BeamChat = Array<{ turns: BeamTurn[][] }>;
-
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-/** "January-05-2024" as an ISO instant (null when it is not such a date). */
-function sessionDate(anchor: string | undefined): number | null {
-  const m = anchor?.match(/^([A-Za-z]+)-(\d{1,2})-(\d{4})$/);
-  const month = m ? MONTHS.indexOf(m[1].toLowerCase()) : -1;
-  return m && month >= 0 ? Date.UTC(Number(m[3]), month, Number(m[2]), 9) : null;
-}
-
-/** The long messages of every conversation, markers stripped, each timed from its session's date. */
-function loadMessages(dir: string): { messages: Message[]; questions: string[]; conversations: number } {
-  const messages: Message[] = [];
-  const questions: string[] = [];
-  const folders = readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => join(dir, d.name)).sort();
-  let conversations = 0;
-  for (const folder of folders) {
-    let chat: BeamChat;
-    try {
-      chat = JSON.parse(readFileSync(join(folder, 'chat.json'), 'utf8')) as BeamChat;
-    } catch {
-      continue;
-    }
-    conversations++;
-    for (const batch of chat) {
-      const turns = batch.turns.flat();
-      let at = sessionDate(turns.find((t) => t.time_anchor)?.time_anchor) ?? Date.UTC(2024, 0, 1, 9);
-      for (const t of turns) {
-        at += 60_000;
-        // A generation marker such as " ->-> 1,7" ends many user messages.
-        const content = t.content.replace(/\s*->->\s*[\d,\s]*$/, '').trim();
-        if (content.length >= LONG && (t.role === 'user' || t.role === 'assistant')) messages.push({ role: t.role, content, timestamp: new Date(at).toISOString() });
-      }
-    }
-    try {
-      const probing = JSON.parse(readFileSync(join(folder, 'probing_questions', 'probing_questions.json'), 'utf8')) as Record<string, Array<{ question?: string }>>;
-      for (const list of Object.values(probing)) for (const q of list) if (q.question?.trim()) questions.push(q.question.trim());
-    } catch {
-      // a conversation without probing questions adds none
-    }
-  }
-  if (!messages.length) throw new Error(`no long messages found under ${dir} (expected */chat.json as in ../shared/README.md); pass --data`);
-  // Queries when no probing questions came with the data: the opening words of messages.
-  if (!questions.length) questions.push(...messages.slice(0, 200).map((m) => m.content.split(/\s+/).slice(0, 12).join(' ')));
-  return { messages, questions, conversations };
-}
-
-// ---- server -----------------------------------------------------------------------------------------------------
-
-interface Server {
-  url: string;
-  describe: string;
-  /** Warnings and errors the server logged. */
-  problems: string[];
-  stop(): Promise<void>;
-}
-
-async function startServer(dataDir: string): Promise<Server> {
-  // A clean environment: the defaults, not whatever LLM keys or settings the caller's shell holds.
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CAIRN_DATA_DIR: dataDir, CAIRN_HOST: '127.0.0.1', CAIRN_PORT: '0', CAIRN_LOG_LEVEL: 'info' };
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'cairn.mjs'), 'serve'], { env, stdio: ['ignore', 'inherit', 'pipe'] });
-  const problems: string[] = [];
-  let describe = '';
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  const url = await new Promise<string>((done, fail) => {
-    let buffer = '';
-    const timer = setTimeout(() => fail(new Error('the server did not start listening within 120 s')), 120_000);
-    child.once('exit', (code) => fail(new Error(`the server exited (code ${code}) before listening: ${buffer.slice(-2000)}`)));
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (text: string) => {
-      buffer += text;
-      let nl: number;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        if (/ (warn|error) /.test(line)) problems.push(line);
-        if (line.includes(' store: ')) describe = line.replace(/^\S+ info\s+/, '');
-        const m = line.match(/cairn listening on (http:\/\/127\.0\.0\.1:\d+)/);
-        if (m) {
-          clearTimeout(timer);
-          done(m[1]);
-        }
-      }
-    });
-  });
-  return {
-    url,
-    describe,
-    problems,
-    async stop() {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
 // ---- clients ----------------------------------------------------------------------------------------------------
 
 type Route = 'retain' | 'recall' | 'thread';
@@ -163,18 +56,6 @@ interface Tally {
   documents: Map<string, number>;
   /** Per "bank/thread": message ids the appends returned. */
   sent: Map<string, string[]>;
-}
-
-async function post(url: string, body: unknown): Promise<{ status: number; text: string }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: res.status, text: await res.text() };
-}
-
-async function get<T>(url: string): Promise<T> {
-  const res = await fetch(url);
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`GET ${url}: ${res.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text) as T;
 }
 
 async function runClient(index: number, server: string, banks: string[], data: { messages: Message[]; questions: string[] }, deadline: number, tally: Tally): Promise<void> {
@@ -297,7 +178,7 @@ async function checkBank(server: string, bank: string, tally: Tally): Promise<Ba
 
 // ---- run --------------------------------------------------------------------------------------------------------
 
-const data = loadMessages(DATA);
+const data = loadMessages(DATA, { minLength: LONG });
 const dataDir = mkdtempSync(join(tmpdir(), 'cairn-load-'));
 const loadBefore = loadavg();
 const server = await startServer(dataDir);
