@@ -11,6 +11,7 @@ import type { Config } from './config.ts';
 import { attachConsolidation } from './consolidate/attach.ts';
 import { consolidatorFor } from './consolidate/llm.ts';
 import { workerOptionsFromEnv } from './consolidate/settings.ts';
+import { ThreadLoop } from './consolidate/thread.ts';
 import type { ConsolidationWorker } from './consolidate/worker.ts';
 import { Engine } from './engine.ts';
 import { createEmbedder, createReranker } from './embed/select.ts';
@@ -49,6 +50,8 @@ export interface ComposeOptions {
   startWorker?: boolean;
   /** Overrides of recall's tunables (benchmarks tune with them). */
   recallSettings?: Partial<RecallSettings>;
+  /** Log the line naming the active parts (default true; the consolidation thread's own composition does not). */
+  announce?: boolean;
 }
 
 async function openStore(config: Config): Promise<{ store: MemoryStore; local: SqliteStore | null }> {
@@ -84,11 +87,10 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
   // Banks whose consolidation resolves to a provider (environment or bank config) use the LLM consolidator; the
   // rest the offline one. resolveLlm already records every call in the ledger.
   const consolidator = consolidatorFor(embedder.embedder, (bank) => resolveLlm('consolidation', bank.config, { env: config.env, ledger }));
-  const worker = attachConsolidation(engine, {
-    consolidator,
-    start: options.startWorker ?? config.embeddedWorker,
-    worker: workerOptionsFromEnv(config.env),
-  });
+  const startWorker = options.startWorker ?? config.embeddedWorker;
+  const worker = attachConsolidation(engine, { consolidator, worker: workerOptionsFromEnv(config.env) });
+  if (startWorker && config.workerThread) worker.runElsewhere(new ThreadLoop(config, worker));
+  if (startWorker) worker.start();
   const threadStore = new SqliteThreadStore(localDb);
   const threads = new ThreadMemory({
     store: threadStore,
@@ -111,9 +113,9 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     reranker.description,
     `extractor: ${extractor.name}`,
     describeLlm(config.env),
-    `worker: ${(options.startWorker ?? config.embeddedWorker) ? 'in process' : 'off'}`,
+    `worker: ${startWorker ? (config.workerThread ? 'in process (own thread)' : 'in process (API thread)') : 'off'}`,
   ].join('; ');
-  log.info(describe);
+  if (options.announce !== false) log.info(describe);
   const shutdown = async (): Promise<void> => {
     await worker.stop();
     await threads.idle();

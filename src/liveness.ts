@@ -4,6 +4,7 @@
 // or runs a newer process. Presuming a live holder dead (a stalled event loop) costs redone work, never a wrong
 // result: the store refuses a result whose claim another worker has taken.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { log } from './log.ts';
 import type { Heartbeat, MemoryStore } from './store/ports.ts';
@@ -19,8 +20,25 @@ export const DEFAULT_LIVENESS: LivenessOptions = { intervalMs: 2_000, deadAfterM
 
 type LivenessStore = Pick<MemoryStore, 'beat' | 'heartbeats' | 'retireHeartbeat'>;
 
+/**
+ * When this process started: the same in each of its threads (the consolidation thread beats for the same process
+ * as the API thread), so a holder whose pid runs a process of another start time is known dead. Linux tells it
+ * (/proc: boot time plus the process's start in clock ticks of 1/100 s); elsewhere the time this module loaded.
+ */
+function processStartedAt(): string {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const boot = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
+    if (Number.isFinite(ticks) && Number.isFinite(boot)) return new Date(boot * 1000 + ticks * 10).toISOString();
+  } catch {
+    // not Linux
+  }
+  return new Date().toISOString();
+}
+
 /** This process, as its heartbeats describe it. */
-export const THIS_PROCESS = { host: hostname(), pid: process.pid, startedAt: new Date().toISOString() };
+export const THIS_PROCESS = { host: hostname(), pid: process.pid, startedAt: processStartedAt() };
 
 /** A fresh holder id: host, pid and a random suffix. */
 export const newHolderId = (): string => `${THIS_PROCESS.host}-${THIS_PROCESS.pid}-${randomBytes(3).toString('hex')}`;

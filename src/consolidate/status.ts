@@ -127,6 +127,6 @@ export async function consolidationStatus(store: MemoryStore, worker: Consolidat
     workers,
     rate: worker.meter.snapshot(bankId, now),
     lastError: worker.lastErrors.get(bankId) ?? null,
-    worker: { id: worker.id, running: worker.running, draining: worker.isDraining(bankId) },
+    worker: { id: worker.loopId, running: worker.running, draining: worker.isDraining(bankId) },
   };
 }

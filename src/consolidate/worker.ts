@@ -46,6 +46,24 @@ export interface WorkerOptions {
   context: ContextOptions;
   /** Called after a claim, before its result is applied (a test hook to stall the worker mid-batch). */
   beforeApply?: (bankId: string, claim: Claim) => Promise<void> | void;
+  /** Called after each batch with the bank's last error (null after a success): a loop on a worker thread reports
+   * its throughput and errors to the API's status through it. */
+  afterBatch?: (report: BatchReport, lastError: { error: string; at: string } | null) => void;
+}
+
+/**
+ * A consolidation loop run elsewhere on this worker's behalf (a worker thread, see thread.ts): while it runs, the
+ * loop, drains asked for through the API and notifications go to it, so one worker at a time holds each bank.
+ */
+export interface RemoteLoop {
+  readonly id: string;
+  readonly running: boolean;
+  start(): void;
+  stop(): Promise<void>;
+  notify(bankId?: string): void;
+  drain(bankId: string): Promise<DrainReport>;
+  consolidateNow(bankId: string): Promise<{ started: boolean; run: Promise<DrainReport> }>;
+  isDraining(bankId: string): boolean;
 }
 
 export const DEFAULT_WORKER_OPTIONS: Omit<WorkerOptions, 'workerId'> = {
@@ -93,6 +111,7 @@ export class ConsolidationWorker {
   private readonly claimWaiters = new Map<string, Array<(claimed: boolean) => void>>();
   readonly liveness: Liveness;
   private loop: Promise<void> | null = null;
+  private remote: RemoteLoop | null = null;
   private active = false;
   private wake: (() => void) | null = null;
 
@@ -106,11 +125,22 @@ export class ConsolidationWorker {
   }
 
   get running(): boolean {
-    return this.active;
+    return this.remote ? this.remote.running : this.active;
+  }
+
+  /** The id of the worker running the loop (this one's, or the remote loop's). */
+  get loopId(): string {
+    return this.remote?.id ?? this.id;
+  }
+
+  /** From now on the loop runs elsewhere (call before start). */
+  runElsewhere(remote: RemoteLoop): void {
+    this.remote = remote;
   }
 
   /** Starts the polling loop (idempotent). Also rebuilds observations a crash left blank after a deletion. */
   start(): void {
+    if (this.remote) return this.remote.start();
     if (this.active) return;
     this.active = true;
     this.loop = this.run();
@@ -119,6 +149,7 @@ export class ConsolidationWorker {
 
   /** Stops after the batch in progress; resolves when the loop and any drains have finished and it stopped beating. */
   async stop(): Promise<void> {
+    await this.remote?.stop();
     this.active = false;
     this.wake?.();
     await this.loop;
@@ -128,12 +159,14 @@ export class ConsolidationWorker {
   }
 
   /** New facts are waiting: poll now instead of after the idle sleep. */
-  notify(_bankId?: string): void {
+  notify(bankId?: string): void {
+    this.remote?.notify(bankId);
     this.wake?.();
   }
 
   /** Consolidates the bank until nothing more can be claimed (a run started now; concurrent calls share it). */
   drain(bankId: string): Promise<DrainReport> {
+    if (this.remote?.running) return this.remote.drain(bankId);
     let running = this.draining.get(bankId);
     if (!running) {
       running = this.drainBank(bankId).finally(() => this.draining.delete(bankId));
@@ -143,6 +176,7 @@ export class ConsolidationWorker {
   }
 
   isDraining(bankId: string): boolean {
+    if (this.remote?.running) return this.remote.isDraining(bankId);
     return this.draining.has(bankId);
   }
 
@@ -152,6 +186,7 @@ export class ConsolidationWorker {
    * for a retry, or another live worker holds the bank; the status says which).
    */
   async consolidateNow(bankId: string): Promise<{ started: boolean; run: Promise<DrainReport> }> {
+    if (this.remote?.running) return this.remote.consolidateNow(bankId);
     if (this.locks.has(bankId)) return { started: true, run: this.drain(bankId) };
     const claimed = new Promise<boolean>((resolve) => this.claimWaiters.set(bankId, [...(this.claimWaiters.get(bankId) ?? []), resolve]));
     const run = this.drain(bankId);
@@ -304,6 +339,7 @@ export class ConsolidationWorker {
     if (gone.length) log.debug(`consolidation: ${gone.length} claimed fact(s) of ${bankId} were deleted meanwhile`);
     report.ms = Math.round(performance.now() - started);
     this.meter.record(bankId, report.consolidated, report.failed, report.ms);
+    this.options.afterBatch?.(report, this.lastErrors.get(bankId) ?? null);
     return report;
   }
 

@@ -1,7 +1,7 @@
 // Reader threads of the embedded store (piscina): long read-only queries run on other cores, each thread with its
 // own connection to the database file, so several of them (and the main thread's own work) proceed at once.
 import { Piscina } from 'piscina';
-import { tsxExecArgv } from '../../worker-loader.ts';
+import { sibling, tsxExecArgv } from '../../worker-loader.ts';
 import type { Bm25Hit, Bm25Search } from './bm25.ts';
 import type { ReadTask } from './reader-worker.ts';
 
@@ -25,7 +25,7 @@ export class SqliteReaders {
 
   private run(task: ReadTask): Promise<unknown[]> {
     this.pool ??= new Piscina<ReadTask, unknown[]>({
-      filename: new URL('./reader-worker.ts', import.meta.url).href,
+      filename: sibling('reader-worker', import.meta.url).href,
       minThreads: 0,
       maxThreads: this.threads,
       idleTimeout: 60_000,

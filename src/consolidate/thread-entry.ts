@@ -1,0 +1,83 @@
+// The body of the consolidation thread (started by thread.ts): composes its own store connection, embedder and
+// consolidator from the API process's configuration, lowers its own scheduling priority, runs the worker loop under
+// the id the API process gave it, and answers the API process's messages (notify, drain, consolidate now, stop).
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import { compose } from '../compose.ts';
+import type { Config } from '../config.ts';
+import { log } from '../log.ts';
+import { ConsolidationWorker, type BatchReport, type DrainReport } from './worker.ts';
+
+export interface ThreadData {
+  config: Config;
+  workerId: string;
+}
+
+export type ToThread =
+  | { type: 'notify'; bankId?: string }
+  | { type: 'drain' | 'now'; id: number; bankId: string }
+  | { type: 'stop' };
+
+export type FromThread =
+  | { type: 'batch'; report: BatchReport; lastError: { error: string; at: string } | null }
+  | { type: 'started'; id: number; started: boolean }
+  | { type: 'done'; id: number; report?: DrainReport; error?: string };
+
+const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** Linux lets a thread lower its own priority by its thread id (setpriority on a tid); elsewhere it stays as it is. */
+function lowerPriority(nice: number): void {
+  if (nice <= 0 || process.platform !== 'linux') return;
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    setPriority(tid, nice);
+  } catch (e) {
+    log.debug(`consolidation thread: priority left unchanged (${message(e)})`);
+  }
+}
+
+async function main(): Promise<void> {
+  const port = parentPort;
+  if (!port) throw new Error('thread-entry.ts runs only as a worker thread (see consolidate/thread.ts)');
+  const { config, workerId } = workerData as ThreadData;
+  const post = (m: FromThread): void => port.postMessage(m);
+  lowerPriority(config.workerNice);
+  const { worker: composed, shutdown } = await compose({ ...config, embeddedWorker: false }, { startWorker: false, announce: false });
+  const worker = new ConsolidationWorker(composed.deps, {
+    ...composed.options,
+    workerId,
+    afterBatch: (report, lastError) => post({ type: 'batch', report, lastError }),
+  });
+  const settle = (id: number, run: Promise<DrainReport>): void => {
+    run.then(
+      (report) => post({ type: 'done', id, report }),
+      (e: unknown) => {
+        log.error(`consolidation run of the thread ${workerId} failed: ${message(e)}`);
+        post({ type: 'done', id, error: message(e) });
+      },
+    );
+  };
+  port.on('message', (m: ToThread) => {
+    switch (m.type) {
+      case 'notify':
+        worker.notify(m.bankId);
+        return;
+      case 'drain':
+        settle(m.id, worker.drain(m.bankId));
+        return;
+      case 'now':
+        void worker.consolidateNow(m.bankId).then(({ started, run }) => {
+          post({ type: 'started', id: m.id, started });
+          settle(m.id, run);
+        });
+        return;
+      case 'stop':
+        void worker.stop().then(shutdown).finally(() => port.close());
+        return;
+    }
+  });
+  worker.start();
+}
+
+await main();

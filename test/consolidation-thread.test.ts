@@ -1,0 +1,103 @@
+// The in-process consolidation worker on a thread of its own (the default): it drains what is retained through
+// the API, reports its batches to the API's status, takes drains asked for through the API (one worker per bank),
+// and stops with the server. CAIRN_WORKER=main keeps it on the API's event loop, as before.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadConfig } from '../src/config.ts';
+import { startServer, type TestServer } from './support/server.ts';
+
+type Status = {
+  backlog: number;
+  observations: number;
+  consolidated: number;
+  rate: { facts: number };
+  worker: { id: string; running: boolean };
+  workers: Array<{ id: string; role: string; pid: number; alive: boolean }>;
+};
+
+const PEOPLE = ['Maya', 'Jon', 'Priya', 'Tomas', 'Lena', 'Omar'];
+const items = (n: number, from = 0): Array<{ content: string; timestamp: string }> =>
+  Array.from({ length: n }, (_, i) => {
+    const k = from + i;
+    return {
+      content: `${PEOPLE[k % PEOPLE.length]} moved the nightly build of project ${k % 4} to runner ${k}. It now takes ${20 + k} minutes.`,
+      timestamp: new Date(Date.UTC(2024, 0, 1 + k)).toISOString(),
+    };
+  });
+
+async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 60_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 400)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('consolidation on its own thread', () => {
+  let t: TestServer;
+  const status = async (bank: string): Promise<Status> => (await t.call<Status>('GET', `/v1/banks/${bank}/consolidation`)).body;
+  before(async () => {
+    t = await startServer({ env: { CAIRN_WORKER: 'on', CAIRN_CONSOLIDATION_POLL_MS: '50' } });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  test('retained facts are consolidated by the thread, whose batches show in the status', async () => {
+    assert.equal((await t.call('POST', '/v1/banks', { id: 'builds' })).status, 201);
+    assert.equal((await t.call('POST', '/v1/banks/builds/memories', { items: items(24) })).status, 200);
+    const s = await until('the backlog to drain', () => status('builds'), (x) => x.backlog === 0 && x.consolidated > 0);
+    assert.ok(s.observations > 0, 'observations were written');
+    assert.equal(s.worker.running, true);
+    assert.notEqual(s.worker.id, t.worker.id, 'the loop runs under the thread worker\'s own id');
+    const beat = s.workers.find((w) => w.id === s.worker.id);
+    assert.ok(beat, `the thread beats for this process: ${JSON.stringify(s.workers)}`);
+    assert.equal(beat.role, 'worker');
+    assert.equal(beat.pid, process.pid);
+    assert.equal(beat.alive, true, 'the API thread sees its own process\'s thread as alive (same process start)');
+    assert.ok(s.rate.facts > 0, 'the thread reports its batches to the API process\'s rate meter');
+    // Recall sees what the thread wrote through its own connection.
+    const r = await t.call<{ results: Array<{ kind: string }> }>('POST', '/v1/banks/builds/recall', { query: 'How long does the nightly build take?', types: ['observation'] });
+    assert.equal(r.status, 200);
+    assert.ok(r.body.results.length > 0, 'observations written by the thread are recalled');
+  });
+
+  test('a drain asked for through the API goes to the thread and reports what it did', async () => {
+    assert.equal((await t.call('POST', '/v1/banks', { id: 'asked' })).status, 201);
+    const before = await status('asked');
+    const retained = await t.call<{ result: { facts: number } }>('POST', '/v1/banks/asked/memories', { items: items(8, 100) });
+    assert.equal(retained.status, 200);
+    const n = retained.body.result.facts;
+    const run = await t.call<{ run: { consolidated: number; batches: number }; status: Status }>('POST', '/v1/banks/asked/consolidate?wait=true');
+    assert.equal(run.status, 200);
+    // The loop may have taken some batches first; between them the drain and the loop consolidate everything once.
+    const s = await until('the backlog to drain', () => status('asked'), (x) => x.backlog === 0);
+    assert.equal(s.consolidated - before.consolidated, n);
+    assert.ok(run.body.run.consolidated > 0 || run.body.run.batches === 0);
+    assert.ok(run.body.run.consolidated <= n);
+  });
+
+  test('the server stops with its thread, and a restarted one consolidates what was left', async () => {
+    const dataDir = t.dataDir;
+    await t.stop();
+    t = await startServer({ dataDir, env: { CAIRN_WORKER: 'off' } });
+    const retained = await t.call<{ result: { facts: number } }>('POST', '/v1/banks/builds/memories', { items: items(6, 200) });
+    assert.equal(retained.status, 200);
+    assert.equal((await status('builds')).backlog, retained.body.result.facts, 'with the worker off nothing is consolidated');
+    await t.stop();
+    t = await startServer({ dataDir, env: { CAIRN_WORKER: 'on', CAIRN_CONSOLIDATION_POLL_MS: '50' } });
+    await until('the thread to consolidate what was left', () => status('builds'), (x) => x.backlog === 0);
+  });
+});
+
+describe('CAIRN_WORKER', () => {
+  test('on (a thread, the default), main (the API thread) and off; anything else is refused by name', () => {
+    assert.deepEqual([loadConfig({}).embeddedWorker, loadConfig({}).workerThread], [true, true]);
+    assert.deepEqual([loadConfig({ CAIRN_WORKER: 'main' }).embeddedWorker, loadConfig({ CAIRN_WORKER: 'main' }).workerThread], [true, false]);
+    assert.equal(loadConfig({ CAIRN_WORKER: 'off' }).embeddedWorker, false);
+    assert.throws(() => loadConfig({ CAIRN_WORKER: 'yes' }), /CAIRN_WORKER 'yes' must be on, off or main/);
+    assert.throws(() => loadConfig({ CAIRN_WORKER_NICE: '25' }), /CAIRN_WORKER_NICE/);
+  });
+});
