@@ -1,7 +1,8 @@
 // BM25 scored from the postings equals FTS5's own bm25(): the same rows, order (ties by rowid) and scores, for words
 // repeated in a row, words repeated in the query, rows of many lengths. After rows leave the table or come back with
 // new text (the remembered row lengths must not outlive them) it equals bm25() on a table built afresh from the rows
-// left, to the last bit: FTS5's statistics of the bank's own table keep counting deleted rows (keyword-testing.ts).
+// left, to the last bit: FTS5's statistics of the bank's own table keep counting deleted rows (keyword-testing.ts). A
+// connection searching beside another that writes scores as a freshly opened one, forgetting only the rows that left.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
