@@ -1,14 +1,19 @@
 // BM25 scored from the postings equals FTS5's own bm25(): the same rows, order (ties by rowid) and scores, for words
 // repeated in a row, words repeated in the query, rows of many lengths. After rows leave the table or come back with
 // new text (the remembered row lengths must not outlive them) it equals bm25() on a table built afresh from the rows
-// left, to the last bit: FTS5's statistics of the bank's own table keep counting deleted rows (keyword-testing.ts).
+// left, to the last bit: FTS5's statistics of the bank's own table keep counting deleted rows (keyword-testing.ts). A
+// connection searching beside another that writes scores as a freshly opened one, forgetting only the rows that left.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { random } from '../../../benchmarks/random.ts';
-import { bm25Top } from './bm25.ts';
+import { bm25Top, rowLengthStats, type RowLengthStats } from './bm25.ts';
 import { openDatabase, type Db } from './database.ts';
 import { ftsTermsOf } from './fts-terms.ts';
-import { keywordIndexOf, keywordRemovalsOf, keywordTable, syncKeywordIndexes } from './keyword-tables.ts';
+import { KEYWORD_REMOVED_ROWS_KEPT, keywordIndexOf, keywordRemovalsOf, keywordTable, syncKeywordIndexes } from './keyword-tables.ts';
 import { fts5Top, rebuiltKeywordTable } from './keyword-testing.ts';
 import { SqliteStore } from './store.ts';
 
@@ -148,4 +153,136 @@ test('a word the tokenizer splits is searched as a phrase, scored as bm25() scor
   } finally {
     await store.close();
   }
+});
+
+/** A searching connection as a reader thread opens one (reader-worker.ts): its own, query-only. */
+function searcher(file: string): Db {
+  const db = new Database(file, { fileMustExist: true });
+  db.pragma('query_only = 1');
+  return db;
+}
+
+type FileBank = { file: string; writer: Db; insert: Database.Statement; next: () => number; searcher: () => Db };
+
+/** Runs `run` on a database file holding bank b with `count` facts of random sentences (each after `prefix`), written
+ * through `writer`; `searcher()` opens another connection to it; all closed and removed afterwards. */
+function withBankFile(seed: number, count: number, prefix: string, run: (bank: FileBank) => void): void {
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-bm25-file-'));
+  const file = join(dir, 'cairn.db');
+  const writer = openDatabase(file);
+  const opened: Db[] = [];
+  try {
+    const next = random(seed);
+    writer.prepare('INSERT INTO banks (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)').run('b', 'b', NOW, NOW);
+    const insert = writer.prepare(
+      `INSERT INTO facts (id, bank_id, kind, text, mentioned_at, created_at, updated_at) VALUES (?, 'b', 'world', ?, ?, ?, ?)`,
+    );
+    write(writer, () => {
+      for (let i = 0; i < count; i++) insert.run(`f${i}`, `${prefix}${sentence(next)}`, NOW, NOW, NOW);
+    });
+    run({ file, writer, insert, next, searcher: () => opened[opened.push(searcher(file)) - 1] });
+  } finally {
+    for (const db of opened) db.close();
+    writer.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** How the connection's row length statistics moved while `run` ran. */
+function statsDuring(db: Db, run: () => void): RowLengthStats {
+  const before = rowLengthStats(db);
+  run();
+  const after = rowLengthStats(db);
+  return { read: after.read - before.read, forgotten: after.forgotten - before.forgotten, resets: after.resets - before.resets };
+}
+
+/** Queries over the vocabulary, as phrases. */
+function queriesOf(next: () => number, count: number): string[][][] {
+  return Array.from({ length: count }, () =>
+    ftsTermsOf(Array.from({ length: 1 + Math.floor(next() * 4) }, () => VOCABULARY[Math.floor(next() * VOCABULARY.length)])));
+}
+
+/** Runs the queries on the connection and checks each answer is a freshly opened connection's (which remembers no
+ * length). */
+function assertAsFresh(db: Db, file: string, queries: string[][][], label: string): void {
+  const fresh = searcher(file);
+  try {
+    const n = keywordIndexOf(fresh, 'b')!;
+    for (const phrases of queries) {
+      for (const limit of [3, 1000]) {
+        const expected = bm25Top(fresh, { n, source: 'fact', phrases, limit });
+        assert.deepEqual(bm25Top(db, { n, source: 'fact', phrases, limit }), expected, `${label}: ${phrases.join(' ')} (limit ${limit})`);
+      }
+    }
+  } finally {
+    fresh.close();
+  }
+}
+
+test('writes on one connection, searches on another: only the rows that left the table are read again', () => {
+  withBankFile(23, 400, '', ({ file, writer, insert, next, searcher }) => {
+    const queries = queriesOf(next, 30);
+    const revise = writer.prepare('UPDATE facts SET text = ? WHERE id = ?');
+    const db = searcher();
+    const warm = statsDuring(db, () => assertAsFresh(db, file, queries, 'fresh'));
+    assert.ok(warm.read > 100, `the first searches read the matching rows' lengths (${warm.read})`);
+    assert.deepEqual(statsDuring(db, () => assertAsFresh(db, file, queries, 'again')), { read: 0, forgotten: 0, resets: 0 });
+
+    // Two write transactions, as two consolidation batches: observations rewritten in place (the same rowids, other
+    // lengths), some deleted, and new ones, one of them taking the rowid of the last fact deleted.
+    const lastRid = (writer.prepare(`SELECT max(rid) AS r FROM facts`).get() as { r: number }).r;
+    write(writer, () => {
+      for (let i = 0; i < 400; i += 40) revise.run(`${sentence(next)} ${sentence(next)}`, `f${i}`);
+      writer.prepare(`DELETE FROM facts WHERE id IN ('f3', 'f5', 'f399')`).run();
+      insert.run('g0', 'bees honey bees honey bees', NOW, NOW, NOW);
+    });
+    assert.equal((writer.prepare(`SELECT rid FROM facts WHERE id = 'g0'`).get() as { rid: number }).rid, lastRid, 'the rowid was reused');
+    write(writer, () => {
+      for (let i = 7; i < 400; i += 50) revise.run('honey', `f${i}`);
+      for (let i = 1; i <= 5; i++) insert.run(`g${i}`, sentence(next), NOW, NOW, NOW);
+    });
+    const removed = 10 + 3 + 8;
+    const added = 6;
+    const after = statsDuring(db, () => assertAsFresh(db, file, queries, 'after two batches'));
+    assert.equal(after.resets, 0, 'no table forgotten whole');
+    assert.equal(after.forgotten, removed, 'exactly the rows that left the table are forgotten');
+    assert.ok(after.read <= removed + added, `only rows that left or came in are read again (${after.read} read)`);
+    assert.ok(after.read > 0);
+  });
+});
+
+test('a gap the log of removed rows no longer covers forgets the whole table, and scores stay true', () => {
+  const count = KEYWORD_REMOVED_ROWS_KEPT + 50;
+  withBankFile(29, count, '', ({ file, writer, next, searcher }) => {
+    const queries = queriesOf(next, 12);
+    const db = searcher();
+    assertAsFresh(db, file, queries, 'fresh');
+    // One write revising more rows than the log keeps.
+    write(writer, () => {
+      writer.prepare(`UPDATE facts SET text = text || ' cider' WHERE rid % ${count} < ${KEYWORD_REMOVED_ROWS_KEPT + 1}`).run();
+    });
+    const after = statsDuring(db, () => assertAsFresh(db, file, queries, 'after a large revision'));
+    assert.equal(after.resets, 1);
+    assert.equal(after.forgotten, 0);
+  });
+});
+
+test('lengths read inside a transaction that is rolled back are not remembered', () => {
+  withBankFile(31, 100, 'honey ', ({ file, writer: db }) => {
+    const queries = [ftsTermsOf(['honey']), ftsTermsOf(['honey', 'barn'])];
+    assertAsFresh(db, file, queries, 'fresh');
+    const n = keywordIndexOf(db, 'b')!;
+    // A write searches its own changes, then fails: what it read of them must not outlive it.
+    assert.throws(() => db.transaction(() => {
+      db.prepare(`UPDATE facts SET text = 'honey honey barn barn barn barn barn barn barn barn' WHERE id = 'f1'`).run();
+      syncKeywordIndexes(db);
+      for (const phrases of queries) bm25Top(db, { n, source: 'fact', phrases, limit: 1000 });
+      throw new Error('the write fails');
+    })(), /the write fails/);
+    // Another write takes the table to the same removals count, changing another row.
+    write(db, () => {
+      db.prepare(`UPDATE facts SET text = 'honey' WHERE id = 'f2'`).run();
+    });
+    assertAsFresh(db, file, queries, 'after a rolled back write and another');
+  });
 });

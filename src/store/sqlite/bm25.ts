@@ -11,7 +11,7 @@
 import { TopK } from '../../core/top-k.ts';
 import type { Db } from './database.ts';
 import { readVarint, termPostings, type Postings } from './fts-doclists.ts';
-import { keywordStatsOf, keywordTable, type KeywordSource } from './keyword-tables.ts';
+import { keywordRowsRemovedSince, keywordStatsOf, keywordTable, type KeywordSource } from './keyword-tables.ts';
 import { prepared } from './statements.ts';
 
 export interface Bm25Search {
@@ -36,7 +36,12 @@ const B = 0.75;
 const MAX_TABLES = 16;
 
 type Lengths = { removals: number; sizes: RowLengths };
-type ConnectionState = { views: Set<string>; lengths: Map<string, Lengths> };
+type ConnectionState = { views: Set<string>; lengths: Map<string, Lengths>; stats: RowLengthStats };
+
+/** What a connection did with its memory of row lengths since it first searched: the lengths it read from the tables'
+ * document sizes, the rowids it forgot because their rows left a table (as the log of removed rows told it), and the
+ * times it forgot a whole table's lengths (the log no longer reached back to what it knew). */
+export type RowLengthStats = { read: number; forgotten: number; resets: number };
 
 const states = new WeakMap<Db, ConnectionState>();
 
@@ -45,18 +50,27 @@ const states = new WeakMap<Db, ConnectionState>();
 export function bm25Top(db: Db, search: Bm25Search): Bm25Hit[] {
   const table = keywordTable(search.n, search.source);
   let state = states.get(db);
-  if (!state) states.set(db, (state = { views: new Set(), lengths: new Map() }));
+  if (!state) states.set(db, (state = { views: new Set(), lengths: new Map(), stats: { read: 0, forgotten: 0, resets: 0 } }));
   // Inside a transaction of this connection's, the table may hold writes not yet in its pages: FTS5 reads them. So it
   // does for a table whose on-disk format the page reader does not know.
   const view = viewPostings(state);
-  const postings: PostingsReader = db.inTransaction ? view : (d, t, terms) => termPostings(d, t, terms) ?? view(d, t, terms);
-  // One read transaction: postings, statistics and lengths from the same snapshot.
-  return db.transaction(() => score(db, state, table, search, postings))();
+  const outer = db.inTransaction;
+  const postings: PostingsReader = outer ? view : (d, t, terms) => termPostings(d, t, terms) ?? view(d, t, terms);
+  // One read transaction: postings, statistics and lengths from the same snapshot. Lengths read inside a transaction
+  // of the caller's may be of writes it has not committed, and may never commit: they are not remembered.
+  return db.transaction(() => score(db, state, table, search, postings, !outer))();
+}
+
+/** The connection's row length statistics so far (all 0 before its first search). */
+export function rowLengthStats(db: Db): RowLengthStats {
+  return { ...(states.get(db)?.stats ?? { read: 0, forgotten: 0, resets: 0 }) };
 }
 
 type PostingsReader = (db: Db, table: string, terms: readonly string[]) => Map<string, Postings>;
 
-function score(db: Db, state: ConnectionState, table: string, { n, source, phrases, limit }: Bm25Search, read: PostingsReader): Bm25Hit[] {
+function score(
+  db: Db, state: ConnectionState, table: string, { n, source, phrases, limit }: Bm25Search, read: PostingsReader, remember: boolean,
+): Bm25Hit[] {
   const stats = keywordStatsOf(db, n, source);
   if (!stats) return [];
   if (stats.rows === null || stats.tokens === null) throw new Error(`keyword table ${table} is not counted yet (the store counts it on open)`);
@@ -76,7 +90,7 @@ function score(db: Db, state: ConnectionState, table: string, { n, source, phras
     const x = (ln.get((nRow - p.docs.length + 0.5) / (p.docs.length + 0.5)) as { v: number }).v;
     return x <= 0.0 ? 1e-6 : x;
   });
-  const sizes = lengthsOf(db, state, table, stats.removals, lists);
+  const sizes = lengthsOf(db, state, { n, source }, stats.removals, lists, remember);
 
   // Merge the postings in rowid order; each row's sum is added up in query order, as FTS5 does (a term the row lacks
   // adds 0.0, which changes no sum, so it is skipped).
@@ -151,25 +165,47 @@ function postingsOf(instances: readonly Instance[]): Postings {
   return { docs, tfs };
 }
 
-/** The lengths (in tokens) of the rows in the postings: kept per connection and table while no row has left the
- * table since (a row's length changes only by leaving it: deleted, or re-indexed with new text); those not known
- * yet are read from the table's document sizes in one query. */
-function lengthsOf(db: Db, state: ConnectionState, table: string, removals: number, lists: Postings[]): RowLengths {
-  let known = state.lengths.get(table);
-  if (!known || known.removals !== removals) known = { removals, sizes: new RowLengths() };
-  state.lengths.delete(table); // re-inserted last: the most recently used table
-  state.lengths.set(table, known);
-  if (state.lengths.size > MAX_TABLES) state.lengths.delete(state.lengths.keys().next().value!);
-
-  const { sizes } = known;
+/** The lengths (in tokens) of the rows in the postings, remembered per connection and table (a row's length changes
+ * only by leaving the table: deleted, or re-indexed with new text). When the table's removals count moved on since,
+ * the rows that left it are read from the log of removed rows and forgotten, the rest kept; when the log no longer
+ * reaches back that far, every length of the table is. Those not known are read from the table's document sizes in
+ * one query. With `remember` false nothing is remembered from this search, nor forgotten. */
+function lengthsOf(
+  db: Db, state: ConnectionState, ref: { n: number; source: KeywordSource }, removals: number, lists: Postings[], remember: boolean,
+): RowLengths {
+  const table = keywordTable(ref.n, ref.source);
+  const sizes = remember ? rememberedLengths(db, state, ref, removals) : new RowLengths();
   const missing: number[] = [];
   for (const p of lists) for (const doc of p.docs) if (sizes.get(doc) < 0) missing.push(doc);
   if (missing.length) {
     const rows = prepared(db, `SELECT id, sz FROM ${table}_docsize WHERE id IN (SELECT value FROM json_each(?))`)
       .all(JSON.stringify([...new Set(missing)])) as Array<{ id: number; sz: Uint8Array }>;
     for (const r of rows) sizes.set(r.id, readVarint(r.sz, { i: 0 }));
+    state.stats.read += rows.length;
   }
   return sizes;
+}
+
+/** The connection's row lengths of the table, brought up to its removals count. */
+function rememberedLengths(db: Db, state: ConnectionState, { n, source }: { n: number; source: KeywordSource }, removals: number): RowLengths {
+  const table = keywordTable(n, source);
+  let known = state.lengths.get(table);
+  if (known && known.removals !== removals) {
+    const removed = keywordRowsRemovedSince(db, n, source, known.removals, removals);
+    if (removed) {
+      for (const rid of removed) known.sizes.forget(rid);
+      state.stats.forgotten += removed.length;
+      known.removals = removals;
+    } else {
+      state.stats.resets++;
+      known = undefined;
+    }
+  }
+  known ??= { removals, sizes: new RowLengths() };
+  state.lengths.delete(table); // re-inserted last: the most recently used table
+  state.lengths.set(table, known);
+  if (state.lengths.size > MAX_TABLES) state.lengths.delete(state.lengths.keys().next().value!);
+  return known.sizes;
 }
 
 /** Row lengths by rowid, in pages of 4096 rowids: a doclist's rowids ascend, so one page serves a run of lookups (a
@@ -187,6 +223,11 @@ class RowLengths {
 
   set(rowid: number, length: number): void {
     this.page(Math.floor(rowid / 4096), true)![rowid % 4096] = length;
+  }
+
+  forget(rowid: number): void {
+    const page = this.page(Math.floor(rowid / 4096), false);
+    if (page) page[rowid % 4096] = -1;
   }
 
   private page(key: number, create: boolean): Int32Array | undefined {

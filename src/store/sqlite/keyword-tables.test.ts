@@ -1,7 +1,8 @@
 // Per-bank keyword indexes of the embedded store: a database of the old schema (one global FTS table pair) upgrades
 // on open and ranks exactly as a fresh one; so does one from before the tables' row and token totals were kept, its
 // tables counted once on open; revised texts are indexed anew; rows changed outside the store's write paths (a reused
-// rowid in another bank, a raw write) still reach the right bank's index.
+// rowid in another bank, a raw write) still reach the right bank's index. Each write that takes rows out of a table
+// logs their rowids with its removals count, in its transaction, the latest whole writes kept.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,7 +11,8 @@ import { join } from 'node:path';
 import { openDatabase, type Db } from './database.ts';
 import { readVarint } from './fts-doclists.ts';
 import {
-  KEYWORD_TABLE_ARGS, keywordIndexedRows, keywordIndexOf, keywordStatsOf, keywordTable, syncKeywordIndexes, type KeywordSource,
+  KEYWORD_REMOVED_ROWS_KEPT, KEYWORD_TABLE_ARGS, keywordIndexedRows, keywordIndexOf, keywordRemovalsOf, keywordRowsRemovedSince,
+  keywordStatsOf, keywordTable, syncKeywordIndexes, type KeywordSource,
 } from './keyword-tables.ts';
 import { fts5Top, rebuiltKeywordTable } from './keyword-testing.ts';
 import { databaseBefore } from './migration-testing.ts';
@@ -203,6 +205,73 @@ test('revised texts, reused rowids and raw writes reach the right bank index; a 
     assert.equal(keywordIndexOf(db, 'a'), null);
     assert.deepEqual(await store.keywords.searchFacts('a', 'orchard', 10), []);
     assert.deepEqual((await store.keywords.searchFacts('b', 'orchard', 10)).map((h) => h.id), ['b-new'], 'the other bank keeps its index');
+  } finally {
+    await store.close();
+  }
+});
+
+test('a write taking rows out of a keyword table logs their rowids with its count, in its transaction; the log keeps the latest', async () => {
+  const store = new SqliteStore({ file: ':memory:' });
+  const db = store.db;
+  try {
+    await store.createBank({ id: 'a', name: 'a', mission: '', config: {}, embedder: null, createdAt: NOW, updatedAt: NOW });
+    db.transaction(() => {
+      insertDocument(db, 'a', TEXTS.a);
+      for (let i = 0; i < 100; i++) insertFact(db, 'a', `a-x${i}`, `note ${i} about the barn`);
+      syncKeywordIndexes(db);
+    })();
+    const n = keywordIndexOf(db, 'a')!;
+    const ridOf = (id: string): number => (db.prepare('SELECT rid FROM facts WHERE id = ?').get(id) as { rid: number }).rid;
+    const logged = (): number => (db.prepare('SELECT count(*) AS c FROM keyword_removed_rows WHERE n = ?').get(n) as { c: number }).c;
+    const write = (change: () => void): void => db.transaction(() => {
+      change();
+      syncKeywordIndexes(db);
+    })();
+    assert.equal(keywordRemovalsOf(db, n, 'fact'), 0);
+    assert.deepEqual(keywordRowsRemovedSince(db, n, 'fact', 0, 0), []);
+
+    // A revised fact keeps its rowid and a deleted one leaves: both are logged under the new count, facts only.
+    const [f0, f1] = [ridOf('a-f0'), ridOf('a-f1')];
+    write(() => {
+      db.prepare(`UPDATE facts SET text = 'Mara moved the hives' WHERE id = 'a-f0'`).run();
+      db.prepare(`DELETE FROM facts WHERE id = 'a-f1'`).run();
+    });
+    assert.equal(keywordRemovalsOf(db, n, 'fact'), 1);
+    assert.deepEqual(keywordRowsRemovedSince(db, n, 'fact', 0, 1)!.sort((x, y) => x - y), [f0, f1].sort((x, y) => x - y));
+    assert.equal(keywordRemovalsOf(db, n, 'chunk'), 0);
+    assert.equal(logged(), 2);
+
+    // Rows only added: nothing counted, nothing logged.
+    write(() => insertFact(db, 'a', 'a-new', 'a new fact'));
+    assert.equal(keywordRemovalsOf(db, n, 'fact'), 1);
+    assert.equal(logged(), 2);
+
+    // A write that fails after its index changes leaves neither the count nor the log moved.
+    assert.throws(() => db.transaction(() => {
+      db.prepare(`UPDATE facts SET text = 'gone' WHERE id = 'a-f2'`).run();
+      syncKeywordIndexes(db);
+      assert.equal(keywordRemovalsOf(db, n, 'fact'), 2, 'counted inside the write');
+      assert.equal(logged(), 3, 'logged inside the write');
+      throw new Error('the write fails');
+    })(), /the write fails/);
+    assert.equal(keywordRemovalsOf(db, n, 'fact'), 1);
+    assert.equal(logged(), 2);
+    assert.equal(keywordRowsRemovedSince(db, n, 'fact', 1, 2), null, 'no write reached count 2');
+
+    // Many writes of 100 revised rows each: the log keeps the latest whole writes within its bound.
+    const writes = Math.ceil(KEYWORD_REMOVED_ROWS_KEPT / 100) + 2;
+    for (let w = 0; w < writes; w++)
+      write(() => db.prepare(`UPDATE facts SET text = ? WHERE id LIKE 'a-x%'`).run(`note revised ${w} times`));
+    const last = keywordRemovalsOf(db, n, 'fact');
+    assert.equal(last, 1 + writes);
+    const kept = Math.floor(KEYWORD_REMOVED_ROWS_KEPT / 100);
+    assert.equal(logged(), kept * 100);
+    assert.equal(keywordRowsRemovedSince(db, n, 'fact', last - kept, last)!.length, kept * 100);
+    assert.equal(keywordRowsRemovedSince(db, n, 'fact', last - kept - 1, last), null, 'an older count than the log reaches');
+    assert.equal(keywordRowsRemovedSince(db, n, 'fact', last - 1, last)!.length, 100);
+
+    await store.deleteBank('a');
+    assert.equal(logged(), 0, 'the deleted bank leaves no log');
   } finally {
     await store.close();
   }

@@ -4,7 +4,8 @@
 // tables inside the caller's transaction, so an item is in the index exactly when it is in the store. A bank's
 // tables are made with the bank (or on its first write) and dropped with it. Each table's row count and token total
 // are kept beside it (migration 008), adjusted by every sync: FTS5's own for a contentless_delete table never lose a
-// deleted row, and BM25 (bm25.ts) must count only the rows the table holds.
+// deleted row, and BM25 (bm25.ts) must count only the rows the table holds. Each write that takes rows out of a table
+// counts it and logs their rowids (migration 013), so a connection remembering the table's row lengths forgets only those.
 import type { Db } from './database.ts';
 import { readVarint } from './fts-doclists.ts';
 import { prepared } from './statements.ts';
@@ -18,6 +19,11 @@ export const KEYWORD_TOKENIZER = 'porter unicode61';
 export const KEYWORD_TABLE_ARGS = `text, content='', contentless_delete=1, tokenize='${KEYWORD_TOKENIZER}'`;
 
 const SOURCES: readonly KeywordSource[] = ['fact', 'chunk'];
+
+/** How many of the latest removed rowids the log keeps per table, whole writes at a time: enough for the consolidation
+ * batches between two searches, and fewer than a search re-reads after forgetting a large table whole. A write taking
+ * out more rows is not logged (a connection that knew the table before it forgets it whole). */
+export const KEYWORD_REMOVED_ROWS_KEPT = 4096;
 
 /** What each index holds of a row: a fact's text and its context; a chunk's text after its speaker. */
 const INDEXED: Record<KeywordSource, { table: string; text: string }> = {
@@ -91,6 +97,7 @@ export function dropKeywordIndex(db: Db, bankId: string): void {
   if (n !== null) {
     for (const source of SOURCES) db.exec(`DROP TABLE IF EXISTS ${keywordTable(n, source)}`);
     prepared(db, 'DELETE FROM keyword_indexes WHERE n = ?').run(n);
+    prepared(db, 'DELETE FROM keyword_removed_rows WHERE n = ?').run(n);
   }
   prepared(db, 'DELETE FROM keyword_changes WHERE bank_id = ?').run(bankId);
 }
@@ -133,13 +140,39 @@ function syncSource(db: Db, bankId: string, n: number, source: KeywordSource): v
   if (stale.length) {
     const remove = prepared(db, `DELETE FROM ${table} WHERE rowid = ?`);
     for (const r of stale) remove.run(r.rid);
-    prepared(db, `UPDATE keyword_indexes SET ${c.removals} = ${c.removals} + 1 WHERE n = ?`).run(n);
+    const removal = prepared(db, `UPDATE keyword_indexes SET ${c.removals} = ${c.removals} + 1 WHERE n = ? RETURNING ${c.removals}`)
+      .pluck().get(n) as number;
+    logRemovedRows(db, bankId, n, source, removal, stale.length);
   }
   prepared(db, `INSERT INTO ${table} (rowid, text) ${changedIndexedRows(source)}`).run(bankId);
   const after = totalOf(changedSizes.all(bankId, source) as Uint8Array[]);
   if (after.rows !== before.rows || after.tokens !== before.tokens)
     prepared(db, `UPDATE keyword_indexes SET ${c.rows} = ${c.rows} + ?, ${c.tokens} = ${c.tokens} + ? WHERE n = ?`)
       .run(after.rows - before.rows, after.tokens - before.tokens, n);
+}
+
+/** Logs the rowids the write takes out of the source's table under its new removals count (in the write's
+ * transaction, with the count), then drops the oldest writes' rowids beyond the latest KEYWORD_REMOVED_ROWS_KEPT. */
+function logRemovedRows(db: Db, bankId: string, n: number, source: KeywordSource, removal: number, count: number): void {
+  if (count > KEYWORD_REMOVED_ROWS_KEPT) return;
+  prepared(db, `INSERT INTO keyword_removed_rows (n, source, removal, rid)
+    SELECT ?, ?, ?, rid FROM keyword_changes WHERE bank_id = ? AND source = ? AND stale = 1`).run(n, source, removal, bankId, source);
+  // The write of the first rowid past the kept ones goes whole, and every older one.
+  const oldest = prepared(db, `SELECT removal FROM keyword_removed_rows WHERE n = ? AND source = ?
+    ORDER BY removal DESC LIMIT 1 OFFSET ${KEYWORD_REMOVED_ROWS_KEPT}`).pluck().get(n, source) as number | undefined;
+  if (oldest !== undefined) prepared(db, 'DELETE FROM keyword_removed_rows WHERE n = ? AND source = ? AND removal <= ?').run(n, source, oldest);
+}
+
+/** The rowids of the rows taken out of the source's table numbered n by the writes that took its removals count past
+ * `since` up to `upTo` (a row revised twice comes twice), or null when the log no longer holds them all. */
+export function keywordRowsRemovedSince(db: Db, n: number, source: KeywordSource, since: number, upTo: number): number[] | null {
+  if (upTo < since || upTo - since > KEYWORD_REMOVED_ROWS_KEPT) return null;
+  if (upTo === since) return [];
+  const rows = prepared(db, `SELECT removal, rid FROM keyword_removed_rows WHERE n = ? AND source = ? AND removal > ? AND removal <= ?
+    ORDER BY removal`).raw().all(n, source, since, upTo) as Array<[number, number]>;
+  let writes = 0;
+  for (let i = 0; i < rows.length; i++) if (i === 0 || rows[i][0] !== rows[i - 1][0]) writes++;
+  return writes === upTo - since ? rows.map((r) => r[1]) : null;
 }
 
 /** Rows and their tokens in all, from their document sizes (%_docsize.sz: one varint per column, one column here). */
