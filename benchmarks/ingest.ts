@@ -24,7 +24,7 @@ const { values } = parseArgs({
 });
 const DATA = resolve(values.data ?? join(ROOT, '..', 'shared', 'datasets', 'beam-dev'));
 const CONVERSATIONS = Number(values.conversations ?? 6);
-const RECALLS = Number(values.recalls ?? 200);
+const RECALLS = Number(values.recalls ?? 300);
 const DRAIN_SECONDS = Number(values['drain-seconds'] ?? 120);
 const STEPS = new Set((values.steps ?? '1,2,3').split(',').map(Number));
 for (const [name, v] of [['conversations', CONVERSATIONS], ['recalls', RECALLS], ['drain-seconds', DRAIN_SECONDS]] as const)
@@ -152,7 +152,7 @@ try {
         while (polling) {
           backlog = await waiting(server);
           if (backlog === 0) break;
-          await new Promise((r) => setTimeout(r, 500));
+          await new Promise((r) => setTimeout(r, 2000));
         }
       })();
       const draining = await recalls(server, bank, 100_000, () => backlog === 0 || performance.now() > deadline);

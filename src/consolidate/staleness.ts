@@ -8,7 +8,7 @@ const WINDOW = 64;
 /** Ids of the given observations that have facts about their entities waiting in the consolidation queue. */
 export async function staleObservations(store: MemoryStore, bankId: string, observations: Array<{ id: string; entities: string[] }>): Promise<Set<string>> {
   const stale = new Set<string>();
-  if (observations.length === 0 || (await store.backlog(bankId)).waiting === 0) return stale;
+  if (observations.length === 0 || !(await store.hasWaiting(bankId))) return stale;
   const waitingByEntity = new Map<string, boolean>();
   const hasWaiting = async (entityId: string): Promise<boolean> => {
     let found = waitingByEntity.get(entityId);

@@ -290,6 +290,8 @@ export interface MemoryStore {
   listDeadLetters(bankId: string): Promise<DeadLetter[]>;
   retryDeadLetters(bankId: string, factIds?: string[]): Promise<number>;
   backlog(bankId: string): Promise<{ waiting: number; oldestWaitingAt: string | null; failed: number; consolidated: number }>;
+  /** Whether any fact of the bank waits for consolidation (recall asks on every query: cheaper than counting). */
+  hasWaiting(bankId: string): Promise<boolean>;
   banksWithBacklog(): Promise<string[]>;
   /** Who holds the bank's waiting facts, and which wait for a retry (for the status). */
   queueDetail(bankId: string): Promise<QueueDetail>;

@@ -545,6 +545,7 @@ export function storeConformance(label: string, harness: StoreHarness): void {
       await store.applyObservations(observationWrite(bankId, { workerId: 'worker-b', consolidatedFactIds: idsOf(facts) }));
       const backlog = await store.backlog(bankId);
       assert.deepEqual({ waiting: backlog.waiting, failed: backlog.failed, consolidated: backlog.consolidated }, { waiting: 0, failed: 0, consolidated: 4 });
+      assert.equal(await store.hasWaiting(bankId), false, 'nothing waits once all are consolidated');
       assert.ok(!(await store.banksWithBacklog()).includes(bankId));
       assert.ok((await store.getFacts(bankId, [facts[0].id]))[0].consolidatedAt);
       assert.equal(await store.claimUnconsolidated(bankId, 'worker-a', 4, 60_000), null);
@@ -617,6 +618,7 @@ export function storeConformance(label: string, harness: StoreHarness): void {
       const { bankId, facts } = await seeded('dead');
       const before = await store.backlog(bankId);
       assert.equal(before.waiting, 4);
+      assert.equal(await store.hasWaiting(bankId), true);
       assert.equal(before.oldestWaitingAt, facts[0].createdAt);
       for (let attempt = 0; attempt < 2; attempt++) {
         const c = await store.claimUnconsolidated(bankId, 'w', 1, 60_000);

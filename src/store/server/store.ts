@@ -211,6 +211,9 @@ export class ServerStore implements MemoryStore {
   retryDeadLetters(bankId: string, factIds?: string[]): Promise<number> {
     return queue.retryDeadLetters(this.db, bankId, factIds);
   }
+  async hasWaiting(bankId: string): Promise<boolean> {
+    return (await queue.backlog(this.db, bankId)).waiting > 0;
+  }
   backlog(bankId: string): Promise<{ waiting: number; oldestWaitingAt: string | null; failed: number; consolidated: number }> {
     return queue.backlog(this.db, bankId);
   }

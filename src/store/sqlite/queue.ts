@@ -195,6 +195,10 @@ export function backlog(db: Db, bankId: string): { waiting: number; oldestWaitin
   return { waiting: w.n, oldestWaitingAt: w.oldest, failed: d.n, consolidated: c.n };
 }
 
+export function hasWaiting(db: Db, bankId: string): boolean {
+  return (prepared(db, `SELECT EXISTS (SELECT 1 FROM facts WHERE ${WAITING}) AS w`).get(bankId) as { w: number }).w === 1;
+}
+
 export function banksWithBacklog(db: Db): string[] {
   return (
     prepared(db,

@@ -286,6 +286,9 @@ export class SqliteStore implements MemoryStore {
   async retryDeadLetters(bankId: string, factIds?: string[]): Promise<number> {
     return queue.retryDead(this.db, bankId, factIds);
   }
+  async hasWaiting(bankId: string): Promise<boolean> {
+    return queue.hasWaiting(this.db, bankId);
+  }
   async backlog(bankId: string): Promise<{ waiting: number; oldestWaitingAt: string | null; failed: number; consolidated: number }> {
     return queue.backlog(this.db, bankId);
   }
