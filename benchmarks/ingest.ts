@@ -152,7 +152,7 @@ try {
         while (polling) {
           backlog = await waiting(server);
           if (backlog === 0) break;
-          await new Promise((r) => setTimeout(r, 2000));
+          await new Promise((r) => setTimeout(r, 10_000));
         }
       })();
       const draining = await recalls(server, bank, 100_000, () => backlog === 0 || performance.now() > deadline);

@@ -13,6 +13,7 @@ import { consolidatorFor } from './consolidate/llm.ts';
 import { workerOptionsFromEnv } from './consolidate/settings.ts';
 import { ThreadLoop } from './consolidate/thread.ts';
 import type { ConsolidationWorker } from './consolidate/worker.ts';
+import { Activity } from './core/activity.ts';
 import { Engine } from './engine.ts';
 import { createEmbedder, createReranker } from './embed/select.ts';
 import { describeLlm, resolveLlm } from './llm/config.ts';
@@ -80,8 +81,9 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     : extractThreads > 0
       ? new PooledExtractor({ threads: extractThreads })
       : new OfflineExtractor();
+  const activity = new Activity();
   const engine = new Engine({
-    store, embedder: embedder.embedder, reranker: reranker.reranker, extractor,
+    store, embedder: embedder.embedder, reranker: reranker.reranker, extractor, activity,
     ...(options.recallSettings ? { recallSettings: options.recallSettings } : {}),
   });
   // Banks whose consolidation resolves to a provider (environment or bank config) use the LLM consolidator; the
@@ -89,7 +91,7 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
   const consolidator = consolidatorFor(embedder.embedder, (bank) => resolveLlm('consolidation', bank.config, { env: config.env, ledger }));
   const startWorker = options.startWorker ?? config.embeddedWorker;
   const worker = attachConsolidation(engine, { consolidator, worker: workerOptionsFromEnv(config.env) });
-  if (startWorker && config.workerThread) worker.runElsewhere(new ThreadLoop(config, worker));
+  if (startWorker && config.workerThread) worker.runElsewhere(new ThreadLoop(config, worker, activity));
   if (startWorker) worker.start();
   const threadStore = new SqliteThreadStore(localDb);
   const threads = new ThreadMemory({

@@ -1,5 +1,6 @@
 // The engine: Cairn's use cases (banks, retain, recall, documents, facts, entities, operations) over the
 // ports. The HTTP API and the CLI call this; it never knows which adapters it was given.
+import type { Activity } from './core/activity.ts';
 import { bankDeletedError, CairnError, notFound } from './core/errors.ts';
 import { newId, payloadHash } from './core/ids.ts';
 import { nowIso } from './core/time.ts';
@@ -21,6 +22,8 @@ export interface EngineDeps {
   extractor: Extractor;
   /** Overrides of recall's tunables (fusion, shares, caps), for evaluation and tuning. */
   recallSettings?: Partial<RecallSettings>;
+  /** Counts running recalls and retains, for background work that steps aside meanwhile (consolidate/thread.ts). */
+  activity?: Activity;
 }
 
 export interface BankInput {
@@ -146,7 +149,8 @@ export class Engine {
     try {
       const bank = await this.requireBank(op.bankId);
       this.checkEmbedder(bank);
-      const result = await retain(this.deps, bank, input, { operation: op, progress });
+      const work = (): Promise<RetainResult> => retain(this.deps, bank, input, { operation: op, progress });
+      const result = await (this.deps.activity ? this.deps.activity.during(work) : work());
       this.hooks.afterRetain?.(bank.id, result);
       return result;
     } catch (e) {
@@ -167,8 +171,10 @@ export class Engine {
   async recall(bankId: string, request: RecallRequest): Promise<RecallResponse> {
     const bank = await this.requireBank(bankId);
     this.checkEmbedder(bank);
-    const { store, embedder, reranker, recallSettings } = this.deps;
-    return recall({ store, embedder, reranker: reranker ?? undefined, ...(recallSettings ? { settings: recallSettings } : {}) }, bankId, request);
+    const { store, embedder, reranker, recallSettings, activity } = this.deps;
+    const work = (): Promise<RecallResponse> =>
+      recall({ store, embedder, reranker: reranker ?? undefined, ...(recallSettings ? { settings: recallSettings } : {}) }, bankId, request);
+    return activity ? activity.during(work) : work();
   }
 
   // documents, facts, entities

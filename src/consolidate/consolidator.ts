@@ -26,6 +26,9 @@ export interface ConsolidationInput {
   entityNames: ReadonlyMap<string, string>;
   /** Record time of this run (ISO). */
   now: string;
+  /** Awaited between units of CPU work, where a consolidator has such units (the thread's loop waits there while the
+   * API is busy). */
+  pause?: () => Promise<void>;
 }
 
 /**

@@ -108,6 +108,15 @@ export class OfflineConsolidator implements Consolidator {
   async consolidate(input: ConsolidationInput): Promise<ConsolidationDecision[]> {
     const calibration = await calibrate(this.embedder);
     const mission = await missionProfile(input.bank.mission, this.embedder, calibration);
+    if (input.pause) {
+      // The NLP reading of each fact is most of the run's CPU and is cached: read them one at a time first, stepping
+      // aside between them, so the run itself (synchronous) is short.
+      const subjects = new Subjects(input.entityNames, []);
+      for (const f of [...input.facts, ...input.relatedFacts, ...input.observations.flatMap((r) => r.facts)]) {
+        subjects.analysisOf(f);
+        await input.pause();
+      }
+    }
     return new Run(input, calibration, mission, this.options).decide();
   }
 

@@ -6,13 +6,19 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { compose } from '../compose.ts';
 import type { Config } from '../config.ts';
+import { Activity } from '../core/activity.ts';
 import { log } from '../log.ts';
 import { ConsolidationWorker, type BatchReport, type DrainReport } from './worker.ts';
 
 export interface ThreadData {
   config: Config;
   workerId: string;
+  /** The API's activity count (core/activity.ts): each step of a batch waits while it is above zero, up to apiFirstMs. */
+  activity: SharedArrayBuffer;
 }
+
+/** The longest a step waits for the API to be quiet: under constant traffic consolidation slows, it never stops. */
+const API_FIRST_MS = 1_000;
 
 export type ToThread =
   | { type: 'notify'; bankId?: string }
@@ -40,7 +46,8 @@ function lowerPriority(nice: number): void {
 async function main(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error('thread-entry.ts runs only as a worker thread (see consolidate/thread.ts)');
-  const { config, workerId } = workerData as ThreadData;
+  const { config, workerId, activity: shared } = workerData as ThreadData;
+  const activity = new Activity(shared);
   const post = (m: FromThread): void => port.postMessage(m);
   lowerPriority(config.workerNice);
   const { worker: composed, shutdown } = await compose({ ...config, embeddedWorker: false }, { startWorker: false, announce: false });
@@ -48,6 +55,7 @@ async function main(): Promise<void> {
     ...composed.options,
     workerId,
     afterBatch: (report, lastError) => post({ type: 'batch', report, lastError }),
+    beforeStep: () => activity.quiet(API_FIRST_MS),
   });
   const settle = (id: number, run: Promise<DrainReport>): void => {
     run.then(

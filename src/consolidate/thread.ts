@@ -6,6 +6,7 @@
 // are forwarded here (worker.ts RemoteLoop). A thread that dies is started again after a pause.
 import type { Worker } from 'node:worker_threads';
 import type { Config } from '../config.ts';
+import type { Activity } from '../core/activity.ts';
 import { log } from '../log.ts';
 import { sibling, typescriptThread } from '../worker-loader.ts';
 import type { FromThread, ThreadData, ToThread } from './thread-entry.ts';
@@ -33,6 +34,7 @@ export class ThreadLoop implements RemoteLoop {
   constructor(
     private readonly config: Config,
     private readonly local: Pick<ConsolidationWorker, 'meter' | 'lastErrors'>,
+    private readonly activity: Activity,
   ) {}
 
   get running(): boolean {
@@ -85,7 +87,7 @@ export class ThreadLoop implements RemoteLoop {
   }
 
   private spawn(): void {
-    const data: ThreadData = { config: this.config, workerId: this.id };
+    const data: ThreadData = { config: this.config, workerId: this.id, activity: this.activity.buffer };
     const thread = typescriptThread(sibling('thread-entry', import.meta.url), { workerData: data });
     this.thread = thread;
     this.stopped = null;

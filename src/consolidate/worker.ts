@@ -46,6 +46,9 @@ export interface WorkerOptions {
   context: ContextOptions;
   /** Called after a claim, before its result is applied (a test hook to stall the worker mid-batch). */
   beforeApply?: (bankId: string, claim: Claim) => Promise<void> | void;
+  /** Awaited before each step of a batch (context, decisions, plan, write): the thread's loop waits there while the
+   * API is busy (core/activity.ts). */
+  beforeStep?: () => Promise<void>;
   /** Called after each batch with the bank's last error (null after a success): a loop on a worker thread reports
    * its throughput and errors to the API's status through it. */
   afterBatch?: (report: BatchReport, lastError: { error: string; at: string } | null) => void;
@@ -351,9 +354,14 @@ export class ConsolidationWorker {
     const { store, embedder, consolidator } = this.deps;
     let facts = claimed;
     for (let attempt = 1; ; attempt++) {
-      const input = await loadContext(store, bank, facts, this.options.context, nowIso());
+      const step = this.options.beforeStep;
+      await step?.();
+      const input = { ...(await loadContext(store, bank, facts, this.options.context, nowIso())), ...(step ? { pause: step } : {}) };
+      await step?.();
       const decisions = await consolidator.consolidate(input);
+      await step?.();
       const { write, summary } = await planWrite(input, decisions, { embedder, workerId: this.id, consolidator: consolidator.name });
+      await step?.();
       await this.options.beforeApply?.(bank.id, claim);
       try {
         await store.applyObservations(write);
