@@ -8,7 +8,7 @@ import type { Db } from './database.ts';
 import { dropKeywordIndex, syncKeywordIndexes } from './keyword-tables.ts';
 import { forgetBankOperations } from './operations.ts';
 import { placeholders } from './rows.ts';
-import { bumpGraphVersion, bumpSessionVersion, nextGraphVersion, observationsCiting, pruneEntities, tombstone } from './writes.ts';
+import { bumpGraphVersion, bumpSessionVersion, observationsCiting, pruneEntities, tombstone } from './writes.ts';
 import { prepared } from './statements.ts';
 
 
@@ -66,7 +66,7 @@ export function deleteFacts(db: Db, bankId: string, factIds: string[], reason: s
       for (const id of existing) tombstone(db, bankId, kinds.get(id) === 'observation' ? 'observation' : 'fact', id, reason);
       pruneEntities(db, bankId);
       syncKeywordIndexes(db);
-      bumpGraphVersion(db, bankId, null);
+      bumpGraphVersion(db, bankId);
       return { factIds: existing, observationIds };
     })
     .immediate();
@@ -83,7 +83,7 @@ export function deleteDocument(db: Db, bankId: string, documentId: string, reaso
       tombstone(db, bankId, 'document', documentId, reason);
       pruneEntities(db, bankId);
       syncKeywordIndexes(db);
-      bumpGraphVersion(db, bankId, null);
+      bumpGraphVersion(db, bankId);
       bumpSessionVersion(db, bankId);
       return { factIds, observationIds };
     })
@@ -93,15 +93,11 @@ export function deleteDocument(db: Db, bankId: string, documentId: string, reaso
 export function deleteBank(db: Db, bankId: string): boolean {
   return db
     .transaction(() => {
-      const graphVersion = nextGraphVersion(db, bankId);
       const found = prepared(db, 'DELETE FROM banks WHERE id = ?').run(bankId).changes > 0;
       if (!found) return false;
       // Rows without a foreign key to banks.
-      for (const table of ['entity_keys', 'fact_entities', 'fact_links', 'evidence', 'vector_changes', 'graph_changes'])
+      for (const table of ['entity_keys', 'fact_entities', 'fact_links', 'evidence', 'vector_changes'])
         prepared(db, `DELETE FROM ${table} WHERE bank_id = ?`).run(bankId);
-      // Left behind: "anything changed" one past the bank's last graph version. Another connection still holding the
-      // bank's graph reloads it, and a bank created again with this id carries on the versions from here.
-      prepared(db, 'INSERT INTO graph_changes (bank_id, version, fact_ids) VALUES (?, ?, NULL)').run(bankId, graphVersion);
       forgetBankOperations(db, bankId);
       prepared(db, 'DELETE FROM tombstones WHERE bank_id = ?').run(bankId);
       dropKeywordIndex(db, bankId);

@@ -1,7 +1,6 @@
 // The entity graph of the embedded store, held in graphology: entity and fact nodes, fact-entity edges and
-// fact-fact links. Loaded per bank on first use from SQLite, updated in place after this connection's writes, and
-// brought up to date after other connections' writes (a separate worker process or thread) from the graph change
-// log (graph_changes: the facts each version changed), reloaded only when the log cannot say what changed.
+// fact-fact links. Loaded per bank on first use from SQLite, updated in place after this process's writes,
+// and reloaded when another process (a separate worker) has changed the bank.
 import { MultiUndirectedGraph } from 'graphology';
 import type { Entity, FactLink, LinkType } from '../../core/types.ts';
 import type { GraphIndex } from '../ports.ts';
@@ -14,38 +13,13 @@ type EdgeAttrs = { type: LinkType | 'mention'; weight: number };
 type Graph = MultiUndirectedGraph<NodeAttrs, EdgeAttrs>;
 type BankGraph = { graph: Graph; version: number };
 
-export interface GraphIndexOptions {
-  /** A cached graph behind by changes to more facts than this is reloaded rather than caught up (default 20,000). */
-  maxCatchUpIds?: number;
-}
-
-export interface GraphStats {
-  loads: number;
-  catchUps: number;
-}
-
-/** Catch-ups of up to this many facts are always made; beyond, only while they are fewer than a quarter of the graph's
- * nodes and at most maxCatchUpIds (re-reading a fact costs a few index lookups, several times its share of a reload). */
-const SMALL_CATCH_UP_IDS = 1000;
-const MAX_CATCH_UP_IDS = 20_000;
-
 const F = (id: string): string => `f:${id}`;
 const E = (id: string): string => `e:${id}`;
 
 export class SqliteGraphIndex implements GraphIndex {
   private readonly banks = new Map<string, BankGraph>();
 
-  private readonly counts: GraphStats = { loads: 0, catchUps: 0 };
-  private readonly maxCatchUpIds: number;
-
-  constructor(private readonly db: Db, options: GraphIndexOptions = {}) {
-    this.maxCatchUpIds = options.maxCatchUpIds ?? MAX_CATCH_UP_IDS;
-  }
-
-  /** How often this index loaded a bank's whole graph, and caught one up from the change log instead. */
-  stats(): GraphStats {
-    return { ...this.counts };
-  }
+  constructor(private readonly db: Db) {}
 
   /** Called by the store after it committed a write that changed the bank's graph. */
   applyWrite(bankId: string, mentions: Array<{ factId: string; entityId: string }>, links: FactLink[], version: number): void {
@@ -58,72 +32,11 @@ export class SqliteGraphIndex implements GraphIndex {
   }
 
   /** Called by the store after it committed a write that changed the mentions and links of these facts only (added,
-   * replaced or removed). */
+   * replaced or removed): their nodes are dropped and what the database now holds for them is read back. */
   refreshFacts(bankId: string, factIds: string[], version: number): void {
     const bg = this.following(bankId, version);
     if (!bg) return;
-    this.refresh(bankId, bg.graph, factIds);
-    bg.version = version;
-  }
-
-  /** The cached graph a write of this version follows on from, or null: none cached, or it is behind (it missed
-   * another connection's writes; its next use catches up from the change log, this write included). */
-  private following(bankId: string, version: number): BankGraph | null {
-    const bg = this.banks.get(bankId);
-    return bg && bg.version === version - 1 ? bg : null;
-  }
-
-  /** Called after deletes: the simplest correct move is to drop the cached graph. */
-  invalidate(bankId: string): void {
-    this.banks.delete(bankId);
-  }
-
-  private load(bankId: string): Graph {
-    const cached = this.banks.get(bankId);
-    if (cached && cached.version === this.versionOf(bankId)) return cached.graph;
-    // One read transaction: the version and the rows read for it are of the same moment.
-    return this.db.transaction(() => {
-      const version = this.versionOf(bankId);
-      if (cached && this.catchUp(bankId, cached, version)) return cached.graph;
-      this.counts.loads++;
-      const graph = new MultiUndirectedGraph<NodeAttrs, EdgeAttrs>({ allowSelfLoops: false });
-      // Rows read as arrays and each node added once before its edges: a bank of 100k facts has ~500k edges.
-      addRows(graph,
-        prepared(this.db, 'SELECT fact_id, entity_id FROM fact_entities WHERE bank_id = ?').raw().all(bankId) as MentionRow[],
-        prepared(this.db, 'SELECT from_id, to_id, type, weight FROM fact_links WHERE bank_id = ?').raw().all(bankId) as LinkRow[]);
-      this.banks.set(bankId, { graph, version });
-      return graph;
-    })();
-  }
-
-  /**
-   * Brings a cached graph up to `version` by re-reading the facts the change log names for the versions in between.
-   * False (reload instead) when the log cannot say: a version missing (pruned, or written before the log existed) or
-   * logged as "anything may have changed", the graph ahead (its bank deleted), or more facts to re-read than a reload
-   * costs.
-   */
-  private catchUp(bankId: string, bg: BankGraph, version: number): boolean {
-    if (bg.version === version) return true;
-    if (bg.version > version) return false;
-    const logged = prepared(this.db, 'SELECT fact_ids FROM graph_changes WHERE bank_id = ? AND version > ? AND version <= ?')
-      .pluck().all(bankId, bg.version, version) as Array<string | null>;
-    if (logged.length !== version - bg.version) return false;
-    const limit = Math.min(this.maxCatchUpIds, Math.max(SMALL_CATCH_UP_IDS, bg.graph.order / 4));
-    const ids = new Set<string>();
-    for (const json of logged) {
-      if (json === null) return false;
-      for (const id of JSON.parse(json) as string[]) ids.add(id);
-      if (ids.size > limit) return false;
-    }
-    this.refresh(bankId, bg.graph, [...ids]);
-    bg.version = version;
-    this.counts.catchUps++;
-    return true;
-  }
-
-  /** Drops the facts' nodes and reads back what the database now holds for them: their mentions and their links in
-   * both directions (so links from them to facts not named, and from those to them, come back). */
-  private refresh(bankId: string, graph: Graph, factIds: string[]): void {
+    const { graph } = bg;
     const neighbours = new Set<string>();
     for (const id of factIds) {
       if (!graph.hasNode(F(id))) continue;
@@ -143,6 +56,35 @@ export class SqliteGraphIndex implements GraphIndex {
         .raw().all({ ids, bank: bankId }) as LinkRow[]);
     // A node left without edges (an entity no fact mentions any more) is not in a graph loaded afresh either.
     for (const n of neighbours) if (graph.hasNode(n) && graph.degree(n) === 0) graph.dropNode(n);
+    bg.version = version;
+  }
+
+  /** The cached graph a write of this version follows on from, or null: none cached, or it missed a change (dropped,
+   * so the next use reloads it). */
+  private following(bankId: string, version: number): BankGraph | null {
+    const bg = this.banks.get(bankId);
+    if (!bg) return null;
+    if (bg.version === version - 1) return bg;
+    this.banks.delete(bankId);
+    return null;
+  }
+
+  /** Called after deletes: the simplest correct move is to drop the cached graph. */
+  invalidate(bankId: string): void {
+    this.banks.delete(bankId);
+  }
+
+  private load(bankId: string): Graph {
+    const version = this.versionOf(bankId);
+    const cached = this.banks.get(bankId);
+    if (cached && cached.version === version) return cached.graph;
+    const graph = new MultiUndirectedGraph<NodeAttrs, EdgeAttrs>({ allowSelfLoops: false });
+    // Rows read as arrays and each node added once before its edges: a bank of 100k facts has ~500k edges.
+    addRows(graph,
+      prepared(this.db, 'SELECT fact_id, entity_id FROM fact_entities WHERE bank_id = ?').raw().all(bankId) as MentionRow[],
+      prepared(this.db, 'SELECT from_id, to_id, type, weight FROM fact_links WHERE bank_id = ?').raw().all(bankId) as LinkRow[]);
+    this.banks.set(bankId, { graph, version });
+    return graph;
   }
 
   private versionOf(bankId: string): number {

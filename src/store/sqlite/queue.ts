@@ -150,14 +150,8 @@ export function applyObservations(db: Db, w: ObservationWrite): number {
     );
     for (const id of w.consolidatedFactIds) done.run(now, id, w.bankId);
     syncKeywordIndexes(db);
-    return bumpGraphVersion(db, w.bankId, graphChangesOf(w));
+    return bumpGraphVersion(db, w.bankId);
   }).immediate();
-}
-
-/** The facts whose mentions or links a consolidation step changes: its observations, written or removed (superseding
- * a fact changes its status, not its place in the graph). */
-export function graphChangesOf(w: ObservationWrite): string[] {
-  return [...w.observations.map((o) => o.id), ...w.removeObservationIds];
 }
 
 export function failClaim(db: Db, bankId: string, workerId: string, factIds: string[], error: string, maxAttempts: number, retryAfterMs: number): void {

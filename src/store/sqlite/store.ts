@@ -275,7 +275,7 @@ export class SqliteStore implements MemoryStore {
     const version = queue.applyObservations(this.db, w);
     // Only the observations' own mentions changed (and removed ones left): the cached graph follows them, instead of
     // a reload of the whole bank's graph (seconds at 100k facts) on the next recall after every consolidation step.
-    this.graph.refreshFacts(w.bankId, queue.graphChangesOf(w), version);
+    this.graph.refreshFacts(w.bankId, [...w.observations.map((o) => o.id), ...w.removeObservationIds], version);
   }
   async failClaim(bankId: string, workerId: string, factIds: string[], error: string, maxAttempts: number, retryAfterMs: number): Promise<void> {
     queue.failClaim(this.db, bankId, workerId, factIds, error, maxAttempts, retryAfterMs);

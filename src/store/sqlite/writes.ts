@@ -13,37 +13,12 @@ import { checkpoint } from './operations.ts';
 import { encodeVector } from './vectors.ts';
 import { prepared } from './statements.ts';
 
-/** The graph change log keeps this many of a bank's newest versions (a cached graph further behind reloads). */
-export const GRAPH_CHANGES_KEPT = 1000;
-/** A write changing more facts than this logs "anything may have changed": catching up with it would reload anyway. */
-const MAX_LOGGED_FACT_IDS = 20_000;
-
-/**
- * Moves the bank's graph to its next version and logs, in the same transaction, the facts whose mentions or links
- * the write changed (null: anything may have changed), so that another connection's cached graph re-reads just those.
- */
-export function bumpGraphVersion(db: Db, bankId: string, factIds: Iterable<string> | null): number {
-  const version = nextGraphVersion(db, bankId);
-  prepared(db,
-    `INSERT INTO bank_versions (bank_id, graph_version) VALUES (?, ?)
-     ON CONFLICT(bank_id) DO UPDATE SET graph_version = excluded.graph_version`,
-  ).run(bankId, version);
-  const ids = factIds === null ? null : new Set(factIds);
-  prepared(db, 'INSERT INTO graph_changes (bank_id, version, fact_ids) VALUES (?, ?, ?)').run(
-    bankId, version, ids === null || ids.size > MAX_LOGGED_FACT_IDS ? null : JSON.stringify([...ids]),
-  );
-  prepared(db, 'DELETE FROM graph_changes WHERE bank_id = ? AND version <= ?').run(bankId, version - GRAPH_CHANGES_KEPT);
-  return version;
-}
-
-/** One more than the newest graph version of the bank, or of a deleted bank of the same id (deleteBank logs one past
- * its last): versions never repeat, so a graph cached from the deleted bank is never caught up as if it were this one. */
-export function nextGraphVersion(db: Db, bankId: string): number {
+export function bumpGraphVersion(db: Db, bankId: string): number {
   const row = prepared(db,
-      `SELECT max(coalesce((SELECT graph_version FROM bank_versions WHERE bank_id = @bankId), 0),
-                  coalesce((SELECT max(version) FROM graph_changes WHERE bank_id = @bankId), 0)) + 1 AS v`,
+      `INSERT INTO bank_versions (bank_id, graph_version) VALUES (?, 1)
+       ON CONFLICT(bank_id) DO UPDATE SET graph_version = graph_version + 1 RETURNING graph_version AS v`,
     )
-    .get({ bankId }) as { v: number };
+    .get(bankId) as { v: number };
   return row.v;
 }
 
@@ -159,9 +134,7 @@ function writeItem(db: Db, w: ItemWrite): number {
       for (const l of w.links) link.run(w.bankId, l.from, l.to, l.type, l.weight, l.from, l.to);
       putVectors(db, w.bankId, w.vectors);
       if (w.chunks.length || w.removeChunkIds.length) bumpSessionVersion(db, w.bankId);
-      // Changed: the new facts, and both ends of the links (a link may join facts of earlier writes). Removed chunks took
-      // facts of earlier writes with them, and pruned entities: anything may have changed.
-      return bumpGraphVersion(db, w.bankId, w.removeChunkIds.length ? null : [...w.facts.map((f) => f.id), ...w.links.flatMap((l) => [l.from, l.to])]);
+      return bumpGraphVersion(db, w.bankId);
     })
     .immediate();
 }
