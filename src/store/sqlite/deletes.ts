@@ -8,7 +8,7 @@ import type { Db } from './database.ts';
 import { dropKeywordIndex, syncKeywordIndexes } from './keyword-tables.ts';
 import { forgetBankOperations } from './operations.ts';
 import { placeholders } from './rows.ts';
-import { bumpGraphVersion, bumpSessionVersion, observationsCiting, pruneEntities, tombstone } from './writes.ts';
+import { bumpSessionVersion, observationsCiting, pruneEntities, tombstone } from './writes.ts';
 import { prepared } from './statements.ts';
 
 
@@ -66,7 +66,6 @@ export function deleteFacts(db: Db, bankId: string, factIds: string[], reason: s
       for (const id of existing) tombstone(db, bankId, kinds.get(id) === 'observation' ? 'observation' : 'fact', id, reason);
       pruneEntities(db, bankId);
       syncKeywordIndexes(db);
-      bumpGraphVersion(db, bankId);
       return { factIds: existing, observationIds };
     })
     .immediate();
@@ -83,7 +82,6 @@ export function deleteDocument(db: Db, bankId: string, documentId: string, reaso
       tombstone(db, bankId, 'document', documentId, reason);
       pruneEntities(db, bankId);
       syncKeywordIndexes(db);
-      bumpGraphVersion(db, bankId);
       bumpSessionVersion(db, bankId);
       return { factIds, observationIds };
     })

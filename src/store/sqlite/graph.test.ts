@@ -1,34 +1,48 @@
-// The entity graph a process keeps in memory follows consolidation without reloading the bank: after every step
-// (observations created, revised with other entities, facts superseded) it answers exactly as a graph loaded afresh
-// from the database, and it is the same graph object, not a reload (which takes seconds in a bank of 100k facts).
+// The embedded store's entity graph is read from its tables, so it answers as they stand after every write, by
+// this connection or another (the consolidation thread's, a separate worker's): checked against the tables read
+// directly, through a second store on the same file, after retains, consolidation steps and deletions.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openEngine, type TestEngine } from '../../../test/support/consolidation.ts';
 import type { GraphIndex } from '../ports.ts';
-import { SqliteGraphIndex } from './graph.ts';
+import { SqliteStore } from './store.ts';
 
-const BANK = 'graph-follows';
+const BANK = 'graph-tables';
 let t: TestEngine;
+let other: SqliteStore;
 
 before(async () => {
   t = await openEngine();
   await t.engine.createBank({ id: BANK });
+  other = new SqliteStore({ dataDir: t.dataDir });
 });
-after(async () => t.close());
+after(async () => {
+  await other.close();
+  await t.close();
+});
+
+const ids = (sql: string): string[] => (t.store.db.prepare(sql).pluck().all(BANK) as string[]).sort();
 
 /** Everything the graph answers for the bank: every fact's links, every entity's facts. */
 async function answers(graph: GraphIndex): Promise<{ links: string[]; mentions: string[] }> {
-  const db = t.store.db;
-  const factIds = (db.prepare('SELECT id FROM facts WHERE bank_id = ?').pluck().all(BANK) as string[]).sort();
-  const entityIds = (db.prepare('SELECT id FROM entities WHERE bank_id = ?').pluck().all(BANK) as string[]).sort();
+  const factIds = ids('SELECT id FROM facts WHERE bank_id = ?');
+  const entityIds = ids('SELECT id FROM entities WHERE bank_id = ?');
   const links = (await graph.linksOf(BANK, factIds)).map((l) => `${l.from} ${l.type} ${l.weight} ${l.to}`).sort();
   const mentions = (await graph.factsOfEntities(BANK, entityIds, 1_000_000)).map((m) => `${m.entityId} ${m.factId}`).sort();
   return { links, mentions };
 }
 
-const cachedGraph = (): unknown => (t.store.graph as unknown as { banks: Map<string, { graph: unknown }> }).banks.get(BANK)?.graph;
+/** The same, from the tables: each link seen from both of its ends, each mention once. */
+function tables(): { links: string[]; mentions: string[] } {
+  const db = t.store.db;
+  const rows = db.prepare('SELECT from_id, to_id, type, weight FROM fact_links WHERE bank_id = ?').raw().all(BANK) as Array<[string, string, string, number]>;
+  const links = rows.flatMap(([from, to, type, weight]) => [`${from} ${type} ${weight} ${to}`, `${to} ${type} ${weight} ${from}`]).sort();
+  const mentions = (db.prepare('SELECT entity_id, fact_id FROM fact_entities WHERE bank_id = ?').raw().all(BANK) as Array<[string, string]>)
+    .map(([e, f]) => `${e} ${f}`).sort();
+  return { links, mentions };
+}
 
-test('the cached entity graph follows consolidation steps exactly, without reloading the bank', async () => {
+test('the graph answers as its tables stand, for this connection and another, through retains, consolidation and deletes', async () => {
   const steps = [
     [
       { content: 'Alice grows rare orchids with Ben.', timestamp: '2024-01-10T10:00:00Z' },
@@ -41,23 +55,27 @@ test('the cached entity graph follows consolidation steps exactly, without reloa
     ],
     [{ content: 'Alice and Chloe grow orchids in Paris now.', timestamp: '2024-03-01T10:00:00Z' }],
   ];
-  let observations = 0;
-  let links = 0;
   for (const [n, items] of steps.entries()) {
     await t.engine.retain(BANK, { items: items.map((i) => ({ ...i, documentId: `week-${n}` })) }); // a document's facts are linked in order
-    await t.engine.recall(BANK, { query: 'What does Alice grow?' }); // the graph is loaded and current
-    const before = cachedGraph();
-    assert.ok(before, 'recall loaded the graph');
     await t.worker.drain(BANK);
-    observations = (t.store.db.prepare(`SELECT count(*) FROM facts WHERE bank_id = ? AND kind = 'observation'`).pluck().get(BANK) as number);
-    const cached = await answers(t.store.graph);
-    assert.equal(cachedGraph(), before, 'the same graph, updated in place');
-    assert.deepEqual(cached, await answers(new SqliteGraphIndex(t.store.db)), 'as a graph loaded afresh');
-    assert.ok(cached.mentions.length > 0);
-    links = cached.links.length;
+    const expected = tables();
+    assert.ok(expected.mentions.length > 0 && expected.links.length > 0);
+    assert.deepEqual(await answers(t.store.graph), expected);
+    assert.deepEqual(await answers(other.graph), expected, 'another connection sees the same at once');
   }
-  assert.ok(links > 0, 'facts are linked');
-  assert.ok(observations > 0, 'consolidation made observations');
-  const revised = t.store.db.prepare(`SELECT count(*) FROM observation_revisions WHERE bank_id = ? AND reason != 'created'`).pluck().get(BANK);
-  assert.ok((revised as number) > 0, 'and revised some');
+  const observations = ids(`SELECT id FROM facts WHERE bank_id = ? AND kind = 'observation'`);
+  assert.ok(observations.length > 0, 'consolidation made observations, whose mentions the graph holds');
+  await t.store.deleteDocument(BANK, 'week-1', 'test');
+  assert.deepEqual(await answers(other.graph), tables(), 'a deletion is seen by the other connection');
+});
+
+test('facts of an entity: oldest first, at most the limit, only of the bank asked for', async () => {
+  const [alice] = await t.store.graph.entitiesByKeys(BANK, ['alice']);
+  assert.ok(alice);
+  const all = (await other.graph.factsOfEntities(BANK, [alice.id], 1000)).map((m) => m.factId);
+  assert.ok(all.length >= 2);
+  assert.deepEqual(all, [...all].sort(), 'fact ids grow with time: oldest first');
+  assert.deepEqual((await other.graph.factsOfEntities(BANK, [alice.id, alice.id], 1)).map((m) => m.factId), [all[0]], 'an entity asked twice counts once');
+  assert.deepEqual(await other.graph.factsOfEntities('another-bank', [alice.id], 1000), []);
+  assert.deepEqual(await other.graph.linksOf('another-bank', all), []);
 });

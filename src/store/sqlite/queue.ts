@@ -11,7 +11,7 @@ import type { Claim, DeadLetter, Heartbeat, ObservationWrite, QueueDetail } from
 import type { Db } from './database.ts';
 import { syncKeywordIndexes } from './keyword-tables.ts';
 import { json, placeholders } from './rows.ts';
-import { bumpGraphVersion, checkEmbedder, insertFact, putVectors } from './writes.ts';
+import { checkEmbedder, insertFact, putVectors } from './writes.ts';
 import { prepared } from './statements.ts';
 
 const WAITING = `bank_id = ? AND kind != 'observation' AND consolidated_at IS NULL AND dead = 0`;
@@ -121,9 +121,9 @@ function assertUnchanged(db: Db, bankId: string, expected: Array<{ id: string; u
   }
 }
 
-/** Applies the step atomically; returns the bank's new graph version. */
-export function applyObservations(db: Db, w: ObservationWrite): number {
-  return db.transaction(() => {
+/** Applies the step atomically. */
+export function applyObservations(db: Db, w: ObservationWrite): void {
+  db.transaction(() => {
     assertLease(db, w.workerId, w.consolidatedFactIds);
     assertUnchanged(db, w.bankId, w.expectUnchanged ?? []);
     if (w.vectors.length) checkEmbedder(db, w.bankId, w.embedder);
@@ -150,7 +150,6 @@ export function applyObservations(db: Db, w: ObservationWrite): number {
     );
     for (const id of w.consolidatedFactIds) done.run(now, id, w.bankId);
     syncKeywordIndexes(db);
-    return bumpGraphVersion(db, w.bankId);
   }).immediate();
 }
 

@@ -1,5 +1,5 @@
 // The embedded store: one SQLite file (WAL) holding everything, with FTS5 for BM25, an in-memory vector
-// index over the stored vectors, and the entity graph in graphology. Implements the MemoryStore port.
+// index over the stored vectors, and the entity graph read from its tables. Implements the MemoryStore port.
 import { join } from 'node:path';
 import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation, OperationStatus } from '../../core/types.ts';
 import type {
@@ -97,7 +97,6 @@ export class SqliteStore implements MemoryStore {
   async deleteBank(id: string): Promise<void> {
     deletes.deleteBank(this.db, id);
     this.vectors.forgetBank(id);
-    this.graph.invalidate(id);
     this.sessionsOf.forget(id);
   }
 
@@ -125,28 +124,14 @@ export class SqliteStore implements MemoryStore {
     await this.writeItems([w]);
   }
   async writeItems(ws: ItemWrite[]): Promise<void> {
-    const versions = writes.writeItems(this.db, ws);
-    ws.forEach((w, i) => {
-      this.refreshStatistics(w.facts.length + w.chunks.length);
-      if (w.removeChunkIds.length) this.graph.invalidate(w.bankId);
-      else
-        this.graph.applyWrite(
-          w.bankId,
-          w.facts.flatMap((f) => f.entities.map((entityId) => ({ factId: f.id, entityId }))),
-          w.links,
-          versions[i],
-        );
-    });
+    writes.writeItems(this.db, ws);
+    for (const w of ws) this.refreshStatistics(w.facts.length + w.chunks.length);
   }
   async deleteDocument(bankId: string, documentId: string, reason: string): Promise<DeleteResult | null> {
-    const r = deletes.deleteDocument(this.db, bankId, documentId, reason);
-    this.graph.invalidate(bankId);
-    return r;
+    return deletes.deleteDocument(this.db, bankId, documentId, reason);
   }
   async deleteFacts(bankId: string, factIds: string[], reason: string): Promise<DeleteResult> {
-    const r = deletes.deleteFacts(this.db, bankId, factIds, reason);
-    this.graph.invalidate(bankId);
-    return r;
+    return deletes.deleteFacts(this.db, bankId, factIds, reason);
   }
 
   // facts and entities
@@ -272,10 +257,7 @@ export class SqliteStore implements MemoryStore {
     return queue.claim(this.db, bankId, workerId, limit, leaseMs);
   }
   async applyObservations(w: ObservationWrite): Promise<void> {
-    const version = queue.applyObservations(this.db, w);
-    // Only the observations' own mentions changed (and removed ones left): the cached graph follows them, instead of
-    // a reload of the whole bank's graph (seconds at 100k facts) on the next recall after every consolidation step.
-    this.graph.refreshFacts(w.bankId, [...w.observations.map((o) => o.id), ...w.removeObservationIds], version);
+    queue.applyObservations(this.db, w);
   }
   async failClaim(bankId: string, workerId: string, factIds: string[], error: string, maxAttempts: number, retryAfterMs: number): Promise<void> {
     queue.failClaim(this.db, bankId, workerId, factIds, error, maxAttempts, retryAfterMs);

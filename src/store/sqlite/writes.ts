@@ -13,15 +13,6 @@ import { checkpoint } from './operations.ts';
 import { encodeVector } from './vectors.ts';
 import { prepared } from './statements.ts';
 
-export function bumpGraphVersion(db: Db, bankId: string): number {
-  const row = prepared(db,
-      `INSERT INTO bank_versions (bank_id, graph_version) VALUES (?, 1)
-       ON CONFLICT(bank_id) DO UPDATE SET graph_version = graph_version + 1 RETURNING graph_version AS v`,
-    )
-    .get(bankId) as { v: number };
-  return row.v;
-}
-
 /** Bumped by every write that adds or removes chunks (sessions.ts caches a bank's sessions until it moves). */
 export function bumpSessionVersion(db: Db, bankId: string): void {
   prepared(db,
@@ -88,22 +79,21 @@ export function putVectors(db: Db, bankId: string, vectors: VectorRecord[]): voi
 
 /**
  * Writes the items in order in one transaction (keyword indexes included), with the checkpoint of the last one's
- * operation; returns the bank's graph version after each.
+ * operation.
  */
-export function writeItems(db: Db, ws: ItemWrite[]): number[] {
-  return db
+export function writeItems(db: Db, ws: ItemWrite[]): void {
+  db
     .transaction(() => {
-      const versions = ws.map((w) => writeItem(db, w));
+      for (const w of ws) writeItem(db, w);
       const operation = ws.findLast((w) => w.operation)?.operation;
       if (operation) checkpoint(db, operation);
       syncKeywordIndexes(db);
-      return versions;
     })
     .immediate();
 }
 
-function writeItem(db: Db, w: ItemWrite): number {
-  return db
+function writeItem(db: Db, w: ItemWrite): void {
+  db
     .transaction(() => {
       if (!prepared(db, 'SELECT 1 FROM banks WHERE id = ?').get(w.bankId)) throw new CairnError('not_found', `bank '${w.bankId}' does not exist`);
       if (w.vectors.length) checkEmbedder(db, w.bankId, w.embedder);
@@ -134,7 +124,6 @@ function writeItem(db: Db, w: ItemWrite): number {
       for (const l of w.links) link.run(w.bankId, l.from, l.to, l.type, l.weight, l.from, l.to);
       putVectors(db, w.bankId, w.vectors);
       if (w.chunks.length || w.removeChunkIds.length) bumpSessionVersion(db, w.bankId);
-      return bumpGraphVersion(db, w.bankId);
     })
     .immediate();
 }
