@@ -381,6 +381,7 @@ test('a snapshot is reused and caught up, and gives the same answers as a fresh 
     const loaded = new SqliteVectorIndex(world.connect(), options);
     const stats = await loaded.warm('b');
     assert.equal(stats?.graphSource, 'snapshot');
+    assert.equal(stats?.flatSource, 'snapshot', 'the flat store is read from its snapshot and caught up, not from every row');
     assert.equal(stats?.seq, maxSeq());
     assert.equal(stats?.vectors, world.facts.size);
     assert.equal(stats?.graphVectors, world.facts.size);
@@ -415,9 +416,15 @@ test('a corrupt or foreign snapshot is not trusted: the graph is rebuilt', async
     const bytes = readFileSync(indexFile);
     bytes.fill(7, Math.floor(bytes.length / 2), Math.floor(bytes.length / 2) + 64); // same size, some bytes wrong
     writeFileSync(indexFile, bytes);
+    const flatFile = join(snapshotDir, readdirSync(snapshotDir).find((f) => f.endsWith('.flat'))!);
+    const flatBytes = readFileSync(flatFile);
+    flatBytes.fill(7, flatBytes.length - 64); // the last vectors' bytes wrong, same size
+    writeFileSync(flatFile, flatBytes);
 
     const second = new SqliteVectorIndex(world.connect(), options);
-    assert.equal((await second.warm('b'))?.graphSource, 'built');
+    const secondStats = await second.warm('b');
+    assert.equal(secondStats?.graphSource, 'built');
+    assert.equal(secondStats?.flatSource, 'rows', 'a flat snapshot whose bytes changed is not read');
     const q = next();
     assert.deepEqual((await second.search('b', q, 10, { includeSuperseded: true })).map((s) => s.id), world.exact('b', q, 10, { includeSuperseded: true }));
     await second.close();
@@ -428,7 +435,9 @@ test('a corrupt or foreign snapshot is not trusted: the graph is rebuilt', async
     world.addBank('b', '2031-01-01T00:00:00.000Z');
     for (let i = 0; i < 50; i++) world.addFact('b', next());
     const third = new SqliteVectorIndex(world.connect(), options);
-    assert.equal((await third.warm('b'))?.graphSource, 'built');
+    const thirdStats = await third.warm('b');
+    assert.equal(thirdStats?.graphSource, 'built');
+    assert.equal(thirdStats?.flatSource, 'rows', 'nor one of a deleted bank of the same id');
     assert.equal(third.stats('b')?.vectors, 50);
     await third.close();
   } finally {

@@ -7,6 +7,7 @@ import { createReadStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, re
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import { dot } from '../../core/dot.ts';
 import { TopK } from '../../core/top-k.ts';
@@ -47,6 +48,8 @@ export interface VectorBankStats {
   /** Live vectors in the HNSW graph (equal to `vectors` when it is current), null without a graph. */
   graphVectors: number | null;
   graphSource: 'built' | 'snapshot' | null;
+  /** Where the flat store came from when the bank was loaded: its snapshot file (caught up), or every vector row. */
+  flatSource: 'snapshot' | 'rows';
   graphError: string | null;
 }
 
@@ -164,6 +167,47 @@ class FlatVectors {
     }
     const { positions, scores } = top.sorted();
     return { rids: positions, scores };
+  }
+
+  /** The store as one buffer: a header line (with the sha256 of the rest), then rids, times, kinds and vectors. */
+  encode(header: Omit<FlatHeader, 'sha256'>): Buffer {
+    const n = this.size;
+    const kindBytes = Math.ceil(n / 8) * 8;
+    const body = Buffer.alloc(n * 16 + kindBytes + n * this.dim * 4);
+    body.set(new Uint8Array(this.rids.buffer, 0, n * 8), 0);
+    body.set(new Uint8Array(this.times.buffer, 0, n * 8), n * 8);
+    body.set(this.kinds.subarray(0, n), n * 16);
+    body.set(new Uint8Array(this.data.buffer, 0, n * this.dim * 4), n * 16 + kindBytes);
+    const line = JSON.stringify({ ...header, sha256: createHash('sha256').update(body).digest('hex') });
+    // The body starts at a multiple of 8 bytes (spaces pad the header line).
+    const head = Buffer.from(line.padEnd(Math.ceil((Buffer.byteLength(line) + 1) / 8) * 8 - 1, ' ') + '\n');
+    return Buffer.concat([head, body]);
+  }
+
+  /** A store read back from encode()'s buffer, with its header; null when the buffer is not one, or not whole. */
+  static decode(buffer: Buffer): { header: FlatHeader; flat: FlatVectors } | null {
+    const nl = buffer.indexOf(10);
+    if (nl < 0 || nl > 4096) return null;
+    const header = JSON.parse(buffer.subarray(0, nl).toString('utf8')) as FlatHeader;
+    const n = header.size;
+    const start = nl + 1;
+    const kindBytes = Math.ceil(n / 8) * 8;
+    if (header.format !== 1 || !Number.isInteger(n) || n < 0 || start % 8 !== 0) return null;
+    if (buffer.length !== start + n * 16 + kindBytes + n * header.dim * 4) return null;
+    if (createHash('sha256').update(buffer.subarray(start)).digest('hex') !== header.sha256) return null;
+    const flat = new FlatVectors(header.dim, n);
+    const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset + start, buffer.byteLength - start);
+    new Uint8Array(flat.rids.buffer).set(bytes.subarray(0, n * 8));
+    new Uint8Array(flat.times.buffer).set(bytes.subarray(n * 8, n * 16));
+    flat.kinds.set(bytes.subarray(n * 16, n * 17));
+    new Uint8Array(flat.data.buffer).set(bytes.subarray(n * 16 + kindBytes, n * 16 + kindBytes + n * header.dim * 4));
+    flat.size = n;
+    for (let s = 0; s < n; s++) {
+      flat.slots.set(flat.rids[s], s);
+      flat.kindCounts[flat.kinds[s]]++;
+    }
+    if (flat.slots.size !== n) return null;
+    return { header, flat };
   }
 
   private grow(): void {
@@ -348,6 +392,20 @@ interface SnapshotMeta {
   writtenAt: string;
 }
 
+/** The flat snapshot <key>.flat: the bank's flat store as of change seq, read at start instead of every vector row
+ * (100k rows take most of a second from SQLite, the file a few tens of milliseconds), then caught up from
+ * vector_changes. Written then renamed, so a partial file never has the name. */
+interface FlatHeader {
+  format: 1;
+  bankId: string;
+  bankCreatedAt: string;
+  dim: number;
+  seq: number;
+  size: number;
+  /** Of everything after the header line. */
+  sha256: string;
+}
+
 const bankKey = (bankId: string): string => 'bank-' + createHash('sha256').update(bankId).digest('hex').slice(0, 24);
 
 async function sha256File(path: string): Promise<string> {
@@ -362,6 +420,7 @@ interface BankState {
   readonly id: string;
   readonly createdAt: string;
   readonly flat: FlatVectors;
+  readonly flatSource: 'snapshot' | 'rows';
   seq: number;
   graph: HnswGraph | null;
   graphTask: Promise<void> | null;
@@ -436,6 +495,7 @@ export class SqliteVectorIndex implements VectorIndex {
       mode: bank.graph ? 'hnsw' : 'exact',
       graphVectors: bank.graph?.live.size ?? null,
       graphSource: bank.graph?.source ?? null,
+      flatSource: bank.flatSource,
       graphError: bank.graphError,
     };
   }
@@ -449,7 +509,7 @@ export class SqliteVectorIndex implements VectorIndex {
     if (!dir) return;
     const key = bankKey(bankId);
     try {
-      for (const name of readdirSync(dir)) if (name === `${key}.json` || name.startsWith(`${key}-`)) rmSync(join(dir, name), { force: true });
+      for (const name of readdirSync(dir)) if (name === `${key}.json` || name === `${key}.flat` || name.startsWith(`${key}-`)) rmSync(join(dir, name), { force: true });
     } catch {
       // no snapshot directory: nothing to remove
     }
@@ -464,6 +524,7 @@ export class SqliteVectorIndex implements VectorIndex {
     for (const bank of this.banks.values()) {
       if (bank.graph && bank.changesSinceSnapshot > 0 && !bank.dropped) await this.saveSnapshot(bank).catch(() => undefined);
     }
+    await Promise.allSettled([...this.tasks]); // the flat snapshots those wrote
   }
 
   // ---- keeping each bank current
@@ -495,6 +556,14 @@ export class SqliteVectorIndex implements VectorIndex {
   private load(bankId: string, createdAt: string): BankState {
     const old = this.banks.get(bankId);
     if (old) this.drop(old);
+    const saved = this.loadFlat(bankId, createdAt);
+    if (saved) {
+      const bank = this.newBank(bankId, createdAt, saved.flat, saved.seq, 'snapshot');
+      if (this.catchUp(bank) && this.flatMatches(bank)) {
+        this.banks.set(bankId, bank);
+        return bank;
+      }
+    }
     const read = this.db.transaction(() => {
       const seq = (this.sql('SELECT coalesce(max(seq), 0) AS s FROM vector_changes WHERE bank_id = ?').get(bankId) as { s: number }).s;
       const count = (this.sql('SELECT count(*) AS n FROM fact_vectors WHERE bank_id = ?').get(bankId) as { n: number }).n;
@@ -513,12 +582,60 @@ export class SqliteVectorIndex implements VectorIndex {
       return { seq, flat: flat ?? new FlatVectors(0, 0) };
     });
     const { seq, flat } = read();
-    const bank: BankState = {
-      id: bankId, createdAt, flat, seq, graph: null, graphTask: null, graphError: null, saving: null,
-      changesSinceSnapshot: 0, worker: null, stopBuild: null, awaited: false, dropped: false, counted: null,
-    };
+    const bank = this.newBank(bankId, createdAt, flat, seq, 'rows');
     this.banks.set(bankId, bank);
     return bank;
+  }
+
+  private newBank(id: string, createdAt: string, flat: FlatVectors, seq: number, flatSource: BankState['flatSource']): BankState {
+    return {
+      id, createdAt, flat, flatSource, seq, graph: null, graphTask: null, graphError: null, saving: null,
+      changesSinceSnapshot: 0, worker: null, stopBuild: null, awaited: false, dropped: false, counted: null,
+    };
+  }
+
+  /** The bank's flat snapshot, when one of this bank (same id and creation) is on disk and reads back whole. */
+  private loadFlat(bankId: string, createdAt: string): { flat: FlatVectors; seq: number } | null {
+    const dir = this.options.snapshotDir;
+    if (!dir) return null;
+    try {
+      const read = FlatVectors.decode(readFileSync(join(dir, `${bankKey(bankId)}.flat`)));
+      if (!read || read.header.bankId !== bankId || read.header.bankCreatedAt !== createdAt) return null;
+      return { flat: read.flat, seq: read.header.seq };
+    } catch {
+      return null; // none yet, or unreadable: the rows are read instead
+    }
+  }
+
+  /** A sample of a loaded flat store agrees with the stored vectors, and its size with their count. */
+  private flatMatches(bank: BankState): boolean {
+    const { flat } = bank;
+    const count = (this.sql('SELECT count(*) AS n FROM fact_vectors WHERE bank_id = ?').get(bank.id) as { n: number }).n;
+    if (count !== flat.size) return false;
+    const step = Math.max(1, Math.floor(flat.size / 32));
+    const read = this.sql('SELECT vector FROM fact_vectors WHERE fact_rid = ? AND bank_id = ?').pluck();
+    for (let s = 0; s < flat.size; s += step) {
+      const bytes = read.get(flat.rids[s], bank.id) as Buffer | undefined;
+      const mine = new Uint8Array(flat.data.buffer, s * flat.dim * 4, flat.dim * 4);
+      if (!bytes || Buffer.compare(bytes, mine) !== 0) return false;
+    }
+    return true;
+  }
+
+  /** Writes the bank's flat store as it is now (copied at once, at its change seq) to <key>.flat, in the background. */
+  private saveFlat(bank: BankState): void {
+    const dir = this.options.snapshotDir;
+    if (!dir || bank.dropped) return;
+    const content = bank.flat.encode({ format: 1, bankId: bank.id, bankCreatedAt: bank.createdAt, dim: bank.flat.dim, seq: bank.seq, size: bank.flat.size });
+    const tmp = join(dir, `${bankKey(bank.id)}-flat-${randomBytes(6).toString('hex')}.tmp`);
+    this.track(
+      writeFile(tmp, content)
+        .then(() => {
+          if (!bank.dropped) renameSync(tmp, join(dir, `${bankKey(bank.id)}.flat`));
+        })
+        .catch(() => undefined) // a snapshot is an optimisation: the rows remain the truth
+        .finally(() => rmSync(tmp, { force: true })),
+    );
   }
 
   /** Applies the changes logged after bank.seq. False when the bank must be reloaded (the dimension changed). */
@@ -675,7 +792,10 @@ export class SqliteVectorIndex implements VectorIndex {
       });
       if (!finished || bank.dropped || this.closed) return null;
       const graph = await this.readGraph(tmp, flat.dim, 'built');
-      if (this.options.snapshotDir) await this.commitSnapshot(bank, tmp, seq);
+      if (this.options.snapshotDir) {
+        await this.commitSnapshot(bank, tmp, seq);
+        this.saveFlat(bank);
+      }
       return { graph, seq };
     } finally {
       rmSync(tmp, { force: true });
@@ -713,6 +833,7 @@ export class SqliteVectorIndex implements VectorIndex {
       bank.saving = null;
     }).catch(() => undefined);
     bank.changesSinceSnapshot = 0;
+    this.saveFlat(bank);
     try {
       await write;
       if (!bank.dropped) await this.commitSnapshot(bank, tmp, seq);
