@@ -3,7 +3,7 @@
 // consolidation without stopping it.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Activity } from '../src/core/activity.ts';
+import { Activity, StepAside } from '../src/core/activity.ts';
 import { openEngine, type TestEngine } from './support/consolidation.ts';
 
 async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
@@ -71,4 +71,23 @@ test('counted work that fails still leaves the count', async () => {
   const a = new Activity();
   await assert.rejects(a.during(async () => Promise.reject(new Error('boom'))), /boom/);
   assert.equal(a.busy, false);
+});
+
+test('stepping aside under constant activity waits only what the work since the last step earned', async () => {
+  const a = new Activity();
+  let release!: () => void;
+  const busy = a.during(() => new Promise<void>((r) => (release = r)));
+  const aside = new StepAside(a, 3, 1_000);
+  await aside.step(); // the first wait is the whole allowance
+  const work = performance.now();
+  while (performance.now() - work < 20); // 20 ms of work earns 60 ms of waiting
+  const started = performance.now();
+  await aside.step();
+  const waited = performance.now() - started;
+  assert.ok(waited >= 40 && waited < 600, `waited ${waited.toFixed(0)} ms after 20 ms of work (earned 60, never the full second)`);
+  release();
+  await busy;
+  const quiet = performance.now();
+  await aside.step();
+  assert.ok(performance.now() - quiet < 200, 'a quiet API is never waited for');
 });

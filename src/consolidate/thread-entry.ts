@@ -6,7 +6,7 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { compose } from '../compose.ts';
 import type { Config } from '../config.ts';
-import { Activity } from '../core/activity.ts';
+import { Activity, StepAside } from '../core/activity.ts';
 import { log } from '../log.ts';
 import { ConsolidationWorker, type BatchReport, type DrainReport } from './worker.ts';
 
@@ -17,7 +17,9 @@ export interface ThreadData {
   activity: SharedArrayBuffer;
 }
 
-/** The longest a step waits for the API to be quiet: under constant traffic consolidation slows, it never stops. */
+/** Each millisecond of consolidation work earns this many of waiting for a quiet API, up to API_FIRST_MS at a time:
+ * under constant traffic consolidation keeps at least a quarter of its pace instead of stopping. */
+const WAIT_PER_WORK = 3;
 const API_FIRST_MS = 1_000;
 
 export type ToThread =
@@ -47,7 +49,7 @@ async function main(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error('thread-entry.ts runs only as a worker thread (see consolidate/thread.ts)');
   const { config, workerId, activity: shared } = workerData as ThreadData;
-  const activity = new Activity(shared);
+  const aside = new StepAside(new Activity(shared), WAIT_PER_WORK, API_FIRST_MS);
   const post = (m: FromThread): void => port.postMessage(m);
   lowerPriority(config.workerNice);
   const { worker: composed, shutdown } = await compose({ ...config, embeddedWorker: false }, { startWorker: false, announce: false });
@@ -55,7 +57,7 @@ async function main(): Promise<void> {
     ...composed.options,
     workerId,
     afterBatch: (report, lastError) => post({ type: 'batch', report, lastError }),
-    beforeStep: () => activity.quiet(API_FIRST_MS),
+    beforeStep: () => aside.step(),
   });
   const settle = (id: number, run: Promise<DrainReport>): void => {
     run.then(

@@ -32,3 +32,29 @@ export class Activity {
     while (this.busy && performance.now() < until) await sleep(everyMs);
   }
 }
+
+/**
+ * Where background work steps aside for the API: each call waits for a quiet API, for as long as the work done since
+ * the previous call has earned (waitPerWork ms per ms of work, at most maxMs at a time). Under constant traffic the
+ * work keeps 1 / (1 + waitPerWork) of its pace instead of stopping; with a quiet API it never waits.
+ */
+export class StepAside {
+  private allowance: number;
+  private last = performance.now();
+
+  constructor(
+    private readonly activity: Activity,
+    private readonly waitPerWork = 3,
+    private readonly maxMs = 1_000,
+  ) {
+    this.allowance = maxMs;
+  }
+
+  async step(): Promise<void> {
+    const now = performance.now();
+    this.allowance = Math.min(this.maxMs, this.allowance + (now - this.last) * this.waitPerWork);
+    await this.activity.quiet(this.allowance);
+    this.last = performance.now();
+    this.allowance = Math.max(0, this.allowance - (this.last - now));
+  }
+}
