@@ -1,6 +1,6 @@
 // The engine: Cairn's use cases (banks, retain, recall, documents, facts, entities, operations) over the
 // ports. The HTTP API and the CLI call this; it never knows which adapters it was given.
-import type { Activity } from './core/activity.ts';
+import { Activity } from './core/activity.ts';
 import { bankDeletedError, CairnError, notFound } from './core/errors.ts';
 import { newId, payloadHash } from './core/ids.ts';
 import { nowIso } from './core/time.ts';
@@ -66,7 +66,11 @@ export class Engine {
   readonly operations: Operations;
   readonly hooks: EngineHooks = {};
 
+  /** Running recalls and retains (the given count, or one of its own). */
+  private readonly activity: Activity;
+
   constructor(readonly deps: EngineDeps) {
+    this.activity = deps.activity ?? new Activity();
     this.operations = new Operations(deps.store);
     // Async retains, and after a restart every retain left unfinished (a synchronous one with a key keeps its input).
     this.operations.register('retain', async (op) => {
@@ -149,8 +153,7 @@ export class Engine {
     try {
       const bank = await this.requireBank(op.bankId);
       this.checkEmbedder(bank);
-      const work = (): Promise<RetainResult> => retain(this.deps, bank, input, { operation: op, progress });
-      const result = await (this.deps.activity ? this.deps.activity.during(work) : work());
+      const result = await this.activity.during(() => retain(this.deps, bank, input, { operation: op, progress }));
       this.hooks.afterRetain?.(bank.id, result);
       return result;
     } catch (e) {
@@ -171,10 +174,9 @@ export class Engine {
   async recall(bankId: string, request: RecallRequest): Promise<RecallResponse> {
     const bank = await this.requireBank(bankId);
     this.checkEmbedder(bank);
-    const { store, embedder, reranker, recallSettings, activity } = this.deps;
-    const work = (): Promise<RecallResponse> =>
-      recall({ store, embedder, reranker: reranker ?? undefined, ...(recallSettings ? { settings: recallSettings } : {}) }, bankId, request);
-    return activity ? activity.during(work) : work();
+    const { store, embedder, reranker, recallSettings } = this.deps;
+    return this.activity.during(() =>
+      recall({ store, embedder, reranker: reranker ?? undefined, ...(recallSettings ? { settings: recallSettings } : {}) }, bankId, request));
   }
 
   // documents, facts, entities

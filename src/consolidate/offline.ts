@@ -14,7 +14,7 @@ import type { Bank, Fact, Observation } from '../core/types.ts';
 import type { Embedder } from '../embed/ports.ts';
 import { nameKey } from '../text/words.ts';
 import { changesStory } from './change.ts';
-import type { ConsolidationDecision, ConsolidationInput, Consolidator, RemainingEvidence } from './consolidator.ts';
+import { factsInView, type ConsolidationDecision, type ConsolidationInput, type Consolidator, type RemainingEvidence } from './consolidator.ts';
 import { missionProfile, missionRelevance, NO_MISSION, type MissionProfile, type Relevance } from './mission.ts';
 import { cosine } from '../core/dot.ts';
 import { calibrate, type Calibration } from './similarity.ts';
@@ -112,7 +112,7 @@ export class OfflineConsolidator implements Consolidator {
       // The NLP reading of each fact is most of the run's CPU and is cached: read them one at a time first, stepping
       // aside between them, so the run itself (synchronous) is short.
       const subjects = new Subjects(input.entityNames, []);
-      for (const f of [...input.facts, ...input.relatedFacts, ...input.observations.flatMap((r) => r.facts)]) {
+      for (const f of factsInView(input)) {
         subjects.analysisOf(f);
         await input.pause();
       }
@@ -144,7 +144,7 @@ class Run {
     private readonly mission: MissionProfile,
     private readonly options: OfflineOptions,
   ) {
-    this.subjects = new Subjects(input.entityNames, [...input.facts, ...input.relatedFacts, ...input.observations.flatMap((r) => r.facts)]);
+    this.subjects = new Subjects(input.entityNames, factsInView(input));
     for (const r of input.observations) {
       const roles = new Map(r.evidence.map((e) => [e.factId, e.role]));
       const w: Working = {
@@ -171,7 +171,7 @@ class Run {
   /** Topic words most facts in view share ("photo" in a chat full of photos) tell nothing apart: they are dropped. */
   private findCommonWords(): void {
     const facts = new Map<string, Fact>();
-    for (const f of [...this.input.facts, ...this.input.relatedFacts, ...this.input.observations.flatMap((r) => r.facts)]) facts.set(f.id, f);
+    for (const f of factsInView(this.input)) facts.set(f.id, f);
     if (facts.size < 100) return;
     const df = new Map<string, number>();
     for (const f of facts.values()) for (const t of this.info(f).topics) df.set(t, (df.get(t) ?? 0) + 1);

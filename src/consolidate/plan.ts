@@ -9,7 +9,7 @@ import type { Evidence, Fact, Observation, ObservationRevision } from '../core/t
 import type { Embedder } from '../embed/ports.ts';
 import { log } from '../log.ts';
 import type { ObservationWrite } from '../store/ports.ts';
-import type { ConsolidationDecision, ConsolidationInput } from './consolidator.ts';
+import { factsInView, type ConsolidationDecision, type ConsolidationInput } from './consolidator.ts';
 import { intersect, Subjects } from './subject.ts';
 import { factTime } from './synthesis.ts';
 
@@ -53,7 +53,7 @@ export async function planWrite(
   const { now } = input;
   const bankId = input.bank.id;
   const known = new Map<string, Fact>();
-  for (const f of [...input.facts, ...input.relatedFacts, ...input.observations.flatMap((r) => r.facts)]) known.set(f.id, f);
+  for (const f of factsInView(input)) known.set(f.id, f);
   const existing = new Map(input.observations.map((r) => [r.observation.id, r.observation]));
   const states = new Map<string, State>();
   const refs = new Map<string, string>();

@@ -173,15 +173,18 @@ class FlatVectors {
   encode(header: Omit<FlatHeader, 'sha256'>): Buffer {
     const n = this.size;
     const kindBytes = Math.ceil(n / 8) * 8;
-    const body = Buffer.alloc(n * 16 + kindBytes + n * this.dim * 4);
-    body.set(new Uint8Array(this.rids.buffer, 0, n * 8), 0);
-    body.set(new Uint8Array(this.times.buffer, 0, n * 8), n * 8);
-    body.set(this.kinds.subarray(0, n), n * 16);
-    body.set(new Uint8Array(this.data.buffer, 0, n * this.dim * 4), n * 16 + kindBytes);
-    const line = JSON.stringify({ ...header, sha256: createHash('sha256').update(body).digest('hex') });
-    // The body starts at a multiple of 8 bytes (spaces pad the header line).
-    const head = Buffer.from(line.padEnd(Math.ceil((Buffer.byteLength(line) + 1) / 8) * 8 - 1, ' ') + '\n');
-    return Buffer.concat([head, body]);
+    // The header line's length does not depend on the hash (64 hex digits): sized with a stand-in, written last. The
+    // body starts at a multiple of 8 bytes (spaces pad the header line).
+    const line = (sha256: string): string => JSON.stringify({ ...header, sha256 });
+    const start = Math.ceil((Buffer.byteLength(line('0'.repeat(64))) + 1) / 8) * 8;
+    const out = Buffer.alloc(start + n * 16 + kindBytes + n * this.dim * 4);
+    out.set(new Uint8Array(this.rids.buffer, 0, n * 8), start);
+    out.set(new Uint8Array(this.times.buffer, 0, n * 8), start + n * 8);
+    out.set(this.kinds.subarray(0, n), start + n * 16);
+    out.set(new Uint8Array(this.data.buffer, 0, n * this.dim * 4), start + n * 16 + kindBytes);
+    const head = line(createHash('sha256').update(out.subarray(start)).digest('hex'));
+    out.write(head + ' '.repeat(start - 1 - Buffer.byteLength(head)) + '\n', 0, 'utf8');
+    return out;
   }
 
   /** A store read back from encode()'s buffer, with its header; null when the buffer is not one, or not whole. */
