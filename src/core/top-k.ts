@@ -25,7 +25,8 @@ export class TopK {
       for (let j = this.n++; j > 0 && this.below(j, (j - 1) >> 1); j = (j - 1) >> 1) this.swap(j, (j - 1) >> 1);
       return;
     }
-    if (score <= this.scores[0]) return;
+    // Not better than the least kept: an equal score replaces it only from an earlier position (pushes may come in any order).
+    if (score < this.scores[0] || (score === this.scores[0] && position >= this.positions[0])) return;
     this.scores[0] = score;
     this.positions[0] = position;
     for (let j = 0; ;) {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { random } from '../../../benchmarks/random.ts';
 import type { FactFilter } from '../ports.ts';
 import { openDatabase, type Db } from './database.ts';
-import { decodeVector, encodeVector, SqliteVectorIndex } from './vectors.ts';
+import { decodeVector, encodeVector, NATIVE_SCAN_MIN, SqliteVectorIndex } from './vectors.ts';
 
 const DIM = 16;
 
@@ -155,6 +155,7 @@ test('exact search equals brute force, best first, with inner-product scores', a
   try {
     const next = vectorSource(1);
     fill(world, 'b', 400, next);
+    fill(world, 'large', NATIVE_SCAN_MIN + 500, next); // ranked by the native scan first
     const index = new SqliteVectorIndex(world.db, { hnswThreshold: Infinity });
     for (const q of queriesFrom(next, 15)) {
       const got = await index.search('b', q, 10);
@@ -163,6 +164,7 @@ test('exact search equals brute force, best first, with inner-product scores', a
         const want = world.facts.get(s.id)!.vector.reduce((acc, x, i) => acc + x * q[i], 0);
         assert.ok(Math.abs(s.score - want) < 1e-5);
       }
+      assert.deepEqual((await index.search('large', q, 10)).map((s) => s.id), world.exact('large', q, 10));
     }
     assert.equal(index.stats('b')?.mode, 'exact');
     assert.deepEqual(await index.search('missing-bank', queriesFrom(next, 1)[0], 5), []);
@@ -190,6 +192,28 @@ test('exact search ranks equal scores by rowid, whatever order the index met the
     const reopened = new SqliteVectorIndex(world.connect(), { hnswThreshold: Infinity });
     assert.deepEqual((await reopened.search('b', same, 2)).map((s) => s.id), got, 'the same order from an index loaded afresh');
     await reopened.close();
+    await index.close();
+  } finally {
+    world.close();
+  }
+});
+
+test('the native scan of a large bank ranks ties at the cut by rowid too, and honours kinds and record times', async () => {
+  const world = new World();
+  try {
+    const next = vectorSource(11);
+    fill(world, 'b', NATIVE_SCAN_MIN, next);
+    const same = next();
+    // 60 copies of one vector (more than the scan's first fetch), every third an experience, recorded one a minute.
+    const copies = Array.from({ length: 60 }, (_, i) => world.addFact('b', Float32Array.from(same), { kind: i % 3 === 0 ? 'experience' : 'world' }));
+    const index = new SqliteVectorIndex(world.db, { hnswThreshold: Infinity });
+    const ids = (filter: FactFilter = {}, k = 10) => index.search('b', same, k, filter).then((got) => got.map((s) => s.id));
+    assert.deepEqual(await ids(), copies.slice(0, 10).map((f) => f.id));
+    assert.deepEqual(await ids({ kinds: ['experience'] }), copies.filter((_, i) => i % 3 === 0).slice(0, 10).map((f) => f.id));
+    assert.deepEqual(await ids({}, 70), world.exact('b', same, 70));
+    const before = copies[4].createdAt;
+    assert.deepEqual((await ids({ recordedBefore: before })).slice(0, 5), copies.slice(0, 5).map((f) => f.id));
+    assert.deepEqual(await ids({ recordedBefore: before }), world.exact('b', same, 10, { recordedBefore: before }));
     await index.close();
   } finally {
     world.close();
@@ -248,7 +272,7 @@ for (const mode of ['exact', 'hnsw'] as const) {
     const world = new World();
     try {
       const next = vectorSource(4);
-      fill(world, 'b', 900, next);
+      fill(world, 'b', NATIVE_SCAN_MIN + 300, next); // over the native scan's size
       const threshold = mode === 'hnsw' ? 1 : Infinity;
       // The second index may over-fetch only a little, so selective filters take the filter-first path; the third
       // has a graph for the bank but scans the few experiences exactly.
