@@ -83,7 +83,8 @@ export async function startServer(dataDir: string, env: Record<string, string> =
   const childEnv = {
     PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CAIRN_DATA_DIR: dataDir, CAIRN_HOST: '127.0.0.1', CAIRN_PORT: '0', CAIRN_LOG_LEVEL: 'info', ...env,
   };
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'cairn.mjs'), 'serve'], { env: childEnv, stdio: ['ignore', 'inherit', 'pipe'] });
+  // SERVER_NODE_ARGS: extra node flags for the server, for profiling it (for example "--cpu-prof --cpu-prof-dir=DIR").
+  const child = spawn(process.execPath, [...(process.env.SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean), join(ROOT, 'bin', 'cairn.mjs'), 'serve'], { env: childEnv, stdio: ['ignore', 'inherit', 'pipe'] });
   const problems: string[] = [];
   let describe = '';
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
