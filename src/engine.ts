@@ -11,6 +11,7 @@ import { Operations } from './operations.ts';
 import { recall } from './recall/recall.ts';
 import type { RecallRequest, RecallResponse, RecallSettings } from './recall/types.ts';
 import type { Extractor } from './retain/extractor.ts';
+import { BankWriteLeases } from './retain/lease.ts';
 import { retain } from './retain/pipeline.ts';
 import type { Progress, RetainRequest, RetainResult } from './retain/types.ts';
 import type { DeleteResult, FactPage, KeyedOperation, ListFactsQuery, MemoryStore } from './store/ports.ts';
@@ -68,9 +69,12 @@ export class Engine {
 
   /** Running recalls and retains (the given count, or one of its own). */
   private readonly activity: Activity;
+  /** Retains hold their bank's write lease (one writer per bank across processes). */
+  private readonly leases: BankWriteLeases;
 
   constructor(readonly deps: EngineDeps) {
     this.activity = deps.activity ?? new Activity();
+    this.leases = new BankWriteLeases(deps.store);
     this.operations = new Operations(deps.store);
     // Async retains, and after a restart every retain left unfinished (a synchronous one with a key keeps its input).
     this.operations.register('retain', async (op) => {
@@ -153,7 +157,7 @@ export class Engine {
     try {
       const bank = await this.requireBank(op.bankId);
       this.checkEmbedder(bank);
-      const result = await this.activity.during(() => retain(this.deps, bank, input, { operation: op, progress }));
+      const result = await this.activity.during(() => retain({ ...this.deps, leases: this.leases }, bank, input, { operation: op, progress }));
       this.hooks.afterRetain?.(bank.id, result);
       return result;
     } catch (e) {

@@ -11,6 +11,7 @@ import { chunkText } from './chunking.ts';
 import { factContext, passageNames } from './context.ts';
 import { EntityResolver } from './entities.ts';
 import type { ExtractedFact, Extractor } from './extractor.ts';
+import type { BankWriteLeases } from './lease.ts';
 import { RecentFacts, semanticLinks } from './links.ts';
 import { retainModeOf } from './retain-mode.ts';
 import type { Progress, RetainItem, RetainRequest, RetainResult } from './types.ts';
@@ -20,6 +21,8 @@ export interface RetainDeps {
   store: MemoryStore;
   extractor: Extractor;
   embedder: Embedder;
+  /** One writer per bank at a time, across processes. */
+  leases: BankWriteLeases;
 }
 
 /** Chunks written per transaction for very long documents. */
@@ -28,21 +31,6 @@ const WRITE_BATCH = 64;
 interface PlannedDocument {
   id: string;
   items: Array<{ item: RetainItem; itemId: string; timestamp: string }>;
-}
-
-const locks = new Map<string, Promise<unknown>>();
-
-/** Retains for one bank run one at a time (entity resolution reads what the previous retain wrote). */
-async function withBankLock<T>(bankId: string, fn: () => Promise<T>): Promise<T> {
-  const prev = locks.get(bankId) ?? Promise.resolve();
-  const run = prev.then(fn, fn);
-  const tail = run.catch(() => undefined);
-  locks.set(bankId, tail);
-  try {
-    return await run;
-  } finally {
-    if (locks.get(bankId) === tail) locks.delete(bankId);
-  }
 }
 
 /**
@@ -142,7 +130,7 @@ export interface RetainRun {
 }
 
 export async function retain(deps: RetainDeps, bank: Bank, request: RetainRequest, run: RetainRun = {}): Promise<RetainResult> {
-  return withBankLock(bank.id, () => retainLocked(deps, bank, request, run));
+  return deps.leases.run(bank.id, () => retainLocked(deps, bank, request, run));
 }
 
 /** What one document of a request will write: its record, the chunks to add and the chunk ids to remove. */

@@ -207,8 +207,35 @@ export interface Tombstone {
   at: string;
 }
 
+/**
+ * A bank's write lease: the one holder that may write retained items into the bank until `until`. Entity
+ * resolution reads what the previous retain wrote, so two writers at once (two API processes, two threads) would
+ * resolve one name to two entities. The holder's process is described as in a Heartbeat, so a process on the same
+ * host can tell at once that it died.
+ */
+export interface WriteLease {
+  bankId: string;
+  holder: string;
+  host: string;
+  pid: number;
+  startedAt: string;
+  until: string;
+}
+
+/** The role that hands out write leases (one holder per bank at a time, across processes). */
+export interface WriteLeases {
+  /**
+   * Takes the bank's write lease for `lease.holder` until `lease.until`, or renews it: when nobody holds it, its
+   * holder's lease ended, it is `lease.holder`'s already, or it is `takeOver`'s (a holder the caller found dead).
+   * Returns the lease the bank has afterwards: `lease` when taken, the other holder's when not.
+   */
+  takeWriteLease(lease: WriteLease, takeOver?: string | null): Promise<WriteLease>;
+  /** Gives the lease up, if `holder` still holds it. */
+  releaseWriteLease(bankId: string, holder: string): Promise<void>;
+}
+
 /** The system of record: banks, documents, facts, entities, observations, queue, operations. */
-export interface MemoryStore {
+export interface MemoryStore extends WriteLeases {
   readonly name: string;
   readonly vectors: VectorIndex;
   readonly keywords: KeywordIndex;

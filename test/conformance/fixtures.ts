@@ -2,6 +2,7 @@
 // vectors (8 dimensions) whose nearest neighbours are known by construction.
 import { randomBytes } from 'node:crypto';
 import type { Bank, Chunk, DocumentRecord, Entity, Fact, FactKind, Observation, Stance } from '../../src/core/types.ts';
+import type { Embedder } from '../../src/embed/ports.ts';
 import type { ItemWrite, VectorRecord } from '../../src/store/ports.ts';
 
 export const EMBEDDER = 'conformance:unit-8d';
@@ -116,3 +117,25 @@ export function itemWrite(
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * An embedder for retains through the engine: each word leans a text towards one of the 8 axes (by its hash). It
+ * answers on a later turn of the event loop, as a model does, so retains running together interleave.
+ */
+export class HashEmbedder implements Embedder {
+  readonly id = EMBEDDER;
+  readonly dimensions = DIM;
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    await new Promise((resolve) => setImmediate(resolve));
+    return texts.map((text) => {
+      const v = new Float32Array(DIM).fill(0.01);
+      for (const word of text.toLowerCase().split(/\W+/).filter(Boolean)) {
+        let h = 0;
+        for (const ch of word) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+        v[h % DIM] += 1;
+      }
+      const n = Math.hypot(...v);
+      return v.map((x) => x / n);
+    });
+  }
+}

@@ -8,7 +8,7 @@ import type { DeadLetter, Heartbeat, Tombstone } from '../ports.ts';
 export type Props = Record<string, unknown>;
 
 const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
-const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v ?? 0));
+export const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v ?? 0));
 const list = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
 function parse<T>(v: unknown, fallback: T): T {
   if (typeof v !== 'string' || v === '') return fallback;

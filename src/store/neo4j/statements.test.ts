@@ -62,6 +62,8 @@ function catalogue(): Array<[string, Statement]> {
   add('updateBank', rec.updateBank(bank));
   add('lockBank', rec.lockBank(B, NOW));
   add('setEmbedder', rec.setEmbedder(B, 'glove'));
+  add('takeWriteLease', rec.takeWriteLease({ bankId: B, holder: EVIL, host: EVIL, pid: 7, startedAt: NOW, until: NOW }, EVIL, NOW));
+  add('releaseWriteLease', rec.releaseWriteLease(B, EVIL));
   add('createOperation', rec.createOperation(operation));
   add('updateOperation', rec.updateOperation(operation));
   add('adoptOperation', rec.adoptOperation('op-1', EVIL, EVIL));

@@ -13,7 +13,7 @@ import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Obs
 import { log } from '../../log.ts';
 import type {
   Claim, DeadLetter, DeleteResult, FactFilter, FactPage, Heartbeat, ItemWrite, KeyedOperation, ListFactsQuery, MemoryStore, ObservationWrite,
-  QueueDetail, SessionInfo, Tombstone, VectorRecord,
+  QueueDetail, SessionInfo, Tombstone, VectorRecord, WriteLease,
 } from '../ports.ts';
 import { checkBankId } from '../../core/ids.ts';
 import { Neo4jConnection } from '../neo4j/connection.ts';
@@ -21,6 +21,7 @@ import * as deletes from '../neo4j/deletes.ts';
 import { Neo4jGraphIndex, Neo4jKeywordIndex } from '../neo4j/indexes.ts';
 import { dropOrphanBankIndexes, KeywordSchema, orphanBankIndexes } from '../neo4j/keyword-schema.ts';
 import { migrateNeo4j } from '../neo4j/migrate.ts';
+import * as leases from '../neo4j/leases.ts';
 import * as queue from '../neo4j/queue.ts';
 import { Neo4jRecords } from '../neo4j/records.ts';
 import * as writes from '../neo4j/writes.ts';
@@ -186,6 +187,14 @@ export class ServerStore implements MemoryStore {
     const sources = await writes.stageVectors(this.db, bankId, embedder, vectors, nowIso());
     await this.upsertPoints(embedder, sources, vectors);
     await writes.activateVectors(this.db, bankId, sources.map((s) => s.id));
+  }
+
+  // write leases
+  takeWriteLease(lease: WriteLease, takeOver: string | null = null): Promise<WriteLease> {
+    return leases.takeWriteLease(this.db, lease, takeOver, nowIso());
+  }
+  releaseWriteLease(bankId: string, holder: string): Promise<void> {
+    return leases.releaseWriteLease(this.db, bankId, holder);
   }
 
   // consolidation queue

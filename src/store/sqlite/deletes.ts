@@ -94,7 +94,7 @@ export function deleteBank(db: Db, bankId: string): boolean {
       const found = prepared(db, 'DELETE FROM banks WHERE id = ?').run(bankId).changes > 0;
       if (!found) return false;
       // Rows without a foreign key to banks.
-      for (const table of ['entity_keys', 'fact_entities', 'fact_links', 'evidence', 'vector_changes'])
+      for (const table of ['entity_keys', 'fact_entities', 'fact_links', 'evidence', 'vector_changes', 'bank_write_leases'])
         prepared(db, `DELETE FROM ${table} WHERE bank_id = ?`).run(bankId);
       forgetBankOperations(db, bankId);
       prepared(db, 'DELETE FROM tombstones WHERE bank_id = ?').run(bankId);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation, OperationStatus } from '../../core/types.ts';
 import type {
   Claim, DeadLetter, DeleteResult, FactFilter, FactPage, Heartbeat, ItemWrite, KeyedOperation, ListFactsQuery, MemoryStore, ObservationWrite,
-  QueueDetail, SessionInfo, Tombstone, VectorRecord,
+  QueueDetail, SessionInfo, Tombstone, VectorRecord, WriteLease,
 } from '../ports.ts';
 import { checkBankId } from '../../core/ids.ts';
 import * as ops from './operations.ts';
@@ -15,6 +15,7 @@ import { SqliteGraphIndex } from './graph.ts';
 import { SqliteKeywordIndex } from './keyword.ts';
 import { countKeywordTotals, ensureKeywordIndex, syncPendingKeywordChanges } from './keyword-tables.ts';
 import { SqliteReaders } from './readers.ts';
+import * as leases from './leases.ts';
 import * as queue from './queue.ts';
 import { SqliteSessions } from './sessions.ts';
 import { F, FACT_COLUMNS, json, parseJson, placeholders, toBank, toChunk, toDocument, toEntity, toFact, toOperation, type Row } from './rows.ts';
@@ -290,6 +291,14 @@ export class SqliteStore implements MemoryStore {
   }
   async retireHeartbeat(id: string, beatAt: string | null): Promise<boolean> {
     return queue.retireHeartbeat(this.db, id, beatAt);
+  }
+
+  // write leases
+  async takeWriteLease(lease: WriteLease, takeOver: string | null = null): Promise<WriteLease> {
+    return leases.takeWriteLease(this.db, lease, takeOver, new Date().toISOString());
+  }
+  async releaseWriteLease(bankId: string, holder: string): Promise<void> {
+    leases.releaseWriteLease(this.db, bankId, holder);
   }
 
   // observations and audit

@@ -1,7 +1,7 @@
 // Cypher for the plain records of the server store: banks (and the per-bank write lock), operations with their
 // idempotency keys, tombstones.
 import type { Bank, Operation, OperationStatus } from '../../../core/types.ts';
-import type { Tombstone } from '../../ports.ts';
+import type { Tombstone, WriteLease } from '../../ports.ts';
 import { bankProps, operationProps, tombstoneProps } from '../props.ts';
 import { cypher, int, type Statement } from '../statement.ts';
 
@@ -27,6 +27,24 @@ export const updateBank = (b: Bank): Statement =>
  */
 export const lockBank = (bankId: string, now: string): Statement =>
   cypher('MATCH (b:Bank {id: $bankId}) SET b.lockedAt = $now RETURN b.embedder AS embedder', { bankId, now });
+
+/** Takes or renews the bank's write lease (after lockBank) when it is free, lapsed, the holder's or takeOver's. */
+export const takeWriteLease = (lease: WriteLease, takeOver: string | null, now: string): Statement =>
+  cypher(
+    `MATCH (b:Bank {id: $bankId})
+     FOREACH (_ IN CASE WHEN b.writeHolder IS NULL OR b.writeHolder IN [$holder, $takeOver] OR b.writeUntil < $now THEN [1] ELSE [] END |
+       SET b.writeHolder = $holder, b.writeHost = $host, b.writePid = $pid, b.writeStartedAt = $startedAt, b.writeUntil = $until)
+     RETURN b.writeHolder AS holder, b.writeHost AS host, b.writePid AS pid, b.writeStartedAt AS startedAt, b.writeUntil AS until`,
+    { bankId: lease.bankId, holder: lease.holder, host: lease.host, pid: lease.pid, startedAt: lease.startedAt, until: lease.until, takeOver, now },
+  );
+
+/** Gives the bank's write lease up if `holder` still holds it. */
+export const releaseWriteLease = (bankId: string, holder: string): Statement =>
+  cypher(
+    `MATCH (b:Bank {id: $bankId}) WHERE b.writeHolder = $holder
+     REMOVE b.writeHolder, b.writeHost, b.writePid, b.writeStartedAt, b.writeUntil`,
+    { bankId, holder },
+  );
 
 /** Sets the bank's embedder (null clears it). */
 export const setEmbedder = (bankId: string, embedder: string | null): Statement =>
