@@ -151,15 +151,21 @@ export function threadStoreConformance(label: string, harness: ThreadStoreHarnes
       test('two processes appending to one thread at once: every message one seq, no gaps, each batch in order', async () => {
         const b = await newBank('msg-concurrent');
         await newThread(b, 't');
-        const batches = 12;
-        const size = 3;
-        const appends: Array<Promise<Array<{ id: string; seq: number }>>> = [];
-        for (let i = 0; i < batches; i++) {
-          appends.push(store.appendMessages(b, 't', messages(b, 't', `p1-${i}`, size)));
-          appends.push(s.other.appendMessages(b, 't', messages(b, 't', `p2-${i}`, size)));
-        }
-        const results = await Promise.all(appends);
-        for (const r of results) assert.deepEqual(r.map((m) => m.seq - r[0].seq), [0, 1, 2], 'a batch takes consecutive numbers');
+        const batches = 100;
+        const size = 10;
+        // Each process appends batch after batch, yielding between them (a store whose calls complete synchronously
+        // would otherwise run all its batches before the other process got a turn).
+        const appender = async (st: ThreadStore, name: string) => {
+          const out: Array<Array<{ id: string; seq: number }>> = [];
+          for (let i = 0; i < batches; i++) {
+            out.push(await st.appendMessages(b, 't', messages(b, 't', `${name}-${i}`, size)));
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+          return out;
+        };
+        const results = (await Promise.all([appender(store, 'p1'), appender(s.other, 'p2')])).flat();
+        const consecutive = Array.from({ length: size }, (_, i) => i);
+        for (const r of results) assert.deepEqual(r.map((m) => m.seq - r[0].seq), consecutive, 'a batch takes consecutive numbers');
         const stored = await store.listMessages(b, 't');
         const total = batches * 2 * size;
         assert.deepEqual(stored.map((m) => m.seq), Array.from({ length: total }, (_, i) => i + 1));
@@ -261,7 +267,7 @@ export function threadStoreConformance(label: string, harness: ThreadStoreHarnes
             item(b, 'o3', { fromSeq: 8, toSeq: 10, status: 'buffered' }),
             item(b, 'o4', { fromSeq: 11, toSeq: 12, status: 'running' }),
             item(b, 'r1', { kind: 'reflection', generation: 1, fromSeq: 1, toSeq: 40, status: 'active' }),
-            item(b, 'u1', { threadId: 'u', recordId: 'thread:u', fromSeq: 1, toSeq: 30, status: 'active' }),
+            item(b, 'u1', { threadId: 'u', recordId: 'thread:u', fromSeq: 1, toSeq: 30, status: 'archived' }),
           ],
         });
         assert.deepEqual(await store.watermarks(b, 't'), { observed: 7, buffered: 12 });
