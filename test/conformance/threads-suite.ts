@@ -325,7 +325,7 @@ export function threadStoreConformance(label: string, harness: ThreadStoreHarnes
     });
 
     describe('export and restore', () => {
-      /** A bank with two threads, messages (some bridged), items of two records (some bridged) and working memory. */
+      /** A bank with two threads, messages (some bridged), items of two records (some bridged; created out of id order) and working memory. */
       async function populated(name: string): Promise<string> {
         const b = await newBank(name);
         await newThread(b, 't', { resourceId: 'r' });
@@ -334,12 +334,12 @@ export function threadStoreConformance(label: string, harness: ThreadStoreHarnes
         await store.appendMessages(b, 'u', messages(b, 'u', 'm', 2));
         await store.commit(b, {
           insert: [
-            item(b, 'o1', { recordId: 'resource:r', threadId: 't', fromSeq: 1, toSeq: 2 }), item(b, 'o2', { fromSeq: 3, toSeq: 4, status: 'buffered' }),
+            item(b, 'o9', { recordId: 'resource:r', threadId: 't', fromSeq: 1, toSeq: 2 }), item(b, 'o2', { fromSeq: 3, toSeq: 4, status: 'buffered' }),
             item(b, 'o3', { recordId: 'resource:r', threadId: 'u', fromSeq: 1, toSeq: 2 }),
-            item(b, 'r1', { recordId: 'resource:r', threadId: null, kind: 'reflection', generation: 1, fromSeq: null, toSeq: null, covers: [`${b}-o1`] }),
+            item(b, 'r1', { recordId: 'resource:r', threadId: null, kind: 'reflection', generation: 1, fromSeq: null, toSeq: null, covers: [`${b}-o9`] }),
           ],
         });
-        await store.markBridged(b, { messages: [`${b}-t-m-0`], items: [`${b}-o1`] });
+        await store.markBridged(b, { messages: [`${b}-t-m-0`], items: [`${b}-o9`] });
         await store.putWorkingMemory({ bankId: b, key: 'resource:r', content: 'wm', updatedAt: at(5) });
         return b;
       }
@@ -351,7 +351,7 @@ export function threadStoreConformance(label: string, harness: ThreadStoreHarnes
         assert.deepEqual(all.map(({ bridgedAt: _, ...m }) => m), await store.listMessages(b, 't'));
         assert.deepEqual((await store.exportMessages(b, 't', 2, 1)).map((m) => m.seq), [3]);
         const items = await store.exportItems(b, 100, 0);
-        assert.deepEqual(ids(items), ['o1', 'o2', 'o3', 'r1'].map((x) => `${b}-${x}`));
+        assert.deepEqual(ids(items), ['o9', 'o2', 'o3', 'r1'].map((x) => `${b}-${x}`));
         assert.deepEqual(items.map((i) => i.bridgedAt !== null), [true, false, false, false]);
         assert.deepEqual(ids(await store.exportItems(b, 2, 1)), [`${b}-o2`, `${b}-o3`]);
         assert.deepEqual((await store.listWorkingMemory(b)).map((w) => w.key), ['resource:r']);
