@@ -34,8 +34,8 @@ function program(): Command {
     .description('start the HTTP API on the embedded store (data directory: CAIRN_DATA_DIR, default ./data)')
     .option('-p, --port <port>', 'port (default CAIRN_PORT or 8787)', wholeNumber('port', 0, 65535))
     .action(async (opts: { port?: number }) => {
-      const { serveCommand } = await import('./serve.ts');
       const config = configuration();
+      const { serveCommand } = await import('./serve.ts');
       await serveCommand(opts.port === undefined ? config : { ...config, http: { ...config.http, port: opts.port } });
     });
   cli
@@ -78,8 +78,9 @@ function program(): Command {
     .command('worker')
     .description('run the consolidation worker as its own process (on the same store as the API)')
     .action(async () => {
+      const config = configuration();
       const { runWorker } = await import('../consolidate/run-worker.ts');
-      await runWorker(configuration());
+      await runWorker(config);
     });
   cli
     .command('export <bank>')
