@@ -23,7 +23,7 @@ COPY bin ./bin
 COPY src ./src
 COPY migrations ./migrations
 RUN node --import tsx --input-type=module \
-      -e "const { createEmbedder } = await import('./src/embed/select.ts'); await createEmbedder({ CAIRN_CACHE_DIR: process.env.CAIRN_CACHE_DIR });" \
+      -e "const { loadConfig } = await import('./src/config/index.ts'); const { createEmbedder } = await import('./src/embed/select.ts'); await createEmbedder(loadConfig().embed);" \
  && mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 8787

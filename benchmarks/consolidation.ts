@@ -14,7 +14,7 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFil
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compose } from '../src/compose.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { attachConsolidation } from '../src/consolidate/attach.ts';
 import { grammarCheck, sharesSubject } from '../src/consolidate/quality.ts';
 import { shown as shownText, statedPart } from '../src/consolidate/synthesis.ts';

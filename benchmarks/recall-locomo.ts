@@ -17,7 +17,7 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFil
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compose } from '../src/compose.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 import type { Engine } from '../src/engine.ts';
 import type { RecallSettings } from '../src/recall/types.ts';
 import type { RetainItem } from '../src/retain/types.ts';

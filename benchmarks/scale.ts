@@ -12,7 +12,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { compose } from '../src/compose.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 import type { Engine } from '../src/engine.ts';
 import { ROOT } from './beam-server.ts';
 import { formatLoad, percentile } from './measure.ts';

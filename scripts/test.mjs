@@ -27,7 +27,7 @@ if (!filter.length) {
 
 const run = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=180000', '--test-force-exit', '--test-reporter=spec', ...files],
+  ['--import', 'tsx', '--import', './test/support/log-level.ts', '--test', '--test-concurrency=1', '--test-timeout=180000', '--test-force-exit', '--test-reporter=spec', ...files],
   { stdio: 'inherit', env: { ...process.env, CAIRN_LOG_LEVEL: process.env.CAIRN_LOG_LEVEL ?? 'warn' } },
 );
 process.exit(run.status ?? 1);

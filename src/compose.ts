@@ -7,23 +7,22 @@ import { consolidationRoutes } from './api/routes/consolidation.ts';
 import { reflectRoutes } from './api/routes/reflect.ts';
 import { threadRoutes } from './api/routes/threads.ts';
 import { usageRoutes } from './api/routes/usage.ts';
-import type { Config } from './config.ts';
+import type { Config } from './config/index.ts';
 import { attachConsolidation } from './consolidate/attach.ts';
 import { consolidatorFor } from './consolidate/llm.ts';
-import { workerOptionsFromEnv } from './consolidate/settings.ts';
+import { workerOptions } from './consolidate/settings.ts';
 import { ThreadLoop } from './consolidate/thread.ts';
 import type { ConsolidationWorker } from './consolidate/worker.ts';
 import { Activity } from './core/activity.ts';
 import { Engine } from './engine.ts';
 import { createEmbedder, createReranker } from './embed/select.ts';
 import { describeLlm, resolveLlm } from './llm/config.ts';
-import { log } from './log.ts';
+import { configureLog, log } from './log.ts';
 import { chooseAnswerer } from './reflect/choose.ts';
 import { LlmExtractor } from './retain/llm-extractor.ts';
 import { OfflineExtractor } from './retain/offline-extractor.ts';
 import { PooledExtractor } from './retain/pooled-extractor.ts';
 import type { MemoryStore } from './store/ports.ts';
-import { serverOptionsFromEnv } from './store/server/options.ts';
 import { openDatabase } from './store/sqlite/database.ts';
 import { SqliteStore } from './store/sqlite/store.ts';
 import { SqliteThreadStore } from './store/sqlite/threads.ts';
@@ -47,7 +46,7 @@ export interface Composed {
 }
 
 export interface ComposeOptions {
-  /** Run the consolidation loop in this process (default: config.embeddedWorker). */
+  /** Run the consolidation loop in this process (default: config.consolidate.embeddedWorker). */
   startWorker?: boolean;
   /** Overrides of recall's tunables (benchmarks tune with them). */
   recallSettings?: Partial<RecallSettings>;
@@ -56,26 +55,27 @@ export interface ComposeOptions {
 }
 
 async function openStore(config: Config): Promise<{ store: MemoryStore; local: SqliteStore | null }> {
-  if (config.env.CAIRN_STORE === 'server') {
+  if (config.store.kind === 'server') {
     // Loaded only in server mode: the Neo4j and Qdrant clients cost the embedded default a second of start-up.
     const { ServerStore } = await import('./store/server/store.ts');
-    return { store: await ServerStore.open(serverOptionsFromEnv(config.env)), local: null };
+    return { store: await ServerStore.open(config.store.server), local: null };
   }
-  const store = new SqliteStore({ dataDir: config.dataDir });
+  const store = new SqliteStore({ dataDir: config.store.dataDir });
   return { store, local: store };
 }
 
 export async function compose(config: Config, options: ComposeOptions = {}): Promise<Composed> {
+  configureLog(config.log);
   const { store, local } = await openStore(config);
   // The ledger and thread memory live in the embedded database; in server mode each process keeps a local
   // SQLite file for them (no Neo4j adapter for either yet).
-  const localDb = local?.db ?? openDatabase(join(config.dataDir, 'local.db'));
+  const localDb = local?.db ?? openDatabase(join(config.store.dataDir, 'local.db'));
   const ledger = new SqliteUsageLedger(localDb);
-  const embedder = await createEmbedder(config.env);
-  const reranker = await createReranker(config.env);
-  const retainLlm = resolveLlm('retain', undefined, { env: config.env, ledger });
+  const embedder = await createEmbedder(config.embed);
+  const reranker = await createReranker(config.embed);
+  const retainLlm = resolveLlm('retain', undefined, { llm: config.llm, ledger });
   // The offline extractor runs on the main thread, plus CAIRN_EXTRACT_THREADS worker threads when set.
-  const extractThreads = Number(config.env.CAIRN_EXTRACT_THREADS ?? 0);
+  const extractThreads = config.retain.extractThreads;
   const extractor = retainLlm
     ? new LlmExtractor(retainLlm)
     : extractThreads > 0
@@ -88,34 +88,34 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
   });
   // Banks whose consolidation resolves to a provider (environment or bank config) use the LLM consolidator; the
   // rest the offline one. resolveLlm already records every call in the ledger.
-  const consolidator = consolidatorFor(embedder.embedder, (bank) => resolveLlm('consolidation', bank.config, { env: config.env, ledger }));
-  const startWorker = options.startWorker ?? config.embeddedWorker;
-  const worker = attachConsolidation(engine, { consolidator, worker: workerOptionsFromEnv(config.env) });
-  if (startWorker && config.workerThread) worker.runElsewhere(new ThreadLoop(config, worker, activity));
+  const consolidator = consolidatorFor(embedder.embedder, (bank) => resolveLlm('consolidation', bank.config, { llm: config.llm, ledger }));
+  const startWorker = options.startWorker ?? config.consolidate.embeddedWorker;
+  const worker = attachConsolidation(engine, { consolidator, worker: workerOptions(config.consolidate) });
+  if (startWorker && config.consolidate.workerThread) worker.runElsewhere(new ThreadLoop(config, worker, activity));
   if (startWorker) worker.start();
   const threadStore = new SqliteThreadStore(localDb);
   const threads = new ThreadMemory({
     store: threadStore,
     banks: store,
-    llmFor: (bank) => resolveLlm('threads', bank.config, { env: config.env, ledger }),
+    llmFor: (bank) => resolveLlm('threads', bank.config, { llm: config.llm, ledger }),
     bridge: async (bankId, items) => {
       await engine.retain(bankId, { items, documentMode: 'append' });
     },
   });
   const routes: Composed['routes'] = [
     threadRoutes({ memory: threads }),
-    reflectRoutes(engine, (bank) => chooseAnswerer(resolveLlm('reflect', bank.config, { env: config.env, ledger }))),
+    reflectRoutes(engine, (bank) => chooseAnswerer(resolveLlm('reflect', bank.config, { llm: config.llm, ledger }))),
     usageRoutes(engine, ledger),
     consolidationRoutes(engine, worker),
     auditRoutes(engine, worker),
   ];
   const describe = [
-    `store: ${store.name}${local ? ` (${config.dataDir})` : ''}`,
+    `store: ${store.name}${local ? ` (${config.store.dataDir})` : ''}`,
     embedder.description,
     reranker.description,
     `extractor: ${extractor.name}`,
-    describeLlm(config.env),
-    `worker: ${startWorker ? (config.workerThread ? 'in process (own thread)' : 'in process (API thread)') : 'off'}`,
+    describeLlm(config.llm),
+    `worker: ${startWorker ? (config.consolidate.workerThread ? 'in process (own thread)' : 'in process (API thread)') : 'off'}`,
   ].join('; ');
   if (options.announce !== false) log.info(describe);
   const shutdown = async (): Promise<void> => {

@@ -1,14 +1,18 @@
-// A minimal leveled logger on stderr (CAIRN_LOG_LEVEL = debug | info | warn | error | silent).
-const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
-type Level = keyof typeof LEVELS;
+// A minimal leveled logger on stderr. Its level comes from the configuration (CAIRN_LOG_LEVEL, config/log.ts),
+// set at start by configureLog (the CLI and compose do it); until then it logs from info up.
+import type { LogConfig, LogLevel } from './config/log.ts';
 
-function threshold(): number {
-  const v = (process.env.CAIRN_LOG_LEVEL ?? 'info') as Level;
-  return LEVELS[v] ?? LEVELS.info;
+const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+
+let threshold = LEVELS.info;
+
+/** Logs from `config.level` up in this thread from now on. */
+export function configureLog(config: LogConfig): void {
+  threshold = LEVELS[config.level];
 }
 
-function write(level: Exclude<Level, 'silent'>, message: string): void {
-  if (LEVELS[level] < threshold()) return;
+function write(level: Exclude<LogLevel, 'silent'>, message: string): void {
+  if (LEVELS[level] < threshold) return;
   process.stderr.write(`${new Date().toISOString()} ${level.padEnd(5)} ${message}\n`);
 }
 

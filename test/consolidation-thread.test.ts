@@ -3,7 +3,7 @@
 // and stops with the server. CAIRN_WORKER=main keeps it on the API's event loop, as before.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
 type Status = {
@@ -94,9 +94,9 @@ describe('consolidation on its own thread', () => {
 
 describe('CAIRN_WORKER', () => {
   test('on (a thread, the default), main (the API thread) and off; anything else is refused by name', () => {
-    assert.deepEqual([loadConfig({}).embeddedWorker, loadConfig({}).workerThread], [true, true]);
-    assert.deepEqual([loadConfig({ CAIRN_WORKER: 'main' }).embeddedWorker, loadConfig({ CAIRN_WORKER: 'main' }).workerThread], [true, false]);
-    assert.equal(loadConfig({ CAIRN_WORKER: 'off' }).embeddedWorker, false);
+    assert.deepEqual([loadConfig({}).consolidate.embeddedWorker, loadConfig({}).consolidate.workerThread], [true, true]);
+    assert.deepEqual([loadConfig({ CAIRN_WORKER: 'main' }).consolidate.embeddedWorker, loadConfig({ CAIRN_WORKER: 'main' }).consolidate.workerThread], [true, false]);
+    assert.equal(loadConfig({ CAIRN_WORKER: 'off' }).consolidate.embeddedWorker, false);
     assert.throws(() => loadConfig({ CAIRN_WORKER: 'yes' }), /CAIRN_WORKER 'yes' must be on, off or main/);
     assert.throws(() => loadConfig({ CAIRN_WORKER_NICE: '25' }), /CAIRN_WORKER_NICE/);
   });

@@ -2,9 +2,9 @@
 // when it runs, so mistakes in arguments and files are reported before (and without) loading a store or models.
 // Every error is one line on stderr and a non-zero exit (CAIRN_LOG_LEVEL=debug adds the stack).
 import { Argument, Command, InvalidArgumentError } from 'commander';
-import { loadConfig } from '../config.ts';
+import { loadConfig, type Config } from '../config/index.ts';
 import { isoInstant, ISO_HINT } from '../core/time.ts';
-import { log } from '../log.ts';
+import { configureLog, log } from '../log.ts';
 import { MEMORY_COMMANDS } from '../threads/cli.ts';
 
 /** A commander parser for a whole number in [min, max], refusing anything else with a message naming the option. */
@@ -20,6 +20,13 @@ const instant = (value: string): string => {
   return at;
 };
 
+/** The configuration, read once when a command runs (after its arguments were checked); logging follows it. */
+function configuration(): Config {
+  const config = loadConfig();
+  configureLog(config.log);
+  return config;
+}
+
 function program(): Command {
   const cli = new Command('cairn').description('Cairn: a memory engine for AI agents');
   cli
@@ -27,8 +34,9 @@ function program(): Command {
     .description('start the HTTP API on the embedded store (data directory: CAIRN_DATA_DIR, default ./data)')
     .option('-p, --port <port>', 'port (default CAIRN_PORT or 8787)', wholeNumber('port', 0, 65535))
     .action(async (opts: { port?: number }) => {
+      const config = configuration();
       const { serveCommand } = await import('./serve.ts');
-      await serveCommand(loadConfig(opts.port !== undefined ? { ...process.env, CAIRN_PORT: String(opts.port) } : process.env));
+      await serveCommand(opts.port === undefined ? config : { ...config, http: { ...config.http, port: opts.port } });
     });
   cli
     .command('retain <file>')
@@ -39,7 +47,7 @@ function program(): Command {
       const { readItems } = await import('./items.ts');
       const items = readItems(file, opts.document);
       const { retainCommand } = await import('./memory-commands.ts');
-      await retainCommand(loadConfig(), file, opts, undefined, items);
+      await retainCommand(configuration(), file, opts, undefined, items);
     });
   cli
     .command('recall <query>')
@@ -57,21 +65,22 @@ function program(): Command {
       });
       if (!request.success) throw new Error(describeIssues(request.error.issues));
       const { recallCommand } = await import('./memory-commands.ts');
-      await recallCommand(loadConfig(), opts.bank, request.data, opts);
+      await recallCommand(configuration(), opts.bank, request.data, opts);
     });
   cli
     .command('reembed <bank>')
     .description('re-embed every fact of a bank with the active embedder (after changing CAIRN_EMBEDDER)')
     .action(async (bank: string) => {
       const { reembedCommand } = await import('./reembed.ts');
-      await reembedCommand(loadConfig(), bank);
+      await reembedCommand(configuration(), bank);
     });
   cli
     .command('worker')
     .description('run the consolidation worker as its own process (on the same store as the API)')
     .action(async () => {
+      const config = configuration();
       const { runWorker } = await import('../consolidate/run-worker.ts');
-      await runWorker(loadConfig());
+      await runWorker(config);
     });
   cli
     .command('export <bank>')
@@ -80,7 +89,7 @@ function program(): Command {
     .option('--embeddings', 'include vectors')
     .action(async (bank: string, o: { out?: string; embeddings?: boolean }) => {
       const { exportCommand } = await import('../portability/cli.ts');
-      await exportCommand(loadConfig(), bank, o);
+      await exportCommand(configuration(), bank, o);
     });
   cli
     .command('import <file>')
@@ -88,7 +97,7 @@ function program(): Command {
     .option('-b, --bank <id>', 'import under another bank id')
     .action(async (file: string, o: { bank?: string }) => {
       const { importCommand } = await import('../portability/cli.ts');
-      await importCommand(loadConfig(), file, o);
+      await importCommand(configuration(), file, o);
     });
   cli
     .command('reconcile')
@@ -97,7 +106,7 @@ function program(): Command {
     .option('--dry-run', 'only report')
     .action(async (o: { olderThan: string; dryRun?: boolean }) => {
       const { reconcileCommand } = await import('../portability/cli.ts');
-      await reconcileCommand(loadConfig(), { olderThan: o.olderThan, dryRun: o.dryRun });
+      await reconcileCommand(configuration(), { olderThan: o.olderThan, dryRun: o.dryRun });
     });
   cli
     .command('memory')
@@ -108,7 +117,7 @@ function program(): Command {
     .option('--json', 'print JSON')
     .action(async (action: string, o: { bank: string; thread: string; json?: boolean }) => {
       const { memoryCommand } = await import('./thread-memory.ts');
-      await memoryCommand(loadConfig(), action, o);
+      await memoryCommand(configuration(), action, o);
     });
   return cli;
 }

@@ -1,6 +1,6 @@
 // `cairn retain <file>` and `cairn recall "<query>"`, run directly on the configured store.
 import { compose } from '../compose.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import { checkBankId } from '../core/ids.ts';
 import { processIo, type CommandIo } from '../portability/cli.ts';
 import type { RecallRequest } from '../recall/types.ts';

@@ -3,20 +3,21 @@
 import { serve } from '@hono/node-server';
 import { createApp } from '../api/app.ts';
 import { compose } from '../compose.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import { log } from '../log.ts';
 
 export async function serveCommand(config: Config): Promise<void> {
   const { engine, routes, shutdown } = await compose(config);
-  const app = createApp(engine, { apiKey: config.apiKey, extraRoutes: routes });
+  const { host, port, apiKey } = config.http;
+  const app = createApp(engine, { apiKey, extraRoutes: routes });
   const resumed = await engine.operations.resume();
   if (resumed) log.info(`resumed ${resumed} unfinished operation(s)`);
-  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
-    log.info(`cairn listening on http://${config.host}:${info.port} (auth: ${config.apiKey ? 'bearer key' : 'off'})`);
+  const server = serve({ fetch: app.fetch, hostname: host, port }, (info) => {
+    log.info(`cairn listening on http://${host}:${info.port} (auth: ${apiKey ? 'bearer key' : 'off'})`);
   });
   server.once('error', (e: Error) => {
     // A port in use or not ours to bind: one line and a non-zero exit, like every CLI error.
-    process.stderr.write(`cairn: cannot listen on ${config.host}:${config.port}: ${e.message}\n`);
+    process.stderr.write(`cairn: cannot listen on ${host}:${port}: ${e.message}\n`);
     void shutdown().finally(() => process.exit(1));
   });
   let stopping = false;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after } from 'node:test';
-import { loadConfig, type Config } from '../config.ts';
+import { loadConfig, type Config } from '../config/index.ts';
 import { TEST_CACHE_DIR } from '../embed/testing.ts';
 import type { CommandIo } from '../portability/cli.ts';
 

@@ -1,6 +1,6 @@
 // `cairn memory list|status|clear --bank <bank> --thread <id>`: thread memory from the command line.
 import { compose } from '../compose.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import { MEMORY_COMMANDS, runMemoryCommand, type MemoryCommand } from '../threads/cli.ts';
 
 export async function memoryCommand(config: Config, action: string, o: { bank: string; thread: string; json?: boolean }): Promise<void> {
@@ -9,7 +9,7 @@ export async function memoryCommand(config: Config, action: string, o: { bank: s
     process.exitCode = 2;
     return;
   }
-  const { threads, shutdown } = await compose({ ...config, embeddedWorker: false });
+  const { threads, shutdown } = await compose(config, { startWorker: false });
   try {
     process.stdout.write(await runMemoryCommand(threads, action as MemoryCommand, o));
   } finally {

@@ -2,10 +2,10 @@
 // worker is then turned off with CAIRN_WORKER=off, though running both is safe: claims never overlap).
 import { compose } from '../compose.ts';
 import type { Engine } from '../engine.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import { log } from '../log.ts';
 import type { Consolidator } from './consolidator.ts';
-import { workerOptionsFromEnv } from './settings.ts';
+import { workerOptions } from './settings.ts';
 import { ConsolidationWorker, type WorkerOptions } from './worker.ts';
 
 export interface RunningWorker {
@@ -24,7 +24,7 @@ export async function runWorker(
     // Tests and callers may swap the consolidator or tune the loop; the composed worker is then not started.
     const custom = new ConsolidationWorker(
       { store: engine.deps.store, embedder: engine.deps.embedder, consolidator: consolidator ?? worker.deps.consolidator },
-      { ...workerOptionsFromEnv(config.env), ...overrides },
+      { ...workerOptions(config.consolidate), ...overrides },
     );
     return start(custom, engine);
   }

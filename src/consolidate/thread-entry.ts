@@ -5,7 +5,7 @@ import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { compose } from '../compose.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import { Activity, StepAside } from '../core/activity.ts';
 import { log } from '../log.ts';
 import { ConsolidationWorker, type BatchReport, type DrainReport } from './worker.ts';
@@ -51,8 +51,8 @@ async function main(): Promise<void> {
   const { config, workerId, activity: shared } = workerData as ThreadData;
   const aside = new StepAside(new Activity(shared), WAIT_PER_WORK, API_FIRST_MS);
   const post = (m: FromThread): void => port.postMessage(m);
-  lowerPriority(config.workerNice);
-  const { worker: composed, shutdown } = await compose({ ...config, embeddedWorker: false }, { startWorker: false, announce: false });
+  lowerPriority(config.consolidate.workerNice);
+  const { worker: composed, shutdown } = await compose(config, { startWorker: false, announce: false });
   const worker = new ConsolidationWorker(composed.deps, {
     ...composed.options,
     workerId,

@@ -5,7 +5,7 @@
 // its ConsolidationWorker for status and deletions; the loop, drains asked for through the API and notifications
 // are forwarded here (worker.ts RemoteLoop). A thread that dies is started again after a pause.
 import type { Worker } from 'node:worker_threads';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import type { Activity } from '../core/activity.ts';
 import { log } from '../log.ts';
 import { sibling, typescriptThread } from '../worker-loader.ts';

@@ -13,7 +13,6 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { stemmer } from 'stemmer';
-import { defaultGloveCacheFile } from './paths.ts';
 
 export const GLOVE_DIMENSIONS = 100;
 /** Words kept. On LoCoMo, 50k/100k/200k words gave the same recall@10 (0.379/0.379/0.378); 100k keeps rarer names. */
@@ -67,8 +66,8 @@ export function gloveSourceFile(): string | null {
  * Reads only the prefix of the JSON that holds the most frequent words (~95 MB of 300 MB).
  */
 export async function buildGloveCache(
-  progress?: (p: GloveBuildProgress) => void,
-  file: string = defaultGloveCacheFile(),
+  progress: ((p: GloveBuildProgress) => void) | undefined,
+  file: string,
   source: string | null = gloveSourceFile(),
 ): Promise<GloveBuildResult> {
   const started = performance.now();
@@ -94,7 +93,7 @@ export async function buildGloveCache(
  * Reads the cache, or returns undefined when it is missing, malformed, from another format version,
  * or stale (built from a source file of another size; not checked when `source` is null).
  */
-export function readGloveCache(file: string = defaultGloveCacheFile(), source: string | null = gloveSourceFile()): GloveTable | undefined {
+export function readGloveCache(file: string, source: string | null = gloveSourceFile()): GloveTable | undefined {
   let buffer: Buffer;
   try {
     buffer = readFileSync(file);

@@ -8,13 +8,13 @@
 // Words missing from the table (4+ letters) fall back to the most frequent word sharing their Porter stem,
 // else are skipped.
 // A text with no known word gets a deterministic vector hashed from its tokens, so every output is unit length.
-// Anything that changes the vectors (table, tokenizer, weights) must bump the version in GLOVE_ID.
+// Anything that changes the vectors (table, tokenizer, weights) must bump the version in GLOVE_ID (model-ids.ts).
 import type { Embedder } from './ports.ts';
 import { stemmer } from 'stemmer';
 import { buildGloveCache, gloveSourceFile, readGloveCache, type GloveBuildProgress, type GloveTable } from './glove-cache.ts';
-import { defaultGloveCacheFile } from './paths.ts';
+import { GLOVE_ID } from './model-ids.ts';
 
-export const GLOVE_ID = 'glove:wink-sg-100d:v1';
+export { GLOVE_ID };
 
 const SIF_A = 1e-3;
 const EULER_GAMMA = 0.5772156649;
@@ -26,8 +26,8 @@ const MIN_STEMMED = 4;
 const NEGATED: Readonly<Record<string, string>> = { ca: 'can', wo: 'will', sha: 'shall' };
 
 export interface GloveEmbedderOptions {
-  /** Binary cache file; default `${CAIRN_CACHE_DIR ?? ~/.cache/cairn}/glove-100d.bin`. Built on first use if missing. */
-  cacheFile?: string;
+  /** Binary cache file (paths.ts gloveCacheFile of the configured cache folder). Built on first use if missing. */
+  cacheFile: string;
   /** Progress of the one-time cache build. */
   onProgress?: (progress: GloveBuildProgress) => void;
 }
@@ -63,8 +63,8 @@ export class GloveEmbedder implements Embedder {
   }
 
   /** Loads the binary cache, building it first (2-3 s, once) when it is missing or stale. */
-  static async open(options: GloveEmbedderOptions = {}): Promise<GloveEmbedder> {
-    const file = options.cacheFile ?? defaultGloveCacheFile();
+  static async open(options: GloveEmbedderOptions): Promise<GloveEmbedder> {
+    const file = options.cacheFile;
     const started = performance.now();
     const source = gloveSourceFile();
     let table = readGloveCache(file, source);

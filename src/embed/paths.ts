@@ -2,18 +2,15 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-/** `$CAIRN_CACHE_DIR`, else `~/.cache/cairn`. */
-export function cairnCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  const configured = env.CAIRN_CACHE_DIR?.trim();
-  return configured ? configured : join(homedir(), '.cache', 'cairn');
+/** The cache folder when CAIRN_CACHE_DIR is not set. */
+export const DEFAULT_CACHE_DIR = join(homedir(), '.cache', 'cairn');
+
+/** The GloVe binary cache in a cache folder. */
+export function gloveCacheFile(cacheDir: string): string {
+  return join(cacheDir, 'glove-100d.bin');
 }
 
-/** Default file of the GloVe binary cache. */
-export function defaultGloveCacheFile(env: NodeJS.ProcessEnv = process.env): string {
-  return join(cairnCacheDir(env), 'glove-100d.bin');
-}
-
-/** Default folder that hub downloads are kept in (same layout as a CAIRN_MODELS_DIR: `<dir>/<org>/<model>/...`). */
-export function defaultModelCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  return join(cairnCacheDir(env), 'models');
+/** The folder hub downloads are kept in (same layout as a CAIRN_MODELS_DIR: `<dir>/<org>/<model>/...`). */
+export function modelCacheDir(cacheDir: string = DEFAULT_CACHE_DIR): string {
+  return join(cacheDir, 'models');
 }

@@ -1,24 +1,20 @@
-// Chooses the embedder and reranker adapters from configuration, loads them, and describes the choice in one line.
-//
-//   CAIRN_EMBEDDER   'glove' (default) | 'transformers' (= Xenova/bge-small-en-v1.5) | a model id ('org/name',
-//                    optionally prefixed 'transformers:', as recorded in embedder ids)
-//   CAIRN_RERANKER   'none' | a model id; unset = automatic, see below
-//   CAIRN_MODELS_DIR folder of models (`<dir>/<org>/<name>/...`), read locally only; without it, transformer
-//                    models are fetched from the Hugging Face hub on first use into `${CAIRN_CACHE_DIR}/models`
-//   CAIRN_CACHE_DIR  where the GloVe cache and hub downloads go (default ~/.cache/cairn)
+// Loads the embedder and reranker the configuration chose (config/embed.ts: CAIRN_EMBEDDER, CAIRN_RERANKER,
+// CAIRN_MODELS_DIR, CAIRN_CACHE_DIR) and describes the choice in one line.
 //
 // Defaults: the GloVe embedder, because it works offline and its id is recorded with every stored vector; a bank
-// never changes embedder silently, so even a configured models dir does not switch it. The reranker only reorders
-// results, so it turns on by itself when models are evidently available: with CAIRN_MODELS_DIR, if that folder holds
-// Xenova/ms-marco-MiniLM-L-6-v2; without it, if CAIRN_EMBEDDER already names a hub model (hub access is in use).
-// Otherwise it is 'none'.
+// never changes embedder silently, so even a configured models dir does not switch it. Without CAIRN_MODELS_DIR,
+// transformer models are fetched from the Hugging Face hub on first use into `${CAIRN_CACHE_DIR}/models`. The
+// reranker only reorders results, so when CAIRN_RERANKER is unset it turns on by itself when models are evidently
+// available: with CAIRN_MODELS_DIR, if that folder holds Xenova/ms-marco-MiniLM-L-6-v2; without it, if
+// CAIRN_EMBEDDER already names a hub model (hub access is in use). Otherwise it is 'none'.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Embedder, Reranker } from './ports.ts';
-import { GLOVE_ID, GloveEmbedder } from './glove.ts';
+import type { EmbedConfig } from '../config/embed.ts';
+import { GloveEmbedder } from './glove.ts';
 import type { GloveBuildProgress } from './glove-cache.ts';
-import { defaultGloveCacheFile, defaultModelCacheDir } from './paths.ts';
-import { DEFAULT_EMBEDDING_MODEL, DEFAULT_RERANKER_MODEL } from './model-ids.ts';
+import { gloveCacheFile, modelCacheDir } from './paths.ts';
+import { DEFAULT_RERANKER_MODEL } from './model-ids.ts';
 import type { ModelProgress } from './transformers.ts';
 
 /** The transformer adapters, loaded on first use: the offline default starts without transformers.js. */
@@ -43,65 +39,50 @@ export interface SelectedReranker {
   description: string;
 }
 
-type EmbedderChoice = { kind: 'glove' } | { kind: 'transformers'; model: string };
-
-export function embedderChoice(env: NodeJS.ProcessEnv = process.env): EmbedderChoice {
-  const value = env.CAIRN_EMBEDDER?.trim() || 'glove';
-  if (value === 'glove' || value === GLOVE_ID) return { kind: 'glove' };
-  if (value.startsWith('glove:')) throw new Error(`CAIRN_EMBEDDER '${value}' is not a known GloVe embedder (use 'glove', i.e. ${GLOVE_ID})`);
-  if (value === 'transformers') return { kind: 'transformers', model: DEFAULT_EMBEDDING_MODEL };
-  return { kind: 'transformers', model: value.replace(/^transformers:/, '') };
-}
-
-export async function createEmbedder(env: NodeJS.ProcessEnv = process.env, options: SelectOptions = {}): Promise<SelectedEmbedder> {
-  const choice = embedderChoice(env);
+export async function createEmbedder(config: EmbedConfig, options: SelectOptions = {}): Promise<SelectedEmbedder> {
+  const choice = config.embedder;
   if (choice.kind === 'glove') {
-    const embedder = await GloveEmbedder.open({ cacheFile: defaultGloveCacheFile(env), onProgress: options.onGloveProgress });
+    const embedder = await GloveEmbedder.open({ cacheFile: gloveCacheFile(config.cacheDir), onProgress: options.onGloveProgress });
     const built = embedder.loadInfo.source === 'built' ? ', cache built now' : '';
     return { embedder, description: `embedder: ${embedder.id} (offline, ${embedder.dimensions}-d${built})` };
   }
-  const modelsDir = modelsDirOf(env);
   const embedder = await withHint(
     'Set CAIRN_EMBEDDER=glove to use the offline GloVe embedder, or CAIRN_MODELS_DIR to a folder holding the model',
-    async () => (await transformers()).TransformersEmbedder.load({ ...transformersOptions(env, modelsDir, options), model: choice.model }),
+    async () => (await transformers()).TransformersEmbedder.load({ ...transformersOptions(config, options), model: choice.model }),
   );
-  return { embedder, description: `embedder: ${embedder.id} (${embedder.dimensions}-d, ${origin(env, modelsDir)})` };
+  return { embedder, description: `embedder: ${embedder.id} (${embedder.dimensions}-d, ${origin(config)})` };
 }
 
-export async function createReranker(env: NodeJS.ProcessEnv = process.env, options: SelectOptions = {}): Promise<SelectedReranker> {
-  const modelsDir = modelsDirOf(env);
-  const value = env.CAIRN_RERANKER?.trim();
+export async function createReranker(config: EmbedConfig, options: SelectOptions = {}): Promise<SelectedReranker> {
+  const { modelsDir, reranker: choice } = config;
   let model: string;
-  if (value === 'none') return { reranker: null, description: 'reranker: none' };
-  if (value) {
-    model = value.replace(/^transformers:/, '');
+  if (choice.kind === 'none') return { reranker: null, description: 'reranker: none' };
+  if (choice.kind === 'model') {
+    model = choice.model;
   } else if (modelsDir !== undefined) {
     if (!existsSync(join(modelsDir, DEFAULT_RERANKER_MODEL, 'config.json'))) {
       return { reranker: null, description: `reranker: none (${DEFAULT_RERANKER_MODEL} is not in CAIRN_MODELS_DIR)` };
     }
     model = DEFAULT_RERANKER_MODEL;
-  } else if (embedderChoice(env).kind === 'transformers') {
+  } else if (config.embedder.kind === 'transformers') {
     model = DEFAULT_RERANKER_MODEL;
   } else {
     return { reranker: null, description: 'reranker: none' };
   }
   const reranker = await withHint(
     'Set CAIRN_RERANKER=none to recall without reranking, or CAIRN_MODELS_DIR to a folder holding the model',
-    async () => (await transformers()).TransformersReranker.load({ ...transformersOptions(env, modelsDir, options), model }),
+    async () => (await transformers()).TransformersReranker.load({ ...transformersOptions(config, options), model }),
   );
-  return { reranker, description: `reranker: ${reranker.id} (${origin(env, modelsDir)})` };
+  return { reranker, description: `reranker: ${reranker.id} (${origin(config)})` };
 }
 
-function modelsDirOf(env: NodeJS.ProcessEnv): string | undefined {
-  return env.CAIRN_MODELS_DIR?.trim() || undefined;
+function transformersOptions(config: EmbedConfig, options: SelectOptions) {
+  const { modelsDir } = config;
+  return { modelsDir, cacheDir: modelCacheDir(config.cacheDir), allowRemote: modelsDir === undefined, onProgress: options.onModelProgress };
 }
 
-function transformersOptions(env: NodeJS.ProcessEnv, modelsDir: string | undefined, options: SelectOptions) {
-  return { modelsDir, cacheDir: defaultModelCacheDir(env), allowRemote: modelsDir === undefined, onProgress: options.onModelProgress };
-}
-
-function origin(env: NodeJS.ProcessEnv, modelsDir: string | undefined): string {
-  return modelsDir !== undefined ? `local models in ${modelsDir}` : `Hugging Face hub, cached in ${defaultModelCacheDir(env)}`;
+function origin(config: EmbedConfig): string {
+  return config.modelsDir !== undefined ? `local models in ${config.modelsDir}` : `Hugging Face hub, cached in ${modelCacheDir(config.cacheDir)}`;
 }
 
 async function withHint<T>(hint: string, load: () => Promise<T>): Promise<T> {

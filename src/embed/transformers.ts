@@ -9,7 +9,7 @@
 // Models are read through transformers.js' file cache (`cache_dir`), never through its process-wide `env`:
 // - modelsDir: a folder laid out as `<dir>/<org>/<model>/{config.json,tokenizer.json,onnx/model.onnx,...}`,
 //   read locally only;
-// - otherwise cacheDir (default `${CAIRN_CACHE_DIR ?? ~/.cache/cairn}/models`, same layout), filled from the
+// - otherwise cacheDir (embed/select.ts passes `<CAIRN_CACHE_DIR>/models`; default ~/.cache/cairn/models, same layout), filled from the
 //   Hugging Face hub on first use when allowRemote is true. A filled cacheDir can serve as a modelsDir elsewhere.
 import {
   AutoModelForSequenceClassification,
@@ -23,7 +23,7 @@ import {
 } from '@huggingface/transformers';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Embedder, Reranker } from './ports.ts';
-import { defaultModelCacheDir } from './paths.ts';
+import { modelCacheDir } from './paths.ts';
 
 import { DEFAULT_EMBEDDING_MODEL, DEFAULT_RERANKER_MODEL } from './model-ids.ts';
 
@@ -44,7 +44,7 @@ export interface TransformersOptions {
   model?: string;
   /** Read the model from this folder only (`<dir>/<model id>/...`); nothing is fetched. */
   modelsDir?: string;
-  /** Where hub downloads are kept; default `${CAIRN_CACHE_DIR ?? ~/.cache/cairn}/models`. */
+  /** Where hub downloads are kept; default ~/.cache/cairn/models. */
   cacheDir?: string;
   /** Fetch missing files from the Hugging Face hub (default true; ignored, i.e. false, when modelsDir is set). */
   allowRemote?: boolean;
@@ -176,7 +176,7 @@ export class TransformersReranker implements Reranker {
 function pretrainedOptions(model: string, options: TransformersOptions) {
   const local = options.modelsDir !== undefined || options.allowRemote === false;
   return {
-    cache_dir: options.modelsDir ?? options.cacheDir ?? defaultModelCacheDir(),
+    cache_dir: options.modelsDir ?? options.cacheDir ?? modelCacheDir(),
     local_files_only: local,
     progress_callback: options.onProgress ? forwardProgress(model, options.onProgress) : undefined,
   };
@@ -202,8 +202,8 @@ async function loading<T>(model: string, options: TransformersOptions, load: () 
       options.modelsDir !== undefined
         ? `from the local folder ${options.modelsDir} (expected ${options.modelsDir}/${model}/)`
         : options.allowRemote === false
-          ? `from the cache ${options.cacheDir ?? defaultModelCacheDir()} (remote downloads disabled)`
-          : `from the Hugging Face hub (cache ${options.cacheDir ?? defaultModelCacheDir()})`;
+          ? `from the cache ${options.cacheDir ?? modelCacheDir()} (remote downloads disabled)`
+          : `from the Hugging Face hub (cache ${options.cacheDir ?? modelCacheDir()})`;
     throw new ModelLoadError(model, `could not load model '${model}' ${where}: ${reason}`, { cause: error });
   }
 }

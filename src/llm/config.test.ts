@@ -5,21 +5,25 @@ import assert from 'node:assert/strict';
 import { startFakeLlmServer, reply } from '../../test/support/fake-llm-server.ts';
 import { describeLlm, readLlmSettings, resolveLlm } from './config.ts';
 import { CairnError } from '../core/errors.ts';
+import { loadConfig, type Env } from '../config/index.ts';
+
+/** The llm section of the configuration that `env` gives. */
+const llmOf = (env: Env) => loadConfig(env).llm;
 
 test('no key and no base URL: every operation is offline', () => {
-  assert.equal(readLlmSettings('retain', undefined, {}), null);
-  assert.equal(resolveLlm('reflect', undefined, { env: {} }), null);
-  assert.equal(describeLlm({}), 'llm: offline (no GROQ_API_KEY or CAIRN_LLM_BASE_URL)');
-  assert.equal(describeLlm({ CAIRN_LLM_PROVIDER: 'offline', GROQ_API_KEY: 'gsk' }), 'llm: offline (CAIRN_LLM_PROVIDER=offline)');
+  assert.equal(readLlmSettings('retain', undefined, llmOf({})), null);
+  assert.equal(resolveLlm('reflect', undefined, { llm: llmOf({}) }), null);
+  assert.equal(describeLlm(llmOf({})), 'llm: offline (no GROQ_API_KEY or CAIRN_LLM_BASE_URL)');
+  assert.equal(describeLlm(llmOf({ CAIRN_LLM_PROVIDER: 'offline', GROQ_API_KEY: 'gsk' })), 'llm: offline (CAIRN_LLM_PROVIDER=offline)');
 });
 
 test('GROQ_API_KEY alone: groq with the default model everywhere', () => {
   const env = { GROQ_API_KEY: 'gsk_1' };
-  const s = readLlmSettings('consolidation', undefined, env);
+  const s = readLlmSettings('consolidation', undefined, llmOf(env));
   assert.equal(s?.provider, 'groq');
   assert.equal(s?.model, 'llama-3.3-70b-versatile');
   assert.equal(s?.apiKey, 'gsk_1');
-  assert.equal(describeLlm(env), 'llm: groq llama-3.3-70b-versatile');
+  assert.equal(describeLlm(llmOf(env)), 'llm: groq llama-3.3-70b-versatile');
 });
 
 test('per-operation variables beat the global ones', () => {
@@ -31,16 +35,16 @@ test('per-operation variables beat the global ones', () => {
     CAIRN_THREADS_LLM_PROVIDER: 'offline',
     CAIRN_REFLECT_LLM_TIMEOUT_MS: '5000',
   };
-  const consolidation = readLlmSettings('consolidation', undefined, env);
+  const consolidation = readLlmSettings('consolidation', undefined, llmOf(env));
   assert.equal(consolidation?.provider, 'openai-compatible');
   assert.equal(consolidation?.model, 'qwen2.5:7b');
   assert.equal(consolidation?.baseUrl, 'http://localhost:11434/v1');
   assert.equal(consolidation?.apiKey, null, 'the Groq key must not go to another endpoint');
-  assert.equal(readLlmSettings('threads', undefined, env), null);
-  assert.equal(readLlmSettings('reflect', undefined, env)?.timeoutMs, 5000);
-  assert.equal(readLlmSettings('retain', undefined, env)?.model, 'openai/gpt-oss-120b');
+  assert.equal(readLlmSettings('threads', undefined, llmOf(env)), null);
+  assert.equal(readLlmSettings('reflect', undefined, llmOf(env))?.timeoutMs, 5000);
+  assert.equal(readLlmSettings('retain', undefined, llmOf(env))?.model, 'openai/gpt-oss-120b');
   assert.equal(
-    describeLlm(env),
+    describeLlm(llmOf(env)),
     'llm: groq openai/gpt-oss-120b; consolidation: openai-compatible qwen2.5:7b at http://localhost:11434/v1; threads: offline',
   );
 });
@@ -54,41 +58,41 @@ test('the global key goes only to the global endpoint; an operation key to its o
     CAIRN_REFLECT_LLM_BASE_URL: 'https://other.example/v1',
     CAIRN_REFLECT_LLM_API_KEY: 'reflect-secret',
   };
-  assert.equal(readLlmSettings('retain', undefined, env)?.apiKey, 'global-secret');
-  assert.equal(readLlmSettings('threads', undefined, env)?.apiKey, null);
-  assert.equal(readLlmSettings('reflect', undefined, env)?.apiKey, 'reflect-secret');
+  assert.equal(readLlmSettings('retain', undefined, llmOf(env))?.apiKey, 'global-secret');
+  assert.equal(readLlmSettings('threads', undefined, llmOf(env))?.apiKey, null);
+  assert.equal(readLlmSettings('reflect', undefined, llmOf(env))?.apiKey, 'reflect-secret');
 });
 
 test('a bank may change provider, model and base URL, but a moved endpoint never receives the env key', () => {
   const env = { CAIRN_LLM_BASE_URL: 'https://llm.internal/v1', CAIRN_LLM_MODEL: 'big', CAIRN_LLM_API_KEY: 'secret' };
-  assert.equal(readLlmSettings('reflect', undefined, env)?.apiKey, 'secret');
-  const modelOnly = readLlmSettings('reflect', { llm: { reflect: { model: 'small' } } }, env);
+  assert.equal(readLlmSettings('reflect', undefined, llmOf(env))?.apiKey, 'secret');
+  const modelOnly = readLlmSettings('reflect', { llm: { reflect: { model: 'small' } } }, llmOf(env));
   assert.equal(modelOnly?.model, 'small');
   assert.equal(modelOnly?.apiKey, 'secret');
-  const moved = readLlmSettings('reflect', { llm: { reflect: { baseUrl: 'https://evil.example/v1' } } }, env);
+  const moved = readLlmSettings('reflect', { llm: { reflect: { baseUrl: 'https://evil.example/v1' } } }, llmOf(env));
   assert.equal(moved?.baseUrl, 'https://evil.example/v1');
   assert.equal(moved?.apiKey, null);
-  assert.equal(readLlmSettings('reflect', { llm: { reflect: { provider: 'offline' } } }, env), null);
+  assert.equal(readLlmSettings('reflect', { llm: { reflect: { provider: 'offline' } } }, llmOf(env)), null);
   // The bank's override for one operation leaves the others alone.
-  assert.equal(readLlmSettings('retain', { llm: { reflect: { model: 'small' } } }, env)?.model, 'big');
+  assert.equal(readLlmSettings('retain', { llm: { reflect: { model: 'small' } } }, llmOf(env))?.model, 'big');
 });
 
 test('bank config with an API key, or nonsense, is refused with a 400', () => {
   const env = { GROQ_API_KEY: 'gsk' };
   for (const llm of [{ retain: { apiKey: 'sk-x' } }, { retain: { provider: 'anthropic' } }, { summarise: {} }, 'groq']) {
     assert.throws(
-      () => readLlmSettings('retain', { llm }, env),
+      () => readLlmSettings('retain', { llm }, llmOf(env)),
       (e: unknown) => e instanceof CairnError && e.status === 400,
     );
   }
 });
 
 test('configurations that cannot work fail loudly', () => {
-  assert.throws(() => readLlmSettings('retain', undefined, { CAIRN_LLM_BASE_URL: 'http://localhost:8000/v1' }), /no model/);
-  assert.throws(() => readLlmSettings('retain', undefined, { CAIRN_LLM_PROVIDER: 'groq' }), /needs an API key/);
-  assert.throws(() => readLlmSettings('retain', undefined, { CAIRN_LLM_PROVIDER: 'claude' }), /CAIRN_LLM_PROVIDER/);
-  assert.throws(() => describeLlm({ GROQ_API_KEY: 'k', CAIRN_LLM_STRUCTURED_OUTPUT: 'xml' }), /STRUCTURED_OUTPUT/);
-  assert.throws(() => readLlmSettings('retain', undefined, { GROQ_API_KEY: 'k', CAIRN_LLM_CONCURRENCY: '0' }), /CONCURRENCY/);
+  assert.throws(() => readLlmSettings('retain', undefined, llmOf({ CAIRN_LLM_BASE_URL: 'http://localhost:8000/v1' })), /no model/);
+  assert.throws(() => readLlmSettings('retain', undefined, llmOf({ CAIRN_LLM_PROVIDER: 'groq' })), /needs an API key/);
+  assert.throws(() => readLlmSettings('retain', undefined, llmOf({ CAIRN_LLM_PROVIDER: 'claude' })), /CAIRN_LLM_PROVIDER/);
+  assert.throws(() => describeLlm(llmOf({ GROQ_API_KEY: 'k', CAIRN_LLM_STRUCTURED_OUTPUT: 'xml' })), /STRUCTURED_OUTPUT/);
+  assert.throws(() => readLlmSettings('retain', undefined, llmOf({ GROQ_API_KEY: 'k', CAIRN_LLM_CONCURRENCY: '0' })), /CONCURRENCY/);
 });
 
 test('resolveLlm builds a working, shared provider from the environment', async () => {
@@ -100,9 +104,9 @@ test('resolveLlm builds a working, shared provider from the environment', async 
       CAIRN_LLM_STRUCTURED_OUTPUT: 'json_object',
       CAIRN_LLM_MAX_RETRIES: '1',
     };
-    const llm = resolveLlm('retain', undefined, { env });
+    const llm = resolveLlm('retain', undefined, { llm: llmOf(env) });
     assert.ok(llm);
-    assert.equal(llm, resolveLlm('retain', undefined, { env }), 'same settings, same instance');
+    assert.equal(llm, resolveLlm('retain', undefined, { llm: llmOf(env) }), 'same settings, same instance');
     assert.equal(llm.provider, 'openai-compatible');
     server.script(reply.error(500), reply.json({ ok: 1 }));
     const result = await llm.complete({
@@ -123,7 +127,7 @@ test('groq through resolveLlm uses the configured base URL root and the key', as
   const server = await startFakeLlmServer();
   try {
     const env = { GROQ_API_KEY: 'gsk_live', CAIRN_LLM_PROVIDER: 'groq', CAIRN_LLM_BASE_URL: `${server.groqBaseUrl}/openai/v1` };
-    const llm = resolveLlm('reflect', undefined, { env });
+    const llm = resolveLlm('reflect', undefined, { llm: llmOf(env) });
     server.script(reply.text('hi'));
     await llm?.complete({ operation: 'reflect', messages: [{ role: 'user', content: 'hello' }] });
     assert.equal(server.requests[0].path, '/openai/v1/chat/completions');

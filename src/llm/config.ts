@@ -1,31 +1,20 @@
-// Which LLM each operation (retain, consolidation, reflect, threads) uses: read from the environment, with a
-// per-operation override for every setting, and overridable per bank by its config's `llm` section (provider,
-// model, base URL only: API keys live in the environment, never in bank config). resolveLlm builds the
-// provider (adapter + resilience, one concurrency limit per endpoint) or returns null for the offline path.
-//
-// Environment (CAIRN_<OP>_LLM_<NAME> beats CAIRN_LLM_<NAME>; OP is RETAIN, CONSOLIDATION, REFLECT, THREADS):
-//   PROVIDER           groq | openai | openai-compatible | offline (default: openai-compatible when a base
-//                      URL is set, else groq when a key is set, else offline)
-//   MODEL              default llama-3.3-70b-versatile (groq), gpt-4o-mini (openai); required otherwise
-//   BASE_URL           server root for groq, .../v1 for OpenAI-compatible servers
-//   API_KEY            falls back to GROQ_API_KEY (groq) or OPENAI_API_KEY (openai); optional for local servers
-//   STRUCTURED_OUTPUT  json_schema | json_object | text (strongest mode to try; default depends on provider)
-//   TIMEOUT_MS, MAX_RETRIES, CONCURRENCY
+// Which LLM each operation (retain, consolidation, reflect, threads) uses: the configuration's llm section
+// (config/llm.ts: CAIRN_LLM_* with a CAIRN_<OP>_LLM_* override for every setting), overridable per bank by its
+// config's `llm` section (provider, model, base URL only: API keys live in the environment, never in bank config).
+// resolveLlm builds the provider (adapter + resilience, one concurrency limit per endpoint) or returns null for the
+// offline path.
 import { z } from 'zod';
 import { CairnError } from '../core/errors.ts';
 import type { BankConfig } from '../core/types.ts';
+import { LLM_OPERATIONS, PROVIDER_CHOICES, type LlmConfig, type LlmVariables, type ProviderChoice } from '../config/llm.ts';
 import type { LlmOperation, LlmProvider } from './ports.ts';
-import { STRUCTURED_OUTPUT_MODES, type StructuredOutputMode } from './chat-completions.ts';
+import type { StructuredOutputMode } from './chat-completions.ts';
 import { createGroqProvider, GROQ_DEFAULT_BASE_URL, GROQ_DEFAULT_MODEL } from './groq.ts';
 import { createOpenAiCompatibleProvider, OPENAI_DEFAULT_BASE_URL, OPENAI_DEFAULT_MODEL } from './openai-compatible.ts';
 import { RESILIENCE_DEFAULTS, sharedLimiter, withResilience } from './resilience.ts';
 import { withLedger, type UsageLedger } from './ledger.ts';
 
-export const LLM_OPERATIONS: readonly LlmOperation[] = ['retain', 'consolidation', 'reflect', 'threads'];
-
 export type LlmProviderName = 'groq' | 'openai' | 'openai-compatible';
-const PROVIDER_CHOICES = ['groq', 'openai', 'openai-compatible', 'offline'] as const;
-type ProviderChoice = (typeof PROVIDER_CHOICES)[number];
 
 /** Everything needed to build one operation's provider. */
 export interface LlmSettings {
@@ -56,8 +45,6 @@ export const bankLlmConfigSchema = z.strictObject({
 
 export type BankLlmConfig = z.infer<typeof bankLlmConfigSchema>;
 
-type Env = Readonly<Record<string, string | undefined>>;
-
 const DEFAULT_BASE_URL: Record<LlmProviderName, string | undefined> = {
   groq: GROQ_DEFAULT_BASE_URL,
   openai: OPENAI_DEFAULT_BASE_URL,
@@ -76,33 +63,14 @@ const WELL_KNOWN_KEY: Record<LlmProviderName, string | undefined> = {
 
 const configError = (message: string): CairnError => new CairnError('bad_request', `llm configuration: ${message}`);
 
-function read(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value ? value : undefined;
+/** The key a provider's well-known variable holds. */
+function wellKnownKey(llm: LlmConfig, provider: LlmProviderName): string | undefined {
+  return provider === 'groq' ? llm.groqApiKey : provider === 'openai' ? llm.openaiApiKey : undefined;
 }
 
-/** CAIRN_<OP>_LLM_<NAME>, else CAIRN_LLM_<NAME> (only the latter when operation is null), with its source. */
-function lookup(env: Env, operation: LlmOperation | null, name: string): { value: string; from: string } | undefined {
-  const variables = operation ? [`CAIRN_${operation.toUpperCase()}_LLM_${name}`] : [];
-  variables.push(`CAIRN_LLM_${name}`);
-  for (const variable of variables) {
-    const value = read(env, variable);
-    if (value !== undefined) return { value, from: variable };
-  }
-  return undefined;
-}
-
-function providerChoice(value: string, source: string): ProviderChoice {
-  if ((PROVIDER_CHOICES as readonly string[]).includes(value)) return value as ProviderChoice;
-  throw configError(`${source}='${value}' is not one of ${PROVIDER_CHOICES.join(', ')}`);
-}
-
-function positiveInt(env: Env, operation: LlmOperation, name: string, fallback: number, min: number): number {
-  const found = lookup(env, operation, name);
-  if (!found) return fallback;
-  const n = Number(found.value);
-  if (!Number.isInteger(n) || n < min) throw configError(`${found.from}='${found.value}' must be an integer >= ${min}`);
-  return n;
+/** An operation's setting (CAIRN_<OP>_LLM_<NAME>), else the shared one (CAIRN_LLM_<NAME>; only that for null). */
+function lookup<K extends keyof LlmVariables>(llm: LlmConfig, operation: LlmOperation | null, name: K): LlmVariables[K] {
+  return (operation ? llm.operations[operation][name] : undefined) ?? llm.shared[name];
 }
 
 interface Endpoint {
@@ -116,7 +84,7 @@ const sameEndpoint = (a: Endpoint | null, b: Endpoint): boolean =>
 /** Provider and base URL from explicit choices, inferring the provider when none is named. Null: offline. */
 function endpointOf(
   operation: LlmOperation | null,
-  env: Env,
+  llm: LlmConfig,
   choice: ProviderChoice | undefined,
   baseUrl: string | undefined,
 ): Endpoint | null {
@@ -124,7 +92,7 @@ function endpointOf(
   let provider: LlmProviderName;
   if (choice) provider = choice;
   else if (baseUrl) provider = 'openai-compatible';
-  else if (lookup(env, operation, 'API_KEY') || read(env, 'GROQ_API_KEY')) provider = 'groq';
+  else if (lookup(llm, operation, 'apiKey') || llm.groqApiKey) provider = 'groq';
   else return null;
   const url = baseUrl ?? DEFAULT_BASE_URL[provider];
   if (!url) throw configError(`${operation ?? 'default'}: provider ${provider} needs a base URL (CAIRN_LLM_BASE_URL)`);
@@ -132,19 +100,13 @@ function endpointOf(
 }
 
 /** The endpoint the environment gives an operation (or, for null, the global CAIRN_LLM_* settings alone). */
-function envEndpoint(operation: LlmOperation | null, env: Env): Endpoint | null {
-  const choice = lookup(env, operation, 'PROVIDER');
-  return endpointOf(
-    operation,
-    env,
-    choice ? providerChoice(choice.value, choice.from) : undefined,
-    lookup(env, operation, 'BASE_URL')?.value,
-  );
+function envEndpoint(operation: LlmOperation | null, llm: LlmConfig): Endpoint | null {
+  return endpointOf(operation, llm, lookup(llm, operation, 'provider'), lookup(llm, operation, 'baseUrl'));
 }
 
-function globalEndpoint(env: Env): Endpoint | null {
+function globalEndpoint(llm: LlmConfig): Endpoint | null {
   try {
-    return envEndpoint(null, env);
+    return envEndpoint(null, llm);
   } catch {
     return null; // an incomplete global setting only matters to operations that use it
   }
@@ -169,39 +131,32 @@ export function bankOverride(
  * the environment configured it for (or a provider's official endpoint with its well-known key variable):
  * a bank that points an operation elsewhere gets no key.
  */
-export function readLlmSettings(
-  operation: LlmOperation,
-  bankConfig?: BankConfig,
-  env: Env = process.env,
-): LlmSettings | null {
+export function readLlmSettings(operation: LlmOperation, bankConfig: BankConfig | undefined, llm: LlmConfig): LlmSettings | null {
   const bank = bankOverride(operation, bankConfig);
-  const fromEnv = envEndpoint(operation, env);
+  const fromEnv = envEndpoint(operation, llm);
   const bankMovesEndpoint = bank?.provider !== undefined || bank?.baseUrl !== undefined;
   let endpoint = fromEnv;
   if (bankMovesEndpoint) {
-    const choice = lookup(env, operation, 'PROVIDER');
     endpoint = endpointOf(
       operation,
-      env,
-      bank?.provider ?? (choice ? providerChoice(choice.value, choice.from) : undefined),
-      bank?.baseUrl ?? lookup(env, operation, 'BASE_URL')?.value,
+      llm,
+      bank?.provider ?? lookup(llm, operation, 'provider'),
+      bank?.baseUrl ?? lookup(llm, operation, 'baseUrl'),
     );
   }
   if (!endpoint) return null;
 
-  const model = bank?.model ?? lookup(env, operation, 'MODEL')?.value ?? DEFAULT_MODEL[endpoint.provider];
+  const model = bank?.model ?? lookup(llm, operation, 'model') ?? DEFAULT_MODEL[endpoint.provider];
   if (!model) throw configError(`${operation}: no model for ${endpoint.baseUrl}; set CAIRN_LLM_MODEL (or CAIRN_${operation.toUpperCase()}_LLM_MODEL)`);
 
   const wellKnownVar = WELL_KNOWN_KEY[endpoint.provider];
-  const wellKnown = wellKnownVar ? read(env, wellKnownVar) : undefined;
+  const wellKnown = wellKnownKey(llm, endpoint.provider);
   let apiKey: string | undefined;
   if (sameEndpoint(fromEnv, endpoint)) {
     // The operation's own key; else the global key, if the operation uses the global endpoint; else the
     // provider's well-known variable.
     apiKey =
-      read(env, `CAIRN_${operation.toUpperCase()}_LLM_API_KEY`) ??
-      (sameEndpoint(globalEndpoint(env), endpoint) ? read(env, 'CAIRN_LLM_API_KEY') : undefined) ??
-      wellKnown;
+      llm.operations[operation].apiKey ?? (sameEndpoint(globalEndpoint(llm), endpoint) ? llm.shared.apiKey : undefined) ?? wellKnown;
   } else if (endpoint.baseUrl === DEFAULT_BASE_URL[endpoint.provider]) {
     apiKey = wellKnown;
   }
@@ -214,21 +169,16 @@ export function readLlmSettings(
     throw configError(`${operation}: ${endpoint.provider} at ${endpoint.baseUrl} needs an API key (${hint})`);
   }
 
-  const mode = lookup(env, operation, 'STRUCTURED_OUTPUT');
-  if (mode && !(STRUCTURED_OUTPUT_MODES as readonly string[]).includes(mode.value)) {
-    throw configError(`${mode.from}='${mode.value}' is not one of ${STRUCTURED_OUTPUT_MODES.join(', ')}`);
-  }
-
   return {
     operation,
     provider: endpoint.provider,
     model,
     baseUrl: endpoint.baseUrl,
     apiKey: apiKey ?? null,
-    structuredOutput: mode?.value as StructuredOutputMode | undefined,
-    timeoutMs: positiveInt(env, operation, 'TIMEOUT_MS', RESILIENCE_DEFAULTS.timeoutMs, 1),
-    retries: positiveInt(env, operation, 'MAX_RETRIES', RESILIENCE_DEFAULTS.retries, 0),
-    concurrency: positiveInt(env, operation, 'CONCURRENCY', RESILIENCE_DEFAULTS.concurrency, 1),
+    structuredOutput: lookup(llm, operation, 'structuredOutput'),
+    timeoutMs: lookup(llm, operation, 'timeoutMs') ?? RESILIENCE_DEFAULTS.timeoutMs,
+    retries: lookup(llm, operation, 'maxRetries') ?? RESILIENCE_DEFAULTS.retries,
+    concurrency: lookup(llm, operation, 'concurrency') ?? RESILIENCE_DEFAULTS.concurrency,
   };
 }
 
@@ -252,7 +202,8 @@ export function createAdapter(settings: LlmSettings): LlmProvider {
 }
 
 export interface ResolveLlmOptions {
-  env?: Env;
+  /** The configuration's llm section. */
+  llm: LlmConfig;
   /** Record every call to this ledger (do not also pass it to generateObject; it would be ignored there). */
   ledger?: UsageLedger;
 }
@@ -265,10 +216,10 @@ const providers = new Map<string, LlmProvider>();
  */
 export function resolveLlm(
   operation: LlmOperation,
-  bankConfig?: BankConfig,
-  options: ResolveLlmOptions = {},
+  bankConfig: BankConfig | undefined,
+  options: ResolveLlmOptions,
 ): LlmProvider | null {
-  const settings = readLlmSettings(operation, bankConfig, options.env ?? process.env);
+  const settings = readLlmSettings(operation, bankConfig, options.llm);
   if (!settings) return null;
   const { operation: _op, ...shape } = settings;
   const key = JSON.stringify(shape);
@@ -305,14 +256,14 @@ function safeUrl(url: string): string {
  * "llm: offline (no GROQ_API_KEY or CAIRN_LLM_BASE_URL)"; operations that differ are listed after a ';'.
  * Throws on a configuration that cannot work, so start-up fails early.
  */
-export function describeLlm(env: Env = process.env): string {
-  const all = LLM_OPERATIONS.map((operation) => ({ operation, text: describeSettings(readLlmSettings(operation, undefined, env)) }));
+export function describeLlm(llm: LlmConfig): string {
+  const all = LLM_OPERATIONS.map((operation) => ({ operation, text: describeSettings(readLlmSettings(operation, undefined, llm)) }));
   const counts = new Map<string, number>();
   for (const { text } of all) counts.set(text, (counts.get(text) ?? 0) + 1);
   const main = [...counts.entries()].sort((a, b) => b[1] - a[1])[0][0];
   const head =
     main === 'offline'
-      ? read(env, 'CAIRN_LLM_PROVIDER') === 'offline'
+      ? llm.shared.provider === 'offline'
         ? 'offline (CAIRN_LLM_PROVIDER=offline)'
         : 'offline (no GROQ_API_KEY or CAIRN_LLM_BASE_URL)'
       : main;

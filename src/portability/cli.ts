@@ -7,7 +7,7 @@ import type { Writable } from 'node:stream';
 import { compose } from '../compose.ts';
 import { checkBankId } from '../core/ids.ts';
 import { progressBar } from '../cli/progress.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import { ServerStore } from '../store/server/store.ts';
 import { reconcile, type ReconcileReport } from '../store/reconcile.ts';
 import { exportBankToFile, writeExport } from './export.ts';

@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { loadConfig } from '../config/index.ts';
 import { OfflineConsolidator } from '../consolidate/offline.ts';
 import { ConsolidationWorker } from '../consolidate/worker.ts';
 import type { Embedder } from '../embed/ports.ts';
@@ -150,7 +151,7 @@ describe('export and import', () => {
   let archive: string;
 
   before(async () => {
-    embedder = (await createEmbedder({ CAIRN_CACHE_DIR: TEST_CACHE_DIR })).embedder;
+    embedder = (await createEmbedder(loadConfig({ CAIRN_CACHE_DIR: TEST_CACHE_DIR }).embed)).embedder;
     source = new SqliteStore({ dataDir: tempDir() });
     const engine = engineOn(source, embedder);
     await engine.createBank({ id: BANK, name: 'Alice', mission: 'Track where Alice lives and works, and her family', config: { retainMission: 'people and places' } });

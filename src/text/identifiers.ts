@@ -44,7 +44,7 @@ export const isShapedName = (word: string): boolean => SHAPED_NAME.test(word) &&
 const FILE_NAME =
   /^(?:[\w.-]+\/)*[\w.-]*\w\.(?:json|jsonc|ya?ml|toml|ini|cfg|conf|env|lock|js|mjs|cjs|jsx|ts|tsx|py|ipynb|rb|go|rs|java|kt|cs|cpp|cc|c|h|hpp|php|swift|sh|bash|zsh|ps1|sql|md|txt|csv|tsv|parquet|html|css|scss|xml|gradle|tf|proto|graphql|vue|svelte|log)$|^(?:Dockerfile|Makefile|Procfile|Gemfile|Jenkinsfile|Vagrantfile|\.env(?:\.\w+)?|\.gitignore|\.dockerignore|\.npmrc|\.eslintrc(?:\.\w+)?|\.prettierrc)$/;
 
-/** Objects of the languages' runtimes, whose members look like file names ("console.log", "process.env"). */
+/** Objects of the languages' runtimes, whose members look like file names ("console.log", "process.argv"). */
 const RUNTIME_OBJECTS = new Set(['console', 'process', 'module', 'window', 'document', 'self', 'this', 'math', 'json', 'os', 'sys', 'res', 'req', 'app']);
 
 /** Whether a word is a file name ("package.json", ".env"; not "console.log", a call). */

@@ -9,6 +9,7 @@
 // named conf-<run>-* and deletes them at the end; Qdrant collections get the prefix 'cairn-conformance'.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { hasServerEnv, loadConfig } from '../../src/config/index.ts';
 import { createEmbedder } from '../../src/embed/select.ts';
 import { TEST_CACHE_DIR } from '../../src/embed/testing.ts';
 import type { Embedder } from '../../src/embed/ports.ts';
@@ -20,7 +21,7 @@ import { Neo4jThreadStore } from '../../src/store/neo4j/threads.ts';
 import { Neo4jUsageLedger } from '../../src/store/neo4j/usage.ts';
 import { stageItem } from '../../src/store/neo4j/writes.ts';
 import { reconcile } from '../../src/store/reconcile.ts';
-import { hasServerEnv, serverOptionsFromEnv, type ServerStoreOptions } from '../../src/store/server/options.ts';
+import type { ServerStoreOptions } from '../../src/store/server/options.ts';
 import { ServerStore } from '../../src/store/server/store.ts';
 import { at, bank, chunk, doc, fact, itemWrite, runId } from './fixtures.ts';
 import { ledgerConformance } from './ledger-suite.ts';
@@ -33,7 +34,9 @@ if (!hasServerEnv(process.env)) {
   console.log(SKIP_MESSAGE);
   test('neo4j+qdrant conformance', { skip: SKIP_MESSAGE }, () => {});
 } else {
-  const base = serverOptionsFromEnv(process.env);
+  const store = loadConfig({ ...process.env, CAIRN_STORE: 'server' }).store;
+  if (store.kind !== 'server') throw new Error('CAIRN_STORE=server gives the server store');
+  const base = store.server;
   const options: ServerStoreOptions = { ...base, qdrant: { ...base.qdrant, collectionPrefix: 'cairn-conformance' } };
 
   storeConformance('neo4j + qdrant (server)', { open: () => ServerStore.open(options) });
@@ -75,7 +78,7 @@ if (!hasServerEnv(process.env)) {
 
     before(async () => {
       store = await ServerStore.open(options);
-      embedder = (await createEmbedder({ CAIRN_CACHE_DIR: TEST_CACHE_DIR })).embedder;
+      embedder = (await createEmbedder(loadConfig({ CAIRN_CACHE_DIR: TEST_CACHE_DIR }).embed)).embedder;
     });
     after(async () => {
       for (const id of banks) await store.deleteBank(id).catch(() => undefined);

@@ -2,7 +2,7 @@
 // every batch, prints "claimed <n>" and then pauses CAIRN_TEST_APPLY_DELAY_MS between the claim and the apply,
 // so the parent can kill it mid-batch with SIGKILL.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { runWorker } from '../../src/consolidate/run-worker.ts';
 
 const delay = Number(process.env.CAIRN_TEST_APPLY_DELAY_MS ?? 0);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createApp } from '../../src/api/app.ts';
 import { listen } from './http.ts';
 import { compose } from '../../src/compose.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import type { Engine } from '../../src/engine.ts';
 import type { ConsolidationWorker } from '../../src/consolidate/worker.ts';
 import { TEST_CACHE_DIR } from '../../src/embed/testing.ts';
@@ -33,7 +33,7 @@ export async function startServer(options: { dataDir?: string; env?: Record<stri
   const dataDir = options.dataDir ?? tempDataDir();
   const config = loadConfig({ CAIRN_CACHE_DIR: TEST_CACHE_DIR, CAIRN_WORKER: 'off', ...options.env, CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: 'warn' });
   const { engine, worker, routes, shutdown } = await compose(config);
-  const app = createApp(engine, { apiKey: config.apiKey, extraRoutes: routes });
+  const app = createApp(engine, { apiKey: config.http.apiKey, extraRoutes: routes });
   const http = await listen(app);
   const stop = async (): Promise<void> => {
     await http.close();

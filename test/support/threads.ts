@@ -10,7 +10,7 @@ import { createApp } from '../../src/api/app.ts';
 import { listen } from './http.ts';
 import { threadRoutes } from '../../src/api/routes/threads.ts';
 import { compose } from '../../src/compose.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { TEST_CACHE_DIR } from '../../src/embed/testing.ts';
 import type { Engine } from '../../src/engine.ts';
 import { createOpenAiCompatibleProvider } from '../../src/llm/openai-compatible.ts';
