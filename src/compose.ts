@@ -1,7 +1,6 @@
 // The composition root: picks adapters from configuration and builds the engine, the consolidation worker
 // and the HTTP routes of every module. The only module (with the CLI) that knows concrete adapters.
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { join } from 'node:path';
 import { auditRoutes } from './api/routes/audit.ts';
 import { consolidationRoutes } from './api/routes/consolidation.ts';
 import { reflectRoutes } from './api/routes/reflect.ts';
@@ -23,13 +22,13 @@ import { LlmExtractor } from './retain/llm-extractor.ts';
 import { OfflineExtractor } from './retain/offline-extractor.ts';
 import { PooledExtractor } from './retain/pooled-extractor.ts';
 import type { MemoryStore } from './store/ports.ts';
-import { openDatabase } from './store/sqlite/database.ts';
 import { SqliteStore } from './store/sqlite/store.ts';
 import { SqliteThreadStore } from './store/sqlite/threads.ts';
 import { SqliteUsageLedger } from './store/sqlite/usage.ts';
 import { ThreadMemory } from './threads/memory.ts';
 import type { RecallSettings } from './recall/types.ts';
 import type { ThreadStore } from './threads/ports.ts';
+import type { UsageLedger } from './llm/ledger.ts';
 
 export interface Composed {
   engine: Engine;
@@ -54,23 +53,32 @@ export interface ComposeOptions {
   announce?: boolean;
 }
 
-async function openStore(config: Config): Promise<{ store: MemoryStore; local: SqliteStore | null }> {
+interface Stores {
+  store: MemoryStore;
+  /** The embedded store (null in server mode). */
+  local: SqliteStore | null;
+  threads: ThreadStore;
+  ledger: UsageLedger;
+}
+
+/** The store, thread memory's store and the usage ledger: all in the embedded database, or all on the servers (so
+ * API processes and workers keep nothing of their own: server mode opens no SQLite file). */
+async function openStores(config: Config): Promise<Stores> {
   if (config.store.kind === 'server') {
     // Loaded only in server mode: the Neo4j and Qdrant clients cost the embedded default a second of start-up.
-    const { ServerStore } = await import('./store/server/store.ts');
-    return { store: await ServerStore.open(config.store.server), local: null };
+    const [{ ServerStore }, { Neo4jThreadStore }, { Neo4jUsageLedger }] = await Promise.all([
+      import('./store/server/store.ts'), import('./store/neo4j/threads.ts'), import('./store/neo4j/usage.ts'),
+    ]);
+    const store = await ServerStore.open(config.store.server);
+    return { store, local: null, threads: new Neo4jThreadStore(store.db), ledger: new Neo4jUsageLedger(store.db) };
   }
   const store = new SqliteStore({ dataDir: config.store.dataDir });
-  return { store, local: store };
+  return { store, local: store, threads: new SqliteThreadStore(store.db), ledger: new SqliteUsageLedger(store.db) };
 }
 
 export async function compose(config: Config, options: ComposeOptions = {}): Promise<Composed> {
   configureLog(config.log);
-  const { store, local } = await openStore(config);
-  // The ledger and thread memory live in the embedded database; in server mode each process keeps a local
-  // SQLite file for them (no Neo4j adapter for either yet).
-  const localDb = local?.db ?? openDatabase(join(config.store.dataDir, 'local.db'));
-  const ledger = new SqliteUsageLedger(localDb);
+  const { store, local, threads: threadStore, ledger } = await openStores(config);
   const embedder = await createEmbedder(config.embed);
   const reranker = await createReranker(config.embed);
   const retainLlm = resolveLlm('retain', undefined, { llm: config.llm, ledger });
@@ -93,7 +101,6 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
   const worker = attachConsolidation(engine, { consolidator, worker: workerOptions(config.consolidate) });
   if (startWorker && config.consolidate.workerThread) worker.runElsewhere(new ThreadLoop(config, worker, activity));
   if (startWorker) worker.start();
-  const threadStore = new SqliteThreadStore(localDb);
   const threads = new ThreadMemory({
     store: threadStore,
     banks: store,

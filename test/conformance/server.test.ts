@@ -8,6 +8,10 @@
 // Without NEO4J_URI and QDRANT_URL it prints a SKIPPED line and skips. Use scratch servers: the suite writes banks
 // named conf-<run>-* and deletes them at the end; Qdrant collections get the prefix 'cairn-conformance'.
 import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { compose } from '../../src/compose.ts';
 import { after, before, describe, test } from 'node:test';
 import { hasServerEnv, loadConfig } from '../../src/config/index.ts';
 import { createEmbedder } from '../../src/embed/select.ts';
@@ -207,6 +211,28 @@ if (!hasServerEnv(process.env)) {
         assert.equal(new Set(claimed).size, 3);
       } finally {
         await other.close();
+      }
+    });
+  });
+
+  describe('server mode is stateless: two composed processes share thread memory, and neither opens a SQLite file', () => {
+    test('a thread written through one composition is read through the other; the data directory stays empty', async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'cairn-stateless-'));
+      const config = loadConfig({ ...process.env, CAIRN_STORE: 'server', CAIRN_DATA_DIR: dataDir, CAIRN_QDRANT_PREFIX: 'cairn-conformance', CAIRN_CACHE_DIR: TEST_CACHE_DIR });
+      const [a, b] = [await compose(config, { startWorker: false, announce: false }), await compose(config, { startWorker: false, announce: false })];
+      const bankId = `conf-${runId()}-stateless`;
+      try {
+        await a.engine.createBank({ id: bankId });
+        await a.threads.append(bankId, 't1', { messages: [{ role: 'user', content: 'I moved to Berlin last spring.' }] });
+        await b.threads.append(bankId, 't1', { messages: [{ role: 'assistant', content: 'How do you like Berlin?' }] });
+        const seen = await a.threadStore.listMessages(bankId, 't1');
+        assert.deepEqual(seen.map((m) => [m.seq, m.content]), [[1, 'I moved to Berlin last spring.'], [2, 'How do you like Berlin?']]);
+        assert.deepEqual(readdirSync(dataDir).filter((f) => /\.db/.test(f)), [], 'no SQLite file in server mode');
+      } finally {
+        await a.engine.deleteBank(bankId).catch(() => undefined);
+        await a.shutdown();
+        await b.shutdown();
+        rmSync(dataDir, { recursive: true, force: true });
       }
     });
   });
