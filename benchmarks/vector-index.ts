@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { FactFilter } from '../src/store/ports.ts';
 import { openDatabase, type Db } from '../src/store/sqlite/database.ts';
-import { encodeVector, SqliteVectorIndex } from '../src/store/sqlite/vectors.ts';
+import { encodeVector, SqliteVectorIndex } from '../src/store/sqlite/vectors/index.ts';
 import { random } from './random.ts';
 
 const { values } = parseArgs({

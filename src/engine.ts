@@ -11,6 +11,7 @@ import { Operations } from './operations.ts';
 import { recall } from './recall/recall.ts';
 import type { RecallRequest, RecallResponse, RecallSettings } from './recall/types.ts';
 import type { Extractor } from './retain/extractor.ts';
+import { Events } from './core/events.ts';
 import { BankWriteLeases } from './retain/lease.ts';
 import { retain } from './retain/pipeline.ts';
 import type { Progress, RetainRequest, RetainResult } from './retain/types.ts';
@@ -44,10 +45,12 @@ export interface RetainOptions {
 
 export type RetainOutcome = { operation: Operation; result: RetainResult | null };
 
-/** Hooks other modules (consolidation) attach to, without the engine importing them. */
-export interface EngineHooks {
-  afterRetain?: (bankId: string, result: RetainResult) => void;
-  afterDelete?: (bankId: string, deleted: DeleteResult) => Promise<void>;
+/** What the engine announces to other modules (consolidation listens), without importing them. */
+export interface EngineEvents {
+  /** A retain finished (its facts are stored). */
+  retained: [bankId: string, result: RetainResult];
+  /** A deletion removed facts; the deletion waits for the listeners before it answers. */
+  deleted: [bankId: string, deleted: DeleteResult];
 }
 
 /** What a request whose idempotency key is bound already gets: the bound operation's outcome, or why not. */
@@ -65,7 +68,7 @@ function earlierOutcome(bound: KeyedOperation, hash: string, key: string, async:
 
 export class Engine {
   readonly operations: Operations;
-  readonly hooks: EngineHooks = {};
+  readonly events = new Events<EngineEvents>();
 
   /** Running recalls and retains (the given count, or one of its own). */
   private readonly activity: Activity;
@@ -158,7 +161,7 @@ export class Engine {
       const bank = await this.requireBank(op.bankId);
       this.checkEmbedder(bank);
       const result = await this.activity.during(() => retain({ ...this.deps, leases: this.leases }, bank, input, { operation: op, progress }));
-      this.hooks.afterRetain?.(bank.id, result);
+      await this.events.emit('retained', bank.id, result);
       return result;
     } catch (e) {
       if (!(await this.deps.store.getBank(op.bankId))) throw new CairnError('not_found', bankDeletedError(op.bankId));
@@ -205,14 +208,14 @@ export class Engine {
     await this.requireBank(bankId);
     const deleted = await this.deps.store.deleteDocument(bankId, documentId, reason);
     if (!deleted) throw notFound('document', documentId);
-    await this.hooks.afterDelete?.(bankId, deleted);
+    await this.events.emit('deleted', bankId, deleted);
     return deleted;
   }
 
   async deleteFact(bankId: string, factId: string, reason: string): Promise<DeleteResult> {
     await this.getFact(bankId, factId);
     const deleted = await this.deps.store.deleteFacts(bankId, [factId], reason);
-    await this.hooks.afterDelete?.(bankId, deleted);
+    await this.events.emit('deleted', bankId, deleted);
     return deleted;
   }
 

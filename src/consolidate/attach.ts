@@ -18,21 +18,17 @@ export interface AttachOptions {
 export function attachConsolidation(engine: Engine, options: AttachOptions = {}): ConsolidationWorker {
   const consolidator = options.consolidator ?? new OfflineConsolidator(engine.deps.embedder);
   const worker = new ConsolidationWorker({ store: engine.deps.store, embedder: engine.deps.embedder, consolidator }, options.worker);
-  const afterRetain = engine.hooks.afterRetain;
-  engine.hooks.afterRetain = (bankId, result) => {
-    afterRetain?.(bankId, result);
+  engine.events.on('retained', (bankId, result) => {
     if (result.facts > 0) worker.notify(bankId);
-  };
-  const afterDelete = engine.hooks.afterDelete;
-  engine.hooks.afterDelete = async (bankId, deleted) => {
-    await afterDelete?.(bankId, deleted);
+  });
+  engine.events.on('deleted', async (bankId, deleted) => {
     try {
       await reviseAfterDelete(worker.deps, bankId, deleted);
     } catch (e) {
       // The deletion itself is done and nothing deleted is readable; the worker's repair pass rebuilds later.
       log.error(`rebuilding observations of ${bankId} after a deletion failed: ${e instanceof Error ? e.message : String(e)}`);
     }
-  };
+  });
   if (options.start) worker.start();
   return worker;
 }

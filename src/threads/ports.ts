@@ -1,5 +1,5 @@
-// Thread memory's ports: the store that keeps threads, messages, memory items and working memory (adapter:
-// store/sqlite/threads.ts), the observer, reflector and working-memory updater (offline and LLM versions in
+// Thread memory's ports: the store that keeps threads, messages, memory items and working memory (adapters:
+// store/sqlite/threads.ts, store/neo4j/threads.ts), the observer, reflector and working-memory updater (offline and LLM versions in
 // this folder), and the bridge callback through which a thread feeds the bank's fact memory.
 import type { RetainItem } from '../retain/types.ts';
 import type { MemoryItem, MemoryKind, MemoryStatus, NewMessage, Thread, ThreadMessage, WorkingMemory } from './types.ts';
@@ -76,14 +76,22 @@ export interface ThreadStore {
   listWorkingMemory(bankId: string): Promise<WorkingMemory[]>;
   /**
    * Stores a thread's messages as exported, in order, atomically: each with its own seq when every one of them is
-   * free and `renumber` is false; otherwise all with new seqs, in the same order, after every seq in the store.
-   * Returns the seqs stored.
+   * free in the thread (seqsFree) and `renumber` is false; otherwise all with new seqs, in the same order, after the
+   * thread's last seq. Returns the seqs stored.
    */
   restoreMessages(bankId: string, threadId: string, messages: StoredMessage[], renumber: boolean): Promise<number[]>;
   /** Stores memory items as exported (bridge state included), in order, atomically. */
   restoreItems(bankId: string, items: StoredItem[]): Promise<void>;
   /** Removes every thread, message, memory item and working-memory document of the bank. */
   deleteBank(bankId: string): Promise<void>;
+}
+
+/**
+ * Whether restored messages can keep their seqs (ThreadStore.restoreMessages): each a positive integer, none
+ * repeated, none already taken in the thread.
+ */
+export function seqsFree(seqs: number[], taken: (seq: number) => boolean): boolean {
+  return seqs.every((seq) => Number.isInteger(seq) && seq > 0 && !taken(seq)) && new Set(seqs).size === seqs.length;
 }
 
 export interface CallControl {

@@ -1,6 +1,7 @@
 // The store conformance suite on the server store (Neo4j + Qdrant), and the consistency guarantees only a
 // two-store write has: a write that dies half-way leaves nothing recall can return, re-applying a write changes
-// nothing, reconcile repairs drift, and two processes share one store without double-claiming.
+// nothing, reconcile repairs drift, and two processes share one store without double-claiming. Also the thread
+// store and usage ledger suites on their Neo4j adapters (two ServerStores stand for two API processes).
 // Runs only against real servers:
 //   NEO4J_URI=bolt://localhost:7687 NEO4J_PASSWORD=... QDRANT_URL=http://localhost:6333 \
 //     node --import tsx --test test/conformance/server.test.ts
@@ -14,12 +15,17 @@ import type { Embedder } from '../../src/embed/ports.ts';
 import { dropBank } from '../../src/store/neo4j/deletes.ts';
 import { KEYWORD_INDEX_PREFIX, keywordNames } from '../../src/store/neo4j/keyword-names.ts';
 import { fulltextIndexNames } from '../../src/store/neo4j/statements/keyword-schema.ts';
+import { cypher } from '../../src/store/neo4j/statement.ts';
+import { Neo4jThreadStore } from '../../src/store/neo4j/threads.ts';
+import { Neo4jUsageLedger } from '../../src/store/neo4j/usage.ts';
 import { stageItem } from '../../src/store/neo4j/writes.ts';
 import { reconcile } from '../../src/store/reconcile.ts';
 import { hasServerEnv, serverOptionsFromEnv, type ServerStoreOptions } from '../../src/store/server/options.ts';
 import { ServerStore } from '../../src/store/server/store.ts';
 import { at, bank, chunk, doc, fact, itemWrite, runId } from './fixtures.ts';
+import { ledgerConformance } from './ledger-suite.ts';
 import { storeConformance } from './suite.ts';
+import { threadStoreConformance } from './threads-suite.ts';
 
 export const SKIP_MESSAGE = 'SKIPPED: neo4j+qdrant conformance (set NEO4J_URI and QDRANT_URL to run)';
 
@@ -31,6 +37,34 @@ if (!hasServerEnv(process.env)) {
   const options: ServerStoreOptions = { ...base, qdrant: { ...base.qdrant, collectionPrefix: 'cairn-conformance' } };
 
   storeConformance('neo4j + qdrant (server)', { open: () => ServerStore.open(options) });
+
+  threadStoreConformance('neo4j (server)', {
+    async open() {
+      const [banks, second] = [await ServerStore.open(options), await ServerStore.open(options)];
+      return {
+        banks,
+        threads: new Neo4jThreadStore(banks.db),
+        other: new Neo4jThreadStore(second.db),
+        async close() {
+          await second.close();
+          await banks.close();
+        },
+      };
+    },
+  });
+
+  ledgerConformance('neo4j (server)', {
+    async open(prefix) {
+      const store = await ServerStore.open(options);
+      return {
+        ledger: new Neo4jUsageLedger(store.db),
+        async close() {
+          await store.db.write(cypher('MATCH (u:LlmUsage) WHERE u.bankId STARTS WITH $prefix DELETE u', { prefix }));
+          await store.close();
+        },
+      };
+    },
+  });
 
   describe('server store: consistency across Neo4j and Qdrant', () => {
     const run = runId();

@@ -22,6 +22,9 @@ import * as reads from './statements/reads.ts';
 import * as rec from './statements/records.ts';
 import * as q from './statements/queue.ts';
 import * as search from './statements/search.ts';
+import * as threads from './statements/threads.ts';
+import * as usage from './statements/usage.ts';
+import { itemPatch, itemProps, messageProps, usageProps } from './thread-rows.ts';
 
 /** A value that would break out of a string literal or a clause if it were spliced into the text. */
 const EVIL = "x' }) DETACH DELETE n //";
@@ -178,6 +181,47 @@ function catalogue(): Array<[string, Statement]> {
   add('factsExpectingPoints', pending.factsExpectingPoints(B, 0, 100));
   add('markNeedsEmbedding', pending.markNeedsEmbedding(B, ['f']));
   add('clearNeedsEmbedding', pending.clearNeedsEmbedding(B, ['f']));
+
+  const message = messageProps({
+    seq: 3, id: EVIL, bankId: B, threadId: EVIL, role: 'user', name: EVIL, content: EVIL, toolCalls: [{ name: EVIL }], timestamp: NOW, tokens: 4, createdAt: NOW,
+  });
+  const memoryItem = itemProps({
+    id: EVIL, bankId: B, recordId: EVIL, threadId: EVIL, kind: 'observation', generation: 0, status: 'active', text: EVIL, tokens: 3, fromSeq: 1, toSeq: 2,
+    messageCount: 2, inputTokens: 9, covers: [EVIL], currentTask: EVIL, suggestedResponse: null, firstAt: NOW, lastAt: NOW, createdAt: NOW, activatedAt: null,
+    archivedAt: null,
+  }, 7, null);
+  add('getThread', threads.getThread(B, EVIL));
+  add('saveThread', threads.saveThread({ bankId: B, id: EVIL, resourceId: EVIL, settings: '{}', createdAt: NOW, updatedAt: NOW }));
+  add('listThreads', threads.listThreads(B, EVIL, 10, 5));
+  add('lockThread', threads.lockThread(B, EVIL, NOW));
+  add('createMessages', threads.createMessages(B, EVIL, [message], 3));
+  add('takenSeqs', threads.takenSeqs(B, EVIL, [1, 2]));
+  add('deleteThread', threads.deleteThread(B, EVIL));
+  add('listMessages', threads.listMessages(B, EVIL, { afterSeq: 2, limit: 10, offset: 1, unbridged: true }));
+  add('countMessages', threads.countMessages(B, EVIL));
+  add('markMessagesBridged', threads.markMessagesBridged(B, [EVIL], NOW));
+  add('takeRids', threads.takeRids(B, 3, NOW));
+  add('createItems', threads.createItems([memoryItem]));
+  add('updateItems', threads.updateItems(B, [{ id: EVIL, patch: itemPatch({ status: 'archived', text: EVIL, covers: [EVIL] }) ?? {} }]));
+  add('removeItems', threads.removeItems(B, [EVIL]));
+  add('listItems', threads.listItems(B, EVIL, { statuses: ['active'], kinds: ['observation'], threadId: EVIL }));
+  add('deleteItemsOfRecord', threads.deleteItemsOfRecord(B, EVIL, true));
+  add('watermarks', threads.watermarks(B, EVIL));
+  add('unbridgedObservations', threads.unbridgedObservations(B, EVIL, 10));
+  add('markItemsBridged', threads.markItemsBridged(B, [EVIL], NOW));
+  add('exportItems', threads.exportItems(B, 10, 20));
+  add('getWorkingMemory', threads.getWorkingMemory(B, EVIL));
+  add('putWorkingMemory', threads.putWorkingMemory({ bankId: B, key: EVIL, content: EVIL, updatedAt: NOW }));
+  add('deleteWorkingMemory', threads.deleteWorkingMemory(B, EVIL));
+  add('listWorkingMemory', threads.listWorkingMemory(B));
+  add('deleteThreadsOfBank', threads.deleteThreadsOfBank(B));
+  const call = {
+    operation: 'threads' as const, bankId: B, provider: EVIL, model: EVIL, inputTokens: 10, outputTokens: 2, cachedTokens: 0, latencyMs: 12.5, costUsd: 0.01,
+    at: NOW, ok: false, error: EVIL,
+  };
+  add('recordUsage', usage.recordUsage(usageProps(call, NOW)));
+  add('usageGroups', usage.usageGroups({ bankId: B, from: NOW, to: null }));
+  add('usageTotal', usage.usageTotal({ bankId: B, from: null, to: NOW }));
   return out;
 }
 
@@ -235,7 +279,10 @@ describe('server store Cypher', () => {
   });
 
   test('labels and relationship types are constants of the model (or a bank\'s hashed keyword label)', () => {
-    const labels = new Set(['Bank', 'Document', 'Chunk', 'Fact', 'Entity', 'EntityKey', 'Revision', 'Operation', 'OperationKey', 'Tombstone', 'Migration', 'Heartbeat']);
+    const labels = new Set([
+      'Bank', 'Document', 'Chunk', 'Fact', 'Entity', 'EntityKey', 'Revision', 'Operation', 'OperationKey', 'Tombstone', 'Migration', 'Heartbeat', 'Thread',
+      'ThreadMessage', 'ThreadMemoryItem', 'WorkingMemory', 'ThreadItemCounter', 'LlmUsage',
+    ]);
     const types = new Set(['MENTIONS', 'LINK', 'EVIDENCE']);
     const bankLabel = /^Kw(Fact|Chunk)_[0-9a-f]{24}$/;
     for (const [name, s] of statements) {

@@ -19,7 +19,7 @@ import * as leases from './leases.ts';
 import * as queue from './queue.ts';
 import { SqliteSessions } from './sessions.ts';
 import { F, FACT_COLUMNS, json, parseJson, placeholders, toBank, toChunk, toDocument, toEntity, toFact, toOperation, type Row } from './rows.ts';
-import { decodeVector, SqliteVectorIndex } from './vectors.ts';
+import { decodeVector, SqliteVectorIndex } from './vectors/index.ts';
 import * as writes from './writes.ts';
 import { prepared } from './statements.ts';
 

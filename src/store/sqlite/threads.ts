@@ -2,7 +2,7 @@
 // messages, memory items and working memory. Every multi-row write is one transaction, so a killed process
 // leaves either all of a change or none of it.
 import type { Statement } from 'better-sqlite3';
-import type { ItemFilter, MemoryChange, StoredItem, StoredMessage, ThreadStore, Watermarks } from '../../threads/ports.ts';
+import { seqsFree, type ItemFilter, type MemoryChange, type StoredItem, type StoredMessage, type ThreadStore, type Watermarks } from '../../threads/ports.ts';
 import type { MemoryItem, MemoryKind, MemoryStatus, MessageRole, NewMessage, Thread, ThreadMessage, ToolCall, WorkingMemory } from '../../threads/types.ts';
 import type { Db } from './database.ts';
 import { placeholders, type Row } from './rows.ts';
@@ -250,21 +250,26 @@ export class SqliteThreadStore implements ThreadStore {
     return rows.map((r) => ({ bankId, key: String(r.key), content: String(r.content), updatedAt: String(r.updated_at) }));
   }
 
-  async restoreMessages(bankId: string, threadId: string, messages: StoredMessage[], _renumber: boolean): Promise<number[]> {
-    // seq counts within a thread, and a restored thread is new to this store: every message keeps its number.
+  /** Immediate, like appendMessages: the seqs checked free stay free until the messages are in. */
+  async restoreMessages(bankId: string, threadId: string, messages: StoredMessage[], renumber: boolean): Promise<number[]> {
     const insert = this.stmt(
       `INSERT INTO thread_messages (seq, id, bank_id, thread_id, role, name, content, tool_calls, timestamp, tokens, created_at, bridged_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    return this.db.transaction(() =>
-      messages.map((m) => {
+    const taken = this.stmt('SELECT 1 FROM thread_messages WHERE bank_id = ? AND thread_id = ? AND seq = ?').pluck();
+    const last = this.stmt('SELECT coalesce(max(seq), 0) FROM thread_messages WHERE bank_id = ? AND thread_id = ?').pluck();
+    return this.db.transaction(() => {
+      const keep = !renumber && seqsFree(messages.map((m) => m.seq), (seq) => taken.get(bankId, threadId, seq) !== undefined);
+      const first = keep ? 0 : (last.get(bankId, threadId) as number) + 1;
+      return messages.map((m, i) => {
+        const seq = keep ? m.seq : first + i;
         insert.run(
-          m.seq, m.id, bankId, threadId, m.role, m.name, m.content, m.toolCalls ? JSON.stringify(m.toolCalls) : null, m.timestamp, m.tokens,
+          seq, m.id, bankId, threadId, m.role, m.name, m.content, m.toolCalls ? JSON.stringify(m.toolCalls) : null, m.timestamp, m.tokens,
           m.createdAt, m.bridgedAt,
         );
-        return m.seq;
-      }),
-    )();
+        return seq;
+      });
+    }).immediate();
   }
 
   async restoreItems(bankId: string, items: StoredItem[]): Promise<void> {

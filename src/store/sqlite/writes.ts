@@ -10,7 +10,7 @@ import type { Db } from './database.ts';
 import { syncKeywordIndexes } from './keyword-tables.ts';
 import { json, placeholders } from './rows.ts';
 import { checkpoint } from './operations.ts';
-import { encodeVector } from './vectors.ts';
+import { encodeVector } from './vectors/index.ts';
 import { prepared } from './statements.ts';
 
 /** Bumped by every write that adds or removes chunks (sessions.ts caches a bank's sessions until it moves). */

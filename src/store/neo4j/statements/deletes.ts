@@ -63,8 +63,12 @@ export const dropBank = (bankId: string): Statement[] => [
   cypher(`MATCH (t:Tombstone {bankId: $bankId}) WHERE t.kind <> 'bank' DELETE t`, { bankId }),
 ];
 
-/** The labels carrying a bank id whose nodes are swept when the bank is deleted. */
-export const BANK_LABELS = ['Fact', 'Chunk', 'Document', 'Entity', 'EntityKey', 'Revision', 'Operation', 'OperationKey'] as const;
+/** The labels carrying a bank id whose nodes are swept when the bank is deleted (thread memory's too, as the embedded
+ * store's foreign keys delete it with the bank; not the usage ledger, which outlives the bank). */
+export const BANK_LABELS = [
+  'Fact', 'Chunk', 'Document', 'Entity', 'EntityKey', 'Revision', 'Operation', 'OperationKey', 'ThreadMemoryItem', 'WorkingMemory', 'ThreadMessage',
+  'Thread', 'ThreadItemCounter',
+] as const;
 export type BankLabel = (typeof BANK_LABELS)[number];
 
 const SWEEP: Record<BankLabel, string> = {
@@ -78,6 +82,11 @@ const SWEEP: Record<BankLabel, string> = {
   Operation: 'MATCH (n:Operation {bankId: $bankId}) WHERE n.bankDeletedAt IS NULL WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS deleted',
   OperationKey: `MATCH (n:OperationKey {bankId: $bankId}) WHERE NOT EXISTS { MATCH (o:Operation {id: n.operationId}) WHERE o.bankDeletedAt IS NOT NULL }
     WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS deleted`,
+  ThreadMemoryItem: 'MATCH (n:ThreadMemoryItem {bankId: $bankId}) WITH n LIMIT $batch DELETE n RETURN count(*) AS deleted',
+  WorkingMemory: 'MATCH (n:WorkingMemory {bankId: $bankId}) WITH n LIMIT $batch DELETE n RETURN count(*) AS deleted',
+  ThreadMessage: 'MATCH (n:ThreadMessage {bankId: $bankId}) WITH n LIMIT $batch DELETE n RETURN count(*) AS deleted',
+  Thread: 'MATCH (n:Thread {bankId: $bankId}) WITH n LIMIT $batch DELETE n RETURN count(*) AS deleted',
+  ThreadItemCounter: 'MATCH (n:ThreadItemCounter {bankId: $bankId}) WITH n LIMIT $batch DELETE n RETURN count(*) AS deleted',
 };
 
 /** Deletes up to `batch` nodes of the label carrying the bank id; returns how many. Run until it returns 0. */
@@ -94,6 +103,11 @@ const ORPHANS: Record<BankLabel, string> = {
   Operation: 'MATCH (n:Operation) WHERE n.bankDeletedAt IS NULL WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId',
   OperationKey: `MATCH (n:OperationKey) WHERE NOT EXISTS { MATCH (o:Operation {id: n.operationId}) WHERE o.bankDeletedAt IS NOT NULL }
     WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId`,
+  ThreadMemoryItem: 'MATCH (n:ThreadMemoryItem) WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId',
+  WorkingMemory: 'MATCH (n:WorkingMemory) WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId',
+  ThreadMessage: 'MATCH (n:ThreadMessage) WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId',
+  Thread: 'MATCH (n:Thread) WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId',
+  ThreadItemCounter: 'MATCH (n:ThreadItemCounter) WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId',
 };
 
 export const orphanBankIds = (label: BankLabel): Statement => cypher(ORPHANS[label]);

@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { random } from '../../../benchmarks/random.ts';
-import type { FactFilter } from '../ports.ts';
-import { openDatabase, type Db } from './database.ts';
-import { decodeVector, encodeVector, NATIVE_SCAN_MIN, SqliteVectorIndex } from './vectors.ts';
+import { random } from '../../../../benchmarks/random.ts';
+import type { FactFilter } from '../../ports.ts';
+import { openDatabase, type Db } from '../database.ts';
+import { decodeVector, encodeVector, NATIVE_SCAN_MIN, SqliteVectorIndex } from './index.ts';
 
 const DIM = 16;
 
