@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { log } from './log.ts';
-import type { Heartbeat, MemoryStore } from './store/ports.ts';
+import type { Heartbeat, Heartbeats } from './store/ports.ts';
 
 export interface LivenessOptions {
   /** How often a holder beats (default 2 s). */
@@ -17,8 +17,6 @@ export interface LivenessOptions {
 }
 
 export const DEFAULT_LIVENESS: LivenessOptions = { intervalMs: 2_000, deadAfterMs: 10_000 };
-
-type LivenessStore = Pick<MemoryStore, 'beat' | 'heartbeats' | 'retireHeartbeat'>;
 
 /**
  * When this process started: the same in each of its threads (the consolidation thread beats for the same process
@@ -80,7 +78,7 @@ export class Liveness {
   private stopped = false;
 
   constructor(
-    private readonly store: LivenessStore,
+    private readonly store: Heartbeats,
     readonly id: string,
     /** What the holder does, shown in status ('worker', 'drain', 'operations'). */
     public role: string,

@@ -7,7 +7,7 @@ import { newId } from './core/ids.ts';
 import { nowIso } from './core/time.ts';
 import type { Operation, OperationStatus } from './core/types.ts';
 import { DEFAULT_LIVENESS, Liveness, newHolderId, type LivenessOptions } from './liveness.ts';
-import type { Heartbeat, MemoryStore } from './store/ports.ts';
+import type { Heartbeat, Heartbeats, OperationStore } from './store/ports.ts';
 import { log } from './log.ts';
 
 export type OperationHandler = (op: Operation, progress: (done: number, total: number) => Promise<void>) => Promise<unknown>;
@@ -27,7 +27,7 @@ export class Operations {
   private resuming = false;
 
   constructor(
-    private readonly store: MemoryStore,
+    private readonly store: OperationStore & Heartbeats,
     liveness: LivenessOptions = DEFAULT_LIVENESS,
   ) {
     this.liveness = new Liveness(store, `ops-${newHolderId()}`, 'operations', liveness, (alive) => (this.resuming ? this.adopt(alive).then(() => undefined) : Promise.resolve()));

@@ -1,8 +1,8 @@
 // What an observation said at a past instant (recall's asOf): the newest revision made by then. Null when the
 // observation did not exist yet.
-import type { MemoryStore } from '../store/ports.ts';
+import type { AuditReads } from '../store/ports.ts';
 
-export async function observationTextAsOf(store: MemoryStore, bankId: string, observationId: string, asOf: string): Promise<string | null> {
+export async function observationTextAsOf(store: AuditReads, bankId: string, observationId: string, asOf: string): Promise<string | null> {
   const at = new Date(asOf).toISOString();
   const history = await store.historyOf(bankId, observationId);
   const before = history.filter((r) => r.at <= at);

@@ -2,7 +2,7 @@
 // exact source spans -> documents; and fact -> the observations it supports or contradicts.
 import { notFound } from '../core/errors.ts';
 import type { EvidenceRole, Fact, Observation } from '../core/types.ts';
-import type { MemoryStore } from '../store/ports.ts';
+import type { AuditReads, RecallReads } from '../store/ports.ts';
 import { sourcesOf, type SourceSpan } from './source.ts';
 
 export interface EvidenceLink {
@@ -19,13 +19,13 @@ export interface EvidenceChain {
   contradicting: EvidenceLink[];
 }
 
-export async function requireObservation(store: MemoryStore, bankId: string, observationId: string): Promise<Observation> {
+export async function requireObservation(store: AuditReads, bankId: string, observationId: string): Promise<Observation> {
   const [observation] = await store.getObservations(bankId, [observationId]);
   if (!observation) throw notFound('observation', observationId);
   return observation;
 }
 
-export async function evidenceChain(store: MemoryStore, bankId: string, observationId: string): Promise<EvidenceChain> {
+export async function evidenceChain(store: AuditReads & RecallReads, bankId: string, observationId: string): Promise<EvidenceChain> {
   const observation = await requireObservation(store, bankId, observationId);
   const evidence = await store.evidenceOf(bankId, observationId);
   const facts = new Map((await store.getFacts(bankId, evidence.map((e) => e.factId))).map((f) => [f.id, f]));
@@ -44,7 +44,7 @@ export interface ObservationOfFact {
 }
 
 /** The observations a fact supports or contradicts. */
-export async function observationsOfFact(store: MemoryStore, bankId: string, factId: string): Promise<ObservationOfFact[]> {
+export async function observationsOfFact(store: AuditReads, bankId: string, factId: string): Promise<ObservationOfFact[]> {
   const links = await store.observationsOfFact(bankId, factId);
   const observations = new Map((await store.getObservations(bankId, links.map((l) => l.observationId))).map((o) => [o.id, o]));
   return links.flatMap((l) => {

@@ -1,7 +1,7 @@
 // What recall adds to observation results: whether each is stale (facts about its entities wait to be
 // consolidated, or every fact it rests on has been superseded: it is outdated), its proof count, on request its source facts (include.sourceFacts), and with asOf the text it
 // had at that instant (null: it did not exist yet, so recall should drop it).
-import type { MemoryStore } from '../store/ports.ts';
+import type { AuditReads, ConsolidationQueue, RecallReads } from '../store/ports.ts';
 import { staleObservations } from '../consolidate/staleness.ts';
 import { observationTextAsOf } from './as-of.ts';
 import { sourceFactsOf, type SourceFact } from './source-facts.ts';
@@ -25,7 +25,7 @@ export interface ExtrasOptions {
 
 /** Extras for the observation results of a recall, by id (results of other kinds are not looked at). */
 export async function observationExtras(
-  store: MemoryStore,
+  store: AuditReads & RecallReads & ConsolidationQueue,
   bankId: string,
   results: Array<{ id: string; kind: string }>,
   options: ExtrasOptions = {},
@@ -47,7 +47,7 @@ export async function observationExtras(
 }
 
 /** Observations whose supporting facts have all been superseded (contradicting evidence does not count). */
-async function outdatedObservations(store: MemoryStore, bankId: string, ids: string[]): Promise<Set<string>> {
+async function outdatedObservations(store: AuditReads & RecallReads, bankId: string, ids: string[]): Promise<Set<string>> {
   const supporting = new Map<string, string[]>();
   for (const id of ids) supporting.set(id, (await store.evidenceOf(bankId, id)).filter((e) => e.role === 'supports').map((e) => e.factId));
   // One read of every supporting fact, not one per observation.

@@ -1,7 +1,7 @@
 // Recall's include.sourceFacts: the evidence facts of each observation in a result list, with their roles and
 // exact source sentences, supporting facts first, newest first within a role.
 import type { EvidenceRole, FactKind } from '../core/types.ts';
-import type { MemoryStore } from '../store/ports.ts';
+import type { AuditReads, RecallReads } from '../store/ports.ts';
 import { sourcesOf, type SourceSpan } from './source.ts';
 
 export interface SourceFact {
@@ -15,7 +15,7 @@ export interface SourceFact {
   source: SourceSpan | null;
 }
 
-export async function sourceFactsOf(store: MemoryStore, bankId: string, observationIds: string[], limitPerObservation = 20): Promise<Map<string, SourceFact[]>> {
+export async function sourceFactsOf(store: AuditReads & RecallReads, bankId: string, observationIds: string[], limitPerObservation = 20): Promise<Map<string, SourceFact[]>> {
   const out = new Map<string, SourceFact[]>();
   for (const id of observationIds) {
     const evidence = (await store.evidenceOf(bankId, id))

@@ -1,7 +1,7 @@
 // Where facts came from, down to the exact words: the chunk, the character span inside it, the sentence that
 // span holds (chunk.text.slice(start, end)), who said it and when, and the document it belongs to.
 import type { DocumentRecord, Fact } from '../core/types.ts';
-import type { MemoryStore } from '../store/ports.ts';
+import type { RecallReads } from '../store/ports.ts';
 
 export interface SourceSpan {
   documentId: string;
@@ -18,7 +18,7 @@ export interface SourceSpan {
 }
 
 /** Source spans of the facts that have one (observations and facts of deleted chunks have none). */
-export async function sourcesOf(store: MemoryStore, bankId: string, facts: Fact[]): Promise<Map<string, SourceSpan>> {
+export async function sourcesOf(store: RecallReads, bankId: string, facts: Fact[]): Promise<Map<string, SourceSpan>> {
   const withSource = facts.filter((f) => f.source);
   const chunks = new Map((await store.getChunks(bankId, [...new Set(withSource.map((f) => f.source!.chunkId))])).map((c) => [c.id, c]));
   const documents = new Map<string, SourceSpan['document']>();

@@ -3,7 +3,7 @@
 // document, what superseded it, and the observations it supports or contradicts.
 import { notFound } from '../core/errors.ts';
 import type { Fact, Observation, ObservationRevision } from '../core/types.ts';
-import type { MemoryStore } from '../store/ports.ts';
+import type { AuditReads, ConsolidationQueue, RecallReads } from '../store/ports.ts';
 import { staleObservations } from '../consolidate/staleness.ts';
 import { evidenceChain, observationsOfFact, type EvidenceLink, type ObservationOfFact } from './chain.ts';
 import { sourcesOf, type SourceSpan } from './source.ts';
@@ -29,7 +29,7 @@ export interface WhyFact {
 
 export type Why = WhyObservation | WhyFact;
 
-export async function why(store: MemoryStore, bankId: string, id: string): Promise<Why> {
+export async function why(store: AuditReads & RecallReads & ConsolidationQueue, bankId: string, id: string): Promise<Why> {
   const [fact] = await store.getFacts(bankId, [id]);
   if (!fact) throw notFound('memory', id);
   if (fact.kind === 'observation') {

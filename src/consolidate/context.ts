@@ -2,7 +2,7 @@
 // or close to them in vector space, most related first, at most `batchSize`), each with its evidence (the first
 // fact and the most recent ones), other facts about the same entities, and the vectors and entity names of it all.
 import type { Bank, Evidence, Fact, FactKind, Observation } from '../core/types.ts';
-import type { MemoryStore } from '../store/ports.ts';
+import type { AuditReads, RecallReads } from '../store/ports.ts';
 import type { ConsolidationInput, RelatedObservation } from './consolidator.ts';
 
 export interface ContextOptions {
@@ -17,7 +17,7 @@ export interface ContextOptions {
 export const DEFAULT_CONTEXT_OPTIONS: ContextOptions = { batchSize: 50, evidenceWindow: 24, nearestPerFact: 5 };
 
 export async function loadContext(
-  store: MemoryStore,
+  store: RecallReads & AuditReads,
   bank: Bank,
   facts: Fact[],
   options: ContextOptions = DEFAULT_CONTEXT_OPTIONS,
@@ -87,6 +87,6 @@ export async function loadContext(
 }
 
 /** The newest active facts of these kinds mentioning the entity (at most `limit`), oldest first. */
-async function newest(store: MemoryStore, bankId: string, entityId: string, kinds: FactKind[], limit: number): Promise<Fact[]> {
+async function newest(store: RecallReads, bankId: string, entityId: string, kinds: FactKind[], limit: number): Promise<Fact[]> {
   return (await store.newestFacts(bankId, { kinds, entityId, limit })).reverse();
 }

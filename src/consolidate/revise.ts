@@ -9,12 +9,15 @@ import { nowIso } from '../core/time.ts';
 import type { Fact, Observation, ObservationRevision } from '../core/types.ts';
 import type { Embedder } from '../embed/ports.ts';
 import { log } from '../log.ts';
-import { FORGOTTEN_TEXT, type DeleteResult, type MemoryStore } from '../store/ports.ts';
+import {
+  FORGOTTEN_TEXT, type AuditReads, type BankStore, type ConsolidationQueue, type DeleteResult, type Forgetting, type RecallReads,
+} from '../store/ports.ts';
 import type { Consolidator } from './consolidator.ts';
 import { factTime } from './synthesis.ts';
 
 export interface ReviseDeps {
-  store: MemoryStore;
+  /** Reads the blanked observations and their evidence; writes the rebuilt ones, deletes those left with none. */
+  store: BankStore & RecallReads & AuditReads & ConsolidationQueue & Forgetting;
   embedder: Embedder;
   consolidator: Consolidator;
 }

@@ -3,7 +3,7 @@
 // on them (with that worker's heartbeat, so a dead holder shows as dead), which wait for a retry after an error,
 // and whether any worker loop is alive to take the rest.
 import { holderState } from '../liveness.ts';
-import type { Heartbeat, MemoryStore } from '../store/ports.ts';
+import type { AuditReads, ConsolidationQueue, Heartbeat, Heartbeats } from '../store/ports.ts';
 import type { RateSnapshot } from './rate.ts';
 import type { ConsolidationWorker } from './worker.ts';
 
@@ -97,7 +97,7 @@ function describe(
   return parts.join('; ');
 }
 
-export async function consolidationStatus(store: MemoryStore, worker: ConsolidationWorker, bankId: string, now = Date.now()): Promise<ConsolidationStatus> {
+export async function consolidationStatus(store: ConsolidationQueue & Heartbeats & AuditReads, worker: ConsolidationWorker, bankId: string, now = Date.now()): Promise<ConsolidationStatus> {
   const b = await store.backlog(bankId);
   const detail = await store.queueDetail(bankId);
   const beats = await store.heartbeats();

@@ -11,7 +11,7 @@ import type { Bank, Fact } from '../core/types.ts';
 import type { Embedder } from '../embed/ports.ts';
 import { DEFAULT_LIVENESS, Liveness, newHolderId, type LivenessOptions } from '../liveness.ts';
 import { log } from '../log.ts';
-import type { Claim, MemoryStore } from '../store/ports.ts';
+import type { AuditReads, BankStore, Claim, ConsolidationQueue, Forgetting, Heartbeats, RecallReads } from '../store/ports.ts';
 import type { Consolidator } from './consolidator.ts';
 import { DEFAULT_CONTEXT_OPTIONS, loadContext, type ContextOptions } from './context.ts';
 import { planWrite, type PlanSummary } from './plan.ts';
@@ -19,7 +19,8 @@ import { RateMeter } from './rate.ts';
 import { repairBlanked } from './revise.ts';
 
 export interface WorkerDeps {
-  store: MemoryStore;
+  /** The queue it works, the context it reads, the beats it makes, and the repair of blanked observations (revise.ts). */
+  store: BankStore & ConsolidationQueue & RecallReads & AuditReads & Forgetting & Heartbeats;
   embedder: Embedder;
   consolidator: Consolidator;
 }

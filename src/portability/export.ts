@@ -5,7 +5,10 @@ import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { notFound } from '../core/errors.ts';
 import { nowIso } from '../core/time.ts';
-import type { MemoryStore } from '../store/ports.ts';
+import type { AuditReads, BankStore, RecallReads } from '../store/ports.ts';
+
+/** What an export reads: the bank, and everything of it page by page. */
+type ExportReads = BankStore & RecallReads & AuditReads;
 import type { ThreadStore } from '../threads/ports.ts';
 import { emptyCounts, encodeVector, EXPORT_FORMAT, EXPORT_VERSION, type ExportHeader, type ExportRecord } from './format.ts';
 
@@ -19,7 +22,7 @@ export interface ExportOptions {
 }
 
 /** The archive's lines (without newlines): the header, then the records. */
-export async function* exportBank(store: MemoryStore, bankId: string, options: ExportOptions): AsyncGenerator<string> {
+export async function* exportBank(store: ExportReads, bankId: string, options: ExportOptions): AsyncGenerator<string> {
   const bank = await store.getBank(bankId);
   if (!bank) throw notFound('bank', bankId);
   const page = options.pageSize ?? 256;
@@ -114,7 +117,7 @@ export async function* exportBank(store: MemoryStore, bankId: string, options: E
 }
 
 /** Writes the archive to a stream (a file, stdout), honouring back-pressure. Returns the number of lines. */
-export async function writeExport(store: MemoryStore, bankId: string, out: Writable, options: ExportOptions): Promise<number> {
+export async function writeExport(store: ExportReads, bankId: string, out: Writable, options: ExportOptions): Promise<number> {
   let lines = 0;
   for await (const l of exportBank(store, bankId, options)) {
     if (!out.write(`${l}\n`)) await once(out, 'drain');
@@ -123,7 +126,7 @@ export async function writeExport(store: MemoryStore, bankId: string, out: Writa
   return lines;
 }
 
-export async function exportBankToFile(store: MemoryStore, bankId: string, file: string, options: ExportOptions): Promise<number> {
+export async function exportBankToFile(store: ExportReads, bankId: string, file: string, options: ExportOptions): Promise<number> {
   const out = createWriteStream(file);
   try {
     const lines = await writeExport(store, bankId, out, options);

@@ -13,7 +13,9 @@ import { CairnError } from '../core/errors.ts';
 import { BANK_ID_RULE, isBankId } from '../core/ids.ts';
 import type { Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision } from '../core/types.ts';
 import type { Embedder } from '../embed/ports.ts';
-import { FORGOTTEN_TEXT, type MemoryStore, type Tombstone, type VectorRecord } from '../store/ports.ts';
+import {
+  FORGOTTEN_TEXT, type BankStore, type ConsolidationQueue, type Forgetting, type MemoryWrites, type Tombstone, type VectorRecord,
+} from '../store/ports.ts';
 import { legacySession } from '../store/session-order.ts';
 import type { StoredItem, StoredMessage, ThreadStore } from '../threads/ports.ts';
 import type { Thread } from '../threads/types.ts';
@@ -96,7 +98,7 @@ class Importer {
   private readonly batch: number;
 
   constructor(
-    private readonly store: MemoryStore,
+    private readonly store: MemoryWrites & ConsolidationQueue & Forgetting,
     private readonly threads: ThreadStore,
     private readonly embedder: Embedder,
     private readonly header: ExportHeader,
@@ -321,7 +323,7 @@ class Importer {
  * hold the original bank's facts.
  */
 export async function importBank(
-  store: MemoryStore, embedder: Embedder, source: string | AsyncIterable<string>, options: ImportOptions,
+  store: BankStore & MemoryWrites & ConsolidationQueue & Forgetting, embedder: Embedder, source: string | AsyncIterable<string>, options: ImportOptions,
 ): Promise<ImportReport> {
   const lines = linesOf(source)[Symbol.asyncIterator]();
   let first = await lines.next();

@@ -8,7 +8,7 @@
 // direction, so the order comes from the chunks' indexes). Two such steps from a fixed number of candidates: the
 // work does not grow with the bank.
 import type { Chunk, Fact } from '../core/types.ts';
-import type { FactFilter, MemoryStore } from '../store/ports.ts';
+import type { FactFilter, RecallReads } from '../store/ports.ts';
 import type { FactLoader } from './facts.ts';
 import type { Fused } from './fusion.ts';
 
@@ -16,7 +16,7 @@ import type { Fused } from './fusion.ts';
 export const asksQuestion = (text: string): boolean => /\?\s*["'”’)]?\s*$/.test(text);
 
 export interface FollowupContext {
-  store: MemoryStore;
+  store: RecallReads;
   bankId: string;
   facts: FactLoader;
   filter: FactFilter;

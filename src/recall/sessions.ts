@@ -9,7 +9,7 @@
 // never counted back to.
 import { DAY_MS } from '../core/time.ts';
 import type { Fact } from '../core/types.ts';
-import type { MemoryStore, SessionInfo } from '../store/ports.ts';
+import type { RecallReads, SessionInfo } from '../store/ports.ts';
 import { parseSessionExpressions, type SessionExpression, type SessionRef } from '../text/session-expressions.ts';
 import type { FactLoader } from './facts.ts';
 
@@ -61,7 +61,7 @@ export function resolveSessions(refs: SessionRef[], sessions: SessionInfo[], at:
 }
 
 /** The sessions a query names, or null when it names none (then no session is read from the store). */
-export async function sessionScope(store: MemoryStore, bankId: string, query: string, queryTime: Date): Promise<SessionScope | null> {
+export async function sessionScope(store: RecallReads, bankId: string, query: string, queryTime: Date): Promise<SessionScope | null> {
   const expressions = parseSessionExpressions(query);
   if (expressions.length === 0) return null;
   const sessions = resolveSessions(expressions.map((e) => e.ref), await store.sessions(bankId), queryTime);
@@ -91,7 +91,7 @@ export async function keepSessions<T extends { id: string }>(fused: T[], facts: 
 }
 
 /** The session labels of the facts' sessions (the bank's sessions are read only when some fact has one). */
-export async function sessionLabels(store: MemoryStore, bankId: string, facts: Fact[]): Promise<Map<string, SessionLabel>> {
+export async function sessionLabels(store: RecallReads, bankId: string, facts: Fact[]): Promise<Map<string, SessionLabel>> {
   if (!facts.some((f) => f.source?.session)) return new Map();
   return new Map((await store.sessions(bankId)).map((s) => [s.id, { id: s.id, ordinal: s.ordinal }]));
 }

@@ -3,10 +3,9 @@
 // no word with it, and a bank holds few such statements (tens, not thousands), so all of them are read (through
 // their own index) and compared with the query by meaning; the closest few, when close enough, are placed among
 // the first results.
-import type { FactFilter, Scored } from '../store/ports.ts';
+import type { FactFilter, RecallReads, Scored } from '../store/ports.ts';
 import { STANCES, type Stance } from '../text/stance.ts';
 import { cosine } from '../core/dot.ts';
-import type { RecallStore } from './types.ts';
 
 /** Most standing statements read per recall (the newest are kept when a bank holds more). */
 const MAX_READ = 500;
@@ -34,7 +33,7 @@ export function bearsOnAsker(query: string, namesAPerson: boolean): boolean {
 
 /** The bank's standing statements closest to the query vector, best first, each with its similarity. */
 export async function standingFor(
-  store: RecallStore,
+  store: RecallReads,
   bankId: string,
   filter: FactFilter,
   query: Float32Array,

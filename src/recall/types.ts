@@ -2,7 +2,7 @@
 // and diversity. The request is validated at the HTTP edge; `resolveRequest` applies the defaults here.
 import type { FactKind } from '../core/types.ts';
 import type { SourceFact } from '../audit/source-facts.ts';
-import type { FactFilter, MemoryStore } from '../store/ports.ts';
+import type { AuditReads, BankStore, ConsolidationQueue, FactFilter, RecallReads } from '../store/ports.ts';
 import { type ChangeLabel, changeIntent } from './updates.ts';
 
 export type ArmName = 'semantic' | 'keyword' | 'graph' | 'temporal' | 'passage';
@@ -298,4 +298,8 @@ export interface RecallResponse {
   trace?: RecallTrace;
 }
 
-export type RecallStore = MemoryStore;
+/**
+ * The roles recall reads: the bank, its indexes and facts, the observation extras of the results (evidence, history,
+ * the fact count for hubs) and whether facts wait for consolidation (stale observations).
+ */
+export type RecallStore = BankStore & RecallReads & AuditReads & ConsolidationQueue;

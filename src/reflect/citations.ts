@@ -1,7 +1,7 @@
 // Reflect cites only what exists: the ids an answerer cites, and the ids written into its answer, are looked up
 // in the bank; the ones that are not there are taken out of the answer (its text and its arrays) and reported.
 import type { Fact } from '../core/types.ts';
-import type { MemoryStore } from '../store/ports.ts';
+import type { RecallReads } from '../store/ports.ts';
 
 /** What a memory id looks like inside an answer's text (facts fct_..., observations obs_...). */
 const ID_SHAPE = /\b(?:fct|obs)_[0-9a-z]{6,}\b/gi;
@@ -41,7 +41,7 @@ function scrub(value: unknown, invented: ReadonlySet<string>): unknown {
   return value;
 }
 
-export async function checkCitations(store: MemoryStore, bankId: string, answer: unknown, cited: string[]): Promise<CheckedCitations> {
+export async function checkCitations(store: RecallReads, bankId: string, answer: unknown, cited: string[]): Promise<CheckedCitations> {
   const named = [...new Set([...cited.map((id) => id.trim()), ...idsIn(answer, [])])].filter((id) => id !== '');
   const found = new Map((await store.getFacts(bankId, named)).map((f) => [f.id, f]));
   const kept = named.map((id) => found.get(id)).filter((f): f is Fact => f !== undefined);

@@ -4,7 +4,7 @@
 import type { Bank, Fact } from '../core/types.ts';
 import type { LlmUsage } from '../llm/ports.ts';
 import type { Budget, RecallRequest, RecallResponse } from '../recall/types.ts';
-import type { MemoryStore } from '../store/ports.ts';
+import type { AuditReads, RecallReads } from '../store/ports.ts';
 import type { ReflectTools, ToolOutcome } from './answerer.ts';
 import type { Memory, ReflectLimits, ReflectStep, ToolCall } from './types.ts';
 
@@ -12,7 +12,7 @@ import type { Memory, ReflectLimits, ReflectStep, ToolCall } from './types.ts';
 export type Recaller = (bankId: string, request: RecallRequest) => Promise<RecallResponse>;
 
 export interface ToolboxDeps {
-  store: MemoryStore;
+  store: RecallReads & AuditReads;
   recall: Recaller;
 }
 

@@ -3,7 +3,7 @@
 // name that starts with it ("Alice" -> "Alice Smith").
 import { newId } from '../core/ids.ts';
 import type { Entity } from '../core/types.ts';
-import type { MemoryStore } from '../store/ports.ts';
+import type { MemoryWrites } from '../store/ports.ts';
 import { nameKey } from '../text/words.ts';
 import type { ExtractedEntity } from './extractor.ts';
 
@@ -13,7 +13,7 @@ export class EntityResolver {
   private readonly byKey = new Map<string, Entity>();
 
   constructor(
-    private readonly store: MemoryStore,
+    private readonly store: MemoryWrites,
     private readonly bankId: string,
   ) {}
 

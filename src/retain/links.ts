@@ -4,7 +4,7 @@
 // compared with every fact the item had written before it, and retain time grew with the square of its length.
 import { dot } from '../core/dot.ts';
 import type { FactLink, FactKind } from '../core/types.ts';
-import type { MemoryStore, VectorRecord } from '../store/ports.ts';
+import type { RecallReads, VectorRecord } from '../store/ports.ts';
 
 export const SEMANTIC_LINK_MIN_SIMILARITY = 0.9;
 export const SEMANTIC_LINKS_PER_FACT = 2;
@@ -61,7 +61,7 @@ export class RecentFacts {
 
 /** Links from each record to its nearest candidates (see above) at least minSimilarity alike, best first. */
 export async function semanticLinks(
-  store: MemoryStore,
+  store: RecallReads,
   bankId: string,
   records: VectorRecord[],
   recent: RecentFacts,

@@ -6,7 +6,7 @@ import { contentHash, derivedId, newId } from '../core/ids.ts';
 import { nowIso } from '../core/time.ts';
 import type { Bank, Chunk, DocumentRecord, Fact, FactLink, Operation } from '../core/types.ts';
 import type { Embedder } from '../embed/ports.ts';
-import type { ItemWrite, MemoryStore } from '../store/ports.ts';
+import type { ItemWrite, MemoryWrites, RecallReads } from '../store/ports.ts';
 import { chunkText } from './chunking.ts';
 import { factContext, passageNames } from './context.ts';
 import { EntityResolver } from './entities.ts';
@@ -18,7 +18,8 @@ import type { Progress, RetainItem, RetainRequest, RetainResult } from './types.
 import { stanceOf } from '../text/stance.ts';
 
 export interface RetainDeps {
-  store: MemoryStore;
+  /** Writes the items; reads what is stored to plan them and to link their facts. */
+  store: MemoryWrites & RecallReads;
   extractor: Extractor;
   embedder: Embedder;
   /** One writer per bank at a time, across processes. */
@@ -148,7 +149,7 @@ interface DocumentWrite {
 /** How many chunks back a new chunk looks for the fact told before it (chunks such as "ok!" may have none). */
 const LOOK_BACK_CHUNKS = 3;
 
-async function planWrite(store: MemoryStore, bankId: string, doc: PlannedDocument, append: boolean, now: string): Promise<DocumentWrite> {
+async function planWrite(store: RecallReads, bankId: string, doc: PlannedDocument, append: boolean, now: string): Promise<DocumentWrite> {
   const existing = await store.listChunks(bankId, doc.id);
   const stored = await store.getDocument(bankId, doc.id);
   const existingIds = new Set(existing.map((c) => c.id));
@@ -188,7 +189,7 @@ function chunksBefore(existing: Chunk[], first: Chunk | undefined, kept: Set<str
 }
 
 /** The last fact told in the nearest of these chunks that has one (fact ids sort in the order they were told). */
-async function lastFactOf(store: MemoryStore, bankId: string, chunkIds: string[]): Promise<string | null> {
+async function lastFactOf(store: RecallReads, bankId: string, chunkIds: string[]): Promise<string | null> {
   if (chunkIds.length === 0) return null;
   const facts = await store.factIdsOfChunks(bankId, chunkIds);
   for (const chunkId of chunkIds) {
@@ -336,7 +337,7 @@ class Tally {
   }
 
   /** The final result; after a resume, the entities of the facts written before it are counted once with the rest. */
-  async total(store: MemoryStore, bankId: string): Promise<RetainResult> {
+  async total(store: RecallReads, bankId: string): Promise<RetainResult> {
     if (this.base) {
       for (const f of await store.getFacts(bankId, this.base.result.factIds)) for (const e of f.entities) this.entityIds.add(e);
       this.result.entities = this.entityIds.size;

@@ -234,15 +234,14 @@ export interface WriteLeases {
   releaseWriteLease(bankId: string, holder: string): Promise<void>;
 }
 
-/** The system of record: banks, documents, facts, entities, observations, queue, operations. */
-export interface MemoryStore extends WriteLeases {
-  readonly name: string;
-  readonly vectors: VectorIndex;
-  readonly keywords: KeywordIndex;
-  readonly graph: GraphIndex;
+/*
+ * The store's roles. Each domain module takes the roles it calls and no more (retain: MemoryWrites & RecallReads;
+ * recall: RecallStore in recall/types.ts; ...), so a signature says what a module may read and write. A method
+ * belongs to one role, the one that owns its concern; a caller that needs two concerns takes both roles.
+ */
 
-  close(): Promise<void>;
-
+/** Banks: their records, created, read, changed and deleted with everything of theirs. */
+export interface BankStore {
   /** Refuses (400) an id outside the one bank id rule (core/ids.ts). */
   createBank(bank: Bank): Promise<void>;
   getBank(id: string): Promise<Bank | null>;
@@ -253,33 +252,43 @@ export interface MemoryStore extends WriteLeases {
    * failed ("bank '<id>' was deleted ...") and kept without their input, so whoever polls them learns why.
    */
   deleteBank(id: string): Promise<void>;
+}
+
+/**
+ * Keyword indexes of banks that no longer exist, for reconcile. Both methods are optional: a store that drops a
+ * bank's indexes with the bank, in one transaction (the embedded one), never has orphans and implements neither.
+ */
+export interface OrphanIndexes {
   /**
    * Keyword indexes of banks that no longer exist, by name: a store whose bank deletion drops them outside the
-   * bank's transaction leaves them when it dies in between. Optional: a store that drops them with the bank, in one
-   * transaction (the embedded one), never has any.
+   * bank's transaction leaves them when it dies in between.
    */
   orphanKeywordIndexes?(): Promise<string[]>;
   /** Drops those of the named indexes that are still orphans (never a live bank's); returns the names dropped. */
   dropOrphanKeywordIndexes?(names: string[]): Promise<string[]>;
+}
 
-  getDocument(bankId: string, id: string): Promise<DocumentRecord | null>;
-  listChunks(bankId: string, documentId: string): Promise<Chunk[]>;
-  getChunks(bankId: string, ids: string[]): Promise<Chunk[]>;
-  /** Documents of the bank in the order they were first written, a page at a time (for export). */
-  listDocuments(bankId: string, limit: number, offset: number): Promise<DocumentRecord[]>;
-  /** Fact-fact links of the bank as stored (direction kept), a page at a time (for export). */
-  listLinks(bankId: string, limit: number, offset: number): Promise<FactLink[]>;
+/** What retain writes: items applied atomically, and the entities new mentions resolve against. */
+export interface MemoryWrites {
   /** Applies one item's write atomically. */
   writeItem(write: ItemWrite): Promise<void>;
   /** Applies several items' writes, in order, in one transaction (optional: without it each is written alone). */
   writeItems?(writes: ItemWrite[]): Promise<void>;
-  /** Deletes a document and, through every index, all facts that came from it. Null when there is no such document. */
-  deleteDocument(bankId: string, documentId: string, reason: string): Promise<DeleteResult | null>;
-  /** Deletes facts (or observations) through every index and evidence link. */
-  deleteFacts(bankId: string, factIds: string[], reason: string): Promise<DeleteResult>;
+  /** Entities to resolve new mentions against (by normalized key). */
+  findEntities(bankId: string, keys: string[]): Promise<Entity[]>;
+}
+
+/**
+ * The reads of memory by what it holds: the vector, keyword and graph indexes, and facts, chunks, documents,
+ * entities, sessions and time ranges by id or key. Recall, reflect and the provenance of a fact read through it; so
+ * do retain (to plan a write and link it) and consolidation (to gather context).
+ */
+export interface RecallReads {
+  readonly vectors: VectorIndex;
+  readonly keywords: KeywordIndex;
+  readonly graph: GraphIndex;
 
   getFacts(bankId: string, ids: string[]): Promise<Fact[]>;
-  listFacts(bankId: string, query: ListFactsQuery): Promise<FactPage>;
   /**
    * The newest facts under the filter (of one entity when `entityId` is given), newest first, at most `limit`: read
    * from the newest end of an index, so a hub entity's hundred thousand facts are neither counted nor paged through.
@@ -294,17 +303,15 @@ export interface MemoryStore extends WriteLeases {
   /** Facts extracted from the given chunks (the keyword arm spreads chunk scores to them). */
   factIdsOfChunks(bankId: string, chunkIds: string[], filter?: FactFilter): Promise<Array<{ factId: string; chunkId: string }>>;
   getEntities(bankId: string, ids: string[]): Promise<Entity[]>;
-  listEntities(bankId: string, limit: number, offset: number): Promise<Entity[]>;
-  /** Entities to resolve new mentions against (by normalized key). */
-  findEntities(bankId: string, keys: string[]): Promise<Entity[]>;
   /** Vectors of the given facts (for MMR, semantic links, consolidation). */
   getVectors(bankId: string, ids: string[]): Promise<Map<string, Float32Array>>;
-  /** Changes the embedder of a bank: drops all vectors so they can be re-embedded. */
-  resetEmbedder(bankId: string, embedder: string | null): Promise<void>;
-  /** Replaces vectors of existing facts (re-embed). */
-  putVectors(bankId: string, embedder: string, vectors: VectorRecord[]): Promise<void>;
+  getDocument(bankId: string, id: string): Promise<DocumentRecord | null>;
+  listChunks(bankId: string, documentId: string): Promise<Chunk[]>;
+  getChunks(bankId: string, ids: string[]): Promise<Chunk[]>;
+}
 
-  // consolidation queue: the facts' own state
+/** The consolidation queue (the facts' own state), dead letters, and applying what consolidation made of them. */
+export interface ConsolidationQueue {
   /**
    * Claims up to `limit` waiting facts of the bank, oldest first, under a lease. Null when none is waiting, or while
    * another worker holds a live lease in the bank (one worker per bank at a time keeps consolidation in order). A
@@ -322,8 +329,10 @@ export interface MemoryStore extends WriteLeases {
   banksWithBacklog(): Promise<string[]>;
   /** Who holds the bank's waiting facts, and which wait for a retry (for the status). */
   queueDetail(bankId: string): Promise<QueueDetail>;
+}
 
-  // liveness of the processes holding claims and operations
+/** Liveness of the processes holding claims and operations. */
+export interface Heartbeats {
   /** Records a beat (creates or replaces the holder's heartbeat). */
   beat(heartbeat: Heartbeat): Promise<void>;
   heartbeats(): Promise<Heartbeat[]>;
@@ -332,16 +341,39 @@ export interface MemoryStore extends WriteLeases {
    * last beat). Returns whether it was forgotten.
    */
   retireHeartbeat(id: string, beatAt: string | null): Promise<boolean>;
+}
 
+/**
+ * What audit, export and the listing endpoints read: observations with their evidence and history, tombstones, and
+ * pages of facts, entities, documents and links.
+ */
+export interface AuditReads {
   getObservations(bankId: string, ids: string[]): Promise<Observation[]>;
   evidenceOf(bankId: string, observationId: string): Promise<Evidence[]>;
   observationsOfFact(bankId: string, factId: string): Promise<Evidence[]>;
   historyOf(bankId: string, observationId: string): Promise<ObservationRevision[]>;
   /** The bank's tombstones, newest first (ties by id), a page at a time. */
   tombstones(bankId: string, limit: number, offset?: number): Promise<Tombstone[]>;
+  listFacts(bankId: string, query: ListFactsQuery): Promise<FactPage>;
+  listEntities(bankId: string, limit: number, offset: number): Promise<Entity[]>;
+  /** Documents of the bank in the order they were first written, a page at a time (for export). */
+  listDocuments(bankId: string, limit: number, offset: number): Promise<DocumentRecord[]>;
+  /** Fact-fact links of the bank as stored (direction kept), a page at a time (for export). */
+  listLinks(bankId: string, limit: number, offset: number): Promise<FactLink[]>;
+}
+
+/** Deletion of documents and facts through every index, and the tombstones it leaves. */
+export interface Forgetting {
+  /** Deletes a document and, through every index, all facts that came from it. Null when there is no such document. */
+  deleteDocument(bankId: string, documentId: string, reason: string): Promise<DeleteResult | null>;
+  /** Deletes facts (or observations) through every index and evidence link. */
+  deleteFacts(bankId: string, factIds: string[], reason: string): Promise<DeleteResult>;
   /** Stores tombstones as they were exported (the import of a bank). */
   restoreTombstones(tombstones: Tombstone[]): Promise<void>;
+}
 
+/** Async operations, who holds them, and the idempotency keys bound to them. */
+export interface OperationStore {
   createOperation(op: Operation): Promise<void>;
   /**
    * Writes the operation's status, progress, result and error; with `from`, only while its stored status is one of
@@ -365,3 +397,21 @@ export interface MemoryStore extends WriteLeases {
    */
   bindOperationKey(bankId: string, key: string, payloadHash: string, op: Operation): Promise<KeyedOperation & { created: boolean }>;
 }
+
+/** The store as a whole: its name, closing it, and replacing a bank's vectors when its embedder changes. */
+export interface Maintenance {
+  readonly name: string;
+  close(): Promise<void>;
+  /** Changes the embedder of a bank: drops all vectors so they can be re-embedded. */
+  resetEmbedder(bankId: string, embedder: string | null): Promise<void>;
+  /** Replaces vectors of existing facts (re-embed). */
+  putVectors(bankId: string, embedder: string, vectors: VectorRecord[]): Promise<void>;
+}
+
+/**
+ * The system of record: every role at once. Adapters implement it; the composition root and the engine hold it and
+ * hand each module the roles it takes.
+ */
+export interface MemoryStore
+  extends BankStore, OrphanIndexes, MemoryWrites, RecallReads, ConsolidationQueue, Heartbeats, AuditReads, Forgetting, OperationStore, WriteLeases,
+    Maintenance {}

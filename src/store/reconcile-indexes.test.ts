@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { MemoryStore } from './ports.ts';
-import { reconcileKeywordIndexes, type OrphanIndexPort } from './reconcile-indexes.ts';
+import type { MemoryStore, OrphanIndexes } from './ports.ts';
+import { reconcileKeywordIndexes } from './reconcile-indexes.ts';
 import { SqliteStore } from './sqlite/store.ts';
 
-function port(found: string[], stillOrphan: (name: string) => boolean = () => true): OrphanIndexPort & { drops: string[][] } {
+function port(found: string[], stillOrphan: (name: string) => boolean = () => true): OrphanIndexes & { drops: string[][] } {
   const drops: string[][] = [];
   return {
     drops,

@@ -8,7 +8,7 @@ import { newId } from '../core/ids.ts';
 import { nowIso, parseTimestamp } from '../core/time.ts';
 import type { Bank } from '../core/types.ts';
 import type { LlmProvider } from '../llm/ports.ts';
-import type { MemoryStore } from '../store/ports.ts';
+import type { BankStore } from '../store/ports.ts';
 import { countTokens } from '../text/tokens.ts';
 import { messageTokenCount, sumTokens } from './accounting.ts';
 import { assembleContext, type AssembledContext } from './context.ts';
@@ -28,8 +28,8 @@ import { addBullet, capDocument, NOTES_SECTION, OfflineWorkingMemoryUpdater, sta
 
 export interface ThreadMemoryDeps {
   store: ThreadStore;
-  /** Bank lookup and update (the MemoryStore port). */
-  banks: Pick<MemoryStore, 'getBank' | 'updateBank'>;
+  /** Bank lookup and update. */
+  banks: BankStore;
   /** The LLM for a bank's thread memory, or null to run offline. */
   llmFor?: (bank: Bank) => LlmProvider | null;
   /** Retains thread content as facts of the bank (enables the `bridge` setting). */

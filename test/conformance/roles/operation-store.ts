@@ -1,0 +1,80 @@
+// Store conformance, OperationStore role: operations, their holders and idempotency keys.
+import assert from 'node:assert/strict';
+import { beforeEach, describe, test } from 'node:test';
+import type { MemoryStore } from '../../../src/store/ports.ts';
+import { type Conformance, idsOf, sorted } from '../context.ts';
+import { at } from '../fixtures.ts';
+
+export function operationStoreConformance(ctx: Conformance): void {
+  describe('OperationStore', () => {
+    let store: MemoryStore;
+    const { B, newBank, operation } = ctx;
+    beforeEach(() => {
+      store = ctx.store;
+    });
+
+    test('operations are held by the process running them: taken over only from the holder named, once; the old holder writes no more', async () => {
+      const bankId = await newBank('owners');
+      const op = {
+        id: `${bankId}-op`, bankId, kind: 'retain', status: 'running' as const, progress: { done: 0, total: 3 }, input: null, result: null, error: null,
+        createdAt: at(1), updatedAt: at(1), owner: 'proc-a',
+      };
+      await store.createOperation(op);
+      assert.equal((await store.unfinishedOperations()).find((o) => o.id === op.id)?.owner, 'proc-a');
+      assert.equal(await store.adoptOperation(op.id, 'proc-x', 'proc-b'), false, 'only from the holder it names');
+      assert.equal(await store.adoptOperation(op.id, 'proc-a', 'proc-b'), true);
+      assert.equal(await store.adoptOperation(op.id, 'proc-a', 'proc-c'), false, 'taken over once');
+      assert.equal(await store.updateOperation({ ...op, progress: { done: 2, total: 3 }, updatedAt: at(2) }), false, 'the old holder writes no more');
+      assert.equal((await store.getOperation(op.id))?.progress.done, 0);
+      assert.equal((await store.getOperation(op.id))?.owner, 'proc-b');
+      assert.equal(await store.updateOperation({ ...op, owner: 'proc-b', status: 'succeeded', progress: { done: 3, total: 3 }, updatedAt: at(3) }), true);
+      assert.equal((await store.getOperation(op.id))?.status, 'succeeded');
+      assert.equal(await store.adoptOperation(op.id, 'proc-b', 'proc-c'), false, 'a finished operation is not taken over');
+      const unheld = { ...op, id: `${bankId}-op2`, owner: null };
+      await store.createOperation(unheld);
+      assert.equal(await store.adoptOperation(unheld.id, null, 'proc-b'), true, 'an operation no process holds is taken over');
+    });
+
+    test('operations and idempotency keys', async () => {
+      const bankId = await newBank('ops');
+      const op = operation(bankId, `${bankId}-op1`, 'queued');
+      await store.createOperation(op);
+      assert.ok((await store.unfinishedOperations()).some((o) => o.id === op.id));
+      await store.updateOperation({ ...op, status: 'succeeded', progress: { done: 3, total: 3 }, result: { facts: 2 }, updatedAt: at(2) });
+      const got = await store.getOperation(op.id);
+      assert.equal(got?.status, 'succeeded');
+      assert.deepEqual(got?.progress, { done: 3, total: 3 });
+      assert.deepEqual(got?.result, { facts: 2 });
+      assert.deepEqual(got?.input, { items: [{ content: 'x' }] });
+      assert.ok(!(await store.unfinishedOperations()).some((o) => o.id === op.id));
+      assert.equal(await store.getOperation('no-such-op'), null);
+      // A conditional update applies only from the statuses given.
+      assert.equal(await store.updateOperation({ ...op, status: 'running', updatedAt: at(3) }, ['queued']), false);
+      assert.equal((await store.getOperation(op.id))?.status, 'succeeded');
+      assert.equal(await store.updateOperation({ ...op, status: 'failed', error: 'late', updatedAt: at(3) }, ['queued', 'succeeded']), true);
+      assert.equal((await store.getOperation(op.id))?.error, 'late');
+
+      // A key binds the first operation (stored with it) and its payload hash; later binds get that back.
+      const a = operation(bankId, `${bankId}-a`, 'running');
+      const bound = await store.bindOperationKey(bankId, 'key-1', 'hash-a', a);
+      assert.equal(bound.created, true);
+      assert.equal((await store.getOperation(a.id))?.status, 'running', 'bound and stored in one step');
+      const b = operation(bankId, `${bankId}-b`, 'running');
+      const taken = await store.bindOperationKey(bankId, 'key-1', 'hash-b', b);
+      assert.deepEqual([taken.created, taken.operation.id, taken.payloadHash], [false, a.id, 'hash-a']);
+      assert.equal(await store.getOperation(b.id), null, 'a refused operation is not stored');
+      assert.equal((await store.operationByKey(bankId, 'key-1'))?.id, a.id);
+      assert.equal(await store.operationByKey(bankId, 'key-2'), null);
+      // Once failed, a retry of the same payload binds the key to a new operation; another payload still may not.
+      await store.updateOperation({ ...a, status: 'failed', error: 'boom' });
+      assert.equal((await store.bindOperationKey(bankId, 'key-1', 'hash-b', b)).created, false);
+      const retried = await store.bindOperationKey(bankId, 'key-1', 'hash-a', b);
+      assert.deepEqual([retried.created, retried.operation.id], [true, b.id]);
+      assert.equal((await store.operationByKey(bankId, 'key-1'))?.id, b.id);
+      // The same key in another bank is another binding; both are found by the key alone.
+      const other = await newBank('ops-2');
+      assert.equal((await store.bindOperationKey(other, 'key-1', 'hash-a', operation(other, `${other}-c`, 'queued'))).created, true);
+      assert.deepEqual(sorted(idsOf(await store.operationsByKey('key-1'))).filter((id) => id.startsWith(B('ops'))), sorted([b.id, `${other}-c`]));
+    });
+  });
+}

@@ -1,0 +1,221 @@
+// Store conformance, RecallReads role: the indexes and the reads of facts, entities, sessions and time ranges.
+import assert from 'node:assert/strict';
+import { beforeEach, describe, test } from 'node:test';
+import type { Fact } from '../../../src/core/types.ts';
+import type { FactFilter, MemoryStore } from '../../../src/store/ports.ts';
+import { type ChunkFacts, type Conformance, idsOf, observationWrite, sorted } from '../context.ts';
+import { at, chunk, doc, fact, itemWrite, unit } from '../fixtures.ts';
+
+export function recallReadsConformance(ctx: Conformance): void {
+  describe('RecallReads', () => {
+    let store: MemoryStore;
+    const { B, created, newBank, seeded } = ctx;
+    beforeEach(() => {
+      store = ctx.store;
+    });
+
+    test('newest facts: of the bank or of one entity, newest first, filtered, at most the limit', async () => {
+      const { bankId, facts } = await seeded('newest');
+      const alice = `${bankId}-e-alice`;
+      const ids = async (q: Parameters<typeof store.newestFacts>[1]): Promise<string[]> => idsOf(await store.newestFacts(bankId, q));
+      assert.deepEqual(await ids({ entityId: alice, limit: 10 }), [facts[2].id, facts[1].id, facts[0].id]);
+      assert.deepEqual(await ids({ entityId: alice, limit: 2 }), [facts[2].id, facts[1].id]);
+      assert.deepEqual(await ids({ entityId: alice, limit: 10, kinds: ['world'] }), [facts[1].id, facts[0].id]);
+      assert.deepEqual(await ids({ limit: 2 }), [facts[3].id, facts[2].id]);
+      assert.deepEqual(await ids({ limit: 10, tags: ['work'] }), [facts[3].id, facts[1].id]);
+      await store.applyObservations(observationWrite(bankId, { supersede: [{ factId: facts[1].id, by: facts[0].id, at: at(6) }] }));
+      assert.deepEqual(await ids({ entityId: alice, limit: 10 }), [facts[2].id, facts[0].id], 'superseded facts are not current');
+      assert.deepEqual(await ids({ entityId: `${bankId}-e-nobody`, limit: 10 }), []);
+      assert.deepEqual(await store.newestFacts(B('no-such-bank'), { entityId: alice, limit: 10 }), []);
+    });
+
+    test("a fact's context is searched by keyword beside its text, and its stance is a filter", async () => {
+      const { bankId } = await seeded('context');
+      const c = chunk(bankId, `${bankId}-d3`, `${bankId}-c7`, 0, '## Flaky Cypress suite\n\nIt fails once in five runs.');
+      const quiet = fact(bankId, `${bankId}-f7`, 'It fails once in five runs', { chunk: c, context: 'Flaky Cypress suite' });
+      const rule = fact(bankId, `${bankId}-f8`, 'Always answer with a code example', { chunk: c, stance: 'instruction' });
+      await store.writeItem(itemWrite(bankId, doc(bankId, `${bankId}-d3`), [c], [{ fact: quiet, vector: unit(5) }, { fact: rule, vector: unit(6) }]));
+      assert.deepEqual(idsOf(await store.keywords.searchFacts(bankId, 'cypress', 10)), [quiet.id], 'found by a word of its context only');
+      const [read] = await store.getFacts(bankId, [quiet.id]);
+      assert.equal(read.text, 'It fails once in five runs');
+      assert.equal(read.context, 'Flaky Cypress suite');
+      const standing = await store.listFacts(bankId, { limit: 10, offset: 0, stances: ['instruction', 'preference'] });
+      assert.deepEqual(idsOf(standing.facts), [rule.id]);
+      assert.equal(standing.facts[0].stance, 'instruction');
+    });
+
+    test('vector search: nearest first, filtered by kind, tags, supersession and record time', async () => {
+      const { bankId, facts } = await seeded('vectors');
+      const hits = await store.vectors.search(bankId, unit(1), 4);
+      assert.equal(hits[0].id, facts[1].id);
+      assert.equal(hits.length, 4);
+      for (let i = 1; i < hits.length; i++) assert.ok(hits[i - 1].score >= hits[i].score, 'scores descend');
+      assert.ok(hits[0].score > 0.9);
+      assert.deepEqual(idsOf(await store.vectors.search(bankId, unit(0), 2)), [facts[0].id, facts[1].id]);
+      assert.deepEqual(idsOf(await store.vectors.search(bankId, unit(0), 10, { kinds: ['experience'] })), [facts[2].id]);
+      assert.deepEqual(sorted(idsOf(await store.vectors.search(bankId, unit(0), 10, { tags: ['work'] }))), sorted([facts[1].id, facts[3].id]));
+      assert.deepEqual(idsOf(await store.vectors.search(bankId, unit(0), 10, { tags: ['work', 'move'] })), [facts[3].id]);
+      assert.deepEqual(sorted(idsOf(await store.vectors.search(bankId, unit(0), 10, { recordedBefore: at(3, 2) }))), sorted([facts[0].id, facts[1].id]));
+
+      await store.applyObservations(observationWrite(bankId, { supersede: [{ factId: facts[0].id, by: facts[1].id, at: at(6) }] }));
+      assert.ok(!idsOf(await store.vectors.search(bankId, unit(0), 10)).includes(facts[0].id), 'superseded facts are not current');
+      assert.equal((await store.vectors.search(bankId, unit(0), 1, { includeSuperseded: true }))[0].id, facts[0].id);
+      assert.ok(idsOf(await store.vectors.search(bankId, unit(0), 10, { recordedBefore: at(5) })).includes(facts[0].id), 'as of before it was superseded');
+      const [superseded] = await store.getFacts(bankId, [facts[0].id]);
+      assert.equal(superseded.status, 'superseded');
+      assert.equal(superseded.supersededBy, facts[1].id);
+      assert.equal(superseded.supersededAt, at(6));
+      assert.equal(superseded.validTo, at(6));
+      assert.deepEqual(await store.vectors.search(B('no-such-bank'), unit(0), 3), []);
+    });
+
+    test('keyword search: BM25 over facts (filtered) and over chunks (speaker included)', async () => {
+      const { bankId, facts } = await seeded('keywords');
+      const hits = await store.keywords.searchFacts(bankId, 'Where does Anna live? Vienna', 10);
+      assert.equal(hits[0].id, facts[3].id, 'the fact matching both words first');
+      assert.ok(hits.every((h) => h.score > 0));
+      assert.ok(idsOf(hits).includes(facts[2].id));
+      assert.deepEqual(idsOf(await store.keywords.searchFacts(bankId, 'Anna', 10, { kinds: ['experience'] })), [facts[2].id]);
+      assert.deepEqual(idsOf(await store.keywords.searchFacts(bankId, 'moving', 10)), [facts[0].id], 'stemmed');
+      assert.deepEqual(await store.keywords.searchFacts(bankId, 'the of and', 10), [], 'stopwords alone find nothing');
+      assert.deepEqual(idsOf(await store.keywords.searchChunks(bankId, 'violin sister', 10)), [`${bankId}-c2`]);
+      assert.equal((await store.keywords.searchChunks(bankId, 'alice', 10)).length, 2, 'the speaker is searchable');
+      assert.deepEqual(await store.keywords.searchFacts(bankId, 'title:(x) OR "', 10), []);
+    });
+
+    test('graph: entities by key, facts of entities, links seen from either end', async () => {
+      const { bankId, facts } = await seeded('graph');
+      assert.deepEqual(idsOf(await store.graph.entitiesByKeys(bankId, ['alice', 'nobody'])), [`${bankId}-e-alice`]);
+      const ofAnna = await store.graph.factsOfEntities(bankId, [`${bankId}-e-anna`], 10);
+      assert.deepEqual(sorted(ofAnna.map((x) => x.factId)), sorted([facts[2].id, facts[3].id]));
+      assert.ok(ofAnna.every((x) => x.entityId === `${bankId}-e-anna`));
+      assert.equal((await store.graph.factsOfEntities(bankId, [`${bankId}-e-alice`], 2)).length, 2, 'limit per entity');
+      const links = await store.graph.linksOf(bankId, [facts[1].id]);
+      assert.deepEqual(links.map((l) => `${l.from}>${l.to}:${l.type}`).sort(), [`${facts[1].id}>${facts[0].id}:temporal`, `${facts[1].id}>${facts[2].id}:causal`].sort());
+      assert.equal(links.find((l) => l.type === 'causal')?.weight, 0.5);
+    });
+
+    test('factsInTimeRange: overlapping facts, nearest the middle first', async () => {
+      const { bankId, facts } = await seeded('time');
+      const inRange = await store.factsInTimeRange(bankId, at(19), at(27), 10);
+      assert.deepEqual(idsOf(inRange), [facts[3].id, facts[1].id], 'the span 25-28 overlaps, and its start is nearest day 23');
+      assert.deepEqual(idsOf(await store.factsInTimeRange(bankId, at(9), at(11), 10)), [facts[0].id]);
+      assert.deepEqual(idsOf(await store.factsInTimeRange(bankId, at(1, 0), at(2, 23), 10)), [facts[2].id], 'mentioned time when nothing occurred');
+      assert.equal((await store.factsInTimeRange(bankId, at(1), at(30), 2)).length, 2, 'limit');
+      assert.deepEqual(await store.factsInTimeRange(bankId, at(9), at(30), 10, { kinds: ['experience'] }), []);
+    });
+
+    test('occurred-time and valid-time filters: vector, keyword, chunk, time-range and list reads', async () => {
+      const { bankId, facts } = await seeded('time-filters');
+      const [f1, f2, f3, f4] = facts.map((f) => f.id);
+      const all = 'Alice Anna Berlin robotics violin Vienna';
+      const reads: Array<[string, (filter: FactFilter) => Promise<string[]>]> = [
+        ['vectors', async (filter) => idsOf(await store.vectors.search(bankId, unit(0), 10, filter))],
+        ['keywords', async (filter) => idsOf(await store.keywords.searchFacts(bankId, all, 10, filter))],
+        ['listFacts', async (filter) => idsOf((await store.listFacts(bankId, { limit: 10, offset: 0, ...filter })).facts)],
+        ['factsInTimeRange', async (filter) => idsOf(await store.factsInTimeRange(bankId, at(1, 0), at(31), 10, filter))],
+      ];
+      const cf = store as MemoryStore & ChunkFacts;
+      if (cf.factIdsOfChunks) reads.push(['factIdsOfChunks', async (filter) => (await cf.factIdsOfChunks!(bankId, [`${bankId}-c1`, `${bankId}-c2`], filter)).map((x) => x.factId)]);
+      const expect = async (filter: FactFilter, want: string[], why: string): Promise<void> => {
+        for (const [name, read] of reads) assert.deepEqual(sorted(await read(filter)), sorted(want), `${name}: ${why}`);
+      };
+      // Occurred: f1 day 10, f2 day 20, f3 none, f4 days 25-28. Valid from the occurred start (f3: from the beginning).
+      await expect({}, [f1, f2, f3, f4], 'no filter');
+      await expect({ occurredFrom: at(19), occurredTo: at(26) }, [f2, f4], 'overlapping the range; undated facts left out');
+      await expect({ occurredFrom: at(27) }, [f4], 'a span reaching past the lower bound');
+      await expect({ occurredTo: at(10) }, [f1], 'an upper bound alone also leaves undated facts out');
+      await expect({ validAt: at(15) }, [f1, f3], 'valid since before the instant, or from the beginning');
+      await expect({ validAt: at(26), kinds: ['world'] }, [f1, f2, f4], 'with the other filters');
+
+      await store.applyObservations(observationWrite(bankId, { supersede: [{ factId: f1, by: f2, at: at(21), validTo: at(18) }] }));
+      await expect({ validAt: at(15) }, [f3], 'a superseded fact stays out by default');
+      await expect({ validAt: at(15), includeSuperseded: true }, [f1, f3], 'valid then');
+      await expect({ validAt: at(18), includeSuperseded: true }, [f3], 'validTo is exclusive');
+      await expect({ validAt: at(15), recordedBefore: at(20) }, [f1, f3], 'as of before it was superseded');
+    });
+
+    test('sessions: ordered by their earliest item whatever the write order; replacing and deleting renumber; facts by session', async () => {
+      const bankId = await newBank('sessions');
+      const d = (n: string): string => `${bankId}-${n}`;
+      /** A document of one session: a chunk (with one fact) per day given. */
+      async function session(docId: string, session: string | null, days: number[], createdDay = 1): Promise<Fact[]> {
+        const chunks = days.map((day, i) => ({ ...chunk(bankId, d(docId), d(`${docId}-c${i}-${day}`), i, `Said on day ${day}.`), timestamp: at(day), session }));
+        const facts = chunks.map((c, i) =>
+          fact(bankId, d(`${docId}-f${i}-${days[i]}`), `fact of ${docId} on day ${days[i]}`, { chunk: c, kind: i === 0 ? 'experience' : 'world' }),
+        );
+        await store.writeItem(
+          itemWrite(bankId, { ...doc(bankId, d(docId), `hash-${days.join('-')}`), createdAt: at(createdDay) }, chunks, facts.map((f, i) => ({ fact: f, vector: unit(i) }))),
+        );
+        return facts;
+      }
+      // Written out of order: the third session first.
+      await session('s3', d('s3'), [20, 21], 1);
+      const s1 = await session('s1', d('s1'), [6, 5, 7], 2);
+      await session('s2', d('s2'), [10], 3);
+      await session('loose', null, [1], 4);
+      // Two documents of one named session; and two sessions starting together, the one retained first first.
+      await session('x-part1', 'x', [25], 5);
+      await session('x-part2', 'x', [24], 6);
+      await session('tie-a', d('tie-a'), [28], 7);
+      await session('tie-b', d('tie-b'), [28], 8);
+
+      const order = async (): Promise<string[]> => (await store.sessions(bankId)).map((s) => s.id);
+      const sessions = await store.sessions(bankId);
+      assert.deepEqual(sessions.map((s) => s.id), [d('s1'), d('s2'), d('s3'), 'x', d('tie-a'), d('tie-b')], 'by time; a chunk without a session is in none');
+      assert.deepEqual(sessions.map((s) => s.ordinal), [1, 2, 3, 4, 5, 6]);
+      assert.deepEqual([sessions[0].start, sessions[0].end], [at(5), at(7)]);
+      assert.deepEqual([sessions[3].start, sessions[3].end], [at(24), at(25)], 'a session spans its documents');
+
+      const [read] = await store.getFacts(bankId, [s1[0].id]);
+      assert.equal(read.source?.session, d('s1'));
+      assert.equal((await store.listChunks(bankId, d('s1')))[0].session, d('s1'));
+      assert.equal((await store.listChunks(bankId, d('loose')))[0].session, null);
+
+      const ofS1 = await store.factsOfSessions(bankId, [d('s1')], 10);
+      assert.deepEqual(sorted(idsOf(ofS1)), sorted(idsOf(s1)));
+      assert.equal((await store.factsOfSessions(bankId, [d('s1'), d('s2')], 1)).length, 2, 'a limit per session');
+      assert.deepEqual(idsOf(await store.factsOfSessions(bankId, [d('s1')], 10, { kinds: ['experience'] })), [s1[0].id], 'filtered');
+      assert.deepEqual(await store.factsOfSessions(bankId, [d('nothing')], 10), []);
+
+      // Replacing the third session's document with one dated earlier makes it the first.
+      const old = (await store.listChunks(bankId, d('s3'))).map((c) => c.id);
+      const moved = { ...chunk(bankId, d('s3'), d('s3-moved'), 0, 'Said on day 2.'), timestamp: at(2), session: d('s3') };
+      await store.writeItem(itemWrite(bankId, doc(bankId, d('s3'), 'hash-moved'), [moved], [], { removeChunkIds: old }));
+      assert.deepEqual((await order()).slice(0, 3), [d('s3'), d('s1'), d('s2')]);
+      // Deleting a session's document renumbers the rest.
+      await store.deleteDocument(bankId, d('s1'), 'test');
+      const after = await store.sessions(bankId);
+      assert.deepEqual(after.slice(0, 2).map((s) => [s.id, s.ordinal]), [[d('s3'), 1], [d('s2'), 2]]);
+      assert.deepEqual(await store.factsOfSessions(bankId, [d('s1')], 10), []);
+      assert.deepEqual(await store.sessions(B('no-such-bank')), []);
+    });
+
+    test("banks are isolated in keyword ranking: another bank's content changes neither the hits nor their scores", async () => {
+      const { bankId } = await seeded('kw-iso-a');
+      const queries = ['Where does Anna live? Vienna', 'Alice moved to Berlin', 'violin sister startup'];
+      const search = (): Promise<unknown[]> =>
+        Promise.all(queries.flatMap((q) => [store.keywords.searchFacts(bankId, q, 10), store.keywords.searchChunks(bankId, q, 10)]));
+      const before = await search();
+      assert.ok(before.every((hits) => (hits as unknown[]).length > 0), 'every query finds something in the bank');
+
+      // Another bank, much larger, full of the same words in texts of other lengths.
+      const other = await newBank('kw-iso-b');
+      const words = ['Anna', 'lives', 'Vienna', 'Alice', 'moved', 'Berlin', 'violin', 'sister', 'startup', 'robotics'];
+      for (let d = 0; d < 4; d++) {
+        const docId = `${other}-d${d}`;
+        const chunks = Array.from({ length: 40 }, (_, i) => {
+          const text = `${words.slice(0, 1 + ((d * 40 + i) % words.length)).join(' ')} note ${d}-${i}`;
+          return chunk(other, docId, `${docId}-c${i}`, i, text, i % 2 ? 'Alice' : 'Anna');
+        });
+        const facts = chunks.map((c, i) => ({ fact: fact(other, `${docId}-f${i}`, `${c.text} again and again`, { chunk: c }), vector: unit(i) }));
+        await store.writeItem(itemWrite(other, doc(other, docId), chunks, facts));
+      }
+      assert.equal((await store.keywords.searchFacts(other, 'Vienna', 500)).length, 128, 'the other bank is indexed');
+      assert.deepEqual(await search(), before, 'the same ids with the same scores');
+      await store.deleteBank(other);
+      created.delete(other);
+      assert.deepEqual(await search(), before, 'and after the other bank is deleted');
+    });
+  });
+}
