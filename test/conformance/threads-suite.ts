@@ -5,14 +5,14 @@
 // named for this run, with ids unique to the run (the embedded store's message and item ids are unique across banks).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { MemoryStore } from '../../src/store/ports.ts';
+import type { BankStore } from '../../src/store/ports.ts';
 import type { StoredItem, StoredMessage, ThreadStore } from '../../src/threads/ports.ts';
 import type { MemoryItem, NewMessage, Thread } from '../../src/threads/types.ts';
 import { at, bank, runId } from './fixtures.ts';
 
 export interface ThreadStores {
   /** Where banks live (the thread store's rows belong to a bank). */
-  banks: MemoryStore;
+  banks: BankStore;
   threads: ThreadStore;
   /** Another thread store on its own connection to the same database (another process's view). */
   other: ThreadStore;
