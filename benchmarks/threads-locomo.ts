@@ -21,7 +21,7 @@ import { SqliteStore } from '../src/store/sqlite/store.ts';
 import { SqliteThreadStore } from '../src/store/sqlite/threads.ts';
 import { contentWords, words } from '../src/text/words.ts';
 import { ThreadMemory } from '../src/threads/memory.ts';
-import { DEFAULT_LOCOMO_PATH, loadLocomo, locomoAvailable, type LocomoConversation } from '../src/threads/locomo.ts';
+import { DEFAULT_LOCOMO_PATH, loadLocomo, locomoAvailable, type LocomoConversation } from './locomo-threads.ts';
 import type { ThreadSettingsInput } from '../src/threads/settings.ts';
 import type { ThreadMessage } from '../src/threads/types.ts';
 

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TEST_CACHE_DIR } from '../src/embed/testing.ts';
+import { TEST_CACHE_DIR } from './support/embed.ts';
 
 const BIN = join(import.meta.dirname, '..', 'bin', 'cairn.mjs');
 

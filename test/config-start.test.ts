@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { TEST_CACHE_DIR } from '../src/embed/testing.ts';
+import { TEST_CACHE_DIR } from './support/embed.ts';
 
 const BIN = join(import.meta.dirname, '..', 'bin', 'cairn.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'cairn-config-'));

@@ -13,7 +13,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createApp } from '../src/api/app.ts';
 import { compose, type Composed } from '../src/compose.ts';
 import { loadConfig } from '../src/config/index.ts';
-import { TEST_CACHE_DIR } from '../src/embed/testing.ts';
+import { TEST_CACHE_DIR } from './support/embed.ts';
 import { encodeSegment, hostileString, SchemaArbitraries, toJson, type FuzzRequest, type Known, type OpenApiDoc } from './support/fuzz.ts';
 import { listen, type Listening } from './support/http.ts';
 

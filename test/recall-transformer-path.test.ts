@@ -3,7 +3,7 @@
 // recall with every arm, the passage grouping, standing statements and the change pairs must all run on its vectors.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MODEL_FIXTURES_DIR } from '../src/embed/testing.ts';
+import { MODEL_FIXTURES_DIR } from './support/embed.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
 type Recall = {

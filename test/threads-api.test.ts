@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { countTokens } from '../src/text/tokens.ts';
-import { runMemoryCommand } from '../src/threads/cli.ts';
+import { runMemoryCommand } from '../src/cli/commands/thread-memory-report.ts';
 import type { MemoryStatusReport } from '../src/threads/status.ts';
 import { DEFAULT_THREAD_SETTINGS } from '../src/threads/settings.ts';
 import { readEvents, startThreadServer, type ThreadTestServer } from './support/threads.ts';

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { countTokens } from '../src/text/tokens.ts';
-import { DEFAULT_LOCOMO_PATH, loadLocomo, locomoAvailable, type LocomoConversation } from '../src/threads/locomo.ts';
+import { DEFAULT_LOCOMO_PATH, loadLocomo, locomoAvailable, type LocomoConversation } from '../benchmarks/locomo-threads.ts';
 import type { MemoryStatusReport } from '../src/threads/status.ts';
 import { readEvents, startThreadServer, type ThreadTestServer } from './support/threads.ts';
 import type { MemoryItem } from '../src/threads/types.ts';

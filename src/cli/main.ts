@@ -5,7 +5,7 @@ import { Argument, Command, InvalidArgumentError } from 'commander';
 import { loadConfig, type Config } from '../config/index.ts';
 import { isoInstant, ISO_HINT } from '../core/time.ts';
 import { configureLog, log } from '../log.ts';
-import { MEMORY_COMMANDS } from '../threads/cli.ts';
+import { MEMORY_COMMANDS } from './commands/thread-memory-report.ts';
 
 /** A commander parser for a whole number in [min, max], refusing anything else with a message naming the option. */
 const wholeNumber = (name: string, min: number, max: number) => (value: string): number => {
@@ -35,7 +35,7 @@ function program(): Command {
     .option('-p, --port <port>', 'port (default CAIRN_PORT or 8787)', wholeNumber('port', 0, 65535))
     .action(async (opts: { port?: number }) => {
       const config = configuration();
-      const { serveCommand } = await import('./serve.ts');
+      const { serveCommand } = await import('./commands/serve.ts');
       await serveCommand(opts.port === undefined ? config : { ...config, http: { ...config.http, port: opts.port } });
     });
   cli
@@ -46,7 +46,7 @@ function program(): Command {
     .action(async (file: string, opts: { bank: string; document?: string }) => {
       const { readItems } = await import('./items.ts');
       const items = readItems(file, opts.document);
-      const { retainCommand } = await import('./memory-commands.ts');
+      const { retainCommand } = await import('./commands/memory-commands.ts');
       await retainCommand(configuration(), file, opts, undefined, items);
     });
   cli
@@ -64,14 +64,14 @@ function program(): Command {
         query, limit: opts.limit, queryTime: opts.queryTime, perSource: opts.perSource, ...(opts.passages ? { group: 'source' } : {}),
       });
       if (!request.success) throw new Error(describeIssues(request.error.issues));
-      const { recallCommand } = await import('./memory-commands.ts');
+      const { recallCommand } = await import('./commands/memory-commands.ts');
       await recallCommand(configuration(), opts.bank, request.data, opts);
     });
   cli
     .command('reembed <bank>')
     .description('re-embed every fact of a bank with the active embedder (after changing CAIRN_EMBEDDER)')
     .action(async (bank: string) => {
-      const { reembedCommand } = await import('./reembed.ts');
+      const { reembedCommand } = await import('./commands/reembed.ts');
       await reembedCommand(configuration(), bank);
     });
   cli
@@ -79,7 +79,7 @@ function program(): Command {
     .description('run the consolidation worker as its own process (on the same store as the API)')
     .action(async () => {
       const config = configuration();
-      const { runWorker } = await import('../consolidate/run-worker.ts');
+      const { runWorker } = await import('./commands/worker.ts');
       await runWorker(config);
     });
   cli
@@ -88,7 +88,7 @@ function program(): Command {
     .option('-o, --out <file>', 'archive file (default stdout)')
     .option('--embeddings', 'include vectors')
     .action(async (bank: string, o: { out?: string; embeddings?: boolean }) => {
-      const { exportCommand } = await import('../portability/cli.ts');
+      const { exportCommand } = await import('./commands/portability.ts');
       await exportCommand(configuration(), bank, o);
     });
   cli
@@ -96,7 +96,7 @@ function program(): Command {
     .description('read an archive made by `cairn export` into the configured store (re-embedding when needed)')
     .option('-b, --bank <id>', 'import under another bank id')
     .action(async (file: string, o: { bank?: string }) => {
-      const { importCommand } = await import('../portability/cli.ts');
+      const { importCommand } = await import('./commands/portability.ts');
       await importCommand(configuration(), file, o);
     });
   cli
@@ -105,7 +105,7 @@ function program(): Command {
     .option('--older-than <minutes>', 'complete or roll back writes older than this', '10')
     .option('--dry-run', 'only report')
     .action(async (o: { olderThan: string; dryRun?: boolean }) => {
-      const { reconcileCommand } = await import('../portability/cli.ts');
+      const { reconcileCommand } = await import('./commands/portability.ts');
       await reconcileCommand(configuration(), { olderThan: o.olderThan, dryRun: o.dryRun });
     });
   cli
@@ -116,7 +116,7 @@ function program(): Command {
     .requiredOption('-t, --thread <id>', 'thread id')
     .option('--json', 'print JSON')
     .action(async (action: string, o: { bank: string; thread: string; json?: boolean }) => {
-      const { memoryCommand } = await import('./thread-memory.ts');
+      const { memoryCommand } = await import('./commands/thread-memory.ts');
       await memoryCommand(configuration(), action, o);
     });
   return cli;

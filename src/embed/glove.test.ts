@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { GLOVE_ID, GloveEmbedder, tokenize } from './glove.ts';
 import { GLOVE_VOCABULARY, readGloveCache } from './glove-cache.ts';
-import { TEST_GLOVE_CACHE_FILE } from './testing.ts';
+import { TEST_GLOVE_CACHE_FILE } from '../../test/support/embed.ts';
 
 const cosine = (a: Float32Array, b: Float32Array): number => a.reduce((sum, x, i) => sum + x * b[i], 0);
 const norm = (v: Float32Array): number => Math.sqrt(cosine(v, v));

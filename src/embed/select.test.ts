@@ -11,7 +11,7 @@ import { loadConfig, type Env } from '../config/index.ts';
 import { createEmbedder, createReranker } from './select.ts';
 import { GLOVE_ID, GloveEmbedder } from './glove.ts';
 import { ModelLoadError, TransformersEmbedder, TransformersReranker } from './transformers.ts';
-import { MODEL_FIXTURES_DIR, TEST_CACHE_DIR } from './testing.ts';
+import { MODEL_FIXTURES_DIR, TEST_CACHE_DIR } from '../../test/support/embed.ts';
 
 /** The embed section of the configuration that `env` gives. */
 const embed = (env: Env) => loadConfig(env).embed;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { env } from '@huggingface/transformers';
 import { ModelLoadError, TransformersEmbedder, TransformersReranker, defaultPooling, type ModelProgress } from './transformers.ts';
-import { MODEL_FIXTURES_DIR } from './testing.ts';
+import { MODEL_FIXTURES_DIR } from '../../test/support/embed.ts';
 
 const cosine = (a: Float32Array, b: Float32Array): number => a.reduce((sum, x, i) => sum + x * b[i], 0);
 const close = (a: Float32Array, b: Float32Array): boolean => a.length === b.length && a.every((x, i) => Math.abs(x - b[i]) < 1e-5);

@@ -15,7 +15,7 @@ import { OfflineConsolidator } from '../consolidate/offline.ts';
 import { ConsolidationWorker } from '../consolidate/worker.ts';
 import type { Embedder } from '../embed/ports.ts';
 import { createEmbedder } from '../embed/select.ts';
-import { MODEL_FIXTURES_DIR, TEST_CACHE_DIR } from '../embed/testing.ts';
+import { MODEL_FIXTURES_DIR, TEST_CACHE_DIR } from '../../test/support/embed.ts';
 import { TransformersEmbedder } from '../embed/transformers.ts';
 import { Engine } from '../engine.ts';
 import { OfflineExtractor } from '../retain/offline-extractor.ts';

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFakeLlmServer, reply, type FakeLlmServer } from '../../test/support/fake-llm-server.ts';
 import { GloveEmbedder } from '../embed/glove.ts';
-import { TEST_GLOVE_CACHE_FILE } from '../embed/testing.ts';
+import { TEST_GLOVE_CACHE_FILE } from '../../test/support/embed.ts';
 import type { Embedder } from '../embed/ports.ts';
 import { Engine } from '../engine.ts';
 import { LlmOutputError } from '../llm/errors.ts';

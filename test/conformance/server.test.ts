@@ -15,7 +15,7 @@ import { compose } from '../../src/compose.ts';
 import { after, before, describe, test } from 'node:test';
 import { hasServerEnv, loadConfig } from '../../src/config/index.ts';
 import { createEmbedder } from '../../src/embed/select.ts';
-import { TEST_CACHE_DIR } from '../../src/embed/testing.ts';
+import { TEST_CACHE_DIR } from '../support/embed.ts';
 import type { Embedder } from '../../src/embed/ports.ts';
 import { dropBank } from '../../src/store/neo4j/deletes.ts';
 import { KEYWORD_INDEX_PREFIX, keywordNames } from '../../src/store/neo4j/keyword-names.ts';

@@ -3,7 +3,7 @@
 // so the parent can kill it mid-batch with SIGKILL.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../../src/config/index.ts';
-import { runWorker } from '../../src/consolidate/run-worker.ts';
+import { runWorker } from '../../src/cli/commands/worker.ts';
 
 const delay = Number(process.env.CAIRN_TEST_APPLY_DELAY_MS ?? 0);
 await runWorker(loadConfig(process.env), {

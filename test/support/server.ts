@@ -9,7 +9,7 @@ import { compose } from '../../src/compose.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import type { Engine } from '../../src/engine.ts';
 import type { ConsolidationWorker } from '../../src/consolidate/worker.ts';
-import { TEST_CACHE_DIR } from '../../src/embed/testing.ts';
+import { TEST_CACHE_DIR } from './embed.ts';
 
 export { TEST_CACHE_DIR };
 

@@ -11,7 +11,7 @@ import { listen } from './http.ts';
 import { threadRoutes } from '../../src/api/routes/threads.ts';
 import { compose } from '../../src/compose.ts';
 import { loadConfig } from '../../src/config/index.ts';
-import { TEST_CACHE_DIR } from '../../src/embed/testing.ts';
+import { TEST_CACHE_DIR } from './embed.ts';
 import type { Engine } from '../../src/engine.ts';
 import { createOpenAiCompatibleProvider } from '../../src/llm/openai-compatible.ts';
 import type { LlmProvider } from '../../src/llm/ports.ts';

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 const compiled = process.argv[2];
 const module = (path) => (compiled ? pathToFileURL(join(compiled, `${path}.js`)).href : new URL(`../../${path}.ts`, import.meta.url).href);
 // What `cairn serve` runs (src/cli/main.ts parses the command line, then calls this), without the other commands' code.
-const { serveCommand } = await import(module('src/cli/serve'));
+const { serveCommand } = await import(module('src/cli/commands/serve'));
 const { loadConfig } = await import(module('src/config/index'));
 // The test holds stdin open while it lives: if it dies (a timeout kills it), this process ends too, loaded or serving.
 process.stdin.on('end', () => process.exit(1));

@@ -9,7 +9,7 @@ import neo4j from 'neo4j-driver';
 import type { Chunk, DocumentRecord, Entity, Fact, Observation, Operation } from '../../core/types.ts';
 import { factCondition } from './filter.ts';
 import { bankDigest, indexDigest, KEYWORD_INDEX_PREFIX, keywordNames, orphanIndexNames, schemaIdentifier } from './keyword-names.ts';
-import { lintStatement, lintStatements } from './lint.ts';
+import { lintStatement, lintStatements } from '../../../test/support/cypher-lint.ts';
 import { allMigrations, readMigrations, sessionBackfill, splitCypher } from './migrate.ts';
 import { compact, factContent, factLifecycle } from './props.ts';
 import { toFact } from './rows.ts';

@@ -4,14 +4,14 @@
 //   cairn reconcile [--older-than <minutes>] [--dry-run] repair drift between Neo4j and Qdrant (server mode)
 import { createReadStream } from 'node:fs';
 import type { Writable } from 'node:stream';
-import { compose } from '../compose.ts';
-import { checkBankId } from '../core/ids.ts';
-import { progressBar } from '../cli/progress.ts';
-import type { Config } from '../config/index.ts';
-import { ServerStore } from '../store/server/store.ts';
-import { reconcile, type ReconcileReport } from '../store/reconcile.ts';
-import { exportBankToFile, writeExport } from './export.ts';
-import { importBank } from './import.ts';
+import { compose } from '../../compose.ts';
+import { checkBankId } from '../../core/ids.ts';
+import { progressBar } from '../progress.ts';
+import type { Config } from '../../config/index.ts';
+import { ServerStore } from '../../store/server/store.ts';
+import { reconcile, type ReconcileReport } from '../../store/reconcile.ts';
+import { exportBankToFile, writeExport } from '../../portability/export.ts';
+import { importBank } from '../../portability/import.ts';
 
 /** Where a command writes: its result (out) and its messages (err). */
 export interface CommandIo {

@@ -11,4 +11,4 @@ export const TEST_CACHE_DIR = join(tmpdir(), 'cairn-test-cache');
 export const TEST_GLOVE_CACHE_FILE = join(TEST_CACHE_DIR, 'glove-100d.bin');
 
 /** test/fixtures/models: tiny-random-embed and tiny-random-rerank (random weights, real MiniLM tokenizer). */
-export const MODEL_FIXTURES_DIR = fileURLToPath(new URL('../../test/fixtures/models', import.meta.url));
+export const MODEL_FIXTURES_DIR = fileURLToPath(new URL('../fixtures/models', import.meta.url));

@@ -3,9 +3,9 @@
 // category 1-4 questions with their evidence turn ids (invalid ids dropped, questions left without any counted).
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { MessageInput } from './types.ts';
+import type { MessageInput } from '../src/threads/types.ts';
 
-export const DEFAULT_LOCOMO_PATH = fileURLToPath(new URL('../../../shared/datasets/locomo/locomo10.json', import.meta.url));
+export const DEFAULT_LOCOMO_PATH = fileURLToPath(new URL('../../shared/datasets/locomo/locomo10.json', import.meta.url));
 
 export interface LocomoTurn {
   diaId: string;

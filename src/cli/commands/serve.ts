@@ -1,10 +1,10 @@
 // `cairn serve`: the API (on the embedded store by default), with the consolidation worker in the same
 // process unless CAIRN_WORKER=off.
 import { serve } from '@hono/node-server';
-import { createApp } from '../api/app.ts';
-import { compose } from '../compose.ts';
-import type { Config } from '../config/index.ts';
-import { log } from '../log.ts';
+import { createApp } from '../../api/app.ts';
+import { compose } from '../../compose.ts';
+import type { Config } from '../../config/index.ts';
+import { log } from '../../log.ts';
 
 export async function serveCommand(config: Config): Promise<void> {
   const { engine, routes, shutdown } = await compose(config);

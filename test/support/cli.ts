@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after } from 'node:test';
-import { loadConfig, type Config } from '../config/index.ts';
-import { TEST_CACHE_DIR } from '../embed/testing.ts';
-import type { CommandIo } from '../portability/cli.ts';
+import { loadConfig, type Config } from '../../src/config/index.ts';
+import { TEST_CACHE_DIR } from './embed.ts';
+import type { CommandIo } from '../../src/cli/commands/portability.ts';
 
 /** A maker of temporary directories (named with the prefix), all removed after the calling test file. */
 export function tempDirs(prefix: string): () => string {

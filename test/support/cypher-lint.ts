@@ -6,7 +6,7 @@ import { lintCypherQuery } from '@neo4j-cypher/language-support';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { Statement } from './statement.ts';
+import type { Statement } from '../../src/store/neo4j/statement.ts';
 
 export interface LintProblem {
   message: string;

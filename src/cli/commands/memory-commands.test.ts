@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { compose } from '../compose.ts';
-import { importCommand } from '../portability/cli.ts';
-import { main } from './main.ts';
+import { compose } from '../../compose.ts';
+import { importCommand } from './portability.ts';
+import { main } from '../main.ts';
 import { retainCommand } from './memory-commands.ts';
-import { captureIo as io, tempDirs, testConfig as configFor } from './testing.ts';
+import { captureIo as io, tempDirs, testConfig as configFor } from '../../../test/support/cli.ts';
 
 const temp = tempDirs('cairn-cli-retain-');
 

@@ -1,8 +1,8 @@
 // `cairn reembed <bank>`: rebuild a bank's vectors with the active embedder.
-import { compose } from '../compose.ts';
-import { checkBankId } from '../core/ids.ts';
-import type { Config } from '../config/index.ts';
-import { progressBar } from './progress.ts';
+import { compose } from '../../compose.ts';
+import { checkBankId } from '../../core/ids.ts';
+import type { Config } from '../../config/index.ts';
+import { progressBar } from '../progress.ts';
 
 export async function reembedCommand(config: Config, bankId: string): Promise<void> {
   checkBankId(bankId);

@@ -1,12 +1,12 @@
 // `cairn retain <file>` and `cairn recall "<query>"`, run directly on the configured store.
-import { compose } from '../compose.ts';
-import type { Config } from '../config/index.ts';
-import { checkBankId } from '../core/ids.ts';
-import { processIo, type CommandIo } from '../portability/cli.ts';
-import type { RecallRequest } from '../recall/types.ts';
-import type { RetainItem } from '../retain/types.ts';
-import { readItems } from './items.ts';
-import { progressBar } from './progress.ts';
+import { compose } from '../../compose.ts';
+import type { Config } from '../../config/index.ts';
+import { checkBankId } from '../../core/ids.ts';
+import { processIo, type CommandIo } from './portability.ts';
+import type { RecallRequest } from '../../recall/types.ts';
+import type { RetainItem } from '../../retain/types.ts';
+import { readItems } from '../items.ts';
+import { progressBar } from '../progress.ts';
 
 /**
  * Retains a file's items in one request (append mode, so documents already in the bank keep what they hold): one

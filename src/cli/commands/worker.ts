@@ -1,12 +1,12 @@
 // `cairn worker`: the consolidation worker as its own process, on the same store as the API (whose embedded
 // worker is then turned off with CAIRN_WORKER=off, though running both is safe: claims never overlap).
-import { compose } from '../compose.ts';
-import type { Engine } from '../engine.ts';
-import type { Config } from '../config/index.ts';
-import { log } from '../log.ts';
-import type { Consolidator } from './consolidator.ts';
-import { workerOptions } from './settings.ts';
-import { ConsolidationWorker, type WorkerOptions } from './worker.ts';
+import { compose } from '../../compose.ts';
+import type { Engine } from '../../engine.ts';
+import type { Config } from '../../config/index.ts';
+import { log } from '../../log.ts';
+import type { Consolidator } from '../../consolidate/consolidator.ts';
+import { workerOptions } from '../../consolidate/settings.ts';
+import { ConsolidationWorker, type WorkerOptions } from '../../consolidate/worker.ts';
 
 export interface RunningWorker {
   worker: ConsolidationWorker;

@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { captureIo as io, tempDirs, testConfig as configFor } from '../cli/testing.ts';
-import { compose } from '../compose.ts';
-import { exportCommand, formatReconcileReport, importCommand, reconcileCommand } from './cli.ts';
+import { captureIo as io, tempDirs, testConfig as configFor } from '../../../test/support/cli.ts';
+import { compose } from '../../compose.ts';
+import { exportCommand, formatReconcileReport, importCommand, reconcileCommand } from './portability.ts';
 
 const temp = tempDirs('cairn-portability-cli-');
 
