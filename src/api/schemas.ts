@@ -2,6 +2,8 @@
 import { z } from '@hono/zod-openapi';
 import { BANK_ID_PATTERN, BANK_ID_RULE, isBankId } from '../core/ids.ts';
 import { ISO_HINT, isoInstant } from '../core/time.ts';
+import { MAX_MESSAGES_PER_APPEND } from '../threads/memory.ts';
+import { MESSAGE_ROLES } from '../threads/types.ts';
 import { bankConfigProblems } from './bank-config.ts';
 
 /** An OpenAPI response: a JSON body of this schema. */
@@ -289,3 +291,102 @@ export const PageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   offset: z.coerce.number().int().min(0).default(0),
 }).strict();
+
+// ---- thread memory (routes/threads.ts)
+
+export const ThreadParams = BankIdParam.extend({
+  thread: z.string().min(1).max(256).openapi({ param: { name: 'thread', in: 'path' }, example: 'chat-1' }),
+});
+
+export const ToolCallSchema = z.object({ id: z.string().max(200).optional(), name: z.string().min(1).max(200), arguments: z.unknown().optional() }).strict();
+
+export const MessageInputSchema = z
+  .object({
+    role: z.enum(MESSAGE_ROLES as [string, ...string[]]).openapi({ example: 'user' }),
+    content: z.string().max(1_000_000, 'content must be at most 1,000,000 characters'),
+    name: z.string().min(1).max(200).optional(),
+    timestamp: isoTimestamp('timestamp').optional(),
+    toolCalls: z.array(ToolCallSchema).max(100).optional(),
+  })
+  .strict()
+  .refine((m) => m.content.trim() !== '' || (m.toolCalls?.length ?? 0) > 0, { message: 'content must not be empty (unless the message carries toolCalls)', path: ['content'] })
+  .openapi('ThreadMessageInput');
+
+export const MessageList = z.array(MessageInputSchema).min(1, 'send at least one message').max(MAX_MESSAGES_PER_APPEND);
+export const AppendEnvelope = z
+  .object({ messages: MessageList, resourceId: z.string().min(1).max(256).optional() })
+  .strict()
+  .openapi('ThreadAppend');
+export const AppendSchema = z.union([AppendEnvelope, MessageList, MessageInputSchema]);
+
+export const MessageSchema = z
+  .object({
+    seq: z.number(), id: z.string(), bankId: z.string(), threadId: z.string(), role: z.string(), name: z.string().nullable(), content: z.string(),
+    toolCalls: z.array(z.object({ id: z.string().optional(), name: z.string(), arguments: z.unknown().optional() })).nullable(),
+    timestamp: z.string(), tokens: z.number(), createdAt: z.string(),
+  })
+  .openapi('ThreadMessage');
+
+export const AppendResponse = z
+  .object({ threadId: z.string(), resourceId: z.string().nullable(), recordId: z.string(), messages: z.array(MessageSchema), warnings: z.array(z.string()) })
+  .openapi('ThreadAppendResult');
+
+export const ThreadSchema = z
+  .object({ bankId: z.string(), id: z.string(), resourceId: z.string().nullable(), settings: z.record(z.string(), z.unknown()), createdAt: z.string(), updatedAt: z.string() })
+  .openapi('Thread');
+
+export const Settings = z.record(z.string(), z.unknown()).openapi({
+  description:
+    'Thread memory settings: scope, messageTokens, observationTokens, reflectionConsolidationThreshold, maxObservationsInContext, maxReflectionsInContext, ' +
+    'memoryTokenBudget, messageTokenBudget, bufferTokens, bufferActivation, blockAfter, reflectionBufferActivation, reflectionBlockAfter, observer, ' +
+    'observerInstructions, reflectorInstructions, workingMemory {enabled, scope, template, autoUpdate, maxTokens}, bridge',
+});
+export const SettingsResponse = z.object({ settings: Settings, effective: z.record(z.string(), z.unknown()) }).openapi('ThreadSettings');
+
+export const MemoryItemSchema = z
+  .object({
+    id: z.string(), bankId: z.string(), recordId: z.string(), threadId: z.string().nullable(), kind: z.enum(['observation', 'reflection']),
+    generation: z.number(), status: z.enum(['running', 'buffered', 'active', 'archived']), text: z.string(), tokens: z.number(),
+    fromSeq: z.number().nullable(), toSeq: z.number().nullable(), messageCount: z.number(), inputTokens: z.number(), covers: z.array(z.string()),
+    currentTask: z.string().nullable(), suggestedResponse: z.string().nullable(), firstAt: z.string().nullable(), lastAt: z.string().nullable(),
+    createdAt: z.string(), activatedAt: z.string().nullable(), archivedAt: z.string().nullable(),
+  })
+  .openapi('MemoryItem');
+
+export const ContextSchema = z
+  .object({
+    threadId: z.string(), recordId: z.string(), maxTokens: z.number().nullable(),
+    prefix: z.string().openapi({ description: 'Memory prefix; byte-identical between calls until memory changes' }),
+    prefixHash: z.string().openapi({ description: 'sha256 of the prefix' }),
+    prefixTokens: z.number(), messages: z.array(MessageSchema), messageTokens: z.number(), totalTokens: z.number(), omittedMessages: z.number(),
+    reflectionIds: z.array(z.string()), observationIds: z.array(z.string()), omittedReflections: z.number(), omittedObservations: z.number(),
+    currentTask: z.string().nullable(), workingMemory: z.boolean(),
+  })
+  .openapi('ThreadContext');
+
+export const ThreadWindowSchema = z.object({ count: z.number(), tokens: z.number(), threshold: z.number(), blockAfter: z.number() });
+export const StatusSchema = z
+  .object({
+    bankId: z.string(), threadId: z.string(), resourceId: z.string().nullable(), scope: z.enum(['thread', 'resource']), recordId: z.string(),
+    observer: z.string(), reflector: z.string(), messages: z.object({ count: z.number(), tokens: z.number() }),
+    windows: z.object({
+      active: z.object({
+        messages: ThreadWindowSchema, observations: ThreadWindowSchema,
+        reflections: z.object({ count: z.number(), tokens: z.number(), byGeneration: z.record(z.string(), z.number()) }),
+      }),
+      buffered: z.object({
+        observations: z.object({
+          chunks: z.number(), messageTokens: z.number(), projectedMessageRemoval: z.number(), observationTokens: z.number(),
+          status: z.enum(['idle', 'running', 'complete']),
+          items: z.array(z.object({ id: z.string(), status: z.enum(['running', 'complete']), messages: z.number(), messageTokens: z.number(), observationTokens: z.number() })),
+        }),
+        reflection: z.object({ status: z.enum(['idle', 'running', 'complete']), inputObservationTokens: z.number(), observationTokens: z.number(), generation: z.number().nullable() }),
+      }),
+    }),
+    archived: z.object({ observations: z.number(), reflections: z.number() }),
+    generationCount: z.number(),
+    workingMemory: z.object({ key: z.string(), tokens: z.number() }).nullable(),
+  })
+  .openapi('ThreadMemoryStatus');
+
+export const WorkingMemorySchema = z.object({ bankId: z.string(), key: z.string(), content: z.string(), updatedAt: z.string() }).openapi('WorkingMemory');
