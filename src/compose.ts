@@ -1,11 +1,6 @@
 // The composition root: picks adapters from configuration and builds the engine, the consolidation worker
 // and the HTTP routes of every module. The only module (with the CLI) that knows concrete adapters.
-import type { OpenAPIHono } from '@hono/zod-openapi';
-import { auditRoutes } from './api/routes/audit.ts';
-import { consolidationRoutes } from './api/routes/consolidation.ts';
-import { reflectRoutes } from './api/routes/reflect.ts';
-import { threadRoutes } from './api/routes/threads.ts';
-import { usageRoutes } from './api/routes/usage.ts';
+import { auditRoutes, consolidationRoutes, coreRoutes, reflectRoutes, type Routes, threadRoutes, usageRoutes } from './api/routes/index.ts';
 import type { Config } from './config/index.ts';
 import { attachConsolidation } from './consolidate/attach.ts';
 import { consolidatorFor } from './consolidate/llm.ts';
@@ -38,8 +33,8 @@ export interface Composed {
   threadStore: ThreadStore;
   /** One line naming the active store, embedder, reranker, extractor and LLM. */
   describe: string;
-  /** Routes of the modules beyond the core (reflect, consolidation, audit, usage). */
-  routes: Array<(app: OpenAPIHono) => void>;
+  /** Every route this process serves, core first (the one list createApp mounts). */
+  routes: Routes[];
   /** Stops the worker after its batch, lets thread memory finish, then closes the store. */
   shutdown(): Promise<void>;
 }
@@ -110,6 +105,7 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     },
   });
   const routes: Composed['routes'] = [
+    ...coreRoutes(engine),
     threadRoutes({ memory: threads }),
     reflectRoutes(engine, (bank) => chooseAnswerer(resolveLlm('reflect', bank.config, { llm: config.llm, ledger }))),
     usageRoutes(engine, ledger),

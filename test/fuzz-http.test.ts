@@ -66,7 +66,7 @@ describe('HTTP fuzz', () => {
     dir = mkdtempSync(join(tmpdir(), 'cairn-fuzz-'));
     const config = loadConfig({ CAIRN_CACHE_DIR: TEST_CACHE_DIR, CAIRN_WORKER: 'off', CAIRN_DATA_DIR: dir, CAIRN_LOG_LEVEL: 'warn' });
     composed = await compose(config);
-    app = createApp(composed.engine, { extraRoutes: composed.routes });
+    app = createApp(composed.engine, { routes: composed.routes });
     doc = (await (await app.request('/openapi.json')).json()) as OpenApiDoc;
     process.on('unhandledRejection', onCrash);
     process.on('uncaughtException', onCrash);

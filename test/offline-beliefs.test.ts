@@ -7,6 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createApp } from '../src/api/app.ts';
+import { coreRoutes } from '../src/api/routes/index.ts';
 import { reflectRoutes } from '../src/api/routes/reflect.ts';
 import type { Fact, ObservationRevision } from '../src/core/types.ts';
 import { OfflineAnswerer } from '../src/reflect/offline-answerer.ts';
@@ -54,7 +55,7 @@ describe('offline beliefs', () => {
   let http: Listening;
   before(async () => {
     t = await openEngine();
-    http = await listen(createApp(t.engine, { extraRoutes: [reflectRoutes(t.engine, () => new OfflineAnswerer())] }));
+    http = await listen(createApp(t.engine, { routes: [...coreRoutes(t.engine), reflectRoutes(t.engine, () => new OfflineAnswerer())] }));
     await t.engine.createBank({ id: 'maya' });
     const items = MAYA.map(([speaker, content], i) => ({ speaker, content, timestamp: new Date(Date.UTC(2024, 0, 1 + i * 7, 10)).toISOString() }));
     await t.engine.retain('maya', { items });

@@ -22,7 +22,6 @@ const LONG_REPLY = [
 
 describe('recall on long technical messages', () => {
   let s: TestServer;
-  const ids: Record<string, string> = {};
 
   before(async () => {
     s = await startServer();

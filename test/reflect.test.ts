@@ -5,6 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createApp } from '../src/api/app.ts';
+import { coreRoutes } from '../src/api/routes/index.ts';
 import { reflectRoutes, type AnswererFor } from '../src/api/routes/reflect.ts';
 import { createOpenAiCompatibleProvider } from '../src/llm/openai-compatible.ts';
 import { LlmAnswerer, type LlmAnswererOptions } from '../src/reflect/llm-answerer.ts';
@@ -50,7 +51,7 @@ describe('reflect', () => {
   before(async () => {
     te = await openEngine();
     llm = await startFakeLlmServer();
-    const app = createApp(te.engine, { extraRoutes: [reflectRoutes(te.engine, (bank) => answererFor(bank))] });
+    const app = createApp(te.engine, { routes: [...coreRoutes(te.engine), reflectRoutes(te.engine, (bank) => answererFor(bank))] });
     http = await listen(app);
     await te.engine.createBank({
       id: 'alice',
@@ -212,7 +213,7 @@ describe('reflect', () => {
     );
     const r = await reflect({ query: 'Where does Alice live?' });
     assert.equal(r.status, 200, JSON.stringify(r.body));
-    const [expandObservation, expandFact] = r.body.trace;
+    const [expandObservation] = r.body.trace;
     assert.deepEqual(new Set(expandObservation.found?.slice(1)), new Set(evidence.map((e) => e.factId)));
     const [fact] = await te.store.getFacts('alice', [expanded]);
     const [chunk] = await te.store.getChunks('alice', [fact.source!.chunkId]);

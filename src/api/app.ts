@@ -7,19 +7,17 @@ import { notFoundOrNotAllowed } from './allow.ts';
 import { apiKeyAuth } from './auth.ts';
 import { jsonDepthLimit } from './nesting.ts';
 import { describeIssues, errorBody, onError } from './errors.ts';
-import { bankRoutes } from './routes/banks.ts';
-import { memoryRoutes } from './routes/memories.ts';
-import { recallRoutes } from './routes/recall.ts';
+import type { Routes } from './routes/index.ts';
 
 export interface AppOptions {
   apiKey?: string;
   /** Largest request body accepted, in bytes. */
   maxBodyBytes?: number;
-  /** More routes (consolidation, reflect, threads) mounted by the composition root. */
-  extraRoutes?: Array<(app: OpenAPIHono) => void>;
+  /** The routes to serve (routes/index.ts; the composition root lists every module's). */
+  routes: Routes[];
 }
 
-export function createApp(engine: Engine, options: AppOptions = {}): OpenAPIHono {
+export function createApp(engine: Engine, options: AppOptions): OpenAPIHono {
   const app = new OpenAPIHono({
     defaultHook: (result, c) => {
       if (!result.success) return c.json(errorBody('bad_request', describeIssues(result.error.issues)), 400);
@@ -35,10 +33,7 @@ export function createApp(engine: Engine, options: AppOptions = {}): OpenAPIHono
   );
   app.use('/v1/*', jsonDepthLimit());
   app.get('/health', (c) => c.json({ status: 'ok', store: engine.store.name, embedder: engine.deps.embedder.id }));
-  bankRoutes(app, engine);
-  memoryRoutes(app, engine);
-  recallRoutes(app, engine);
-  for (const add of options.extraRoutes ?? []) add(app);
+  for (const mount of options.routes) mount(app);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
     scheme: 'bearer',

@@ -15,7 +15,7 @@ import type { Embedder } from '../embed/ports.ts';
 import { nameKey } from '../text/words.ts';
 import { changesStory } from './change.ts';
 import { factsInView, type ConsolidationDecision, type ConsolidationInput, type Consolidator, type RemainingEvidence } from './consolidator.ts';
-import { missionProfile, missionRelevance, NO_MISSION, type MissionProfile, type Relevance } from './mission.ts';
+import { missionProfile, missionRelevance, type MissionProfile, type Relevance } from './mission.ts';
 import { cosine } from '../core/dot.ts';
 import { calibrate, type Calibration } from './similarity.ts';
 import { stemSet } from './stems.ts';

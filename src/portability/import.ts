@@ -101,7 +101,7 @@ class Importer {
     private readonly store: MemoryWrites & ConsolidationQueue & Forgetting,
     private readonly threads: ThreadStore,
     private readonly embedder: Embedder,
-    private readonly header: ExportHeader,
+    header: ExportHeader,
     private readonly bankId: string,
     batchSize: number,
   ) {

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../../src/api/app.ts';
+import { coreRoutes } from '../../src/api/routes/index.ts';
 import { listen } from './http.ts';
 import { auditRoutes } from '../../src/api/routes/audit.ts';
 import { consolidationRoutes } from '../../src/api/routes/consolidation.ts';
@@ -36,7 +37,7 @@ export async function openEngine(options: { dataDir?: string; attach?: AttachOpt
   const embedder = await GloveEmbedder.open({ cacheFile: gloveCacheFile() });
   const engine = new Engine({ store, embedder, reranker: null, extractor: new OfflineExtractor() });
   const worker = attachConsolidation(engine, options.attach);
-  const app = createApp(engine, { extraRoutes: [consolidationRoutes(engine, worker), auditRoutes(engine, worker)] });
+  const app = createApp(engine, { routes: [...coreRoutes(engine), consolidationRoutes(engine, worker), auditRoutes(engine, worker)] });
   const http = await listen(app);
   const stop = async (): Promise<void> => {
     await http.close();

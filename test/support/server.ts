@@ -33,7 +33,7 @@ export async function startServer(options: { dataDir?: string; env?: Record<stri
   const dataDir = options.dataDir ?? tempDataDir();
   const config = loadConfig({ CAIRN_CACHE_DIR: TEST_CACHE_DIR, CAIRN_WORKER: 'off', ...options.env, CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: 'warn' });
   const { engine, worker, routes, shutdown } = await compose(config);
-  const app = createApp(engine, { apiKey: config.http.apiKey, extraRoutes: routes });
+  const app = createApp(engine, { apiKey: config.http.apiKey, routes });
   const http = await listen(app);
   const stop = async (): Promise<void> => {
     await http.close();

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../../src/api/app.ts';
+import { coreRoutes } from '../../src/api/routes/index.ts';
 import { listen } from './http.ts';
 import { threadRoutes } from '../../src/api/routes/threads.ts';
 import { compose } from '../../src/compose.ts';
@@ -51,7 +52,7 @@ export async function startThreadServer(options: ThreadServerOptions = {}): Prom
             await engine.retain(bankId, { items, documentMode: 'append' });
           },
   });
-  const app = createApp(engine, { extraRoutes: [threadRoutes({ memory, heartbeatSeconds: 1 })] });
+  const app = createApp(engine, { routes: [...coreRoutes(engine), threadRoutes({ memory, heartbeatSeconds: 1 })] });
   const http = await listen(app);
   return {
     url: http.url,

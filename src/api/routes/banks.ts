@@ -1,44 +1,47 @@
 // Bank routes: create, list, get, update (mission, config), delete.
-import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import type { Engine } from '../../engine.ts';
+import type { Routes } from './index.ts';
 import { BankIdParam, BankSchema, CreateBankSchema, ErrorSchema, json, UpdateBankSchema } from '../schemas.ts';
 
 const errors = { 400: json(ErrorSchema, 'Invalid request'), 404: json(ErrorSchema, 'No such bank') };
 
-export function bankRoutes(app: OpenAPIHono, engine: Engine): void {
-  app.openapi(
-    createRoute({
-      method: 'post', path: '/v1/banks', tags: ['banks'],
-      request: { body: { content: { 'application/json': { schema: CreateBankSchema } }, required: true } },
-      responses: { 201: json(BankSchema, 'The new bank'), 400: errors[400], 409: json(ErrorSchema, 'A bank with this id exists') },
-    }),
-    async (c) => c.json(await engine.createBank(c.req.valid('json')), 201),
-  );
-  app.openapi(
-    createRoute({ method: 'get', path: '/v1/banks', tags: ['banks'], responses: { 200: json(z.object({ banks: z.array(BankSchema) }), 'All banks') } }),
-    async (c) => c.json({ banks: await engine.listBanks() }, 200),
-  );
-  app.openapi(
-    createRoute({ method: 'get', path: '/v1/banks/{bank}', tags: ['banks'], request: { params: BankIdParam }, responses: { 200: json(BankSchema, 'The bank'), ...errors } }),
-    async (c) => c.json(await engine.requireBank(c.req.valid('param').bank), 200),
-  );
-  app.openapi(
-    createRoute({
-      method: 'patch', path: '/v1/banks/{bank}', tags: ['banks'],
-      request: { params: BankIdParam, body: { content: { 'application/json': { schema: UpdateBankSchema } }, required: true } },
-      responses: { 200: json(BankSchema, 'The updated bank'), ...errors },
-    }),
-    async (c) => c.json(await engine.updateBank(c.req.valid('param').bank, c.req.valid('json')), 200),
-  );
-  app.openapi(
-    createRoute({
-      method: 'delete', path: '/v1/banks/{bank}', tags: ['banks'], request: { params: BankIdParam },
-      responses: { 200: json(z.object({ deleted: z.string() }), 'Deleted, with everything in it'), ...errors },
-    }),
-    async (c) => {
-      const { bank } = c.req.valid('param');
-      await engine.deleteBank(bank);
-      return c.json({ deleted: bank }, 200);
-    },
-  );
+export function bankRoutes(engine: Engine): Routes {
+  return (app) => {
+    app.openapi(
+      createRoute({
+        method: 'post', path: '/v1/banks', tags: ['banks'],
+        request: { body: { content: { 'application/json': { schema: CreateBankSchema } }, required: true } },
+        responses: { 201: json(BankSchema, 'The new bank'), 400: errors[400], 409: json(ErrorSchema, 'A bank with this id exists') },
+      }),
+      async (c) => c.json(await engine.createBank(c.req.valid('json')), 201),
+    );
+    app.openapi(
+      createRoute({ method: 'get', path: '/v1/banks', tags: ['banks'], responses: { 200: json(z.object({ banks: z.array(BankSchema) }), 'All banks') } }),
+      async (c) => c.json({ banks: await engine.listBanks() }, 200),
+    );
+    app.openapi(
+      createRoute({ method: 'get', path: '/v1/banks/{bank}', tags: ['banks'], request: { params: BankIdParam }, responses: { 200: json(BankSchema, 'The bank'), ...errors } }),
+      async (c) => c.json(await engine.requireBank(c.req.valid('param').bank), 200),
+    );
+    app.openapi(
+      createRoute({
+        method: 'patch', path: '/v1/banks/{bank}', tags: ['banks'],
+        request: { params: BankIdParam, body: { content: { 'application/json': { schema: UpdateBankSchema } }, required: true } },
+        responses: { 200: json(BankSchema, 'The updated bank'), ...errors },
+      }),
+      async (c) => c.json(await engine.updateBank(c.req.valid('param').bank, c.req.valid('json')), 200),
+    );
+    app.openapi(
+      createRoute({
+        method: 'delete', path: '/v1/banks/{bank}', tags: ['banks'], request: { params: BankIdParam },
+        responses: { 200: json(z.object({ deleted: z.string() }), 'Deleted, with everything in it'), ...errors },
+      }),
+      async (c) => {
+        const { bank } = c.req.valid('param');
+        await engine.deleteBank(bank);
+        return c.json({ deleted: bank }, 200);
+      },
+    );
+  };
 }

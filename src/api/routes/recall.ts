@@ -1,6 +1,7 @@
 // Recall: the fused four-arm search over a bank's memory.
-import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import type { Engine } from '../../engine.ts';
+import type { Routes } from './index.ts';
 import { BankIdParam, ErrorSchema, FactKindSchema, json, RecallRequestSchema, SourceLocationSchema, SourceSpanSchema } from '../schemas.ts';
 
 const SourceSchema = SourceLocationSchema.extend({ metadata: z.record(z.string(), z.string()) }).openapi('RecallSource');
@@ -91,16 +92,18 @@ export const RecallResponseSchema = z
   })
   .openapi('RecallResponse');
 
-export function recallRoutes(app: OpenAPIHono, engine: Engine): void {
-  app.openapi(
-    createRoute({
-      method: 'post', path: '/v1/banks/{bank}/recall', tags: ['recall'],
-      request: { params: BankIdParam, body: { content: { 'application/json': { schema: RecallRequestSchema } }, required: true } },
-      responses: { 200: json(RecallResponseSchema, 'Ranked memories'), 400: json(ErrorSchema, 'Invalid request'), 404: json(ErrorSchema, 'No such bank') },
-    }),
-    async (c) => {
-      const response = await engine.recall(c.req.valid('param').bank, c.req.valid('json'));
-      return c.json(response, 200);
-    },
-  );
+export function recallRoutes(engine: Engine): Routes {
+  return (app) => {
+    app.openapi(
+      createRoute({
+        method: 'post', path: '/v1/banks/{bank}/recall', tags: ['recall'],
+        request: { params: BankIdParam, body: { content: { 'application/json': { schema: RecallRequestSchema } }, required: true } },
+        responses: { 200: json(RecallResponseSchema, 'Ranked memories'), 400: json(ErrorSchema, 'Invalid request'), 404: json(ErrorSchema, 'No such bank') },
+      }),
+      async (c) => {
+        const response = await engine.recall(c.req.valid('param').bank, c.req.valid('json'));
+        return c.json(response, 200);
+      },
+    );
+  };
 }

@@ -9,7 +9,7 @@ import { log } from '../../log.ts';
 export async function serveCommand(config: Config): Promise<void> {
   const { engine, routes, shutdown } = await compose(config);
   const { host, port, apiKey } = config.http;
-  const app = createApp(engine, { apiKey, extraRoutes: routes });
+  const app = createApp(engine, { apiKey, routes });
   const resumed = await engine.operations.resume();
   if (resumed) log.info(`resumed ${resumed} unfinished operation(s)`);
   const server = serve({ fetch: app.fetch, hostname: host, port }, (info) => {
