@@ -17,6 +17,7 @@ import { DEFAULT_CONTEXT_OPTIONS, loadContext, type ContextOptions } from './con
 import { planWrite, type PlanSummary } from './plan.ts';
 import { RateMeter } from './rate.ts';
 import { repairBlanked } from './revise.ts';
+import { SerialQueue } from '../core/serial.ts';
 
 export interface WorkerDeps {
   /** The queue it works, the context it reads, the beats it makes, and the repair of blanked observations (revise.ts). */
@@ -109,7 +110,8 @@ export class ConsolidationWorker {
   /** The last error per bank (cleared by a successful batch). */
   readonly lastErrors = new Map<string, { error: string; at: string }>();
   private readonly attempts = new Map<string, number>();
-  private readonly locks = new Map<string, Promise<unknown>>();
+  /** Batches of one bank run one after another. */
+  private readonly batches = new SerialQueue();
   private readonly draining = new Map<string, Promise<DrainReport>>();
   /** Callers waiting to learn whether the next claim in a bank got anything (see consolidateNow). */
   private readonly claimWaiters = new Map<string, Array<(claimed: boolean) => void>>();
@@ -191,7 +193,7 @@ export class ConsolidationWorker {
    */
   async consolidateNow(bankId: string): Promise<{ started: boolean; run: Promise<DrainReport> }> {
     if (this.remote?.running) return this.remote.consolidateNow(bankId);
-    if (this.locks.has(bankId)) return { started: true, run: this.drain(bankId) };
+    if (this.batches.busy(bankId)) return { started: true, run: this.drain(bankId) };
     const claimed = new Promise<boolean>((resolve) => this.claimWaiters.set(bankId, [...(this.claimWaiters.get(bankId) ?? []), resolve]));
     const run = this.drain(bankId);
     run.then(
@@ -286,14 +288,7 @@ export class ConsolidationWorker {
 
   /** One claim of one bank, under this process's lock for the bank. Null when nothing could be claimed. */
   runBatch(bankId: string): Promise<BatchReport | null> {
-    const previous = this.locks.get(bankId) ?? Promise.resolve();
-    const next = previous.then(() => this.batch(bankId));
-    const tail = next.catch(() => undefined);
-    this.locks.set(bankId, tail);
-    void tail.then(() => {
-      if (this.locks.get(bankId) === tail) this.locks.delete(bankId);
-    });
-    return next;
+    return this.batches.run(bankId, () => this.batch(bankId));
   }
 
   private async batch(bankId: string): Promise<BatchReport | null> {

@@ -3,6 +3,7 @@
 // process queue here first (so they wait in order, without polling the store); a retain of another process that
 // holds the lease is waited for by polling, and taken over at once when its process is known dead on this host
 // (src/liveness.ts), else when its lease runs out. A running retain renews its lease a few times per lease.
+import { SerialQueue } from '../core/serial.ts';
 import { holderState, newHolderId, THIS_PROCESS } from '../liveness.ts';
 import { log } from '../log.ts';
 import type { WriteLease, WriteLeases } from '../store/ports.ts';
@@ -17,7 +18,7 @@ export interface LeaseOptions {
 export const DEFAULT_LEASES: LeaseOptions = { leaseMs: 15_000, maxPollMs: 250 };
 
 export class BankWriteLeases {
-  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly queue = new SerialQueue();
 
   constructor(
     private readonly store: WriteLeases,
@@ -26,16 +27,8 @@ export class BankWriteLeases {
   ) {}
 
   /** Runs fn while holding the bank's write lease, after this process's earlier retains into the bank. */
-  async run<T>(bankId: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.queues.get(bankId) ?? Promise.resolve();
-    const run = prev.then(() => this.leased(bankId, fn));
-    const tail = run.catch(() => undefined);
-    this.queues.set(bankId, tail);
-    try {
-      return await run;
-    } finally {
-      if (this.queues.get(bankId) === tail) this.queues.delete(bankId);
-    }
+  run<T>(bankId: string, fn: () => Promise<T>): Promise<T> {
+    return this.queue.run(bankId, () => this.leased(bankId, fn));
   }
 
   private async leased<T>(bankId: string, fn: () => Promise<T>): Promise<T> {

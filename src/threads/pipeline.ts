@@ -15,7 +15,7 @@ import { observationItem, reflectionItem } from './items.ts';
 import type { MemoryEvents } from './events.ts';
 import type { BridgeRetain, ObservationDraft, Observer, Reflector, ThreadStore } from './ports.ts';
 import { recordKey, threadKey, type ThreadScope } from './scope.ts';
-import { SerialQueue } from './serial.ts';
+import { SerialQueue } from '../core/serial.ts';
 import { capDocument, startDocument } from './working-memory.ts';
 import type { MemoryEvent, MemoryItem, MemoryOperation, ThreadMessage } from './types.ts';
 

@@ -1,5 +1,6 @@
-// Per-key serial execution: tasks that share a key run one after another, in the order they were queued;
-// tasks of different keys run independently. Thread memory serializes every state change of a record with it.
+// Per-key serial execution: tasks that share a key run one after another, in the order they were queued (after the
+// one before settles, whether it succeeded or failed); tasks of different keys run independently. Thread memory
+// serializes every state change of a record with it, retains their bank's writes, the worker its batches per bank.
 export class SerialQueue {
   private readonly tails = new Map<string, Promise<unknown>>();
 
@@ -15,5 +16,10 @@ export class SerialQueue {
       if (this.tails.get(key) === tail) this.tails.delete(key);
     });
     return next;
+  }
+
+  /** Whether a task of the key is queued or running. */
+  busy(key: string): boolean {
+    return this.tails.has(key);
   }
 }
