@@ -1,18 +1,11 @@
 // API first: a consolidation loop given the API's activity count (core/activity.ts) waits at each step of a batch
 // while a recall or retain runs, and carries on once the API is quiet; the wait is bounded, so a busy API slows
 // consolidation without stopping it.
+import { until } from './support/poll.ts';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Activity, StepAside } from '../src/core/activity.ts';
 import { openEngine, type TestEngine } from './support/consolidation.ts';
-
-async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const activity = new Activity();
 let waiting = 0;

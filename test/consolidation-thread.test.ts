@@ -1,6 +1,7 @@
 // The in-process consolidation worker on a thread of its own (the default): it drains what is retained through
 // the API, reports its batches to the API's status, takes drains asked for through the API (one worker per bank),
 // and stops with the server. CAIRN_WORKER=main keeps it on the API's event loop, as before.
+import { until } from './support/poll.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../src/config/index.ts';
@@ -25,16 +26,6 @@ const items = (n: number, from = 0): Array<{ content: string; timestamp: string 
     };
   });
 
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 400)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('consolidation on its own thread', () => {
   let t: TestServer;
   const status = async (bank: string): Promise<Status> => (await t.call<Status>('GET', `/v1/banks/${bank}/consolidation`)).body;
@@ -48,7 +39,7 @@ describe('consolidation on its own thread', () => {
   test('retained facts are consolidated by the thread, whose batches show in the status', async () => {
     assert.equal((await t.call('POST', '/v1/banks', { id: 'builds' })).status, 201);
     assert.equal((await t.call('POST', '/v1/banks/builds/memories', { items: items(24) })).status, 200);
-    const s = await until('the backlog to drain', () => status('builds'), (x) => x.backlog === 0 && x.consolidated > 0);
+    const s = await until('the backlog to drain', () => status('builds'), (x) => x.backlog === 0 && x.consolidated > 0, 60_000);
     assert.ok(s.observations > 0, 'observations were written');
     assert.equal(s.worker.running, true);
     assert.notEqual(s.worker.id, t.worker.id, 'the loop runs under the thread worker\'s own id');
@@ -73,7 +64,7 @@ describe('consolidation on its own thread', () => {
     const run = await t.call<{ run: { consolidated: number; batches: number }; status: Status }>('POST', '/v1/banks/asked/consolidate?wait=true');
     assert.equal(run.status, 200);
     // The loop may have taken some batches first; between them the drain and the loop consolidate everything once.
-    const s = await until('the backlog to drain', () => status('asked'), (x) => x.backlog === 0);
+    const s = await until('the backlog to drain', () => status('asked'), (x) => x.backlog === 0, 60_000);
     assert.equal(s.consolidated - before.consolidated, n);
     assert.ok(run.body.run.consolidated > 0 || run.body.run.batches === 0);
     assert.ok(run.body.run.consolidated <= n);
@@ -88,7 +79,7 @@ describe('consolidation on its own thread', () => {
     assert.equal((await status('builds')).backlog, retained.body.result.facts, 'with the worker off nothing is consolidated');
     await t.stop();
     t = await startServer({ dataDir, env: { CAIRN_WORKER: 'on', CAIRN_CONSOLIDATION_POLL_MS: '50' } });
-    await until('the thread to consolidate what was left', () => status('builds'), (x) => x.backlog === 0);
+    await until('the thread to consolidate what was left', () => status('builds'), (x) => x.backlog === 0, 60_000);
   });
 });
 

@@ -1,10 +1,10 @@
 // Retain and operations under hostile use, over real HTTP on the real embedded store: identical items (in one
 // request, across requests, async), idempotency keys (another payload, parallel requests, lookup by key), the
 // one bank id rule, operation input left out of reads, and a bank deleted while an async retain runs.
+import { until } from './support/poll.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer, type TestServer } from './support/server.ts';
 
 type RetainResult = { documents: number; documentsUnchanged: number; chunksProcessed: number; facts: number; factIds: string[] };
@@ -26,15 +26,6 @@ function rawGet(base: string, path: string): Promise<{ status: number; body: str
   });
 }
 
-async function until<T>(read: () => Promise<T>, done: (x: T) => boolean, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const x = await read();
-    if (done(x) || Date.now() > deadline) return x;
-    await sleep(20);
-  }
-}
-
 describe('retain hardening over HTTP', () => {
   let s: TestServer;
   before(async () => {
@@ -47,7 +38,7 @@ describe('retain hardening over HTTP', () => {
   const newBank = async (id: string): Promise<void> => assert.equal((await s.call('POST', '/v1/banks', { id })).status, 201);
   const op = async (id: string, query = ''): Promise<{ status: number; body: Op }> => s.call<Op>('GET', `/v1/operations/${encodeURIComponent(id)}${query}`);
   const finished = (id: string): Promise<{ status: number; body: Op }> =>
-    until(() => op(id), (r) => r.status !== 200 || r.body.status === 'succeeded' || r.body.status === 'failed');
+    until(`operation ${id} to finish`, () => op(id), (r) => r.status !== 200 || r.body.status === 'succeeded' || r.body.status === 'failed');
 
   test('identical items in one request are each stored, never a 500; the same request again changes nothing', async () => {
     await newBank('dups');
