@@ -113,8 +113,8 @@ export class FlatVectors {
    * rowid (not by slot: a removal moves the last vector into the freed slot, so slot order is this memory's history,
    * and would differ after a restart or in an imported copy of the bank). Facts recorded after `before` (epoch ms) are
    * skipped. Large stores are ranked by usearch's SIMD scan first (see nativeBest); the answer is the same. */
-  best(q: Float32Array, mask: number | null, m: number, before = Infinity, native = this.size >= NATIVE_SCAN_MIN): { rids: number[]; scores: number[] } {
-    return (native && this.nativeBest(q, mask, m, before)) || this.scanBest(q, mask, m, before);
+  best(q: Float32Array, mask: number | null, m: number, before = Infinity): { rids: number[]; scores: number[] } {
+    return (this.size >= NATIVE_SCAN_MIN && this.nativeBest(q, mask, m, before)) || this.scanBest(q, mask, m, before);
   }
 
   /** best() by one scan into a bounded heap, so nothing of the bank's size is allocated. */
