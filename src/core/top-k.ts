@@ -40,6 +40,12 @@ export class TopK {
     }
   }
 
+  /** The one a better push would drop once the m are kept (the least score, of those the latest position); null
+   * while fewer than m are kept. */
+  worst(): { score: number; position: number } | null {
+    return this.m > 0 && this.n === this.m ? { score: this.scores[0], position: this.positions[0] } : null;
+  }
+
   /** Best first; equal scores in position order. */
   sorted(): { positions: number[]; scores: number[] } {
     const order = Array.from({ length: this.n }, (_, i) => i).sort((a, b) => this.scores[b] - this.scores[a] || this.positions[a] - this.positions[b]);

@@ -10,8 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { random } from '../../../benchmarks/random.ts';
-import { bm25Top, rowLengthStats, type RowLengthStats } from './bm25.ts';
+import { bm25Top, rowLengthStats, windowStats, type RowLengthStats } from './bm25.ts';
 import { openDatabase, type Db } from './database.ts';
+import { countKeywordTotals, keywordWindowsWritten } from './keyword-tables.ts';
 import { ftsTermsOf } from './fts-terms.ts';
 import { KEYWORD_REMOVED_ROWS_KEPT, keywordIndexOf, keywordRemovalsOf, keywordTable, syncKeywordIndexes } from './keyword-tables.ts';
 import { fts5Top, rebuiltKeywordTable } from './keyword-testing.ts';
@@ -20,8 +21,8 @@ import { SqliteStore } from './store.ts';
 const NOW = '2024-01-01T00:00:00.000Z';
 const VOCABULARY = ['bees', 'honey', 'barn', 'market', 'spring', 'rain', 'owl', 'orchard', 'hives', 'cider', 'roof', 'Mara', 'Tomás', 'visited', 'visiting'];
 
-function sentence(next: () => number): string {
-  const length = 1 + Math.floor(next() * 14);
+function sentence(next: () => number, shortest = 1): string {
+  const length = shortest + Math.floor(next() * (15 - shortest));
   return Array.from({ length }, () => VOCABULARY[Math.floor(next() * next() * VOCABULARY.length)]).join(' ');
 }
 
@@ -285,4 +286,65 @@ test('lengths read inside a transaction that is rolled back are not remembered',
     });
     assertAsFresh(db, file, queries, 'after a rolled back write and another');
   });
+});
+
+test('rows spread over many rowid windows: windows that cannot reach the best rows are skipped, the answers stay bm25()\'s', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-bm25-windows-'));
+  const file = join(dir, 'cairn.db');
+  const writer = openDatabase(file);
+  const opened: Db[] = [];
+  try {
+    const next = random(41);
+    writer.prepare('INSERT INTO banks (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)').run('b', 'b', NOW, NOW);
+    // Rowids 37 apart: 4000 rows over about 145 windows of 1024 rowids; lengths 6 to 14 words.
+    const insert = writer.prepare(
+      `INSERT INTO facts (rid, id, bank_id, kind, text, mentioned_at, created_at, updated_at) VALUES (?, ?, 'b', 'world', ?, ?, ?, ?)`,
+    );
+    write(writer, () => {
+      for (let i = 1; i <= 4000; i++) insert.run(i * 37, `f${i}`, sentence(next, 6), NOW, NOW, NOW);
+    });
+    const n = keywordIndexOf(writer, 'b')!;
+    const queries = queriesOf(next, 20);
+    /** Each query at a few limits on `db` against FTS5 on a table rebuilt from the bank's rows. */
+    const check = (db: Db, label: string): void => {
+      const table = rebuiltKeywordTable(writer, 'b', 'fact');
+      for (const phrases of queries)
+        for (const limit of [1, 7, 60])
+          assert.deepEqual(bm25Top(db, { n, source: 'fact', phrases, limit }), fts5Top(writer, table, phrases.flat(), limit), `${label}: ${phrases.join(' ')} (limit ${limit})`);
+    };
+    const reader = opened[opened.push(searcher(file)) - 1];
+    check(reader, 'fresh');
+    const before = windowStats(reader);
+    for (const phrases of queries) bm25Top(reader, { n, source: 'fact', phrases, limit: 5 });
+    const after = windowStats(reader);
+    const [scored, skipped] = [after.scored - before.scored, after.skipped - before.skipped];
+    assert.ok(skipped > scored * 2, `for 5 rows, most windows are skipped: ${scored} scored, ${skipped} skipped`);
+
+    // Rows revised (shorter or longer, the same rowids), deleted and added while the reader keeps what it decoded: its
+    // kept segments now have tombstones, and new segments come beside them.
+    write(writer, () => {
+      for (let i = 1; i <= 4000; i += 7) writer.prepare('UPDATE facts SET text = ? WHERE id = ?').run(sentence(next), `f${i}`);
+      writer.prepare('DELETE FROM facts WHERE rid % 11 = 0').run();
+      for (let i = 4001; i <= 4400; i++) insert.run(i * 37, `f${i}`, sentence(next), NOW, NOW, NOW);
+    });
+    check(reader, 'after revisions, deletes and inserts');
+    writer.exec(`INSERT INTO ${keywordTable(n, 'fact')} (${keywordTable(n, 'fact')}) VALUES ('optimize')`);
+    check(reader, 'after the segments were merged into one');
+
+    // A database whose windows were never written (from before they were): lengths come from the document sizes, row
+    // by row, until the store writes the windows on open.
+    writer.exec(`UPDATE keyword_indexes SET fact_windows = NULL; DELETE FROM keyword_windows`);
+    const unwritten = opened[opened.push(searcher(file)) - 1];
+    check(unwritten, 'windows not written');
+    assert.equal(keywordWindowsWritten(writer, n, 'fact'), false);
+    countKeywordTotals(writer);
+    assert.equal(keywordWindowsWritten(writer, n, 'fact'), true);
+    const counted = opened[opened.push(searcher(file)) - 1];
+    check(counted, 'windows written on open');
+    assert.ok(windowStats(counted).skipped > 0);
+  } finally {
+    for (const db of opened) db.close();
+    writer.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -10,8 +10,10 @@
 // leaves it, and after that, equal to those of a copy of the bank built afresh (an import, say).
 import { TopK } from '../../core/top-k.ts';
 import type { Db } from './database.ts';
-import { readVarint, termPostings, type Postings } from './fts-doclists.ts';
-import { keywordRowsRemovedSince, keywordStatsOf, keywordTable, type KeywordSource } from './keyword-tables.ts';
+import { tableSegments, type Postings, type PostingsView } from './fts-doclists.ts';
+import { KEYWORD_WINDOW, keywordRowsRemovedSince, keywordStatsOf, keywordTable, type KeywordSource } from './keyword-tables.ts';
+import { LengthReader, RowLengths } from './row-lengths.ts';
+import { termList, withWindows, type LengthOf, type TermList } from './term-lists.ts';
 import { prepared } from './statements.ts';
 
 export interface Bm25Search {
@@ -36,12 +38,14 @@ const B = 0.75;
 const MAX_TABLES = 16;
 
 type Lengths = { removals: number; sizes: RowLengths };
-type ConnectionState = { views: Set<string>; lengths: Map<string, Lengths>; stats: RowLengthStats };
+type ConnectionState = { views: Set<string>; lengths: Map<string, Lengths>; stats: RowLengthStats; windows: WindowStats };
 
 /** What a connection did with its memory of row lengths since it first searched: the lengths it read from the tables'
  * document sizes, the rowids it forgot because their rows left a table (as the log of removed rows told it), and the
  * times it forgot a whole table's lengths (the log no longer reached back to what it knew). */
 export type RowLengthStats = { read: number; forgotten: number; resets: number };
+/** How many rowid windows the connection's searches scored, and how many they skipped by their bounds. */
+export type WindowStats = { scored: number; skipped: number };
 
 const states = new WeakMap<Db, ConnectionState>();
 
@@ -50,15 +54,22 @@ const states = new WeakMap<Db, ConnectionState>();
 export function bm25Top(db: Db, search: Bm25Search): Bm25Hit[] {
   const table = keywordTable(search.n, search.source);
   let state = states.get(db);
-  if (!state) states.set(db, (state = { views: new Set(), lengths: new Map(), stats: { read: 0, forgotten: 0, resets: 0 } }));
+  if (!state) states.set(db, (state = { views: new Set(), lengths: new Map(), stats: { read: 0, forgotten: 0, resets: 0 }, windows: { scored: 0, skipped: 0 } }));
   // Inside a transaction of this connection's, the table may hold writes not yet in its pages: FTS5 reads them. So it
   // does for a table whose on-disk format the page reader does not know.
   const view = viewPostings(state);
   const outer = db.inTransaction;
-  const postings: PostingsReader = outer ? view : (d, t, terms) => termPostings(d, t, terms) ?? view(d, t, terms);
+  const lists: ListsReader = (d, t, terms, lengthOf) => {
+    const segments = outer ? null : tableSegments(d, t);
+    if (!segments) {
+      const read = view(d, t, terms);
+      return new Map([...read].map(([term, p]) => [term, withWindows(p, lengthOf)]));
+    }
+    return new Map(terms.map((term) => [term, termList(d, t, segments, term, lengthOf)]));
+  };
   // One read transaction: postings, statistics and lengths from the same snapshot. Lengths read inside a transaction
   // of the caller's may be of writes it has not committed, and may never commit: they are not remembered.
-  return db.transaction(() => score(db, state, table, search, postings, !outer))();
+  return db.transaction(() => score(db, state, table, search, lists, !outer))();
 }
 
 /** The connection's row length statistics so far (all 0 before its first search). */
@@ -66,10 +77,18 @@ export function rowLengthStats(db: Db): RowLengthStats {
   return { ...(states.get(db)?.stats ?? { read: 0, forgotten: 0, resets: 0 }) };
 }
 
-type PostingsReader = (db: Db, table: string, terms: readonly string[]) => Map<string, Postings>;
+/** The connection's windows scored and skipped so far. */
+export function windowStats(db: Db): WindowStats {
+  return { ...(states.get(db)?.windows ?? { scored: 0, skipped: 0 }) };
+}
+
+type ListsReader = (db: Db, table: string, terms: readonly string[], lengthOf: LengthOf) => Map<string, TermList>;
+
+/** What one row holding a term `f` times scores for it, in a row of `D` tokens (FTS5's formula, term by term). */
+const termScore = (idf: number, f: number, D: number, avgdl: number): number => idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * D) / avgdl)));
 
 function score(
-  db: Db, state: ConnectionState, table: string, { n, source, phrases, limit }: Bm25Search, read: PostingsReader, remember: boolean,
+  db: Db, state: ConnectionState, table: string, { n, source, phrases, limit }: Bm25Search, read: ListsReader, remember: boolean,
 ): Bm25Hit[] {
   const stats = keywordStatsOf(db, n, source);
   if (!stats) return [];
@@ -80,9 +99,12 @@ function score(
   if (nRow <= 0 || kept.length === 0 || limit <= 0) return [];
   const avgdl = stats.tokens / nRow;
 
+  const sizes = remember ? rememberedLengths(db, state, { n, source }, stats.removals) : new RowLengths();
+  const lengths = new LengthReader(db, { n, source, name: table }, sizes, (count) => (state.stats.read += count));
+  const lengthOf: LengthOf = (rowid) => lengths.length(rowid);
   const terms = kept.filter((p) => p.length === 1).map((p) => p[0]);
-  const postings = terms.length ? read(db, table, terms) : new Map<string, Postings>();
-  const lists = kept.map((p) => (p.length === 1 ? postings.get(p[0])! : phrasePostings(db, state, table, p)));
+  const byTerm = terms.length ? read(db, table, terms, lengthOf) : new Map<string, TermList>();
+  const lists = kept.map((p) => (p.length === 1 ? byTerm.get(p[0])! : withWindows(phrasePostings(db, state, table, p), lengthOf)));
   // The logarithm is SQLite's (the C library's, as FTS5's): V8's Math.log differs from it in the last bit for some
   // arguments, which would reorder rows whose scores tie in FTS5.
   const ln = prepared(db, 'SELECT ln(?) AS v');
@@ -90,38 +112,132 @@ function score(
     const x = (ln.get((nRow - p.docs.length + 0.5) / (p.docs.length + 0.5)) as { v: number }).v;
     return x <= 0.0 ? 1e-6 : x;
   });
-  const sizes = lengthsOf(db, state, { n, source }, stats.removals, lists, remember);
-
-  // Merge the postings in rowid order; each row's sum is added up in query order, as FTS5 does (a term the row lacks
-  // adds 0.0, which changes no sum, so it is skipped).
   const top = new TopK(limit, 'double');
-  const docs = lists.map((p) => p.docs);
-  const tfs = lists.map((p) => p.tfs);
-  const ends = lists.map((p) => p.docs.length);
-  const heads = new Int32Array(lists.length);
-  for (;;) {
-    let doc = Infinity;
-    for (let i = 0; i < heads.length; i++) if (heads[i] < ends[i] && docs[i][heads[i]] < doc) doc = docs[i][heads[i]];
-    if (doc === Infinity) break;
-    const D = Math.max(0, sizes.get(doc));
-    let sum = 0.0;
-    for (let i = 0; i < heads.length; i++) {
-      const h = heads[i];
-      if (h >= ends[i] || docs[i][h] !== doc) continue;
-      const f = tfs[i][h];
-      heads[i] = h + 1;
-      sum += idf[i] * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * D) / avgdl)));
+
+  // The windows of rowids holding any of the rows, each with a bound on what its rows can score: the sum, term by
+  // term, of the best that term's pairs (count, length) of the window score (a term a row lacks would add 0.0, and
+  // more of a term or a shorter row never scores less, in floating point too). Best bounds first: once the list is
+  // full, a window whose bound is below its last score (or equal, with rowids all after that row's) cannot enter it.
+  const windows = windowBounds(lists, idf, avgdl);
+  let scored = 0;
+  const scratch = scratchOf();
+  for (const { w, bound } of windows) {
+    const worst = top.worst();
+    if (worst && (bound < worst.score || (bound === worst.score && w * KEYWORD_WINDOW > worst.position))) {
+      if (bound < worst.score) break;
+      continue;
     }
-    top.push(sum, doc);
+    scoreWindow(lists, idf, avgdl, lengths, w, top, scratch);
+    scored++;
   }
+  state.windows.scored += scored;
+  state.windows.skipped += windows.length - scored;
   const { positions, scores } = top.sorted();
   return positions.map((rid, i) => ({ rid, s: -1.0 * scores[i] }));
 }
 
+/** Every window holding rows of the lists, with the bound on its rows' sums, best first (ties: lower window first). */
+function windowBounds(lists: readonly TermList[], idf: readonly number[], avgdl: number): Array<{ w: number; bound: number }> {
+  const best = new Map<number, Float64Array>();
+  lists.forEach((list, i) => {
+    const { ids, pairStarts, pairTf, pairD } = list.windows;
+    for (let k = 0; k < ids.length; k++) {
+      let per = best.get(ids[k]);
+      if (!per) best.set(ids[k], (per = new Float64Array(lists.length)));
+      let most = 0.0;
+      for (let p = pairStarts[k]; p < pairStarts[k + 1]; p++) most = Math.max(most, termScore(idf[i], pairTf[p], pairD[p], avgdl));
+      per[i] = most;
+    }
+  });
+  const out: Array<{ w: number; bound: number }> = [];
+  for (const [w, per] of best) {
+    let bound = 0.0;
+    for (let i = 0; i < per.length; i++) if (per[i] > 0) bound += per[i];
+    out.push({ w, bound });
+  }
+  return out.sort((a, b) => b.bound - a.bound || a.w - b.w);
+}
+
+/** Sums per row of a window, reused from window to window. */
+type Scratch = { sums: Float64Array; seen: Uint8Array; touched: Int32Array };
+
+const scratchOf = (): Scratch => ({
+  sums: new Float64Array(KEYWORD_WINDOW), seen: new Uint8Array(KEYWORD_WINDOW), touched: new Int32Array(KEYWORD_WINDOW),
+});
+
+/** Scores the rows of one window. Each row's sum is added up in query order, as FTS5 does (a term the row lacks adds
+ * 0.0, which changes no sum, so it is skipped): list by list, in query order, into the row's slot of the window. Rows
+ * whose length is not known (a table whose windows are not written) are summed once their lengths are read. */
+function scoreWindow(
+  lists: readonly TermList[], idf: readonly number[], avgdl: number, lengths: LengthReader, w: number, top: TopK, scratch: Scratch,
+): void {
+  const base = w * KEYWORD_WINDOW;
+  const page = lengths.sizes.window(w);
+  const { sums, seen, touched } = scratch;
+  let count = 0;
+  const waiting: number[] = [];
+  for (let i = 0; i < lists.length; i++) {
+    const { docs, tfs, windows } = lists[i];
+    const k = findWindow(windows.ids, w);
+    if (k < 0) continue;
+    const weight = idf[i];
+    for (let h = windows.starts[k], end = windows.starts[k + 1]; h < end; h++) {
+      const slot = docs[h] - base;
+      let D = page[slot];
+      if (D < 0 && lengths.fill(w)) D = page[slot];
+      if (D < 0) {
+        if (seen[slot] !== 2) waiting.push(docs[h]);
+        seen[slot] = 2;
+        continue;
+      }
+      if (seen[slot] === 0) {
+        seen[slot] = 1;
+        touched[count++] = slot;
+        sums[slot] = 0.0;
+      }
+      const f = tfs[h];
+      sums[slot] += weight * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * D) / avgdl)));
+    }
+  }
+  for (let t = 0; t < count; t++) {
+    const slot = touched[t];
+    seen[slot] = 0;
+    top.push(sums[slot], base + slot);
+  }
+  if (waiting.length === 0) return;
+  lengths.readRows(waiting);
+  for (const doc of waiting) {
+    seen[doc - base] = 0;
+    const D = Math.max(0, page[doc - base]);
+    let sum = 0.0;
+    for (let i = 0; i < lists.length; i++) {
+      const at = indexOf(lists[i].docs, doc);
+      if (at >= 0) sum += termScore(idf[i], lists[i].tfs[at], D, avgdl);
+    }
+    top.push(sum, doc);
+  }
+}
+
+/** The position of the value in the ascending array, or -1. */
+function indexOf(values: Float64Array, value: number): number {
+  let lo = 0;
+  let hi = values.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (values[mid] === value) return mid;
+    if (values[mid] < value) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** The index of window w in the ascending ids, or -1. */
+const findWindow = (ids: Float64Array, w: number): number => indexOf(ids, w);
+
 /** Each term's postings through the table's fts5vocab view ('instance': one row per occurrence, grouped by row),
  * which FTS5 answers from its pages and its not yet written changes alike. */
-const viewPostings = (state: ConnectionState): PostingsReader => (db, table, terms) => {
-  const out = new Map<string, Postings>();
+const viewPostings = (state: ConnectionState) => (db: Db, table: string, terms: readonly string[]): Map<string, PostingsView> => {
+  const out = new Map<string, PostingsView>();
   for (const term of terms) if (!out.has(term)) out.set(term, postingsOf(instancesOf(db, state, table, term)));
   return out;
 };
@@ -165,27 +281,6 @@ function postingsOf(instances: readonly Instance[]): Postings {
   return { docs, tfs };
 }
 
-/** The lengths (in tokens) of the rows in the postings, remembered per connection and table (a row's length changes
- * only by leaving the table: deleted, or re-indexed with new text). When the table's removals count moved on since,
- * the rows that left it are read from the log of removed rows and forgotten, the rest kept; when the log no longer
- * reaches back that far, every length of the table is. Those not known are read from the table's document sizes in
- * one query. With `remember` false nothing is remembered from this search, nor forgotten. */
-function lengthsOf(
-  db: Db, state: ConnectionState, ref: { n: number; source: KeywordSource }, removals: number, lists: Postings[], remember: boolean,
-): RowLengths {
-  const table = keywordTable(ref.n, ref.source);
-  const sizes = remember ? rememberedLengths(db, state, ref, removals) : new RowLengths();
-  const missing: number[] = [];
-  for (const p of lists) for (const doc of p.docs) if (sizes.get(doc) < 0) missing.push(doc);
-  if (missing.length) {
-    const rows = prepared(db, `SELECT id, sz FROM ${table}_docsize WHERE id IN (SELECT value FROM json_each(?))`)
-      .all(JSON.stringify([...new Set(missing)])) as Array<{ id: number; sz: Uint8Array }>;
-    for (const r of rows) sizes.set(r.id, readVarint(r.sz, { i: 0 }));
-    state.stats.read += rows.length;
-  }
-  return sizes;
-}
-
 /** The connection's row lengths of the table, brought up to its removals count. */
 function rememberedLengths(db: Db, state: ConnectionState, { n, source }: { n: number; source: KeywordSource }, removals: number): RowLengths {
   const table = keywordTable(n, source);
@@ -206,40 +301,6 @@ function rememberedLengths(db: Db, state: ConnectionState, { n, source }: { n: n
   state.lengths.set(table, known);
   if (state.lengths.size > MAX_TABLES) state.lengths.delete(state.lengths.keys().next().value!);
   return known.sizes;
-}
-
-/** Row lengths by rowid, in pages of 4096 rowids: a doclist's rowids ascend, so one page serves a run of lookups (a
- * Map of every row costs more per lookup than the rest of the scoring together). */
-class RowLengths {
-  private readonly pages = new Map<number, Int32Array>();
-  private lastKey = -1;
-  private last: Int32Array | undefined;
-
-  /** The row's length, or -1 when not known. */
-  get(rowid: number): number {
-    const page = this.page(Math.floor(rowid / 4096), false);
-    return page ? page[rowid % 4096] : -1;
-  }
-
-  set(rowid: number, length: number): void {
-    this.page(Math.floor(rowid / 4096), true)![rowid % 4096] = length;
-  }
-
-  forget(rowid: number): void {
-    const page = this.page(Math.floor(rowid / 4096), false);
-    if (page) page[rowid % 4096] = -1;
-  }
-
-  private page(key: number, create: boolean): Int32Array | undefined {
-    if (key === this.lastKey) return this.last;
-    let page = this.pages.get(key);
-    if (!page && create) this.pages.set(key, (page = new Int32Array(4096).fill(-1)));
-    if (page) {
-      this.lastKey = key;
-      this.last = page;
-    }
-    return page;
-  }
 }
 
 /** The table's term view (fts5vocab 'instance': term, row, column, offset), made once per connection in its temp

@@ -14,8 +14,12 @@ import { prepared } from './statements.ts';
 
 /** Rows holding a term, ascending, with how often each holds it. */
 export type Postings = { docs: number[]; tfs: number[] };
+/** Postings read only (decoded ones, or typed arrays a connection keeps). */
+export type PostingsView = { readonly docs: ArrayLike<number>; readonly tfs: ArrayLike<number> };
 
-type Segment = { id: number; first: number; last: number; tombstones: Set<number> | null };
+/** A segment of the table: its id, first and last leaf pages, tombstones; `key` names its postings for as long as they
+ * stay what they are (null: they may still change, as in a segment an incremental merge reads from or writes to). */
+export type Segment = { id: number; first: number; last: number; tombstones: Set<number> | null; key: string | null };
 
 const STRUCTURE_ROWID = 10;
 /** %_data rowids: segment id above 37 bits (a doclist-index flag, 5 bits of height, 31 bits of page number). */
@@ -33,18 +37,26 @@ const KNOWN_FORMATS = new Set([4, 5]);
 
 /** Each term's postings in the table (every term once, whatever the repeats); null when the table's format version
  * is not one this reader knows. */
-export function termPostings(db: Db, table: string, terms: readonly string[]): Map<string, Postings> | null {
-  const version = prepared(db, `SELECT v FROM ${table}_config WHERE k = 'version'`).pluck().get();
-  if (!KNOWN_FORMATS.has(Number(version))) return null;
-  const segments = structureOf(db, table);
-  const out = new Map<string, Postings>();
+export function termPostings(db: Db, table: string, terms: readonly string[]): Map<string, PostingsView> | null {
+  const segments = tableSegments(db, table);
+  if (!segments) return null;
+  const out = new Map<string, PostingsView>();
   for (const term of terms) {
     if (out.has(term)) continue;
-    const key = Buffer.concat([Buffer.from([MAIN_PREFIX]), Buffer.from(term, 'utf8')]);
-    const lists = segments.map((s) => segmentPostings(db, table, s, key));
-    out.set(term, newestWins(segments, lists));
+    out.set(term, newestWins(segments, segments.map((s) => segmentTermPostings(db, table, s, term))));
   }
   return out;
+}
+
+/** The table's segments, newest first; null when its format version is not one this reader knows. */
+export function tableSegments(db: Db, table: string): Segment[] | null {
+  const version = prepared(db, `SELECT v FROM ${table}_config WHERE k = 'version'`).pluck().get();
+  return KNOWN_FORMATS.has(Number(version)) ? structureOf(db, table) : null;
+}
+
+/** The term's doclist in one segment (rowids ascending; a tf of 0 is a delete marker). */
+export function segmentTermPostings(db: Db, table: string, segment: Segment, term: string): Postings {
+  return segmentPostings(db, table, segment, Buffer.concat([Buffer.from([MAIN_PREFIX]), Buffer.from(term, 'utf8')]));
 }
 
 /** The segments, newest first (levels from 0, each level's segments from its newest), with their tombstones. */
@@ -58,8 +70,9 @@ function structureOf(db: Db, table: string): Segment[] {
   readVarint(row, at); // segments in all
   readVarint(row, at); // write counter
   const newestFirst: Segment[] = [];
+  let merging = false; // the level before was in an incremental merge, which writes its output to this level
   for (let level = 0; level < levels; level++) {
-    readVarint(row, at); // segments in an ongoing merge
+    const inMerge = readVarint(row, at) > 0; // segments in an ongoing merge
     const count = readVarint(row, at);
     const ofLevel: Segment[] = [];
     for (let s = 0; s < count; s++) {
@@ -67,16 +80,21 @@ function structureOf(db: Db, table: string): Segment[] {
       const first = readVarint(row, at);
       const last = readVarint(row, at);
       let tombstonePages = 0;
+      let origin = '';
       if (v2) {
-        readVarint(row, at); // lower origin
-        readVarint(row, at); // upper origin
+        const lower = readVarint(row, at);
+        const upper = readVarint(row, at);
         tombstonePages = readVarint(row, at);
         readVarint(row, at); // tombstone entries
-        readVarint(row, at); // entries
+        const entries = readVarint(row, at);
+        // Ids are reused once a merge frees them; the write counters the segment's rows came from are not.
+        origin = `${lower}-${upper}-${entries}`;
       }
-      ofLevel.push({ id, first, last, tombstones: tombstonePages > 0 ? tombstonesOf(db, table, id, tombstonePages) : null });
+      const key = v2 && !inMerge && !merging ? `${id}:${first}:${last}:${origin}` : null;
+      ofLevel.push({ id, first, last, tombstones: tombstonePages > 0 ? tombstonesOf(db, table, id, tombstonePages) : null, key });
     }
     newestFirst.push(...ofLevel.reverse());
+    merging = inMerge;
   }
   return newestFirst;
 }
@@ -229,7 +247,7 @@ class DoclistReader {
 
 /** One list from the segments' lists: each row as the newest segment holding it has it, unless that segment's
  * tombstones name the row or its entry has no positions (a delete marker). */
-function newestWins(segments: readonly Segment[], lists: readonly Postings[]): Postings {
+export function newestWins(segments: readonly Segment[], lists: readonly PostingsView[]): PostingsView {
   const live = lists.map((l, s) => ({ l, s })).filter(({ l }) => l.docs.length > 0);
   const out: Postings = { docs: [], tfs: [] };
   /** Keeps the row as the segment has it, unless it is a delete marker or one of the segment's tombstones. */
@@ -241,7 +259,7 @@ function newestWins(segments: readonly Segment[], lists: readonly Postings[]): P
   // Segments written at different times mostly hold disjoint ranges of rows: then no row is in two of them.
   const byFirst = [...live].sort((x, y) => x.l.docs[0] - y.l.docs[0]);
   if (byFirst.every(({ l }, k) => k === 0 || byFirst[k - 1].l.docs[byFirst[k - 1].l.docs.length - 1] < l.docs[0])) {
-    if (byFirst.length === 1 && !segments[byFirst[0].s].tombstones && !byFirst[0].l.tfs.includes(0)) return byFirst[0].l;
+    if (byFirst.length === 1 && !segments[byFirst[0].s].tombstones && !Array.prototype.includes.call(byFirst[0].l.tfs, 0)) return byFirst[0].l;
     for (const { l, s } of byFirst) for (let i = 0; i < l.docs.length; i++) take(s, l.docs[i], l.tfs[i]);
     return out;
   }

@@ -25,6 +25,10 @@ const SOURCES: readonly KeywordSource[] = ['fact', 'chunk'];
  * out more rows is not logged (a connection that knew the table before it forgets it whole). */
 export const KEYWORD_REMOVED_ROWS_KEPT = 4096;
 
+/** Row lengths are kept in windows of 2^10 rowids, one blob each (migration 016). */
+export const KEYWORD_WINDOW_BITS = 10;
+export const KEYWORD_WINDOW = 2 ** KEYWORD_WINDOW_BITS;
+
 /** What each index holds of a row: a fact's text and its context; a chunk's text after its speaker. */
 const INDEXED: Record<KeywordSource, { table: string; text: string }> = {
   fact: { table: 'facts', text: `t.text || coalesce(' ' || t.context, '')` },
@@ -57,9 +61,9 @@ export function keywordIndexOf(db: Db, bankId: string): number | null {
 
 /** The columns of keyword_indexes counting, per source: the writes that took rows out of its table (migration 006);
  * the rows it holds and their tokens in all (migration 008). */
-const COLUMNS: Record<KeywordSource, { removals: string; rows: string; tokens: string }> = {
-  fact: { removals: 'fact_removals', rows: 'fact_rows', tokens: 'fact_tokens' },
-  chunk: { removals: 'chunk_removals', rows: 'chunk_rows', tokens: 'chunk_tokens' },
+const COLUMNS: Record<KeywordSource, { removals: string; rows: string; tokens: string; windows: string }> = {
+  fact: { removals: 'fact_removals', rows: 'fact_rows', tokens: 'fact_tokens', windows: 'fact_windows' },
+  chunk: { removals: 'chunk_removals', rows: 'chunk_rows', tokens: 'chunk_tokens', windows: 'chunk_windows' },
 };
 
 /** How many writes took rows out of the source's table numbered n: while it stands still, every row still in the
@@ -84,8 +88,8 @@ export function keywordStatsOf(db: Db, n: number, source: KeywordSource): Keywor
 export function ensureKeywordIndex(db: Db, bankId: string): number {
   const known = keywordIndexOf(db, bankId);
   if (known !== null) return known;
-  const { n } = prepared(db, `INSERT INTO keyword_indexes (bank_id, fact_rows, fact_tokens, chunk_rows, chunk_tokens)
-    VALUES (?, 0, 0, 0, 0) RETURNING n`).get(bankId) as { n: number };
+  const { n } = prepared(db, `INSERT INTO keyword_indexes (bank_id, fact_rows, fact_tokens, chunk_rows, chunk_tokens, fact_windows, chunk_windows)
+    VALUES (?, 0, 0, 0, 0, 1, 1) RETURNING n`).get(bankId) as { n: number };
   for (const source of SOURCES)
     db.exec(`CREATE VIRTUAL TABLE ${keywordTable(n, source)} USING fts5(${KEYWORD_TABLE_ARGS})`);
   return n;
@@ -98,6 +102,7 @@ export function dropKeywordIndex(db: Db, bankId: string): void {
     for (const source of SOURCES) db.exec(`DROP TABLE IF EXISTS ${keywordTable(n, source)}`);
     prepared(db, 'DELETE FROM keyword_indexes WHERE n = ?').run(n);
     prepared(db, 'DELETE FROM keyword_removed_rows WHERE n = ?').run(n);
+    prepared(db, 'DELETE FROM keyword_windows WHERE n = ?').run(n);
   }
   prepared(db, 'DELETE FROM keyword_changes WHERE bank_id = ?').run(bankId);
 }
@@ -132,9 +137,8 @@ export function syncKeywordIndexes(db: Db): void {
 function syncSource(db: Db, bankId: string, n: number, source: KeywordSource): void {
   const table = keywordTable(n, source);
   const c = COLUMNS[source];
-  const changedSizes = prepared(db, `SELECT d.sz FROM keyword_changes k JOIN ${table}_docsize d ON d.id = k.rid
-    WHERE k.bank_id = ? AND k.source = ?`).pluck();
-  const before = totalOf(changedSizes.all(bankId, source) as Uint8Array[]);
+  const before = totalOf(prepared(db, `SELECT d.sz FROM keyword_changes k JOIN ${table}_docsize d ON d.id = k.rid
+    WHERE k.bank_id = ? AND k.source = ?`).pluck().all(bankId, source) as Uint8Array[]);
   const stale = prepared(db, 'SELECT rid FROM keyword_changes WHERE bank_id = ? AND source = ? AND stale = 1')
     .all(bankId, source) as Array<{ rid: number }>;
   if (stale.length) {
@@ -145,10 +149,49 @@ function syncSource(db: Db, bankId: string, n: number, source: KeywordSource): v
     logRemovedRows(db, bankId, n, source, removal, stale.length);
   }
   prepared(db, `INSERT INTO ${table} (rowid, text) ${changedIndexedRows(source)}`).run(bankId);
-  const after = totalOf(changedSizes.all(bankId, source) as Uint8Array[]);
+  const entered = prepared(db, `SELECT k.rid, d.sz FROM keyword_changes k JOIN ${table}_docsize d ON d.id = k.rid
+    WHERE k.bank_id = ? AND k.source = ?`).raw().all(bankId, source) as Array<[number, Uint8Array]>;
+  const after = totalOf(entered.map((r) => r[1]));
   if (after.rows !== before.rows || after.tokens !== before.tokens)
     prepared(db, `UPDATE keyword_indexes SET ${c.rows} = ${c.rows} + ?, ${c.tokens} = ${c.tokens} + ? WHERE n = ?`)
       .run(after.rows - before.rows, after.tokens - before.tokens, n);
+  writeWindows(db, n, source, entered);
+}
+
+/** Writes the lengths of the rows that came in to their windows' blobs. */
+function writeWindows(db: Db, n: number, source: KeywordSource, rows: Iterable<[number, Uint8Array]>): void {
+  const byWindow = new Map<number, Array<[number, number]>>();
+  for (const [rid, sz] of rows) {
+    const w = Math.floor(rid / KEYWORD_WINDOW);
+    let list = byWindow.get(w);
+    if (!list) byWindow.set(w, (list = []));
+    list.push([rid - w * KEYWORD_WINDOW, readVarint(sz, { i: 0 })]);
+  }
+  const save = prepared(db, `INSERT INTO keyword_windows (n, source, w, lengths) VALUES (?, ?, ?, ?)
+    ON CONFLICT (n, source, w) DO UPDATE SET lengths = excluded.lengths`);
+  for (const [w, list] of byWindow) {
+    const lengths = keywordWindow(db, n, source, w) ?? new Uint32Array(KEYWORD_WINDOW);
+    for (const [slot, length] of list) lengths[slot] = length;
+    save.run(n, source, w, Buffer.from(lengths.buffer, lengths.byteOffset, lengths.byteLength));
+  }
+}
+
+/** Whether the windows of the source's table numbered n are written (false: a table from before migration 016 the
+ * store has not yet written them for). */
+export function keywordWindowsWritten(db: Db, n: number, source: KeywordSource): boolean {
+  return prepared(db, `SELECT ${COLUMNS[source].windows} FROM keyword_indexes WHERE n = ?`).pluck().get(n) === 1;
+}
+
+/** The lengths of the rows of window w (rowids w * KEYWORD_WINDOW on) of the source's table numbered n, 0 where the
+ * table holds no row; null when no row of the table was ever there. */
+export function keywordWindow(db: Db, n: number, source: KeywordSource, w: number): Uint32Array | null {
+  const blob = prepared(db, 'SELECT lengths FROM keyword_windows WHERE n = ? AND source = ? AND w = ?').pluck().get(n, source, w) as
+    | Uint8Array
+    | undefined;
+  if (!blob || blob.byteLength !== KEYWORD_WINDOW * 4) return null;
+  const out = new Uint32Array(KEYWORD_WINDOW);
+  new Uint8Array(out.buffer).set(blob);
+  return out;
 }
 
 /** Logs the rowids the write takes out of the source's table under its new removals count (in the write's
@@ -186,18 +229,21 @@ function totalOf(sizes: Iterable<Uint8Array>): { rows: number; tokens: number } 
   return { rows, tokens };
 }
 
-/** Counts the tables whose totals are not known (a database from before migration 008) from their document sizes,
- * once: a scan of each such table's rows. Call when the store opens, before any search. */
+/** Counts the tables whose totals or windows are not known (a database from before migration 008 or 016) from their
+ * document sizes, once: a scan of each such table's rows. Call when the store opens, before any search. */
 export function countKeywordTotals(db: Db): void {
-  const uncounted = prepared(db, `SELECT n FROM keyword_indexes
-    WHERE fact_rows IS NULL OR fact_tokens IS NULL OR chunk_rows IS NULL OR chunk_tokens IS NULL`).pluck();
+  const uncounted = prepared(db, `SELECT n FROM keyword_indexes WHERE fact_rows IS NULL OR fact_tokens IS NULL OR chunk_rows IS NULL
+    OR chunk_tokens IS NULL OR fact_windows IS NULL OR chunk_windows IS NULL`).pluck();
   if (uncounted.get() === undefined) return;
   db.transaction(() => {
     for (const n of uncounted.all() as number[]) {
       for (const source of SOURCES) {
         const c = COLUMNS[source];
-        const total = totalOf(prepared(db, `SELECT sz FROM ${keywordTable(n, source)}_docsize`).pluck().iterate() as IterableIterator<Uint8Array>);
-        prepared(db, `UPDATE keyword_indexes SET ${c.rows} = ?, ${c.tokens} = ? WHERE n = ?`).run(total.rows, total.tokens, n);
+        const rows = prepared(db, `SELECT id, sz FROM ${keywordTable(n, source)}_docsize`).raw().all() as Array<[number, Uint8Array]>;
+        const total = totalOf(rows.map((r) => r[1]));
+        prepared(db, 'DELETE FROM keyword_windows WHERE n = ? AND source = ?').run(n, source);
+        writeWindows(db, n, source, rows);
+        prepared(db, `UPDATE keyword_indexes SET ${c.rows} = ?, ${c.tokens} = ?, ${c.windows} = 1 WHERE n = ?`).run(total.rows, total.tokens, n);
       }
     }
   }).immediate();
