@@ -1,13 +1,14 @@
 // BM25 over a bank's FTS5 keyword table, computed here rather than by FTS5's bm25(). FTS5 evaluates an OR query row
 // by row and reads every matching row's length from disk (about 1.4 us a row: tens of milliseconds when the query's
 // words are common in a 100k-fact bank). Here each word's postings are decoded straight from the table's segment
-// pages (fts-doclists.ts, tens of nanoseconds a posting), row lengths come from a per-connection memory of the table's
-// document sizes, and the sum is FTS5's own: same k1 and b, same idf and its floor, same order of additions, so the
-// ranking (ties by rowid) and the scores are bm25()'s, which the tests check. One difference, on purpose: the row
-// count and average row length are the table's exact totals, kept by the store (keyword-tables.ts), not FTS5's
-// averages record, which a contentless_delete table never corrects for the rows deleted from it. So the scores are
-// those bm25() gives on a table holding just the rows this one holds: equal to the table's own bm25() until a row
-// leaves it, and after that, equal to those of a copy of the bank built afresh (an import, say).
+// pages (fts-doclists.ts) and kept per connection (term-lists.ts), row lengths come from the table's window blobs
+// (row-lengths.ts), and rows are scored window by window, best bound first, skipping the windows that cannot reach
+// the best rows. The sum is FTS5's own: same k1 and b, same idf and its floor, same order of additions, so the ranking
+// (ties by rowid) and the scores are bm25()'s, which the tests check. One difference, on purpose: the row count and
+// average row length are the table's exact totals, kept by the store (keyword-tables.ts), not FTS5's averages record,
+// which a contentless_delete table never corrects for the rows deleted from it. So the scores are those bm25() gives
+// on a table holding just the rows this one holds: equal to the table's own bm25() until a row leaves it, and after
+// that, equal to those of a copy of the bank built afresh (an import, say).
 import { TopK } from '../../core/top-k.ts';
 import type { Db } from './database.ts';
 import { tableSegments, type Postings, type PostingsView } from './fts-doclists.ts';
