@@ -23,7 +23,7 @@ export async function retainCommand(
   checkBankId(opts.bank);
   const { engine, shutdown } = await compose(config, { startWorker: false });
   try {
-    if (!(await engine.store.getBank(opts.bank))) await engine.createBank({ id: opts.bank });
+    if (!(await engine.findBank(opts.bank))) await engine.createBank({ id: opts.bank });
     const bar = progressBar(`retaining ${file}`);
     bar.update(0, items.length);
     try {
