@@ -1,5 +1,5 @@
 // The composition root: picks adapters from configuration and builds the engine, the consolidation worker
-// and the HTTP routes of every module. The only module (with the CLI) that knows concrete adapters.
+// and the HTTP routes of every module. The only module that knows concrete adapters.
 import { auditRoutes, consolidationRoutes, coreRoutes, reflectRoutes, type Routes, threadRoutes, usageRoutes } from './api/routes/index.ts';
 import type { Config } from './config/index.ts';
 import { attachConsolidation } from './consolidate/attach.ts';

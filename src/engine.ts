@@ -2,25 +2,19 @@
 // Banks, retain, recall and operations are its own methods; the other modules' use cases are its facades
 // (memories, audit, reflect), each given only the store roles it needs. It never knows which adapters it was given,
 // and nothing outside it (and the composition root) holds the store.
-import { Activity } from './core/activity.ts';
-import { bankDeletedError, CairnError, notFound } from './core/errors.ts';
-import { newId, payloadHash } from './core/ids.ts';
-import { nowIso } from './core/time.ts';
-import type { Bank, BankConfig, Operation } from './core/types.ts';
-import { Audit } from './audit/audit.ts';
-import type { Embedder, Reranker } from './embed/ports.ts';
+import {
+  Activity, bankDeletedError, CairnError, notFound, newId, payloadHash, nowIso, type Bank, type BankConfig,
+  type Operation, Events,
+} from './core/index.ts';
+import { Audit } from './audit/index.ts';
+import type { Embedder, Reranker } from './embed/index.ts';
 import { log } from './log.ts';
 import { Memories } from './memories.ts';
 import { Operations } from './operations.ts';
-import { recall } from './recall/recall.ts';
-import type { RecallRequest, RecallResponse, RecallSettings } from './recall/types.ts';
-import type { Extractor } from './retain/extractor.ts';
-import { Events } from './core/events.ts';
-import { BankWriteLeases } from './retain/lease.ts';
-import { retain } from './retain/pipeline.ts';
-import type { Progress, RetainRequest, RetainResult } from './retain/types.ts';
-import { Reflection } from './reflect/reflection.ts';
-import type { DeleteResult, KeyedOperation, MemoryStore } from './store/ports.ts';
+import { recall, type RecallRequest, type RecallResponse, type RecallSettings } from './recall/index.ts';
+import { type Extractor, BankWriteLeases, retain, type Progress, type RetainRequest, type RetainResult } from './retain/index.ts';
+import { Reflection } from './reflect/index.ts';
+import type { DeleteResult, KeyedOperation, MemoryStore } from './store/index.ts';
 
 export interface EngineDeps {
   store: MemoryStore;

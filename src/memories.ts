@@ -1,8 +1,7 @@
 // The memory a bank holds, as use cases: its documents (with the chunk text facts point into), facts and entities,
 // and deleting facts and documents. The engine builds it (engine.memories); the routes and the CLI call it.
-import { notFound } from './core/errors.ts';
-import type { Bank, Chunk, DocumentRecord, Entity, Fact } from './core/types.ts';
-import type { AuditReads, DeleteResult, FactPage, Forgetting, ListFactsQuery, RecallReads } from './store/ports.ts';
+import { notFound, type Bank, type Chunk, type DocumentRecord, type Entity, type Fact } from './core/index.ts';
+import type { AuditReads, DeleteResult, FactPage, Forgetting, ListFactsQuery, RecallReads } from './store/index.ts';
 
 export type MemoryReads = Pick<RecallReads, 'getFacts' | 'getDocument' | 'listChunks'> &
   Pick<AuditReads, 'listFacts' | 'listEntities' | 'listDocuments'> &

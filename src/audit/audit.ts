@@ -1,7 +1,7 @@
 // The audit use cases (engine.audit): an observation's evidence chain and history, the observations a fact
 // supports, why a recall result holds, and the deletion tombstones. Each first checks that the bank exists.
-import type { Bank, Fact, ObservationRevision } from '../core/types.ts';
-import type { AuditReads, ConsolidationQueue, RecallReads, Tombstone } from '../store/ports.ts';
+import type { Bank, Fact, ObservationRevision } from '../core/index.ts';
+import type { AuditReads, ConsolidationQueue, RecallReads, Tombstone } from '../store/index.ts';
 import { evidenceChain, observationsOfFact, requireObservation, type EvidenceChain, type ObservationOfFact } from './chain.ts';
 import { why, type Why } from './why.ts';
 

@@ -1,7 +1,7 @@
 // Wires consolidation into an engine: a worker (started when it should run in this process), woken after each
 // retain; deletions rebuild the observations they blanked. The composition root calls this once, with the store
 // and embedder it gave the engine, and hands the routes and the CLI the Consolidation it returns.
-import type { Embedder } from '../embed/ports.ts';
+import type { Embedder } from '../embed/index.ts';
 import type { Engine } from '../engine.ts';
 import { log } from '../log.ts';
 import { Consolidation } from './consolidation.ts';

@@ -1,8 +1,8 @@
 // The consolidation use cases (what the routes and the CLI call): a bank's status, a run now (waited for, or
 // started if a batch could be claimed), and the dead-letter list with retry. attach.ts builds it around the worker.
-import type { Bank } from '../core/types.ts';
+import type { Bank } from '../core/index.ts';
 import { log } from '../log.ts';
-import type { AuditReads, ConsolidationQueue, DeadLetter, Heartbeats } from '../store/ports.ts';
+import type { AuditReads, ConsolidationQueue, DeadLetter, Heartbeats } from '../store/index.ts';
 import { consolidationStatus, type ConsolidationStatus } from './status.ts';
 import type { ConsolidationWorker, DrainReport } from './worker.ts';
 

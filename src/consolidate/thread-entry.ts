@@ -6,7 +6,7 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { compose } from '../compose.ts';
 import type { Config } from '../config/index.ts';
-import { Activity, StepAside } from '../core/activity.ts';
+import { Activity, StepAside } from '../core/index.ts';
 import { log } from '../log.ts';
 import type { BatchReport, DrainReport } from './worker.ts';
 

@@ -1,9 +1,9 @@
 // Export and import as use cases (what `cairn export` and `cairn import` call): a bank's archive written to a
 // stream or a file, and an archive read into a new bank, its thread memory included both ways.
 import type { Writable } from 'node:stream';
-import type { Embedder } from '../embed/ports.ts';
-import type { AuditReads, BankStore, ConsolidationQueue, Forgetting, MemoryWrites, RecallReads } from '../store/ports.ts';
-import type { ThreadStore } from '../threads/ports.ts';
+import type { Embedder } from '../embed/index.ts';
+import type { AuditReads, BankStore, ConsolidationQueue, Forgetting, MemoryWrites, RecallReads } from '../store/index.ts';
+import type { ThreadStore } from '../threads/index.ts';
 import { exportBankToFile, writeExport } from './export.ts';
 import { importBank, type ImportReport } from './import.ts';
 

@@ -1,6 +1,6 @@
 // The reflect use case as the engine offers it (engine.reflect): the bank is looked up, the caller's choice of
 // answerer is asked for it, and reflect.ts does the rest.
-import type { Bank } from '../core/types.ts';
+import type { Bank } from '../core/index.ts';
 import type { Answerer } from './answerer.ts';
 import { reflect, type ReflectDeps } from './reflect.ts';
 import type { ReflectRequest, ReflectResponse } from './types.ts';

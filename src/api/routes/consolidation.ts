@@ -1,9 +1,9 @@
 // Consolidation routes: the status of a bank's consolidation (backlog, oldest waiting fact, why it waits, rate,
 // failures), a run triggered now (which says whether it could start), and the dead-letter list with retry.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { Consolidation } from '../../consolidate/consolidation.ts';
+import type { Consolidation } from '../../consolidate/index.ts';
 import type { Engine } from '../../engine.ts';
-import { badRequest } from '../../core/errors.ts';
+import { badRequest } from '../../core/index.ts';
 import { describeIssues } from '../errors.ts';
 import { BankIdParam, ErrorSchema, json } from '../schemas.ts';
 

@@ -2,7 +2,7 @@
 // fact ids it rests on, and a trace of every step. The composition root says which answerer a bank gets.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Engine } from '../../engine.ts';
-import type { AnswererFor } from '../../reflect/reflection.ts';
+import type { AnswererFor } from '../../reflect/index.ts';
 import { BankIdParam, ErrorSchema, isoTimestamp, json } from '../schemas.ts';
 
 export type { AnswererFor };

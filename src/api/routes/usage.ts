@@ -1,7 +1,7 @@
 // The usage ledger over HTTP: LLM calls of a bank, totals per operation and model over a time range.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Engine } from '../../engine.ts';
-import type { UsageLedger } from '../../llm/ledger.ts';
+import type { UsageLedger } from '../../llm/index.ts';
 import { BankIdParam, ErrorSchema, isoTimestamp } from '../schemas.ts';
 
 const UsageQuery = z

@@ -5,10 +5,10 @@
 import { createReadStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { compose } from '../../compose.ts';
-import { checkBankId } from '../../core/ids.ts';
+import { checkBankId } from '../../core/index.ts';
 import { progressBar } from '../progress.ts';
 import type { Config } from '../../config/index.ts';
-import type { ReconcileReport } from '../../store/reconcile.ts';
+import type { ReconcileReport } from '../../store/index.ts';
 
 /** Where a command writes: its result (out) and its messages (err). */
 export interface CommandIo {

@@ -3,8 +3,7 @@
 import { compose } from '../../compose.ts';
 import type { Config } from '../../config/index.ts';
 import { log } from '../../log.ts';
-import type { Consolidator } from '../../consolidate/consolidator.ts';
-import type { ConsolidationWorker, WorkerOptions } from '../../consolidate/worker.ts';
+import type { Consolidator, ConsolidationWorker, WorkerOptions } from '../../consolidate/index.ts';
 
 export interface RunningWorker {
   worker: ConsolidationWorker;
