@@ -14,6 +14,7 @@ import { Engine } from './engine.ts';
 import type { Embedder } from './embed/ports.ts';
 import { createEmbedder, createReranker } from './embed/select.ts';
 import { describeLlm, resolveLlm } from './llm/config.ts';
+import { Usage } from './llm/usage.ts';
 import { configureLog, log } from './log.ts';
 import { Portability } from './portability/portability.ts';
 import { chooseAnswerer } from './reflect/choose.ts';
@@ -132,7 +133,7 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     ...coreRoutes(engine),
     threadRoutes({ memory: threads }),
     reflectRoutes(engine, (bank) => chooseAnswerer(resolveLlm('reflect', bank.config, { llm: config.llm, ledger }))),
-    usageRoutes(engine, ledger),
+    usageRoutes(new Usage(ledger, (bankId) => engine.requireBank(bankId))),
     consolidationRoutes(engine, consolidation),
     auditRoutes(engine),
   ];
