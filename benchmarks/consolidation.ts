@@ -15,7 +15,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compose } from '../src/compose.ts';
 import { loadConfig } from '../src/config/index.ts';
-import { attachConsolidation } from '../src/consolidate/attach.ts';
+import { OfflineConsolidator } from '../src/consolidate/offline.ts';
 import { grammarCheck, sharesSubject } from '../src/consolidate/quality.ts';
 import { shown as shownText, statedPart } from '../src/consolidate/synthesis.ts';
 import type { Fact } from '../src/core/types.ts';
@@ -69,8 +69,9 @@ async function main(): Promise<void> {
   if (!existsSync(datasetPath)) throw new Error(`LoCoMo not found at ${datasetPath}; pass --dataset <path>`);
   const data = (JSON.parse(readFileSync(datasetPath, 'utf8')) as Sample[]).slice(0, conversations);
   const dataDir = mkdtempSync(join(tmpdir(), 'cairn-bench-consolidation-'));
-  const { engine, describe } = await compose(loadConfig({ ...process.env, CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: 'warn', CAIRN_WORKER: 'off' }));
-  const worker = attachConsolidation(engine, { start: false, worker: claimSize ? { claimSize } : {} });
+  const { engine, store, worker, describe } = await compose(loadConfig({ ...process.env, CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: 'warn', CAIRN_WORKER: 'off' }), {
+    consolidator: (embedder) => new OfflineConsolidator(embedder), worker: claimSize ? { claimSize } : {},
+  });
   const rows: string[] = [];
   let totalFacts = 0;
   let totalMs = 0;
@@ -85,31 +86,31 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     for (let i = 0; i < items.length; i += 200) await engine.retain(bankId, { items: items.slice(i, i + 200) });
     const retainS = (performance.now() - t0) / 1000;
-    const waiting = (await engine.store.backlog(bankId)).waiting;
+    const waiting = (await store.backlog(bankId)).waiting;
     const cpu0 = process.cpuUsage();
     const report = await worker.drain(bankId);
     const cpu = process.cpuUsage(cpu0);
     const cpuS = (cpu.user + cpu.system) / 1e6;
     totalCpuS += cpuS;
-    const after = await engine.store.backlog(bankId);
-    const observations = (await engine.store.listFacts(bankId, { kinds: ['observation'], limit: 100_000, offset: 0 })).facts;
+    const after = await store.backlog(bankId);
+    const observations = (await store.listFacts(bankId, { kinds: ['observation'], limit: 100_000, offset: 0 })).facts;
     let evidence = 0;
     let revisions = 0;
     for (const o of observations) {
-      evidence += (await engine.store.evidenceOf(bankId, o.id)).length;
-      revisions += (await engine.store.historyOf(bankId, o.id)).length;
+      evidence += (await store.evidenceOf(bankId, o.id)).length;
+      revisions += (await store.historyOf(bankId, o.id)).length;
     }
     // (a) and (b): every observation read as a person would.
     const speakers = new Set([sample.conversation.speaker_a, sample.conversation.speaker_b].map((n) => n.toLowerCase()));
     const evidenceOf = new Map<string, Fact[]>();
     const entityIds = new Set<string>();
     for (const o of observations) {
-      const ids = (await engine.store.evidenceOf(bankId, o.id)).map((e) => e.factId);
-      const facts = await engine.store.getFacts(bankId, ids);
+      const ids = (await store.evidenceOf(bankId, o.id)).map((e) => e.factId);
+      const facts = await store.getFacts(bankId, ids);
       evidenceOf.set(o.id, facts);
       for (const f of facts) for (const e of f.entities) entityIds.add(e);
     }
-    const entityNames = new Map((await engine.store.getEntities(bankId, [...entityIds])).map((e) => [e.id, e.name]));
+    const entityNames = new Map((await store.getEntities(bankId, [...entityIds])).map((e) => [e.id, e.name]));
     const people = [sample.conversation.speaker_a, sample.conversation.speaker_b, ...entityNames.values()];
     for (const o of observations) {
       quality.observations++;
@@ -123,7 +124,7 @@ async function main(): Promise<void> {
     // (c): recall@10 with and without observations among the results.
     const diaOf = new Map<string, string>();
     for (let offset = 0; ; offset += 1000) {
-      const page = await engine.store.listFacts(bankId, { kinds: ['world', 'experience'], includeSuperseded: true, limit: 1000, offset });
+      const page = await store.listFacts(bankId, { kinds: ['world', 'experience'], includeSuperseded: true, limit: 1000, offset });
       for (const f of page.facts) if (typeof f.metadata.dia_id === 'string') diaOf.set(f.id, f.metadata.dia_id);
       if (page.facts.length < 1000) break;
     }
@@ -138,15 +139,15 @@ async function main(): Promise<void> {
         const turns = new Set<string>();
         for (const r of res.results) {
           if (r.kind === 'observation') {
-            const [o] = await engine.store.getFacts(bankId, [r.id]);
+            const [o] = await store.getFacts(bankId, [r.id]);
             if (o) for (const d of shown(o)) turns.add(d);
           } else turns.add(diaOf.get(r.id) ?? '');
         }
         list.push(evidence.filter((e) => turns.has(e)).length / evidence.length);
       }
     }
-    const superseded = (await engine.store.listFacts(bankId, { kinds: ['world', 'experience'], includeSuperseded: true, limit: 1, offset: 0 })).total -
-      (await engine.store.listFacts(bankId, { kinds: ['world', 'experience'], limit: 1, offset: 0 })).total;
+    const superseded = (await store.listFacts(bankId, { kinds: ['world', 'experience'], includeSuperseded: true, limit: 1, offset: 0 })).total -
+      (await store.listFacts(bankId, { kinds: ['world', 'experience'], limit: 1, offset: 0 })).total;
     totalFacts += report.consolidated;
     totalMs += report.ms;
     rows.push(

@@ -142,7 +142,7 @@ async function main(): Promise<void> {
     process.stderr.write('\n');
     const messageOf = new Map<string, number>();
     for (let offset = 0; ; offset += 1000) {
-      const page = await engine.listFacts(bankId, { limit: 1000, offset });
+      const page = await engine.memories.listFacts(bankId, { limit: 1000, offset });
       for (const f of page.facts) if (f.metadata.message_id !== undefined) messageOf.set(f.id, Number(f.metadata.message_id));
       if (page.facts.length < 1000) break;
     }

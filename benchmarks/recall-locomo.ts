@@ -21,6 +21,7 @@ import { loadConfig } from '../src/config/index.ts';
 import type { Engine } from '../src/engine.ts';
 import type { RecallSettings } from '../src/recall/types.ts';
 import type { RetainItem } from '../src/retain/types.ts';
+import type { MemoryStore } from '../src/store/ports.ts';
 import { benchArgs, formatLoad, percentile } from './measure.ts';
 import { syntheticItems } from './synthetic.ts';
 
@@ -124,7 +125,7 @@ async function main(): Promise<void> {
     if (!reused) retainMs += performance.now() - t0;
     const diaOf = new Map<string, string>();
     for (let offset = 0; ; offset += 1000) {
-      const page = await engine.listFacts(bankId, { limit: 1000, offset });
+      const page = await engine.memories.listFacts(bankId, { limit: 1000, offset });
       for (const f of page.facts) if (f.metadata.dia_id) diaOf.set(f.id, f.metadata.dia_id);
       if (page.facts.length < 1000) break;
     }
@@ -186,8 +187,8 @@ async function main(): Promise<void> {
   );
   lines.push(`| recall latency at LoCoMo size (trace on) | p50 ${percentile(latencies, 50).toFixed(1)} ms, p95 ${percentile(latencies, 95).toFixed(1)} ms |`);
   if (synthetic > 0) {
-    const { engine } = await open('synthetic');
-    lines.push(...(await syntheticLatency(engine, synthetic)));
+    const { engine, store } = await open('synthetic');
+    lines.push(...(await syntheticLatency(engine, store, synthetic)));
     await engine.close();
   }
   const table = lines.join('\n');
@@ -204,7 +205,7 @@ async function main(): Promise<void> {
 
 /** Recall latency with n synthetic facts in one bank (one sentence per item, varied names, places, topics), measured
  * once the bank's vector index is ready (its HNSW graph built in the background) and after one cold recall. */
-async function syntheticLatency(engine: Engine, n: number): Promise<string[]> {
+async function syntheticLatency(engine: Engine, store: MemoryStore, n: number): Promise<string[]> {
   const bankId = 'synthetic';
   await engine.createBank({ id: bankId });
   const loadBefore = formatLoad();
@@ -218,7 +219,7 @@ async function syntheticLatency(engine: Engine, n: number): Promise<string[]> {
   const loadAfterRetain = formatLoad();
   // Steady state: wait for the vector index (an HNSW graph past 20k vectors, built off the main thread).
   const tWarm = performance.now();
-  const vectors = engine.store.vectors as { warm?: (bank: string) => Promise<{ mode: string } | null> };
+  const vectors = store.vectors as { warm?: (bank: string) => Promise<{ mode: string } | null> };
   const index = (await vectors.warm?.(bankId)) ?? null;
   const warmS = (performance.now() - tWarm) / 1000;
   const queries = ['What did Ava buy?', 'Who visited Kyoto with Ben?', 'jazz piano', 'What happened last June?', 'Tell me about the marathon'];

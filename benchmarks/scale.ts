@@ -45,8 +45,8 @@ const rows: string[] = [];
 const loadBefore = formatLoad();
 let retained = false;
 {
-  const { engine, shutdown } = await compose(config, { startWorker: false, announce: false });
-  const existing = await engine.store.getBank(BANK);
+  const { engine, store, shutdown } = await compose(config, { startWorker: false, announce: false });
+  const existing = await engine.findBank(BANK);
   if (!existing) {
     await engine.createBank({ id: BANK });
     const t0 = performance.now();
@@ -58,7 +58,7 @@ let retained = false;
     rows.push(`| retain ${N} items (one fact each, worker off) | ${s.toFixed(0)} s (${(N / s).toFixed(0)} items/s); resident memory after ${rssMb().toFixed(0)} MB |`);
     retained = true;
     // The vector index's graph is built and snapshotted in the background: let it finish before the cold start.
-    await (engine.store.vectors as { warm?: (bank: string) => Promise<unknown> }).warm?.(BANK);
+    await (store.vectors as { warm?: (bank: string) => Promise<unknown> }).warm?.(BANK);
   }
   await shutdown();
 }

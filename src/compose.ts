@@ -1,22 +1,29 @@
 // The composition root: picks adapters from configuration and builds the engine, the consolidation worker
-// and the HTTP routes of every module. The only module (with the CLI) that knows concrete adapters.
+// and the HTTP routes of every module. The only module that knows concrete adapters.
 import { auditRoutes, consolidationRoutes, coreRoutes, reflectRoutes, type Routes, threadRoutes, usageRoutes } from './api/routes/index.ts';
 import type { Config } from './config/index.ts';
 import { attachConsolidation } from './consolidate/attach.ts';
+import type { Consolidation } from './consolidate/consolidation.ts';
+import type { Consolidator } from './consolidate/consolidator.ts';
 import { consolidatorFor } from './consolidate/llm.ts';
 import { workerOptions } from './consolidate/settings.ts';
 import { ThreadLoop } from './consolidate/thread.ts';
-import type { ConsolidationWorker } from './consolidate/worker.ts';
+import type { ConsolidationWorker, WorkerOptions } from './consolidate/worker.ts';
 import { Activity } from './core/activity.ts';
 import { Engine } from './engine.ts';
+import type { Embedder } from './embed/ports.ts';
 import { createEmbedder, createReranker } from './embed/select.ts';
 import { describeLlm, resolveLlm } from './llm/config.ts';
+import { Usage } from './llm/usage.ts';
 import { configureLog, log } from './log.ts';
+import { Portability } from './portability/portability.ts';
 import { chooseAnswerer } from './reflect/choose.ts';
 import { LlmExtractor } from './retain/llm-extractor.ts';
 import { OfflineExtractor } from './retain/offline-extractor.ts';
 import { PooledExtractor } from './retain/pooled-extractor.ts';
 import type { MemoryStore } from './store/ports.ts';
+import type { ReconcileOptions, ReconcileReport } from './store/reconcile.ts';
+import type { ServerStore } from './store/server/store.ts';
 import { SqliteStore } from './store/sqlite/store.ts';
 import { SqliteThreadStore } from './store/sqlite/threads.ts';
 import { SqliteUsageLedger } from './store/sqlite/usage.ts';
@@ -26,10 +33,19 @@ import type { ThreadStore } from './threads/ports.ts';
 import type { UsageLedger } from './llm/ledger.ts';
 
 export interface Composed {
+  /** The use cases: banks, retain, recall, operations, and the facades engine.memories, engine.audit, engine.reflect. */
   engine: Engine;
+  /** Consolidation's use cases (status, runs, dead letters) around its worker. */
+  consolidation: Consolidation;
+  /** consolidation.worker. */
   worker: ConsolidationWorker;
   threads: ThreadMemory;
-  /** Where thread memory is kept (export and import read and write it directly). */
+  /** Export and import of a bank, its thread memory included. */
+  portability: Portability;
+  /** Repairs drift between Neo4j and Qdrant (server mode); null on the embedded store, which has none to repair. */
+  reconcile(options: Omit<ReconcileOptions, 'embedder'>): Promise<ReconcileReport | null>;
+  /** The store and thread memory's store themselves: only for tests and benchmarks that look beneath the use cases. */
+  store: MemoryStore;
   threadStore: ThreadStore;
   /** One line naming the active store, embedder, reranker, extractor and LLM. */
   describe: string;
@@ -46,12 +62,18 @@ export interface ComposeOptions {
   recallSettings?: Partial<RecallSettings>;
   /** Log the line naming the active parts (default true; the consolidation thread's own composition does not). */
   announce?: boolean;
+  /** Another consolidator than the configuration's, over the active embedder (tests, benchmarks). */
+  consolidator?: (embedder: Embedder) => Consolidator;
+  /** Worker options over the configuration's (`cairn worker`'s hooks, the consolidation thread's id). */
+  worker?: Partial<WorkerOptions>;
 }
 
 interface Stores {
   store: MemoryStore;
   /** The embedded store (null in server mode). */
   local: SqliteStore | null;
+  /** The server store (null in embedded mode). */
+  server: ServerStore | null;
   threads: ThreadStore;
   ledger: UsageLedger;
 }
@@ -65,15 +87,15 @@ async function openStores(config: Config): Promise<Stores> {
       import('./store/server/store.ts'), import('./store/neo4j/threads.ts'), import('./store/neo4j/usage.ts'),
     ]);
     const store = await ServerStore.open(config.store.server);
-    return { store, local: null, threads: new Neo4jThreadStore(store.db), ledger: new Neo4jUsageLedger(store.db) };
+    return { store, local: null, server: store, threads: new Neo4jThreadStore(store.db), ledger: new Neo4jUsageLedger(store.db) };
   }
   const store = new SqliteStore({ dataDir: config.store.dataDir });
-  return { store, local: store, threads: new SqliteThreadStore(store.db), ledger: new SqliteUsageLedger(store.db) };
+  return { store, local: store, server: null, threads: new SqliteThreadStore(store.db), ledger: new SqliteUsageLedger(store.db) };
 }
 
 export async function compose(config: Config, options: ComposeOptions = {}): Promise<Composed> {
   configureLog(config.log);
-  const { store, local, threads: threadStore, ledger } = await openStores(config);
+  const { store, local, server, threads: threadStore, ledger } = await openStores(config);
   const embedder = await createEmbedder(config.embed);
   const reranker = await createReranker(config.embed);
   const retainLlm = resolveLlm('retain', undefined, { llm: config.llm, ledger });
@@ -91,9 +113,12 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
   });
   // Banks whose consolidation resolves to a provider (environment or bank config) use the LLM consolidator; the
   // rest the offline one. resolveLlm already records every call in the ledger.
-  const consolidator = consolidatorFor(embedder.embedder, (bank) => resolveLlm('consolidation', bank.config, { llm: config.llm, ledger }));
+  const consolidator = options.consolidator?.(embedder.embedder) ?? consolidatorFor(embedder.embedder, (bank) => resolveLlm('consolidation', bank.config, { llm: config.llm, ledger }));
   const startWorker = options.startWorker ?? config.consolidate.embeddedWorker;
-  const worker = attachConsolidation(engine, { consolidator, worker: workerOptions(config.consolidate) });
+  const consolidation = attachConsolidation(engine, { store, embedder: embedder.embedder }, {
+    consolidator, worker: { ...workerOptions(config.consolidate), ...options.worker },
+  });
+  const { worker } = consolidation;
   if (startWorker && config.consolidate.workerThread) worker.runElsewhere(new ThreadLoop(config, worker, activity));
   if (startWorker) worker.start();
   const threads = new ThreadMemory({
@@ -108,10 +133,13 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     ...coreRoutes(engine),
     threadRoutes({ memory: threads }),
     reflectRoutes(engine, (bank) => chooseAnswerer(resolveLlm('reflect', bank.config, { llm: config.llm, ledger }))),
-    usageRoutes(engine, ledger),
-    consolidationRoutes(engine, worker),
-    auditRoutes(engine, worker),
+    usageRoutes(new Usage(ledger, (bankId) => engine.requireBank(bankId))),
+    consolidationRoutes(engine, consolidation),
+    auditRoutes(engine),
   ];
+  const portability = new Portability({ store, embedder: embedder.embedder, threads: threadStore });
+  const reconcile = async (o: Omit<ReconcileOptions, 'embedder'>): Promise<ReconcileReport | null> =>
+    server ? (await import('./store/reconcile.ts')).reconcile(server, { ...o, embedder: embedder.embedder }) : null;
   const describe = [
     `store: ${store.name}${local ? ` (${config.store.dataDir})` : ''}`,
     embedder.description,
@@ -126,5 +154,5 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     await threads.idle();
     await engine.close();
   };
-  return { engine, worker, threads, threadStore, describe, routes, shutdown };
+  return { engine, consolidation, worker, threads, portability, reconcile, store, threadStore, describe, routes, shutdown };
 }

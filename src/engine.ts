@@ -1,21 +1,20 @@
-// The engine: Cairn's use cases (banks, retain, recall, documents, facts, entities, operations) over the
-// ports. The HTTP API and the CLI call this; it never knows which adapters it was given.
-import { Activity } from './core/activity.ts';
-import { bankDeletedError, CairnError, notFound } from './core/errors.ts';
-import { newId, payloadHash } from './core/ids.ts';
-import { nowIso } from './core/time.ts';
-import type { Bank, BankConfig, Entity, Fact, Operation } from './core/types.ts';
-import type { Embedder, Reranker } from './embed/ports.ts';
+// The engine: Cairn's use cases over the ports, the one door the HTTP API, the CLI and the worker entry go through.
+// Banks, retain, recall and operations are its own methods; the other modules' use cases are its facades
+// (memories, audit, reflect), each given only the store roles it needs. It never knows which adapters it was given,
+// and nothing outside it (and the composition root) holds the store.
+import {
+  Activity, bankDeletedError, CairnError, notFound, newId, payloadHash, nowIso, type Bank, type BankConfig,
+  type Operation, Events,
+} from './core/index.ts';
+import { Audit } from './audit/index.ts';
+import type { Embedder, Reranker } from './embed/index.ts';
 import { log } from './log.ts';
+import { Memories } from './memories.ts';
 import { Operations } from './operations.ts';
-import { recall } from './recall/recall.ts';
-import type { RecallRequest, RecallResponse, RecallSettings } from './recall/types.ts';
-import type { Extractor } from './retain/extractor.ts';
-import { Events } from './core/events.ts';
-import { BankWriteLeases } from './retain/lease.ts';
-import { retain } from './retain/pipeline.ts';
-import type { Progress, RetainRequest, RetainResult } from './retain/types.ts';
-import type { DeleteResult, FactPage, KeyedOperation, ListFactsQuery, MemoryStore } from './store/ports.ts';
+import { recall, type RecallRequest, type RecallResponse, type RecallSettings } from './recall/index.ts';
+import { type Extractor, BankWriteLeases, retain, type Progress, type RetainRequest, type RetainResult } from './retain/index.ts';
+import { Reflection } from './reflect/index.ts';
+import type { DeleteResult, KeyedOperation, MemoryStore } from './store/index.ts';
 
 export interface EngineDeps {
   store: MemoryStore;
@@ -69,16 +68,26 @@ function earlierOutcome(bound: KeyedOperation, hash: string, key: string, async:
 export class Engine {
   readonly operations: Operations;
   readonly events = new Events<EngineEvents>();
+  /** Documents, facts, entities, and deleting them. */
+  readonly memories: Memories;
+  /** Evidence chains, histories, why, tombstones. */
+  readonly audit: Audit;
+  /** Answers from a bank's memory, with citations. */
+  readonly reflect: Reflection;
 
   /** Running recalls and retains (the given count, or one of its own). */
   private readonly activity: Activity;
   /** Retains hold their bank's write lease (one writer per bank across processes). */
   private readonly leases: BankWriteLeases;
 
-  constructor(readonly deps: EngineDeps) {
+  constructor(private readonly deps: EngineDeps) {
     this.activity = deps.activity ?? new Activity();
     this.leases = new BankWriteLeases(deps.store);
     this.operations = new Operations(deps.store);
+    const requireBank = (id: string): Promise<Bank> => this.requireBank(id);
+    this.memories = new Memories(deps.store, requireBank, (bankId, deleted) => this.events.emit('deleted', bankId, deleted));
+    this.audit = new Audit(deps.store, requireBank, (bankId, factId) => this.memories.getFact(bankId, factId));
+    this.reflect = new Reflection({ store: deps.store, recall: (bankId, request) => this.recall(bankId, request) }, requireBank);
     // Async retains, and after a restart every retain left unfinished (a synchronous one with a key keeps its input).
     this.operations.register('retain', async (op) => {
       if (op.input === null)
@@ -87,8 +96,14 @@ export class Engine {
     });
   }
 
-  get store(): MemoryStore {
-    return this.deps.store;
+  /** The active store's name (for /health). */
+  get storeName(): string {
+    return this.deps.store.name;
+  }
+
+  /** The active embedder's id (for /health; a bank's vectors are of one embedder). */
+  get embedderId(): string {
+    return this.deps.embedder.id;
   }
 
   // banks
@@ -101,8 +116,13 @@ export class Engine {
     return bank;
   }
 
+  /** The bank, or null when there is none. */
+  findBank(id: string): Promise<Bank | null> {
+    return this.deps.store.getBank(id);
+  }
+
   async requireBank(id: string): Promise<Bank> {
-    const bank = await this.deps.store.getBank(id);
+    const bank = await this.findBank(id);
     if (!bank) throw notFound('bank', id);
     return bank;
   }
@@ -184,39 +204,6 @@ export class Engine {
     const { store, embedder, reranker, recallSettings } = this.deps;
     return this.activity.during(() =>
       recall({ store, embedder, reranker: reranker ?? undefined, ...(recallSettings ? { settings: recallSettings } : {}) }, bankId, request));
-  }
-
-  // documents, facts, entities
-  async getFact(bankId: string, factId: string): Promise<Fact> {
-    await this.requireBank(bankId);
-    const [fact] = await this.deps.store.getFacts(bankId, [factId]);
-    if (!fact) throw notFound('fact', factId);
-    return fact;
-  }
-
-  async listFacts(bankId: string, query: ListFactsQuery): Promise<FactPage> {
-    await this.requireBank(bankId);
-    return this.deps.store.listFacts(bankId, query);
-  }
-
-  async listEntities(bankId: string, limit: number, offset: number): Promise<Entity[]> {
-    await this.requireBank(bankId);
-    return this.deps.store.listEntities(bankId, limit, offset);
-  }
-
-  async deleteDocument(bankId: string, documentId: string, reason: string): Promise<DeleteResult> {
-    await this.requireBank(bankId);
-    const deleted = await this.deps.store.deleteDocument(bankId, documentId, reason);
-    if (!deleted) throw notFound('document', documentId);
-    await this.events.emit('deleted', bankId, deleted);
-    return deleted;
-  }
-
-  async deleteFact(bankId: string, factId: string, reason: string): Promise<DeleteResult> {
-    await this.getFact(bankId, factId);
-    const deleted = await this.deps.store.deleteFacts(bankId, [factId], reason);
-    await this.events.emit('deleted', bankId, deleted);
-    return deleted;
   }
 
   /**

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { log } from './log.ts';
-import type { Heartbeat, Heartbeats } from './store/ports.ts';
+import type { Heartbeat, Heartbeats } from './store/index.ts';
 
 export interface LivenessOptions {
   /** How often a holder beats (default 2 s). */

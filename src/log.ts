@@ -1,6 +1,6 @@
 // A minimal leveled logger on stderr. Its level comes from the configuration (CAIRN_LOG_LEVEL, config/log.ts),
 // set at start by configureLog (the CLI and compose do it); until then it logs from info up.
-import type { LogConfig, LogLevel } from './config/log.ts';
+import type { LogConfig, LogLevel } from './config/index.ts';
 
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 

@@ -2,12 +2,9 @@
 // status and progress, so clients can poll them and another process resumes what a dead one left unfinished.
 // Each operation is held by the process running it, which beats (src/liveness.ts); a process that resumes
 // operations takes over those whose holder is dead (at start, and at every beat after), never a live one's.
-import { CairnError } from './core/errors.ts';
-import { newId } from './core/ids.ts';
-import { nowIso } from './core/time.ts';
-import type { Operation, OperationStatus } from './core/types.ts';
+import { CairnError, newId, nowIso, type Operation, type OperationStatus } from './core/index.ts';
 import { DEFAULT_LIVENESS, Liveness, newHolderId, type LivenessOptions } from './liveness.ts';
-import type { Heartbeat, Heartbeats, OperationStore } from './store/ports.ts';
+import type { Heartbeat, Heartbeats, OperationStore } from './store/index.ts';
 import { log } from './log.ts';
 
 export type OperationHandler = (op: Operation, progress: (done: number, total: number) => Promise<void>) => Promise<unknown>;

@@ -93,7 +93,7 @@ describe('consolidation workers', () => {
     assert.equal((await b.worker.drain('stall')).consolidated, 5, 'the expired lease is taken over');
     await assert.rejects(
       a.store.applyObservations({
-        bankId: 'stall', observations: [], vectors: [], embedder: a.engine.deps.embedder.id, evidence: [], revisions: [], supersede: [],
+        bankId: 'stall', observations: [], vectors: [], embedder: a.engine.embedderId, evidence: [], revisions: [], supersede: [],
         removeObservationIds: [], consolidatedFactIds: stalled.factIds, workerId: 'stalled-worker',
       }),
       /lost its lease/,
@@ -105,7 +105,7 @@ describe('consolidation workers', () => {
     await a.engine.createBank({ id: 'midway' });
     const r = await a.engine.retain('midway', { items: hobbyItems(4) });
     let deleted: string | null = null;
-    const embedder = a.engine.deps.embedder;
+    const embedder = a.embedder;
     const worker = new ConsolidationWorker(
       { store: a.store, embedder, consolidator: new OfflineConsolidator(embedder) },
       {
@@ -113,7 +113,7 @@ describe('consolidation workers', () => {
         beforeApply: async (_bank, claim) => {
           if (deleted) return;
           deleted = claim.factIds[0];
-          await a.engine.deleteFact('midway', deleted, 'deleted while claimed');
+          await a.engine.memories.deleteFact('midway', deleted, 'deleted while claimed');
         },
       },
     );

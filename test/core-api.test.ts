@@ -187,7 +187,7 @@ describe('restart, deletion and auth', () => {
     const second = await startServer({ dataDir: first.dataDir });
     const afterRestart = await second.call<Recall>('POST', '/v1/banks/keep/recall', { query: 'Miso the cat' });
     assert.deepEqual(afterRestart.body.results.map((r) => r.id), before.body.results.map((r) => r.id));
-    const db = (second.engine.store as unknown as { db: import('better-sqlite3').Database }).db;
+    const db = (second.store as unknown as { db: import('better-sqlite3').Database }).db;
     const n = keywordIndexOf(db, 'keep');
     assert.ok(n !== null, 'the bank has keyword tables of its own');
     const keywordTables = (): string[] =>

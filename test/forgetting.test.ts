@@ -129,7 +129,7 @@ describe('forgetting', () => {
     await t.worker.drain('home');
     const [cairo] = first.result!.factIds;
     assert.equal((await t.store.getFacts('home', [cairo]))[0].status, 'superseded');
-    await t.engine.deleteFact('home', second.result!.factIds[0], 'wrong');
+    await t.engine.memories.deleteFact('home', second.result!.factIds[0], 'wrong');
     const [restored] = await t.store.getFacts('home', [cairo]);
     assert.equal(restored.status, 'active');
     assert.equal(restored.supersededBy, null);

@@ -159,7 +159,7 @@ describe('offline beliefs', () => {
     const claim = await t.store.claimUnconsolidated('outdated', 'test-worker', 10, 60_000);
     assert.ok(claim);
     await t.store.applyObservations({
-      bankId: 'outdated', observations: [], vectors: [], embedder: t.engine.deps.embedder.id, evidence: [], revisions: [], removeObservationIds: [],
+      bankId: 'outdated', observations: [], vectors: [], embedder: t.engine.embedderId, evidence: [], revisions: [], removeObservationIds: [],
       supersede: [{ factId: old.id, by: newer, at: new Date().toISOString() }], consolidatedFactIds: claim.factIds, workerId: 'test-worker',
     });
     const r = await http.call<{ results: Array<{ id: string; kind: string; stale?: boolean }> }>('POST', '/v1/banks/outdated/recall', { query: 'Where does Noor work as a marine biologist?' });

@@ -211,9 +211,9 @@ describe('retain hardening over HTTP', () => {
     await newBank('restarted');
     const now = new Date().toISOString();
     const base = { bankId: 'restarted', kind: 'retain', status: 'running' as const, result: null, error: null, createdAt: now, updatedAt: now };
-    await s.engine.store.createOperation({ ...base, id: 'op-sync-plain', progress: { done: 0, total: 1 }, input: null });
+    await s.store.createOperation({ ...base, id: 'op-sync-plain', progress: { done: 0, total: 1 }, input: null });
     const input = { items: [{ content: 'Rosa keeps bees in Utrecht.' }], documentMode: 'replace' };
-    assert.equal((await s.engine.store.bindOperationKey('restarted', 'sync-key', 'h', { ...base, id: 'op-sync-keyed', progress: { done: 0, total: 1 }, input })).created, true);
+    assert.equal((await s.store.bindOperationKey('restarted', 'sync-key', 'h', { ...base, id: 'op-sync-keyed', progress: { done: 0, total: 1 }, input })).created, true);
     await s.engine.operations.resume();
     await s.engine.operations.idle();
     const plain = await op('op-sync-plain');

@@ -138,10 +138,10 @@ test('semantic links still join a long item to the facts before it and across it
   const content = [`${said} It runs at 02:00.`, ...Array.from({ length: 80 }, (_, i) => code(i)), `Again: ${said}`].join('\n\n');
   const r = await s.call<{ result: { factIds: string[] } }>('POST', '/v1/banks/links/memories', { items: [{ content }] });
   assert.equal(r.status, 200);
-  const facts = (await s.engine.store.listFacts('links', { limit: 100, offset: 0 })).facts.filter((f) => f.text.includes('billing export'));
+  const facts = (await s.store.listFacts('links', { limit: 100, offset: 0 })).facts.filter((f) => f.text.includes('billing export'));
   assert.equal(facts.length, 3, JSON.stringify(facts.map((f) => f.text)));
   const [before, first, last] = [...facts].sort((a, b) => (a.createdAt === b.createdAt ? (a.source?.start ?? 0) - (b.source?.start ?? 0) : a.createdAt < b.createdAt ? -1 : 1));
-  const links = (await s.engine.store.graph.linksOf('links', facts.map((f) => f.id))).filter((l) => l.type === 'semantic');
+  const links = (await s.store.graph.linksOf('links', facts.map((f) => f.id))).filter((l) => l.type === 'semantic');
   const joined = (a: string, b: string): boolean => links.some((l) => (l.from === a && l.to === b) || (l.from === b && l.to === a));
   assert.ok(joined(first.id, before.id), 'the item links to the fact stored before it');
   assert.ok(joined(last.id, first.id), 'the end of the item links to its start, written in an earlier batch');

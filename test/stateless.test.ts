@@ -49,7 +49,7 @@ test('two workers on one store consolidate every fact exactly once', async () =>
   await Promise.all([a.worker.drain('shared'), b.worker.drain('shared')]);
   const status = await b.call<{ waiting: number }>('GET', '/v1/banks/shared/consolidation');
   assert.equal(status.status, 200);
-  const db = (a.engine.store as unknown as { db: import('better-sqlite3').Database }).db;
+  const db = (a.store as unknown as { db: import('better-sqlite3').Database }).db;
   const facts = db.prepare(`SELECT count(*) AS n FROM facts WHERE bank_id = 'shared' AND kind != 'observation'`).get() as { n: number };
   const done = db.prepare(`SELECT count(*) AS n FROM facts WHERE bank_id = 'shared' AND kind != 'observation' AND consolidated_at IS NOT NULL`).get() as { n: number };
   assert.equal(done.n, facts.n);

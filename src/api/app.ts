@@ -32,7 +32,7 @@ export function createApp(engine: Engine, options: AppOptions): OpenAPIHono {
     bodyLimit({ maxSize, onError: (c) => c.json(errorBody('payload_too_large', `request body is larger than ${maxSize} bytes; send fewer or smaller items per request`), 413) }),
   );
   app.use('/v1/*', jsonDepthLimit());
-  app.get('/health', (c) => c.json({ status: 'ok', store: engine.store.name, embedder: engine.deps.embedder.id }));
+  app.get('/health', (c) => c.json({ status: 'ok', store: engine.storeName, embedder: engine.embedderId }));
   for (const mount of options.routes) mount(app);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',

@@ -3,11 +3,10 @@
 // invalid `llm` section, retainMode or `threads` settings) is a 400 now instead of being stored. Keys the modules
 // do not know stay free-form.
 import { z } from '@hono/zod-openapi';
-import { CairnError } from '../core/errors.ts';
-import type { BankConfig } from '../core/types.ts';
-import { bankOverride } from '../llm/config.ts';
-import { retainModeOf } from '../retain/retain-mode.ts';
-import { parseThreadSettings } from '../threads/settings.ts';
+import { CairnError, type BankConfig } from '../core/index.ts';
+import { bankOverride } from '../llm/index.ts';
+import { retainModeOf } from '../retain/index.ts';
+import { parseThreadSettings } from '../threads/index.ts';
 
 const trait = z.number().min(1).max(5);
 const DispositionSchema = z.strictObject({ skepticism: trait.optional(), literalism: trait.optional(), empathy: trait.optional() });

@@ -1,7 +1,7 @@
 // Error responses: every failure is `{error: {code, message}}` with a status that says whose fault it is.
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { CairnError } from '../core/errors.ts';
+import { CairnError } from '../core/index.ts';
 import { log } from '../log.ts';
 
 export function errorBody(code: string, message: string): { error: { code: string; message: string } } {

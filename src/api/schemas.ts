@@ -1,9 +1,7 @@
 // Request and response schemas of the HTTP API: one source for validation and for the OpenAPI document.
 import { z } from '@hono/zod-openapi';
-import { BANK_ID_PATTERN, BANK_ID_RULE, isBankId } from '../core/ids.ts';
-import { ISO_HINT, isoInstant } from '../core/time.ts';
-import { MAX_MESSAGES_PER_APPEND } from '../threads/memory.ts';
-import { MESSAGE_ROLES } from '../threads/types.ts';
+import { BANK_ID_PATTERN, BANK_ID_RULE, isBankId, ISO_HINT, isoInstant } from '../core/index.ts';
+import { MAX_MESSAGES_PER_APPEND, MESSAGE_ROLES } from '../threads/index.ts';
 import { bankConfigProblems } from './bank-config.ts';
 
 /** An OpenAPI response: a JSON body of this schema. */

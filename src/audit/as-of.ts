@@ -1,6 +1,6 @@
 // What an observation said at a past instant (recall's asOf): the newest revision made by then. Null when the
 // observation did not exist yet.
-import type { AuditReads } from '../store/ports.ts';
+import type { AuditReads } from '../store/index.ts';
 
 export async function observationTextAsOf(store: AuditReads, bankId: string, observationId: string, asOf: string): Promise<string | null> {
   const at = new Date(asOf).toISOString();

@@ -1,8 +1,7 @@
 // The evidence chain of an observation, both ways: observation -> supporting and contradicting facts -> their
 // exact source spans -> documents; and fact -> the observations it supports or contradicts.
-import { notFound } from '../core/errors.ts';
-import type { EvidenceRole, Fact, Observation } from '../core/types.ts';
-import type { AuditReads, RecallReads } from '../store/ports.ts';
+import { notFound, type EvidenceRole, type Fact, type Observation } from '../core/index.ts';
+import type { AuditReads, RecallReads } from '../store/index.ts';
 import { sourcesOf, type SourceSpan } from './source.ts';
 
 export interface EvidenceLink {

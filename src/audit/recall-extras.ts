@@ -1,8 +1,8 @@
 // What recall adds to observation results: whether each is stale (facts about its entities wait to be
 // consolidated, or every fact it rests on has been superseded: it is outdated), its proof count, on request its source facts (include.sourceFacts), and with asOf the text it
 // had at that instant (null: it did not exist yet, so recall should drop it).
-import type { AuditReads, ConsolidationQueue, RecallReads } from '../store/ports.ts';
-import { staleObservations } from '../consolidate/staleness.ts';
+import type { AuditReads, ConsolidationQueue, RecallReads } from '../store/index.ts';
+import { staleObservations } from '../consolidate/index.ts';
 import { observationTextAsOf } from './as-of.ts';
 import { sourceFactsOf, type SourceFact } from './source-facts.ts';
 

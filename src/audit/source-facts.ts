@@ -1,7 +1,7 @@
 // Recall's include.sourceFacts: the evidence facts of each observation in a result list, with their roles and
 // exact source sentences, supporting facts first, newest first within a role.
-import type { EvidenceRole, FactKind } from '../core/types.ts';
-import type { AuditReads, RecallReads } from '../store/ports.ts';
+import type { EvidenceRole, FactKind } from '../core/index.ts';
+import type { AuditReads, RecallReads } from '../store/index.ts';
 import { sourcesOf, type SourceSpan } from './source.ts';
 
 export interface SourceFact {

@@ -1,7 +1,7 @@
 // Where facts came from, down to the exact words: the chunk, the character span inside it, the sentence that
 // span holds (chunk.text.slice(start, end)), who said it and when, and the document it belongs to.
-import type { DocumentRecord, Fact } from '../core/types.ts';
-import type { RecallReads } from '../store/ports.ts';
+import type { DocumentRecord, Fact } from '../core/index.ts';
+import type { RecallReads } from '../store/index.ts';
 
 export interface SourceSpan {
   documentId: string;

@@ -1,10 +1,9 @@
 // "Why do you know this?" for any recall result id. For an observation: its evidence chain down to the exact
 // source sentences and documents, its history, and whether it is stale. For a fact: its source sentence and
 // document, what superseded it, and the observations it supports or contradicts.
-import { notFound } from '../core/errors.ts';
-import type { Fact, Observation, ObservationRevision } from '../core/types.ts';
-import type { AuditReads, ConsolidationQueue, RecallReads } from '../store/ports.ts';
-import { staleObservations } from '../consolidate/staleness.ts';
+import { notFound, type Fact, type Observation, type ObservationRevision } from '../core/index.ts';
+import type { AuditReads, ConsolidationQueue, RecallReads } from '../store/index.ts';
+import { staleObservations } from '../consolidate/index.ts';
 import { evidenceChain, observationsOfFact, type EvidenceLink, type ObservationOfFact } from './chain.ts';
 import { sourcesOf, type SourceSpan } from './source.ts';
 

@@ -2,9 +2,8 @@
 // item). Every problem is an error naming the file and the line or item, checked before any store is opened.
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import { describeIssues } from '../api/errors.ts';
-import { RetainItemSchema } from '../api/schemas.ts';
-import type { RetainItem } from '../retain/types.ts';
+import { describeIssues, RetainItemSchema } from '../api/index.ts';
+import type { RetainItem } from '../retain/index.ts';
 
 function readText(file: string): string {
   try {

@@ -3,7 +3,7 @@
 // Every error is one line on stderr and a non-zero exit (CAIRN_LOG_LEVEL=debug adds the stack).
 import { Argument, Command, InvalidArgumentError } from 'commander';
 import { loadConfig, type Config } from '../config/index.ts';
-import { isoInstant, ISO_HINT } from '../core/time.ts';
+import { isoInstant, ISO_HINT } from '../core/index.ts';
 import { configureLog, log } from '../log.ts';
 import { MEMORY_COMMANDS } from './commands/thread-memory-report.ts';
 
@@ -59,7 +59,7 @@ function program(): Command {
     .option('--passages', 'also print the whole passages the results came from (group: source)')
     .option('--json', 'print JSON')
     .action(async (query: string, opts: { bank: string; limit: number; queryTime?: string; perSource?: number; passages?: boolean; json?: boolean }) => {
-      const [{ RecallRequestSchema }, { describeIssues }] = await Promise.all([import('../api/schemas.ts'), import('../api/errors.ts')]);
+      const { RecallRequestSchema, describeIssues } = await import('../api/index.ts');
       const request = RecallRequestSchema.safeParse({
         query, limit: opts.limit, queryTime: opts.queryTime, perSource: opts.perSource, ...(opts.passages ? { group: 'source' } : {}),
       });

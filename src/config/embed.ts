@@ -5,8 +5,7 @@
 //   CAIRN_MODELS_DIR folder of models (`<dir>/<org>/<name>/...`), read locally only
 //   CAIRN_CACHE_DIR  where the GloVe cache and hub downloads go (default ~/.cache/cairn)
 import { z } from 'zod';
-import { DEFAULT_EMBEDDING_MODEL, GLOVE_ID } from '../embed/model-ids.ts';
-import { DEFAULT_CACHE_DIR } from '../embed/paths.ts';
+import { DEFAULT_EMBEDDING_MODEL, GLOVE_ID, DEFAULT_CACHE_DIR } from '../embed/index.ts';
 import { section, text } from './variables.ts';
 
 export type EmbedderChoice = { kind: 'glove' } | { kind: 'transformers'; model: string };

@@ -14,7 +14,9 @@ import { ConfigError, type Env, type Section } from './variables.ts';
 export type { ConsolidateConfig } from './consolidate.ts';
 export type { EmbedConfig, EmbedderChoice, RerankerChoice } from './embed.ts';
 export type { HttpConfig } from './http.ts';
-export type { LlmConfig, LlmVariables, ProviderChoice } from './llm.ts';
+export {
+  LLM_OPERATIONS, PROVIDER_CHOICES, type LlmConfig, type LlmVariables, type ProviderChoice, type StructuredOutputMode,
+} from './llm.ts';
 export type { LogConfig, LogLevel } from './log.ts';
 export type { RetainConfig } from './retain.ts';
 export type { ServerStoreConfig, StoreConfig } from './store.ts';

@@ -9,9 +9,17 @@
 //   TIMEOUT_MS (>= 1), MAX_RETRIES (>= 0), CONCURRENCY (>= 1): defaults in llm/resilience.ts
 // Unset settings stay undefined here: which default applies depends on the provider an operation ends up with.
 import { z } from 'zod';
-import { STRUCTURED_OUTPUT_MODES, type StructuredOutputMode } from '../llm/chat-completions.ts';
-import type { LlmOperation } from '../llm/ports.ts';
+import type { LlmOperation } from '../llm/index.ts';
 import { integer, oneOf, section, text } from './variables.ts';
+
+/**
+ * How a JSON reply is asked for. json_schema: constrained decoding against the schema; json_object: "JSON mode"
+ * (valid JSON, shape steered by the prompt); text: no response_format at all, shape steered by the prompt and
+ * recovered by tolerant parsing.
+ */
+export type StructuredOutputMode = 'json_schema' | 'json_object' | 'text';
+
+export const STRUCTURED_OUTPUT_MODES: readonly StructuredOutputMode[] = ['json_schema', 'json_object', 'text'];
 
 export const LLM_OPERATIONS = ['retain', 'consolidation', 'reflect', 'threads'] as const satisfies readonly LlmOperation[];
 

@@ -1,11 +1,14 @@
 // Wires consolidation into an engine: a worker (started when it should run in this process), woken after each
-// retain; deletions rebuild the observations they blanked. The composition root calls this once.
+// retain; deletions rebuild the observations they blanked. The composition root calls this once, with the store
+// and embedder it gave the engine, and hands the routes and the CLI the Consolidation it returns.
+import type { Embedder } from '../embed/index.ts';
 import type { Engine } from '../engine.ts';
 import { log } from '../log.ts';
+import { Consolidation } from './consolidation.ts';
 import type { Consolidator } from './consolidator.ts';
 import { OfflineConsolidator } from './offline.ts';
 import { reviseAfterDelete } from './revise.ts';
-import { ConsolidationWorker, type WorkerOptions } from './worker.ts';
+import { ConsolidationWorker, type WorkerDeps, type WorkerOptions } from './worker.ts';
 
 export interface AttachOptions {
   /** Default: the offline consolidator over the engine's embedder. */
@@ -15,9 +18,16 @@ export interface AttachOptions {
   start?: boolean;
 }
 
-export function attachConsolidation(engine: Engine, options: AttachOptions = {}): ConsolidationWorker {
-  const consolidator = options.consolidator ?? new OfflineConsolidator(engine.deps.embedder);
-  const worker = new ConsolidationWorker({ store: engine.deps.store, embedder: engine.deps.embedder, consolidator }, options.worker);
+/** What the worker works on: the engine's store and embedder. */
+export interface ConsolidationParts {
+  store: WorkerDeps['store'];
+  embedder: Embedder;
+}
+
+export function attachConsolidation(engine: Engine, parts: ConsolidationParts, options: AttachOptions = {}): Consolidation {
+  const { store, embedder } = parts;
+  const consolidator = options.consolidator ?? new OfflineConsolidator(embedder);
+  const worker = new ConsolidationWorker({ store, embedder, consolidator }, options.worker);
   engine.events.on('retained', (bankId, result) => {
     if (result.facts > 0) worker.notify(bankId);
   });
@@ -30,5 +40,5 @@ export function attachConsolidation(engine: Engine, options: AttachOptions = {})
     }
   });
   if (options.start) worker.start();
-  return worker;
+  return new Consolidation(worker, store, (bankId) => engine.requireBank(bankId));
 }

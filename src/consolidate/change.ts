@@ -1,7 +1,7 @@
 // Does a new fact change the story an observation tells? Offline signals: words that announce a change
 // ("switched", "no longer", "instead"), or a turn of fortune against the observation's latest evidence
 // (it was going well, now it goes badly, or the reverse), read from a small lexicon of outcome words.
-import { words } from '../text/words.ts';
+import { words } from '../text/index.ts';
 
 const CHANGE = /\b(however|instead|no longer|not any ?more|any ?more|switched|switching|replaced|replacing|quit|cancel+ed|downgraded|reverted|abandoned|rolled back|gave up|scrapped|called off|broke up|reversed)\b/i;
 

@@ -1,7 +1,7 @@
 // The consolidator port: given a bank (its mission), newly retained facts and the observations related to
 // them (with their evidence), decide what changes. The offline consolidator (default) and the LLM consolidator
 // both implement it; the worker turns the decisions into one atomic store write.
-import type { Bank, Evidence, EvidenceRole, Fact, Observation } from '../core/types.ts';
+import type { Bank, Evidence, EvidenceRole, Fact, Observation } from '../core/index.ts';
 
 /** An existing observation, loaded as context, with the evidence facts the loader could afford. */
 export interface RelatedObservation {

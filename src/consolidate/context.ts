@@ -1,8 +1,8 @@
 // What the consolidator sees for a batch of new facts: the observations related to them (sharing their entities
 // or close to them in vector space, most related first, at most `batchSize`), each with its evidence (the first
 // fact and the most recent ones), other facts about the same entities, and the vectors and entity names of it all.
-import type { Bank, Evidence, Fact, FactKind, Observation } from '../core/types.ts';
-import type { AuditReads, RecallReads } from '../store/ports.ts';
+import type { Bank, Evidence, Fact, FactKind, Observation } from '../core/index.ts';
+import type { AuditReads, RecallReads } from '../store/index.ts';
 import type { ConsolidationInput, RelatedObservation } from './consolidator.ts';
 
 export interface ContextOptions {

@@ -3,8 +3,8 @@
 // cheaper to copy than stored ids and easy to check: only what the view shows may be cited. The reply is a list
 // of decisions (support, update as refine or contradict, create, supersede), validated in llm-decisions.ts.
 import { z } from 'zod';
-import type { Fact } from '../core/types.ts';
-import type { ChatMessage } from '../llm/ports.ts';
+import type { Fact } from '../core/index.ts';
+import type { ChatMessage } from '../llm/index.ts';
 import type { ConsolidationInput, RelatedObservation, RemainingEvidence } from './consolidator.ts';
 import { byTime, factTime } from './synthesis.ts';
 

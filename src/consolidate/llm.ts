@@ -4,12 +4,9 @@
 // a reply with a problem gets one corrective retry that shows the model the problem, and if it is still wrong
 // the call throws (LlmOutputError): the worker records a failed attempt and retries later, and nothing is written.
 // Banks whose resolver gives no provider are consolidated by the fallback (the offline consolidator).
-import { CairnError } from '../core/errors.ts';
-import type { Bank, Observation } from '../core/types.ts';
-import type { Embedder } from '../embed/ports.ts';
-import type { UsageLedger } from '../llm/ledger.ts';
-import type { LlmProvider } from '../llm/ports.ts';
-import { generateObject, type GenerateObjectOptions } from '../llm/structured.ts';
+import { CairnError, type Bank, type Observation } from '../core/index.ts';
+import type { Embedder } from '../embed/index.ts';
+import { type UsageLedger, type LlmProvider, generateObject, type GenerateObjectOptions } from '../llm/index.ts';
 import type { ConsolidationDecision, ConsolidationInput, Consolidator, RemainingEvidence } from './consolidator.ts';
 import { checkedReplySchema, interpretReply } from './llm-decisions.ts';
 import { consolidationMessages, DEFAULT_PROMPT_LIMITS, resynthesisMessages, ResynthesisReplySchema, viewOf, type PromptLimits } from './llm-prompt.ts';

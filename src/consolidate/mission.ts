@@ -3,9 +3,9 @@
 // the word (same stem) or when its vector is close to the term's, measured above the term's own baseline.
 import nlp from 'compromise';
 import { stemmer } from 'stemmer';
-import type { Embedder } from '../embed/ports.ts';
-import { contentWords } from '../text/words.ts';
-import { cosine } from '../core/dot.ts';
+import type { Embedder } from '../embed/index.ts';
+import { contentWords } from '../text/index.ts';
+import { cosine } from '../core/index.ts';
 import type { Calibration } from './similarity.ts';
 
 /** Verbs missions start with that say nothing about what matters. */

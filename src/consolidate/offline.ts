@@ -10,13 +10,12 @@
 // The mission steers which facts start observations, which facet (mission term) they belong to, and which
 // sentences an observation shows. Updating is preferred to creating; an observation that already says the same
 // gains evidence instead of a twin.
-import type { Bank, Fact, Observation } from '../core/types.ts';
-import type { Embedder } from '../embed/ports.ts';
-import { nameKey } from '../text/words.ts';
+import { type Bank, type Fact, type Observation, cosine } from '../core/index.ts';
+import type { Embedder } from '../embed/index.ts';
+import { nameKey } from '../text/index.ts';
 import { changesStory } from './change.ts';
 import { factsInView, type ConsolidationDecision, type ConsolidationInput, type Consolidator, type RemainingEvidence } from './consolidator.ts';
 import { missionProfile, missionRelevance, type MissionProfile, type Relevance } from './mission.ts';
-import { cosine } from '../core/dot.ts';
 import { calibrate, type Calibration } from './similarity.ts';
 import { stemSet } from './stems.ts';
 import { replaces, type Statement } from './statement.ts';

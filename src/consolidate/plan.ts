@@ -4,11 +4,10 @@
 // grouping rules (subject.ts): an observation whose facts share no subject, a fact joining an observation about
 // something else, a supersession between facts about different things (a consolidator, an LLM above all, can be
 // wrong; the store must not be).
-import { newId } from '../core/ids.ts';
-import type { Evidence, Fact, Observation, ObservationRevision } from '../core/types.ts';
-import type { Embedder } from '../embed/ports.ts';
+import { newId, type Evidence, type Fact, type Observation, type ObservationRevision } from '../core/index.ts';
+import type { Embedder } from '../embed/index.ts';
 import { log } from '../log.ts';
-import type { ObservationWrite } from '../store/ports.ts';
+import type { ObservationWrite } from '../store/index.ts';
 import { factsInView, type ConsolidationDecision, type ConsolidationInput } from './consolidator.ts';
 import { intersect, Subjects } from './subject.ts';
 import { factTime } from './synthesis.ts';

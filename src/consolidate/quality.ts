@@ -3,8 +3,8 @@
 // and does its text read as a statement (no name followed by a base-form verb, no unresolved "you" or "I", no
 // greeting or thanks). The consolidation benchmark reports the share of observations that pass each.
 import nlp from 'compromise';
-import type { Fact } from '../core/types.ts';
-import { CAUSATIVE, hasUnresolvedYou } from '../text/person.ts';
+import type { Fact } from '../core/index.ts';
+import { CAUSATIVE, hasUnresolvedYou } from '../text/index.ts';
 import { Subjects } from './subject.ts';
 
 /**

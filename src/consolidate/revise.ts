@@ -3,15 +3,13 @@
 // the evidence it has left (new text, entities, times and vector, one 'evidence-removed' revision naming the
 // deleted facts by id only), or removed with a tombstone when no evidence is left. Idempotent: it only touches
 // observations that are still blank, so it also repairs what a crash between delete and rebuild left behind.
-import { CairnError } from '../core/errors.ts';
-import { newId } from '../core/ids.ts';
-import { nowIso } from '../core/time.ts';
-import type { Fact, Observation, ObservationRevision } from '../core/types.ts';
-import type { Embedder } from '../embed/ports.ts';
+import { CairnError, newId, nowIso, type Fact, type Observation, type ObservationRevision } from '../core/index.ts';
+import type { Embedder } from '../embed/index.ts';
 import { log } from '../log.ts';
 import {
-  FORGOTTEN_TEXT, type AuditReads, type BankStore, type ConsolidationQueue, type DeleteResult, type Forgetting, type RecallReads,
-} from '../store/ports.ts';
+  FORGOTTEN_TEXT, type AuditReads, type BankStore, type ConsolidationQueue, type DeleteResult, type Forgetting,
+  type RecallReads,
+} from '../store/index.ts';
 import type { Consolidator } from './consolidator.ts';
 import { factTime } from './synthesis.ts';
 

@@ -1,6 +1,6 @@
 // The worker's options from the configuration's consolidate section (config/consolidate.ts): only what is set
 // there; the rest keeps DEFAULT_WORKER_OPTIONS.
-import type { ConsolidateConfig } from '../config/consolidate.ts';
+import type { ConsolidateConfig } from '../config/index.ts';
 import { DEFAULT_LIVENESS } from '../liveness.ts';
 import { DEFAULT_CONTEXT_OPTIONS } from './context.ts';
 import type { WorkerOptions } from './worker.ts';

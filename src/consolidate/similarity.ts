@@ -1,8 +1,8 @@
 // Similarity the offline consolidator can threshold on whatever the embedder: raw cosines are rescaled against
 // the embedder's own baseline (the mean cosine between unrelated sentences), so 0 means "as alike as unrelated
 // text" and 1 means identical, for GloVe averages and transformer embeddings alike.
-import { cosine } from '../core/dot.ts';
-import type { Embedder } from '../embed/ports.ts';
+import { cosine } from '../core/index.ts';
+import type { Embedder } from '../embed/index.ts';
 
 /** Sentences about unrelated everyday things: their mutual cosines are the embedder's "unrelated" level. */
 const UNRELATED = [

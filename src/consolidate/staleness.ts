@@ -1,6 +1,6 @@
 // Is an observation stale? It is when facts about its entities are still waiting to be consolidated: what it
 // says may be about to change. Recall marks such results so callers can look at the newest raw facts too.
-import type { ConsolidationQueue, RecallReads } from '../store/ports.ts';
+import type { ConsolidationQueue, RecallReads } from '../store/index.ts';
 
 /** Newest facts per entity looked at (waiting facts are the newest ones). */
 const WINDOW = 64;

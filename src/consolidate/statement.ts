@@ -4,7 +4,7 @@
 // a present-tense verb followed by in/at/for, a few passive states (married to, based in), a possessive
 // attribute with "is", and moves (moved to B = lives in B). "Likes", "visited", "has" are never single-valued.
 import nlp from 'compromise';
-import { isStopword, nameKey } from '../text/words.ts';
+import { isStopword, nameKey } from '../text/index.ts';
 import { overlap, stemSet } from './stems.ts';
 
 export interface Statement {

@@ -3,7 +3,7 @@
 // on them (with that worker's heartbeat, so a dead holder shows as dead), which wait for a retry after an error,
 // and whether any worker loop is alive to take the rest.
 import { holderState } from '../liveness.ts';
-import type { AuditReads, ConsolidationQueue, Heartbeat, Heartbeats } from '../store/ports.ts';
+import type { AuditReads, ConsolidationQueue, Heartbeat, Heartbeats } from '../store/index.ts';
 import type { RateSnapshot } from './rate.ts';
 import type { ConsolidationWorker } from './worker.ts';
 

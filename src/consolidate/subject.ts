@@ -3,8 +3,8 @@
 // search feature"), and the attribute a single-valued statement sets (`a:`, where Maya lives). An observation is
 // about what all its evidence shares; a fact may join it only when it shares that too, whichever consolidator
 // (offline or LLM) decided so.
-import type { Fact } from '../core/types.ts';
-import { nameKey } from '../text/words.ts';
+import type { Fact } from '../core/index.ts';
+import { nameKey } from '../text/index.ts';
 import { analyse, type Analysis } from './statement.ts';
 import { statedPart } from './synthesis.ts';
 

@@ -3,9 +3,8 @@
 // (date); then B (date)."); otherwise it shows its most telling facts (the newest, then the most relevant to the
 // bank's mission), in time order. Opening interjections ("Hi!", "Wow,") are left out, and so are sentences that
 // still say "you" to someone the fact could not name, while anything else is left to show.
-import type { EvidenceRole, Fact } from '../core/types.ts';
-import { hasUnresolvedYou, toThirdPerson } from '../text/person.ts';
-import { isStopword } from '../text/words.ts';
+import type { EvidenceRole, Fact } from '../core/index.ts';
+import { hasUnresolvedYou, toThirdPerson, isStopword } from '../text/index.ts';
 
 export interface EvidenceItem {
   fact: Fact;

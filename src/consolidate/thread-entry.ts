@@ -6,9 +6,9 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { compose } from '../compose.ts';
 import type { Config } from '../config/index.ts';
-import { Activity, StepAside } from '../core/activity.ts';
+import { Activity, StepAside } from '../core/index.ts';
 import { log } from '../log.ts';
-import { ConsolidationWorker, type BatchReport, type DrainReport } from './worker.ts';
+import type { BatchReport, DrainReport } from './worker.ts';
 
 export interface ThreadData {
   config: Config;
@@ -52,12 +52,10 @@ async function main(): Promise<void> {
   const aside = new StepAside(new Activity(shared), WAIT_PER_WORK, API_FIRST_MS);
   const post = (m: FromThread): void => port.postMessage(m);
   lowerPriority(config.consolidate.workerNice);
-  const { worker: composed, shutdown } = await compose(config, { startWorker: false, announce: false });
-  const worker = new ConsolidationWorker(composed.deps, {
-    ...composed.options,
-    workerId,
-    afterBatch: (report, lastError) => post({ type: 'batch', report, lastError }),
-    beforeStep: () => aside.step(),
+  const { worker, shutdown } = await compose(config, {
+    startWorker: false,
+    announce: false,
+    worker: { workerId, afterBatch: (report, lastError) => post({ type: 'batch', report, lastError }), beforeStep: () => aside.step() },
   });
   const settle = (id: number, run: Promise<DrainReport>): void => {
     run.then(

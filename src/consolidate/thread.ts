@@ -6,7 +6,7 @@
 // are forwarded here (worker.ts RemoteLoop). A thread that dies is started again after a pause.
 import type { Worker } from 'node:worker_threads';
 import type { Config } from '../config/index.ts';
-import type { Activity } from '../core/activity.ts';
+import type { Activity } from '../core/index.ts';
 import { log } from '../log.ts';
 import { sibling, typescriptThread } from '../worker-loader.ts';
 import type { FromThread, ThreadData, ToThread } from './thread-entry.ts';

@@ -5,19 +5,16 @@
 // A failed batch is retried fact by fact; a fact that keeps failing backs off exponentially and, after
 // maxAttempts, goes to the dead-letter list. Idle, it polls; notify() wakes it when facts arrive.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { CairnError } from '../core/errors.ts';
-import { nowIso } from '../core/time.ts';
-import type { Bank, Fact } from '../core/types.ts';
-import type { Embedder } from '../embed/ports.ts';
+import { CairnError, nowIso, type Bank, type Fact, SerialQueue } from '../core/index.ts';
+import type { Embedder } from '../embed/index.ts';
 import { DEFAULT_LIVENESS, Liveness, newHolderId, type LivenessOptions } from '../liveness.ts';
 import { log } from '../log.ts';
-import type { AuditReads, BankStore, Claim, ConsolidationQueue, Forgetting, Heartbeats, RecallReads } from '../store/ports.ts';
+import type { AuditReads, BankStore, Claim, ConsolidationQueue, Forgetting, Heartbeats, RecallReads } from '../store/index.ts';
 import type { Consolidator } from './consolidator.ts';
 import { DEFAULT_CONTEXT_OPTIONS, loadContext, type ContextOptions } from './context.ts';
 import { planWrite, type PlanSummary } from './plan.ts';
 import { RateMeter } from './rate.ts';
 import { repairBlanked } from './revise.ts';
-import { SerialQueue } from '../core/serial.ts';
 
 export interface WorkerDeps {
   /** The queue it works, the context it reads, the beats it makes, and the repair of blanked observations (revise.ts). */

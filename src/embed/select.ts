@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Embedder, Reranker } from './ports.ts';
-import type { EmbedConfig } from '../config/embed.ts';
+import type { EmbedConfig } from '../config/index.ts';
 import { GloveEmbedder } from './glove.ts';
 import type { GloveBuildProgress } from './glove-cache.ts';
 import { gloveCacheFile, modelCacheDir } from './paths.ts';

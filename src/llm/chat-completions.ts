@@ -4,15 +4,10 @@
 // The SDK-specific adapters (groq.ts, openai-compatible.ts) supply only a ChatTransport.
 import type { CallOptions, ChatMessage, CompletionRequest, CompletionResult, LlmProvider, LlmUsage } from './ports.ts';
 import { LlmCallError } from './errors.ts';
+// How a JSON reply is asked for; the configuration names the modes (CAIRN_LLM_STRUCTURED_OUTPUT).
+import type { StructuredOutputMode } from '../config/index.ts';
 
-/**
- * How a JSON reply is asked for. json_schema: constrained decoding against the schema; json_object: "JSON mode"
- * (valid JSON, shape steered by the prompt); text: no response_format at all, shape steered by the prompt and
- * recovered by tolerant parsing.
- */
-export type StructuredOutputMode = 'json_schema' | 'json_object' | 'text';
-
-export const STRUCTURED_OUTPUT_MODES: readonly StructuredOutputMode[] = ['json_schema', 'json_object', 'text'];
+export type { StructuredOutputMode };
 
 export type WireResponseFormat =
   | { type: 'json_schema'; json_schema: { name: string; schema: Record<string, unknown>; strict?: boolean } }

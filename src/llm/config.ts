@@ -4,9 +4,8 @@
 // resolveLlm builds the provider (adapter + resilience, one concurrency limit per endpoint) or returns null for the
 // offline path.
 import { z } from 'zod';
-import { CairnError } from '../core/errors.ts';
-import type { BankConfig } from '../core/types.ts';
-import { LLM_OPERATIONS, PROVIDER_CHOICES, type LlmConfig, type LlmVariables, type ProviderChoice } from '../config/llm.ts';
+import { CairnError, type BankConfig } from '../core/index.ts';
+import { LLM_OPERATIONS, PROVIDER_CHOICES, type LlmConfig, type LlmVariables, type ProviderChoice } from '../config/index.ts';
 import type { LlmOperation, LlmProvider } from './ports.ts';
 import type { StructuredOutputMode } from './chat-completions.ts';
 import { createGroqProvider, GROQ_DEFAULT_BASE_URL, GROQ_DEFAULT_MODEL } from './groq.ts';

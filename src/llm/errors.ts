@@ -1,7 +1,7 @@
 // Errors of the LLM layer. LlmCallError: a call to the provider failed (rate limit, server error, network,
 // timeout, a rejected request); it says whether trying again can help. LlmOutputError: the provider answered,
 // but the reply could not be parsed or validated even after a corrective retry.
-import { CairnError } from '../core/errors.ts';
+import { CairnError } from '../core/index.ts';
 import type { LlmUsage } from './ports.ts';
 import { retryAfterFromHeaders, type HeaderReader } from './retry-after.ts';
 

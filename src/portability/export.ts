@@ -3,13 +3,12 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { notFound } from '../core/errors.ts';
-import { nowIso } from '../core/time.ts';
-import type { AuditReads, BankStore, RecallReads } from '../store/ports.ts';
+import { notFound, nowIso } from '../core/index.ts';
+import type { AuditReads, BankStore, RecallReads } from '../store/index.ts';
 
 /** What an export reads: the bank, and everything of it page by page. */
 type ExportReads = BankStore & RecallReads & AuditReads;
-import type { ThreadStore } from '../threads/ports.ts';
+import type { ThreadStore } from '../threads/index.ts';
 import { emptyCounts, encodeVector, EXPORT_FORMAT, EXPORT_VERSION, type ExportHeader, type ExportRecord } from './format.ts';
 
 export interface ExportOptions {

@@ -6,10 +6,9 @@
 // working-memory documents; tombstones; and a last `end` record with the counts, so a truncated archive is
 // recognised. Messages and items carry their bridge state, so nothing is handed to the fact memory twice.
 // Vectors, when included, are the float32 bytes in base64. Version 1 (still read) ended after the links.
-import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, ObservationRevision } from '../core/types.ts';
-import type { Tombstone } from '../store/ports.ts';
-import type { StoredItem, StoredMessage } from '../threads/ports.ts';
-import type { Thread, WorkingMemory } from '../threads/types.ts';
+import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, ObservationRevision } from '../core/index.ts';
+import type { Tombstone } from '../store/index.ts';
+import type { StoredItem, StoredMessage, Thread, WorkingMemory } from '../threads/index.ts';
 
 export const EXPORT_FORMAT = 'cairn-export';
 export const EXPORT_VERSION = 2;

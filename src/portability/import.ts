@@ -9,16 +9,16 @@
 // are embedded again. A failed import removes the half-imported bank.
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { CairnError } from '../core/errors.ts';
-import { BANK_ID_RULE, isBankId } from '../core/ids.ts';
-import type { Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision } from '../core/types.ts';
-import type { Embedder } from '../embed/ports.ts';
 import {
-  FORGOTTEN_TEXT, type BankStore, type ConsolidationQueue, type Forgetting, type MemoryWrites, type Tombstone, type VectorRecord,
-} from '../store/ports.ts';
-import { legacySession } from '../store/session-order.ts';
-import type { StoredItem, StoredMessage, ThreadStore } from '../threads/ports.ts';
-import type { Thread } from '../threads/types.ts';
+  CairnError, BANK_ID_RULE, isBankId, type Chunk, type DocumentRecord, type Entity, type Evidence, type Fact,
+  type FactLink, type Observation, type ObservationRevision,
+} from '../core/index.ts';
+import type { Embedder } from '../embed/index.ts';
+import {
+  FORGOTTEN_TEXT, type BankStore, type ConsolidationQueue, type Forgetting, type MemoryWrites, type Tombstone,
+  type VectorRecord, legacySession,
+} from '../store/index.ts';
+import type { StoredItem, StoredMessage, ThreadStore, Thread } from '../threads/index.ts';
 import { announcedCounts, decodeVector, emptyCounts, parseHeader, parseRecord, type ExportCounts, type ExportHeader, type ExportRecord } from './format.ts';
 
 export interface ImportOptions {

@@ -167,8 +167,8 @@ describe('export and import', () => {
     // A deletion: its observation is blanked (no vector), a tombstone is written.
     const bob = (await source.listFacts(BANK, { limit: 100, offset: 0 })).facts.find((f) => /watercolou?r/i.test(f.text));
     assert.ok(bob, 'a fact about Bob was retained');
-    await engine.deleteFact(BANK, bob.id, 'not about Alice');
-    await engine.deleteDocument(BANK, 'chat-3', 'a chat about someone else');
+    await engine.memories.deleteFact(BANK, bob.id, 'not about Alice');
+    await engine.memories.deleteDocument(BANK, 'chat-3', 'a chat about someone else');
     original = await snapshot(source, BANK);
     originalThreads = await threadSnapshot(sourceThreads, BANK);
     originalRecall = await recallIds(engine, BANK);

@@ -3,7 +3,7 @@
 // repeat the user's words at length (explanations, code, restated plans), so by words and by meaning they often
 // rank above the one message that holds the answer. For such questions the agent's own turns (facts of kind
 // `experience`) keep only a share of their score; everything else keeps its order.
-import type { Fact } from '../core/types.ts';
+import type { Fact } from '../core/index.ts';
 import { reweigh } from './reweigh.ts';
 
 const FIRST_PERSON = /\b(i|i['’](?:m|ve|d|ll)|me|my|mine|myself)\b/i;

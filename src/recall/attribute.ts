@@ -1,10 +1,9 @@
 // Questions about one attribute of someone ("Where does Maya live now?", "Who is Maya's manager?", "Who is Tom
 // married to?") and the memories that answer them: those whose (leading) statement sets that attribute of that
 // subject now, read the way the consolidator reads statements, so the newest value can be put first.
-import { parseStatement, subjectKey } from '../consolidate/statement.ts';
-import { statedPart, storyTime } from '../consolidate/synthesis.ts';
-import type { Fact } from '../core/types.ts';
-import { nameKey } from '../text/words.ts';
+import { parseStatement, subjectKey, statedPart, storyTime } from '../consolidate/index.ts';
+import type { Fact } from '../core/index.ts';
+import { nameKey } from '../text/index.ts';
 
 export interface AskedAttribute {
   subject: string;

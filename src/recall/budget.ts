@@ -1,6 +1,6 @@
 // The token budget: results are kept in order while their texts fit in maxTokens (counted with the real
 // tokenizer); the first one that does not fit ends the list, so a lower-ranked fact never displaces a better one.
-import { countTokens } from '../text/tokens.ts';
+import { countTokens } from '../text/index.ts';
 
 export interface Budgeted<T> {
   kept: Array<T & { tokens: number }>;

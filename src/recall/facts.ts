@@ -1,7 +1,7 @@
 // Facts read once per recall: the arms and the result builder ask for overlapping sets of facts (seeds,
 // reached facts, candidates), so each id is read from the store at most once per request.
-import type { Fact } from '../core/types.ts';
-import type { RecallReads } from '../store/ports.ts';
+import type { Fact } from '../core/index.ts';
+import type { RecallReads } from '../store/index.ts';
 
 export class FactLoader {
   private readonly loaded = new Map<string, Promise<Fact | undefined>>();

@@ -1,7 +1,7 @@
 // The FactFilter applied to facts already in memory (the graph arm reaches facts through links and
 // entities, which the graph port does not filter; recall re-checks every result with it too).
-import type { Fact } from '../core/types.ts';
-import type { FactFilter } from '../store/ports.ts';
+import type { Fact } from '../core/index.ts';
+import type { FactFilter } from '../store/index.ts';
 
 export function matchesFilter(fact: Fact, filter: FactFilter): boolean {
   if (filter.kinds?.length && !filter.kinds.includes(fact.kind)) return false;

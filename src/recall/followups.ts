@@ -7,8 +7,8 @@
 // of the fact linked to the chunk's last fact (links between facts told one after the other are stored without
 // direction, so the order comes from the chunks' indexes). Two such steps from a fixed number of candidates: the
 // work does not grow with the bank.
-import type { Chunk, Fact } from '../core/types.ts';
-import type { FactFilter, RecallReads } from '../store/ports.ts';
+import type { Chunk, Fact } from '../core/index.ts';
+import type { FactFilter, RecallReads } from '../store/index.ts';
 import type { FactLoader } from './facts.ts';
 import type { Fused } from './fusion.ts';
 

@@ -1,7 +1,7 @@
 // Weighted reciprocal rank fusion: each ranking contributes weight / (k + rank) to every id it holds
 // (rank from 1), so ids found high by several arms rise above ids found by one. Only ranks matter,
 // never the arms' own score scales.
-import type { Scored } from '../store/ports.ts';
+import type { Scored } from '../store/index.ts';
 
 export interface RankedList<N extends string = string> {
   name: N;

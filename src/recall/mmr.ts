@@ -3,7 +3,7 @@
 // so near-duplicates of what was already chosen give way to facts that add something new. Items of the same
 // group (the same source passage) count as fully similar: a second sentence of a message adds less than another
 // message does.
-import { cosine } from '../core/dot.ts';
+import { cosine } from '../core/index.ts';
 
 export interface MmrItem {
   id: string;

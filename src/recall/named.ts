@@ -2,7 +2,7 @@
 // painted?") asks about facts concerning it, and the similarity arms cannot tell: they search without hub names
 // (which match most facts) and rank by topic, so a reply by someone else on the same topic ranks as high as the
 // fact itself.
-import type { Fact } from '../core/types.ts';
+import type { Fact } from '../core/index.ts';
 import { reweigh } from './reweigh.ts';
 
 /**

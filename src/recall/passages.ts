@@ -2,8 +2,8 @@
 // passage a result came from (the chunk it was read from: a message, or a section of a long one) is returned once,
 // in the order of its best result, with the ids and spans of its results. The token budget then counts each
 // passage's text once (its results' texts are inside it); an observation, which has no passage, counts its own.
-import type { Chunk } from '../core/types.ts';
-import { countTokens } from '../text/tokens.ts';
+import type { Chunk } from '../core/index.ts';
+import { countTokens } from '../text/index.ts';
 import type { RecallPassage, RecallResult } from './types.ts';
 
 export interface Grouped {

@@ -3,7 +3,7 @@
 // scattered, and a long sentence loses to short ones for its length. The longest run of the query's words (stemmed,
 // stopwords kept inside a run but not counted) that a fact holds in order is a signal of its own.
 import { stemmer } from 'stemmer';
-import { isStopword, words } from '../text/words.ts';
+import { isStopword, words } from '../text/index.ts';
 
 /** Most words of a query, and of a fact, compared in runs: the work is their product, for each candidate fact, and a
  * hostile query or a sentence of a 100 KB item must not hold the thread. */

@@ -3,9 +3,9 @@
 // focus: its text without hub names. A hub name matches most facts, so in BM25 and in a word-vector average
 // it rewards facts for being short rather than relevant; the similarity arms search with the focus, while
 // the graph arm still uses every named entity.
-import type { Entity } from '../core/types.ts';
-import type { AuditReads, RecallReads } from '../store/ports.ts';
-import { contentWords, isStopword, nameKey } from '../text/words.ts';
+import type { Entity } from '../core/index.ts';
+import type { AuditReads, RecallReads } from '../store/index.ts';
+import { contentWords, isStopword, nameKey } from '../text/index.ts';
 import { withoutMeta } from './meta.ts';
 
 /** An entity mentioned in at least this share of the bank's facts (and at least HUB_MIN_MENTIONS times) is a hub. */

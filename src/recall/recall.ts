@@ -5,11 +5,10 @@
 // cross-encoder when one is loaded, optionally diversified with MMR, and trimmed to the token budget.
 // Every result carries its arm scores, times, entity names and source; observations also their staleness, proof count
 // and (on request) source facts; `trace` adds each arm's findings and timings.
-import { observationExtras, type ObservationExtras } from '../audit/recall-extras.ts';
-import { CairnError, notFound } from '../core/errors.ts';
-import type { Fact } from '../core/types.ts';
-import type { Embedder, Reranker } from '../embed/ports.ts';
-import type { Scored } from '../store/ports.ts';
+import { observationExtras, type ObservationExtras } from '../audit/index.ts';
+import { CairnError, notFound, type Fact } from '../core/index.ts';
+import type { Embedder, Reranker } from '../embed/index.ts';
+import type { Scored } from '../store/index.ts';
 import type { ArmContext, ArmOutput } from './arms/context.ts';
 import { graphArm } from './arms/graph.ts';
 import { keywordArm } from './arms/keyword.ts';

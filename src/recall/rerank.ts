@@ -2,7 +2,7 @@
 //   final = w * (cross-encoder score, min-max scaled over the N) + (1 - w) * (fused score / best fused score);
 // the candidates below N get (1 - w) * (fused / best), as if the cross-encoder had scored them lowest, so
 // they stay below every reranked candidate and in fused order. w = 1 replaces the fused order outright.
-import type { Reranker } from '../embed/ports.ts';
+import type { Reranker } from '../embed/index.ts';
 
 export interface RerankCandidate {
   id: string;

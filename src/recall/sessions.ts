@@ -7,10 +7,9 @@
 // before that; "earlier chats" are all sessions started before the query time except the latest of them. Ordinals
 // ("our 3rd conversation") are the bank's, whatever the query time. Sessions starting after the query time are
 // never counted back to.
-import { DAY_MS } from '../core/time.ts';
-import type { Fact } from '../core/types.ts';
-import type { RecallReads, SessionInfo } from '../store/ports.ts';
-import { parseSessionExpressions, type SessionExpression, type SessionRef } from '../text/session-expressions.ts';
+import { DAY_MS, type Fact } from '../core/index.ts';
+import type { RecallReads, SessionInfo } from '../store/index.ts';
+import { parseSessionExpressions, type SessionExpression, type SessionRef } from '../text/index.ts';
 import type { FactLoader } from './facts.ts';
 
 export interface SessionScope {

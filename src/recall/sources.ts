@@ -1,7 +1,7 @@
 // Results that cover distinct sources. A long message yields dozens of facts that share its words, so without a
 // cap one message's sentences crowd a recall's list; each source passage (the chunk a fact was read from: an item,
 // or a section of a long one) gives at most `perSource` results, the rest of its facts stay reachable through it.
-import type { Fact } from '../core/types.ts';
+import type { Fact } from '../core/index.ts';
 
 /** The passage a fact was read from, or null (observations, facts without a source: never capped). */
 export const sourceOf = (fact: Fact | undefined): string | null => fact?.source?.chunkId ?? null;

@@ -3,9 +3,9 @@
 // no word with it, and a bank holds few such statements (tens, not thousands), so all of them are read (through
 // their own index) and compared with the query by meaning; the closest few, when close enough, are placed among
 // the first results.
-import type { FactFilter, RecallReads, Scored } from '../store/ports.ts';
-import { STANCES, type Stance } from '../text/stance.ts';
-import { cosine } from '../core/dot.ts';
+import type { FactFilter, RecallReads, Scored } from '../store/index.ts';
+import { STANCES, type Stance } from '../text/index.ts';
+import { cosine } from '../core/index.ts';
 
 /** Most standing statements read per recall (the newest are kept when a bank holds more). */
 const MAX_READ = 500;

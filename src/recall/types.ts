@@ -1,8 +1,8 @@
 // Recall's request, result and trace shapes, the per-budget settings, and the tunables of fusion, rerank
 // and diversity. The request is validated at the HTTP edge; `resolveRequest` applies the defaults here.
-import type { FactKind } from '../core/types.ts';
-import type { SourceFact } from '../audit/source-facts.ts';
-import type { AuditReads, BankStore, ConsolidationQueue, FactFilter, RecallReads } from '../store/ports.ts';
+import type { FactKind } from '../core/index.ts';
+import type { SourceFact } from '../audit/index.ts';
+import type { AuditReads, BankStore, ConsolidationQueue, FactFilter, RecallReads } from '../store/index.ts';
 import { type ChangeLabel, changeIntent } from './updates.ts';
 
 export type ArmName = 'semantic' | 'keyword' | 'graph' | 'temporal' | 'passage';

@@ -8,8 +8,8 @@
 // - about a contradiction ("have I ever", "is it true that"): both statements.
 // Every result of a pair says so (RecallResult.change), and each carries its own time, so the caller sees which
 // value is current. Offline and per query: nothing is stored, so facts never consolidated take part too.
-import { sharedCount, stemSet } from '../consolidate/stems.ts';
-import type { Fact } from '../core/types.ts';
+import { sharedCount, stemSet } from '../consolidate/index.ts';
+import type { Fact } from '../core/index.ts';
 
 export type ChangeIntent = 'current' | 'history' | 'contradiction';
 

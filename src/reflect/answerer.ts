@@ -2,8 +2,8 @@
 // rests on. The offline answerer (no LLM) quotes the top observations and facts; the LLM answerer runs an
 // agentic loop over the same tools. Checking citations and the response schema is the use case's job (reflect.ts).
 import type { z } from 'zod';
-import type { Bank } from '../core/types.ts';
-import type { LlmUsage } from '../llm/ports.ts';
+import type { Bank } from '../core/index.ts';
+import type { LlmUsage } from '../llm/index.ts';
 import type { Memory, ReflectLimits, ReflectStep, ToolCall } from './types.ts';
 
 export interface ToolOutcome {

@@ -1,7 +1,7 @@
 // Reflect cites only what exists: the ids an answerer cites, and the ids written into its answer, are looked up
 // in the bank; the ones that are not there are taken out of the answer (its text and its arrays) and reported.
-import type { Fact } from '../core/types.ts';
-import type { RecallReads } from '../store/ports.ts';
+import type { Fact } from '../core/index.ts';
+import type { RecallReads } from '../store/index.ts';
 
 /** What a memory id looks like inside an answer's text (facts fct_..., observations obs_...). */
 const ID_SHAPE = /\b(?:fct|obs)_[0-9a-z]{6,}\b/gi;

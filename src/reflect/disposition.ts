@@ -1,6 +1,6 @@
 // The bank's reflect disposition (bank.config.disposition): skepticism, literalism and empathy, each 1 to 5
 // (3 when unset), and the instruction each level gives the model.
-import type { BankConfig } from '../core/types.ts';
+import type { BankConfig } from '../core/index.ts';
 
 export interface Disposition {
   skepticism: number;

@@ -3,10 +3,8 @@
 // back as messages. Bounded by steps (the last step asks for the answer; a tool call then is not run) and by
 // wall time (the call in flight is aborted). A loop cut short answers with the memories it found, quoted, and
 // says so in the trace; a reply still malformed after its correction fails the request (LlmOutputError).
-import { CairnError } from '../core/errors.ts';
-import type { UsageLedger } from '../llm/ledger.ts';
-import type { ChatMessage, LlmProvider, LlmUsage } from '../llm/ports.ts';
-import { generateObject, type GeneratedObject } from '../llm/structured.ts';
+import { CairnError } from '../core/index.ts';
+import { type UsageLedger, type ChatMessage, type LlmProvider, type LlmUsage, generateObject, type GeneratedObject } from '../llm/index.ts';
 import type { AnswerDraft, AnswerInput, Answerer } from './answerer.ts';
 import { LAST_STEP, questionMessage, systemPrompt, toolResultMessage } from './prompt.ts';
 import { honestStructuredAnswer, quotedAnswer } from './quoted-answer.ts';

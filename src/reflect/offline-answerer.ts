@@ -4,8 +4,8 @@
 // holds nothing relevant. With a response schema it
 // answers only with JSON it can build honestly from those memories; any other schema needs a model, and the
 // caller is told so (400).
-import { badRequest } from '../core/errors.ts';
-import { countTokens } from '../text/tokens.ts';
+import { badRequest } from '../core/index.ts';
+import { countTokens } from '../text/index.ts';
 import type { AnswerDraft, AnswerInput, Answerer } from './answerer.ts';
 import { honestStructuredAnswer, rankedAnswer } from './quoted-answer.ts';
 import { rankForQuestion } from './relevance.ts';

@@ -1,6 +1,6 @@
 // The reflect loop's messages: the system prompt (the bank's mission and disposition, the date, the tools and
 // the step protocol, the answer format) and the messages that carry each tool's outcome back to the model.
-import type { Bank } from '../core/types.ts';
+import type { Bank } from '../core/index.ts';
 import type { ToolOutcome } from './answerer.ts';
 import { dispositionOf, dispositionRules } from './disposition.ts';
 import { whenOf } from './quoted-answer.ts';

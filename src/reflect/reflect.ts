@@ -1,9 +1,7 @@
 // The reflect use case: resolve the request (budget, queryTime, response schema), let the answerer work with the
 // tools, then make the answer accountable: invented ids are dropped and recorded, a structured answer is checked
 // against the caller's schema, and basedOn lists the observations and facts the answer rests on.
-import { CairnError } from '../core/errors.ts';
-import type { Bank } from '../core/types.ts';
-import { nowIso, parseTimestamp } from '../core/time.ts';
+import { CairnError, type Bank, nowIso, parseTimestamp } from '../core/index.ts';
 import type { Answerer } from './answerer.ts';
 import { checkCitations } from './citations.ts';
 import { checkAnswer, compileResponseSchema } from './response-schema.ts';

@@ -2,9 +2,8 @@
 // ("Where does Maya live now?", "Who is Maya's manager?") is answered by the current statement of that
 // attribute, newest first; otherwise by how much of the question a memory covers, a short memory before a long
 // one that covers as much. A memory that shares no word with the question is not relevant to it.
-import { stemSet } from '../consolidate/stems.ts';
-import { storyTime } from '../consolidate/synthesis.ts';
-import { askedAttribute, statesAttribute } from '../recall/attribute.ts';
+import { stemSet, storyTime } from '../consolidate/index.ts';
+import { askedAttribute, statesAttribute } from '../recall/index.ts';
 import type { Memory } from './types.ts';
 
 /** Question words and fillers that say nothing about what is asked. */

@@ -2,7 +2,7 @@
 // like every other model reply (and the model is shown zod's complaint when it is off). A schema zod cannot
 // read is the caller's mistake: a 400 that says why.
 import { z } from 'zod';
-import { badRequest } from '../core/errors.ts';
+import { badRequest } from '../core/index.ts';
 
 export function compileResponseSchema(schema: Record<string, unknown> | undefined): z.ZodType | null {
   if (schema === undefined) return null;

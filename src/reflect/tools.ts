@@ -1,10 +1,10 @@
 // The reflect tools over the ports: search_observations and recall_facts run recall restricted to observations
 // or to raw facts (world, experience); expand shows an observation's evidence facts, or a fact's source chunk or
 // whole document. Every call is recorded in the trace, and every memory returned is remembered as seen.
-import type { Bank, Fact } from '../core/types.ts';
-import type { LlmUsage } from '../llm/ports.ts';
-import type { Budget, RecallRequest, RecallResponse } from '../recall/types.ts';
-import type { AuditReads, RecallReads } from '../store/ports.ts';
+import type { Bank, Fact } from '../core/index.ts';
+import type { LlmUsage } from '../llm/index.ts';
+import type { Budget, RecallRequest, RecallResponse } from '../recall/index.ts';
+import type { AuditReads, RecallReads } from '../store/index.ts';
 import type { ReflectTools, ToolOutcome } from './answerer.ts';
 import type { Memory, ReflectLimits, ReflectStep, ToolCall } from './types.ts';
 

@@ -1,8 +1,8 @@
 // Reflect's request, response and trace shapes, and what each budget lets it do. The request is validated at
 // the HTTP edge (src/api/routes/reflect.ts); the use case (reflect.ts) applies the defaults.
-import type { FactKind } from '../core/types.ts';
-import type { LlmUsage } from '../llm/ports.ts';
-import type { Budget } from '../recall/types.ts';
+import type { FactKind } from '../core/index.ts';
+import type { LlmUsage } from '../llm/index.ts';
+import type { Budget } from '../recall/index.ts';
 
 export interface ReflectRequest {
   query: string;

@@ -1,8 +1,7 @@
 // Splits an item's content into chunks of bounded size at paragraph, then sentence, boundaries. A code block, stack
 // trace or table (src/text/markup.ts) is kept whole in one chunk, with the sentence introducing it ("Here is the
 // fix:"), unless it is longer than a chunk: then it is cut between lines.
-import { codeSpans } from '../text/markup.ts';
-import { sentencesOf } from '../text/sentences.ts';
+import { codeSpans, sentencesOf } from '../text/index.ts';
 
 export const MAX_CHUNK_CHARS = 2_000;
 

@@ -4,7 +4,7 @@
 // context measured worse on beam-dev's tuning half (fused R@10 0.539 -> 0.516), the context diluting the sentence;
 // the passage arm carries the passage's meaning instead. It holds the heading the fact stands under, the names and identifiers its passage
 // mentions, the sentence before it, and the start of the item's own context. The fact's text, the one shown, is unchanged.
-import type { Chunk } from '../core/types.ts';
+import type { Chunk } from '../core/index.ts';
 import type { ExtractedFact } from './extractor.ts';
 
 /** Most names and identifiers of the passage a context carries (the first found: a passage names its topic early). */

@@ -1,10 +1,9 @@
 // Entity resolution: mentions become canonical entities of the bank. One person is one entity across items:
 // matching ignores case and possessives, knows aliases, and a lone first name joins the single known full
 // name that starts with it ("Alice" -> "Alice Smith").
-import { newId } from '../core/ids.ts';
-import type { Entity } from '../core/types.ts';
-import type { MemoryWrites } from '../store/ports.ts';
-import { nameKey } from '../text/words.ts';
+import { newId, type Entity } from '../core/index.ts';
+import type { MemoryWrites } from '../store/index.ts';
+import { nameKey } from '../text/index.ts';
 import type { ExtractedEntity } from './extractor.ts';
 
 export class EntityResolver {

@@ -1,6 +1,6 @@
 // The extractor port: turns one chunk of a retained item into facts. Offline (deterministic NLP) and LLM
 // implementations plug in here.
-import type { FactKind } from '../core/types.ts';
+import type { FactKind } from '../core/index.ts';
 
 /** How much an LLM extractor keeps: the facts that matter, every detail, or the source's own words. */
 export type RetainMode = 'concise' | 'verbose' | 'verbatim';

@@ -3,10 +3,10 @@
 // process queue here first (so they wait in order, without polling the store); a retain of another process that
 // holds the lease is waited for by polling, and taken over at once when its process is known dead on this host
 // (src/liveness.ts), else when its lease runs out. A running retain renews its lease a few times per lease.
-import { SerialQueue } from '../core/serial.ts';
+import { SerialQueue } from '../core/index.ts';
 import { holderState, newHolderId, THIS_PROCESS } from '../liveness.ts';
 import { log } from '../log.ts';
-import type { WriteLease, WriteLeases } from '../store/ports.ts';
+import type { WriteLease, WriteLeases } from '../store/index.ts';
 
 export interface LeaseOptions {
   /** How long a lease holds without renewal: a holder dead elsewhere blocks the bank at most this long (default 15 s). */

@@ -2,9 +2,8 @@
 // bank's facts stored before the retain began (through the vector index) and the retain's own last facts (compared in
 // memory), so a long item costs the same per fact at its end as at its start: without the bound, each fact was
 // compared with every fact the item had written before it, and retain time grew with the square of its length.
-import { dot } from '../core/dot.ts';
-import type { FactLink, FactKind } from '../core/types.ts';
-import type { RecallReads, VectorRecord } from '../store/ports.ts';
+import { dot, type FactLink, type FactKind } from '../core/index.ts';
+import type { RecallReads, VectorRecord } from '../store/index.ts';
 
 export const SEMANTIC_LINK_MIN_SIMILARITY = 0.9;
 export const SEMANTIC_LINKS_PER_FACT = 2;

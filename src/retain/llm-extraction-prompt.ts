@@ -3,7 +3,7 @@
 // item's timestamp, a verbatim quote to anchor it in the chunk, the bank's mission and mode, and code kept out of
 // facts and entities.
 import { z } from 'zod';
-import type { ChatMessage } from '../llm/ports.ts';
+import type { ChatMessage } from '../llm/index.ts';
 import type { ExtractInput, RetainMode } from './extractor.ts';
 import { isDateLike } from './occurred-range.ts';
 

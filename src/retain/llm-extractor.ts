@@ -4,13 +4,11 @@
 // there), its dates made absolute ranges, its entities merged with who and where (no code among them), its causes
 // checked, and the keyword terms of the chunk's units it spans (identifiers of inline code and of the code they
 // introduce, as the offline extractor gives them).
-import type { LlmProvider } from '../llm/ports.ts';
-import type { UsageLedger } from '../llm/ledger.ts';
-import { generateObject } from '../llm/structured.ts';
+import { type LlmProvider, type UsageLedger, generateObject } from '../llm/index.ts';
 import type { ExtractInput, ExtractedEntity, ExtractedFact, Extractor, RetainMode } from './extractor.ts';
 import { ExtractionSchema, extractionMessages, type LlmFact } from './llm-extraction-prompt.ts';
 import { occurredRange } from './occurred-range.ts';
-import { isCodeFragment } from '../text/identifiers.ts';
+import { isCodeFragment } from '../text/index.ts';
 import { locateQuote, type Span } from './quote-span.ts';
 import { unitsOf, type Unit } from './units.ts';
 

@@ -3,7 +3,7 @@
 // one walk over the tagged terms groups neighbouring terms of one type into a name. A sentence that cannot name
 // anything (no capitalised word past its opener, no word the lexicon knows as a name) is not tagged at all.
 import nlp from 'compromise';
-import { isStopword } from '../text/words.ts';
+import { isStopword } from '../text/index.ts';
 
 export type NameType = 'person' | 'place' | 'organization';
 

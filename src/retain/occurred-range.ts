@@ -2,7 +2,7 @@
 // instant; each widened to the period it names), else from its words ("last June") read against the item's
 // timestamp, the same way the offline extractor reads time expressions (a month or date without a year by the
 // tense of the fact's own words).
-import { parseTimeExpressions } from '../text/time-expressions.ts';
+import { parseTimeExpressions } from '../text/index.ts';
 
 export interface OccurredRange {
   start: string | null;

@@ -3,10 +3,10 @@
 // capitalised and technical names; never in code), time expressions read from the item's timestamp, keyword terms
 // from code, and causality marked by a sentence that starts "So ...", "Therefore ...", "As a result ...".
 import * as chrono from 'chrono-node';
-import { hasUnresolvedYou, toThirdPerson } from '../text/person.ts';
-import { parseTimeExpressions, type TimeRange } from '../text/time-expressions.ts';
-import { isCodeFragment, isFileName, isLibraryName, isShapedName, shapedNames, toolsInProse } from '../text/identifiers.ts';
-import { isStopword } from '../text/words.ts';
+import {
+  hasUnresolvedYou, toThirdPerson, parseTimeExpressions, type TimeRange, isCodeFragment, isFileName, isLibraryName,
+  isShapedName, shapedNames, toolsInProse, isStopword,
+} from '../text/index.ts';
 import { typedNames } from './named-entities.ts';
 import { unitsOf, type Unit } from './units.ts';
 import type { ExtractInput, ExtractedEntity, ExtractedFact, Extractor } from './extractor.ts';

@@ -2,11 +2,12 @@
 // vectors -> links, written atomically per document batch. Unchanged documents and chunks are skipped.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import pLimit, { type LimitFunction } from 'p-limit';
-import { contentHash, derivedId, newId } from '../core/ids.ts';
-import { nowIso } from '../core/time.ts';
-import type { Bank, Chunk, DocumentRecord, Fact, FactLink, Operation } from '../core/types.ts';
-import type { Embedder } from '../embed/ports.ts';
-import type { ItemWrite, MemoryWrites, RecallReads } from '../store/ports.ts';
+import {
+  contentHash, derivedId, newId, nowIso, type Bank, type Chunk, type DocumentRecord, type Fact, type FactLink,
+  type Operation,
+} from '../core/index.ts';
+import type { Embedder } from '../embed/index.ts';
+import type { ItemWrite, MemoryWrites, RecallReads } from '../store/index.ts';
 import { chunkText } from './chunking.ts';
 import { factContext, passageNames } from './context.ts';
 import { EntityResolver } from './entities.ts';
@@ -15,7 +16,7 @@ import type { BankWriteLeases } from './lease.ts';
 import { RecentFacts, semanticLinks } from './links.ts';
 import { retainModeOf } from './retain-mode.ts';
 import type { Progress, RetainItem, RetainRequest, RetainResult } from './types.ts';
-import { stanceOf } from '../text/stance.ts';
+import { stanceOf } from '../text/index.ts';
 
 export interface RetainDeps {
   /** Writes the items; reads what is stored to plan them and to link their facts. */

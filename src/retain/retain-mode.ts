@@ -1,7 +1,6 @@
 // The bank's retain mode (bank.config.retainMode): concise (default), verbose or verbatim. Read here so the
 // pipeline and the bank routes agree on the default and on what counts as a bad value.
-import { badRequest } from '../core/errors.ts';
-import type { BankConfig } from '../core/types.ts';
+import { badRequest, type BankConfig } from '../core/index.ts';
 import { RETAIN_MODES, type RetainMode } from './extractor.ts';
 
 export function retainModeOf(config: BankConfig): RetainMode {

@@ -12,10 +12,10 @@
 // Inline code stays in a unit's text, but names and times are read from the text without it ("plain"); what it
 // holds becomes terms, and a name when it is shaped like one (a file, socket.io) or introduced as one ("run
 // `pg_dump`", "the `ioredis` package").
-import { codeTerms, commandsOf, isCodeWord, isFileName, isKnownTool, isLibraryName, isShapedName, namedInCode, type NamedThing } from '../text/identifiers.ts';
-import { inlineCode, scanBlocks, withoutEmphasis } from '../text/markup.ts';
-import { contentWords } from '../text/words.ts';
-import { sentencesOf } from '../text/sentences.ts';
+import {
+  codeTerms, commandsOf, isCodeWord, isFileName, isKnownTool, isLibraryName, isShapedName, namedInCode,
+  type NamedThing, inlineCode, scanBlocks, withoutEmphasis, contentWords, sentencesOf,
+} from '../text/index.ts';
 
 export type UnitKind = 'sentence' | 'item' | 'row' | 'error';
 

@@ -1,20 +1,9 @@
 // The storage ports the engine talks to. Adapters (store/sqlite, store/neo4j, store/qdrant) implement them;
 // domain modules (retain, consolidate, recall, reflect, threads) import only this file.
 import type {
-  Bank,
-  Chunk,
-  DocumentRecord,
-  Entity,
-  Evidence,
-  Fact,
-  FactKind,
-  FactLink,
-  Observation,
-  ObservationRevision,
-  Operation,
-  OperationStatus,
-  Stance,
-} from '../core/types.ts';
+  Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactKind, FactLink, Observation, ObservationRevision,
+  Operation, OperationStatus, Stance,
+} from '../core/index.ts';
 
 export interface Scored {
   id: string;

@@ -10,7 +10,7 @@
 //   - full-text indexes of a bank that no longer exists (its deletion died before dropping them): dropped.
 // A dry run reports the same counts and changes nothing. Stagings younger than the cutoff are left alone: they may
 // belong to a write still in flight.
-import type { Embedder } from '../embed/ports.ts';
+import type { Embedder } from '../embed/index.ts';
 import * as deletes from './neo4j/deletes.ts';
 import * as pending from './neo4j/statements/pending.ts';
 import { activate, activateVectors } from './neo4j/statements/items.ts';

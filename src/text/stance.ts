@@ -2,7 +2,7 @@
 // ("Always include a code example when I ask about async errors", "Never suggest AWS") or states what they
 // prefer ("I prefer Android phones", "I'd rather pay monthly"). They apply to later requests that share no words
 // with them, so recall looks them up by meaning for every question instead of waiting for a keyword match.
-import type { Stance } from '../core/types.ts';
+import type { Stance } from '../core/index.ts';
 
 export type { Stance };
 export const STANCES: readonly Stance[] = ['instruction', 'preference'];

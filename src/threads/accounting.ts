@@ -1,6 +1,6 @@
 // Token accounting of thread memory, with the real cl100k tokenizer: what a message costs in a prompt (its
 // content, its tool calls, and a fixed per-message overhead for role and separators), and sums over lists.
-import { countTokens } from '../text/tokens.ts';
+import { countTokens } from '../text/index.ts';
 import type { ToolCall } from './types.ts';
 
 /** Tokens a chat format spends per message on role and delimiters (OpenAI's documented figure is 3-4). */

@@ -1,7 +1,7 @@
 // The bridge from thread memory to the bank's fact memory: turns a thread's messages (or its observations)
 // into retain items, hands them to the injected retain callback, and marks what was handed over so each item
 // goes exactly once even across restarts. Tool output and empty observations are not retained.
-import type { RetainItem } from '../retain/types.ts';
+import type { RetainItem } from '../retain/index.ts';
 import type { BridgeRetain, ThreadStore } from './ports.ts';
 import type { ThreadScope } from './scope.ts';
 import type { MemoryItem, ThreadMessage } from './types.ts';

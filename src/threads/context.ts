@@ -3,7 +3,7 @@
 // The prefix depends only on memory and budgets, never on the tail or the clock, so it stays byte-identical
 // between turns until memory changes; its hash lets a client see when it did.
 import { createHash } from 'node:crypto';
-import { countTokens } from '../text/tokens.ts';
+import { countTokens } from '../text/index.ts';
 import type { ResolvedThreadSettings } from './settings.ts';
 import type { MemoryItem, ThreadMessage } from './types.ts';
 

@@ -1,7 +1,7 @@
 // Memory items as the pipeline creates them: observations of a message range and reflections of other items,
 // with their token counts, covered ranges or ids, time span and continuity hints.
-import { newId } from '../core/ids.ts';
-import { countTokens } from '../text/tokens.ts';
+import { newId } from '../core/index.ts';
+import { countTokens } from '../text/index.ts';
 import { sumTokens } from './accounting.ts';
 import type { ObservationDraft } from './ports.ts';
 import type { ThreadScope } from './scope.ts';

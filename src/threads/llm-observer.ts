@@ -1,7 +1,6 @@
 // The LLM observer: asks the configured model (through the LLM port and generateObject) to compress a batch of
 // messages into an observation with currentTask and suggestedResponse hints, following the bank's instructions.
-import type { LlmProvider } from '../llm/ports.ts';
-import { generateObject } from '../llm/structured.ts';
+import { type LlmProvider, generateObject } from '../llm/index.ts';
 import type { CallControl, ObservationDraft, ObserveRequest, Observer } from './ports.ts';
 import { ObservationReply, observerSystemPrompt, observerUserPrompt } from './prompts.ts';
 

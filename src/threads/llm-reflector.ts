@@ -1,7 +1,6 @@
 // The LLM reflector: asks the configured model to condense observations (or reflections) into one reflection,
 // later information winning, within a target size, following the bank's instructions.
-import type { LlmProvider } from '../llm/ports.ts';
-import { generateObject } from '../llm/structured.ts';
+import { type LlmProvider, generateObject } from '../llm/index.ts';
 import type { CallControl, ReflectRequest, Reflector } from './ports.ts';
 import { ReflectionReply, reflectorSystemPrompt, reflectorUserPrompt } from './prompts.ts';
 

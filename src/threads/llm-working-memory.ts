@@ -1,7 +1,6 @@
 // The LLM working-memory updater: asks the configured model to rewrite the working-memory document with what
 // lasts from the latest turn, keeping the template's headings.
-import type { LlmProvider } from '../llm/ports.ts';
-import { generateObject } from '../llm/structured.ts';
+import { type LlmProvider, generateObject } from '../llm/index.ts';
 import type { CallControl, WorkingMemoryRequest, WorkingMemoryUpdater } from './ports.ts';
 import { WorkingMemoryReply, workingMemorySystemPrompt, workingMemoryUserPrompt } from './prompts.ts';
 

@@ -3,13 +3,10 @@
 // message. It also assembles contexts, reports status, manages working memory, per-bank and per-thread
 // settings, and clears or deletes threads. The composition root supplies the store, bank lookup, the LLM for a
 // bank (or none) and the bridge callback.
-import { CairnError, badRequest, notFound } from '../core/errors.ts';
-import { newId } from '../core/ids.ts';
-import { nowIso, parseTimestamp } from '../core/time.ts';
-import type { Bank } from '../core/types.ts';
-import type { LlmProvider } from '../llm/ports.ts';
-import type { BankStore } from '../store/ports.ts';
-import { countTokens } from '../text/tokens.ts';
+import { CairnError, badRequest, notFound, newId, nowIso, parseTimestamp, type Bank } from '../core/index.ts';
+import type { LlmProvider } from '../llm/index.ts';
+import type { BankStore } from '../store/index.ts';
+import { countTokens } from '../text/index.ts';
 import { messageTokenCount, sumTokens } from './accounting.ts';
 import { assembleContext, type AssembledContext } from './context.ts';
 import { MemoryEvents } from './events.ts';

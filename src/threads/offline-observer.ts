@@ -2,7 +2,7 @@
 // messages (decisions, intent, facts, progress, pending work, constraints), drops tool output, code, greetings
 // and repeats of what memory already holds, and writes them as dated, attributed notes within a token share
 // of the input. It also derives the current task and a suggested next response.
-import { countTokens } from '../text/tokens.ts';
+import { countTokens } from '../text/index.ts';
 import { sumTokens } from './accounting.ts';
 import { formatNotes, parseNotes, type Note } from './notes.ts';
 import type { ObservationDraft, ObserveRequest, Observer } from './ports.ts';

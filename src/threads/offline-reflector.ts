@@ -3,8 +3,7 @@
 // changed state such as a new deadline or address replaces the old one), ranks what is left by salience,
 // recency and how many reflections a note already survived, and keeps the best notes within the target size,
 // in their original order.
-import { countTokens } from '../text/tokens.ts';
-import { contentWords } from '../text/words.ts';
+import { countTokens, contentWords } from '../text/index.ts';
 import { formatNotes, parseNotes, type Note } from './notes.ts';
 import type { ReflectRequest, Reflector } from './ports.ts';
 import { noteScore, properNouns, restates, salience, splitSentences, wordSet } from './salience.ts';

@@ -5,9 +5,9 @@
 // observation chunks every bufferTokens, reflection once observations reach their buffer point, consolidation
 // of reflections into higher generations, working-memory updates and the bridge. Every step commits atomically
 // and reserves its range as a `running` item first, so a crash leaves a state that recovery can read.
-import { newId } from '../core/ids.ts';
+import { newId, SerialQueue } from '../core/index.ts';
 import { log } from '../log.ts';
-import { countTokens } from '../text/tokens.ts';
+import { countTokens } from '../text/index.ts';
 import { sumTokens } from './accounting.ts';
 import { bridgeMessages, bridgeObservations } from './bridge.ts';
 import { hasContent } from './context.ts';
@@ -15,7 +15,6 @@ import { observationItem, reflectionItem } from './items.ts';
 import type { MemoryEvents } from './events.ts';
 import type { BridgeRetain, ObservationDraft, Observer, Reflector, ThreadStore } from './ports.ts';
 import { recordKey, threadKey, type ThreadScope } from './scope.ts';
-import { SerialQueue } from '../core/serial.ts';
 import { capDocument, startDocument } from './working-memory.ts';
 import type { MemoryEvent, MemoryItem, MemoryOperation, ThreadMessage } from './types.ts';
 

@@ -1,7 +1,7 @@
 // Thread memory's ports: the store that keeps threads, messages, memory items and working memory (adapters:
 // store/sqlite/threads.ts, store/neo4j/threads.ts), the observer, reflector and working-memory updater (offline and LLM versions in
 // this folder), and the bridge callback through which a thread feeds the bank's fact memory.
-import type { RetainItem } from '../retain/types.ts';
+import type { RetainItem } from '../retain/index.ts';
 import type { MemoryItem, MemoryKind, MemoryStatus, NewMessage, Thread, ThreadMessage, WorkingMemory } from './types.ts';
 
 /** One atomic change to a record's memory items. */

@@ -1,8 +1,7 @@
 // Offline salience for thread memory: removes what an observation should not carry (code blocks, tool
 // output, greetings, filler, emoji) and scores each remaining sentence for what it should carry: decisions,
 // intent and goals, facts, progress and outcomes, pending work and constraints.
-import { contentWords, words } from '../text/words.ts';
-import { sentencesOf } from '../text/sentences.ts';
+import { contentWords, words, sentencesOf } from '../text/index.ts';
 
 export type Cue = 'decision' | 'intent' | 'progress' | 'pending' | 'constraint' | 'fact';
 

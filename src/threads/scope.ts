@@ -1,6 +1,6 @@
 // What every thread-memory step works with: the bank, the thread, its resolved settings, the memory record its
 // observations pool into, the working-memory key, and the observer/reflector/updater chosen for the bank.
-import type { Bank } from '../core/types.ts';
+import type { Bank } from '../core/index.ts';
 import type { Observer, Reflector, WorkingMemoryUpdater } from './ports.ts';
 import type { ResolvedThreadSettings } from './settings.ts';
 import type { Thread } from './types.ts';

@@ -2,7 +2,7 @@
 // and resolution into absolute token numbers. Settings that cannot work together are refused with a message
 // that says which values clash and what to change.
 import { z } from 'zod';
-import { badRequest } from '../core/errors.ts';
+import { badRequest } from '../core/index.ts';
 
 const whole = (field: string, min: number) =>
   z.number({ error: `${field} must be a number` }).int({ error: `${field} must be a whole number` }).min(min, { error: `${field} must be ${min} or more` });

@@ -3,7 +3,7 @@
 // of the user (profile, preferences, goals) under their section, and a statement of a single-valued attribute
 // (where they live, work, their manager, age, a favourite...) replaces the earlier statements of it, so the
 // profile follows the latest facts; a size cap drops the oldest automatic bullets first and explicit notes last.
-import { countTokens } from '../text/tokens.ts';
+import { countTokens } from '../text/index.ts';
 import type { WorkingMemoryRequest, WorkingMemoryUpdater } from './ports.ts';
 import { attributesOf } from './profile-attributes.ts';
 import { restates, splitSentences, stripNoise, tidy, wordSet } from './salience.ts';

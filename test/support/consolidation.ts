@@ -19,6 +19,7 @@ import { TEST_CACHE_DIR } from './server.ts';
 export interface TestEngine {
   engine: Engine;
   store: SqliteStore;
+  embedder: GloveEmbedder;
   worker: ConsolidationWorker;
   dataDir: string;
   url: string;
@@ -36,8 +37,9 @@ export async function openEngine(options: { dataDir?: string; attach?: AttachOpt
   const store = new SqliteStore({ dataDir });
   const embedder = await GloveEmbedder.open({ cacheFile: gloveCacheFile() });
   const engine = new Engine({ store, embedder, reranker: null, extractor: new OfflineExtractor() });
-  const worker = attachConsolidation(engine, options.attach);
-  const app = createApp(engine, { routes: [...coreRoutes(engine), consolidationRoutes(engine, worker), auditRoutes(engine, worker)] });
+  const consolidation = attachConsolidation(engine, { store, embedder }, options.attach);
+  const { worker } = consolidation;
+  const app = createApp(engine, { routes: [...coreRoutes(engine), consolidationRoutes(engine, consolidation), auditRoutes(engine)] });
   const http = await listen(app);
   const stop = async (): Promise<void> => {
     await http.close();
@@ -47,6 +49,7 @@ export async function openEngine(options: { dataDir?: string; attach?: AttachOpt
   return {
     engine,
     store,
+    embedder,
     worker,
     dataDir,
     url: http.url,

@@ -9,6 +9,7 @@ import { compose } from '../../src/compose.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import type { Engine } from '../../src/engine.ts';
 import type { ConsolidationWorker } from '../../src/consolidate/worker.ts';
+import type { MemoryStore } from '../../src/store/ports.ts';
 import { TEST_CACHE_DIR } from './embed.ts';
 
 export { TEST_CACHE_DIR };
@@ -16,6 +17,8 @@ export { TEST_CACHE_DIR };
 export interface TestServer {
   url: string;
   engine: Engine;
+  /** The store beneath the engine, for tests that look at what it holds. */
+  store: MemoryStore;
   worker: ConsolidationWorker;
   dataDir: string;
   call<T = unknown>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: T }>;
@@ -32,7 +35,7 @@ export function tempDataDir(): string {
 export async function startServer(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDataDir();
   const config = loadConfig({ CAIRN_CACHE_DIR: TEST_CACHE_DIR, CAIRN_WORKER: 'off', ...options.env, CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: 'warn' });
-  const { engine, worker, routes, shutdown } = await compose(config);
+  const { engine, store, worker, routes, shutdown } = await compose(config);
   const app = createApp(engine, { apiKey: config.http.apiKey, routes });
   const http = await listen(app);
   const stop = async (): Promise<void> => {
@@ -42,6 +45,7 @@ export async function startServer(options: { dataDir?: string; env?: Record<stri
   return {
     url: http.url,
     engine,
+    store,
     worker,
     dataDir,
     call: http.call,

@@ -17,7 +17,6 @@ import type { Engine } from '../../src/engine.ts';
 import { createOpenAiCompatibleProvider } from '../../src/llm/openai-compatible.ts';
 import type { LlmProvider } from '../../src/llm/ports.ts';
 import { SqliteStore } from '../../src/store/sqlite/store.ts';
-import { SqliteThreadStore } from '../../src/store/sqlite/threads.ts';
 import { ThreadMemory } from '../../src/threads/memory.ts';
 import type { MemoryEvent } from '../../src/threads/types.ts';
 
@@ -39,11 +38,11 @@ export interface ThreadServerOptions {
 
 export async function startThreadServer(options: ThreadServerOptions = {}): Promise<ThreadTestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cairn-threads-'));
-  const { engine } = await compose(loadConfig({ CAIRN_CACHE_DIR: TEST_CACHE_DIR, CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: 'warn' }));
-  if (!(engine.store instanceof SqliteStore)) throw new Error('thread tests need the embedded SQLite store');
+  const { engine, store, threadStore } = await compose(loadConfig({ CAIRN_CACHE_DIR: TEST_CACHE_DIR, CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: 'warn' }));
+  if (!(store instanceof SqliteStore)) throw new Error('thread tests need the embedded SQLite store');
   const memory = new ThreadMemory({
-    store: new SqliteThreadStore(engine.store.db),
-    banks: engine.store,
+    store: threadStore,
+    banks: store,
     llmFor: () => options.llm ?? null,
     bridge:
       options.bridge === false

@@ -1,9 +1,6 @@
 // Audit routes: an observation with its full evidence chain (facts -> exact source sentence -> document), its
 // history, the observations a fact supports, one "why" for any recall result id, and the deletion tombstones.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { evidenceChain, observationsOfFact, requireObservation } from '../../audit/chain.ts';
-import { why } from '../../audit/why.ts';
-import type { ConsolidationWorker } from '../../consolidate/worker.ts';
 import type { Engine } from '../../engine.ts';
 import { BankIdParam, ErrorSchema, FactSchema, json, SourceSpanSchema } from '../schemas.ts';
 
@@ -61,8 +58,8 @@ const TombstoneSchema = z
 
 const IdParam = BankIdParam.extend({ id: z.string().min(1).max(256) });
 
-export function auditRoutes(engine: Engine, _worker?: ConsolidationWorker): (app: OpenAPIHono) => void {
-  const store = engine.store;
+export function auditRoutes(engine: Engine): (app: OpenAPIHono) => void {
+  const { audit } = engine;
   return (app) => {
     app.openapi(
       createRoute({
@@ -71,8 +68,7 @@ export function auditRoutes(engine: Engine, _worker?: ConsolidationWorker): (app
       }),
       async (c) => {
         const { bank, id } = c.req.valid('param');
-        await engine.requireBank(bank);
-        return c.json(await evidenceChain(store, bank, id), 200);
+        return c.json(await audit.chain(bank, id), 200);
       },
     );
     app.openapi(
@@ -82,9 +78,7 @@ export function auditRoutes(engine: Engine, _worker?: ConsolidationWorker): (app
       }),
       async (c) => {
         const { bank, id } = c.req.valid('param');
-        await engine.requireBank(bank);
-        await requireObservation(store, bank, id);
-        return c.json({ observationId: id, history: await store.historyOf(bank, id) }, 200);
+        return c.json({ observationId: id, history: await audit.history(bank, id) }, 200);
       },
     );
     app.openapi(
@@ -94,8 +88,7 @@ export function auditRoutes(engine: Engine, _worker?: ConsolidationWorker): (app
       }),
       async (c) => {
         const { bank, id } = c.req.valid('param');
-        await engine.getFact(bank, id);
-        return c.json({ factId: id, observations: await observationsOfFact(store, bank, id) }, 200);
+        return c.json({ factId: id, observations: await audit.observationsOfFact(bank, id) }, 200);
       },
     );
     app.openapi(
@@ -105,8 +98,7 @@ export function auditRoutes(engine: Engine, _worker?: ConsolidationWorker): (app
       }),
       async (c) => {
         const { bank, id } = c.req.valid('param');
-        await engine.requireBank(bank);
-        return c.json(await why(store, bank, id), 200);
+        return c.json(await audit.why(bank, id), 200);
       },
     );
     app.openapi(
@@ -117,8 +109,7 @@ export function auditRoutes(engine: Engine, _worker?: ConsolidationWorker): (app
       }),
       async (c) => {
         const { bank } = c.req.valid('param');
-        await engine.requireBank(bank);
-        return c.json({ tombstones: await store.tombstones(bank, c.req.valid('query').limit) }, 200);
+        return c.json({ tombstones: await audit.tombstones(bank, c.req.valid('query').limit) }, 200);
       },
     );
   };

@@ -1,11 +1,9 @@
 // Consolidation routes: the status of a bank's consolidation (backlog, oldest waiting fact, why it waits, rate,
 // failures), a run triggered now (which says whether it could start), and the dead-letter list with retry.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { consolidationStatus } from '../../consolidate/status.ts';
-import type { ConsolidationWorker } from '../../consolidate/worker.ts';
+import type { Consolidation } from '../../consolidate/index.ts';
 import type { Engine } from '../../engine.ts';
-import { badRequest } from '../../core/errors.ts';
-import { log } from '../../log.ts';
+import { badRequest } from '../../core/index.ts';
 import { describeIssues } from '../errors.ts';
 import { BankIdParam, ErrorSchema, json } from '../schemas.ts';
 
@@ -74,7 +72,7 @@ const DeadLetterSchema = z
   .object({ factId: z.string(), bankId: z.string(), error: z.string(), attempts: z.number(), failedAt: z.string() })
   .openapi('DeadLetter');
 
-export function consolidationRoutes(engine: Engine, worker: ConsolidationWorker): (app: OpenAPIHono) => void {
+export function consolidationRoutes(engine: Engine, consolidation: Consolidation): (app: OpenAPIHono) => void {
   return (app) => {
     app.openapi(
       createRoute({
@@ -83,8 +81,7 @@ export function consolidationRoutes(engine: Engine, worker: ConsolidationWorker)
       }),
       async (c) => {
         const { bank } = c.req.valid('param');
-        await engine.requireBank(bank);
-        return c.json(await consolidationStatus(engine.store, worker, bank), 200);
+        return c.json(await consolidation.status(bank), 200);
       },
     );
     app.openapi(
@@ -108,19 +105,9 @@ export function consolidationRoutes(engine: Engine, worker: ConsolidationWorker)
       }),
       async (c) => {
         const { bank } = c.req.valid('param');
-        await engine.requireBank(bank);
-        if (c.req.valid('query').wait === 'true') {
-          // batches: 0 in the report, and the status's waiting.reason, tell a run that could claim nothing.
-          const report = await worker.drain(bank);
-          return c.json({ run: report, status: await consolidationStatus(engine.store, worker, bank) }, 200);
-        }
-        const { started, run } = await worker.consolidateNow(bank);
-        if (!started) {
-          const status = await consolidationStatus(engine.store, worker, bank);
-          return c.json({ started: false as const, reason: status.waiting.reason ?? 'nothing waits to be consolidated', status }, 200);
-        }
-        run.catch((e: unknown) => log.error(`consolidation run of ${bank} failed: ${e instanceof Error ? e.message : String(e)}`));
-        return c.json({ started: true as const, status: await consolidationStatus(engine.store, worker, bank) }, 202);
+        if (c.req.valid('query').wait === 'true') return c.json(await consolidation.run(bank), 200);
+        const outcome = await consolidation.start(bank);
+        return outcome.started ? c.json(outcome, 202) : c.json(outcome, 200);
       },
     );
     app.openapi(
@@ -130,8 +117,7 @@ export function consolidationRoutes(engine: Engine, worker: ConsolidationWorker)
       }),
       async (c) => {
         const { bank } = c.req.valid('param');
-        await engine.requireBank(bank);
-        return c.json({ deadLetters: await engine.store.listDeadLetters(bank) }, 200);
+        return c.json({ deadLetters: await consolidation.deadLetters(bank) }, 200);
       },
     );
     app.openapi(
@@ -151,9 +137,7 @@ export function consolidationRoutes(engine: Engine, worker: ConsolidationWorker)
           if (!parsed.success) throw badRequest(describeIssues(parsed.error.issues));
           body = parsed.data;
         }
-        const retried = await engine.store.retryDeadLetters(bank, body.factIds);
-        if (retried) worker.notify(bank);
-        return c.json({ retried }, 200);
+        return c.json({ retried: await consolidation.retryDeadLetters(bank, body.factIds) }, 200);
       },
     );
   };

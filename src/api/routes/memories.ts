@@ -3,7 +3,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Engine } from '../../engine.ts';
 import type { Routes } from './index.ts';
-import { notFound } from '../../core/errors.ts';
 import { BankIdParam, BankIdSchema, ChunkSchema, DocumentSchema, EntitySchema, ErrorSchema, FactKindSchema, FactSchema, forwardOccurredRange, json, OperationSchema, PageQuery, RetainRequestSchema, RetainResponseSchema, TimeFilterFields } from '../schemas.ts';
 
 const errors = { 400: json(ErrorSchema, 'Invalid request'), 404: json(ErrorSchema, 'Not found') };
@@ -48,7 +47,7 @@ export function memoryRoutes(engine: Engine): Routes {
       }),
       async (c) => {
         const q = c.req.valid('query');
-        const page = await engine.listFacts(c.req.valid('param').bank, {
+        const page = await engine.memories.listFacts(c.req.valid('param').bank, {
           limit: q.limit, offset: q.offset, kinds: q.kind ? [q.kind] : undefined, documentId: q.documentId, entityId: q.entityId,
           includeSuperseded: q.includeSuperseded === 'true', occurredFrom: q.occurredFrom, occurredTo: q.occurredTo, validAt: q.validAt,
         });
@@ -63,7 +62,7 @@ export function memoryRoutes(engine: Engine): Routes {
       }),
       async (c) => {
         const { bank, fact } = c.req.valid('param');
-        return c.json(await engine.getFact(bank, fact), 200);
+        return c.json(await engine.memories.getFact(bank, fact), 200);
       },
     );
     app.openapi(
@@ -74,7 +73,7 @@ export function memoryRoutes(engine: Engine): Routes {
       }),
       async (c) => {
         const { bank, fact } = c.req.valid('param');
-        return c.json(await engine.deleteFact(bank, fact, c.req.valid('query').reason ?? 'deleted through the API'), 200);
+        return c.json(await engine.memories.deleteFact(bank, fact, c.req.valid('query').reason ?? 'deleted through the API'), 200);
       },
     );
     app.openapi(
@@ -86,8 +85,7 @@ export function memoryRoutes(engine: Engine): Routes {
       async (c) => {
         const { bank } = c.req.valid('param');
         const q = c.req.valid('query');
-        await engine.requireBank(bank);
-        return c.json({ documents: await engine.store.listDocuments(bank, q.limit, q.offset) }, 200);
+        return c.json({ documents: await engine.memories.listDocuments(bank, q.limit, q.offset) }, 200);
       },
     );
     app.openapi(
@@ -98,10 +96,7 @@ export function memoryRoutes(engine: Engine): Routes {
       }),
       async (c) => {
         const { bank, document } = c.req.valid('param');
-        await engine.requireBank(bank);
-        const doc = await engine.store.getDocument(bank, document);
-        if (!doc) throw notFound('document', document);
-        const chunks = await engine.store.listChunks(bank, document);
+        const { chunks, ...doc } = await engine.memories.getDocument(bank, document);
         return c.json(
           { ...doc, chunks: chunks.map((k) => ({ id: k.id, documentId: k.documentId, index: k.index, itemId: k.itemId, text: k.text, speaker: k.speaker, timestamp: k.timestamp, context: k.context, session: k.session ?? null })) },
           200,
@@ -116,7 +111,7 @@ export function memoryRoutes(engine: Engine): Routes {
       }),
       async (c) => {
         const { bank, document } = c.req.valid('param');
-        return c.json(await engine.deleteDocument(bank, document, c.req.valid('query').reason ?? 'deleted through the API'), 200);
+        return c.json(await engine.memories.deleteDocument(bank, document, c.req.valid('query').reason ?? 'deleted through the API'), 200);
       },
     );
     app.openapi(
@@ -127,7 +122,7 @@ export function memoryRoutes(engine: Engine): Routes {
       }),
       async (c) => {
         const q = c.req.valid('query');
-        return c.json({ entities: await engine.listEntities(c.req.valid('param').bank, q.limit, q.offset) }, 200);
+        return c.json({ entities: await engine.memories.listEntities(c.req.valid('param').bank, q.limit, q.offset) }, 200);
       },
     );
     app.openapi(

@@ -1,14 +1,11 @@
 // Reflect: an answer from the bank's memory (markdown, or JSON matching responseSchema), the observation and
 // fact ids it rests on, and a trace of every step. The composition root says which answerer a bank gets.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { Bank } from '../../core/types.ts';
 import type { Engine } from '../../engine.ts';
-import type { Answerer } from '../../reflect/answerer.ts';
-import { reflect } from '../../reflect/reflect.ts';
+import type { AnswererFor } from '../../reflect/index.ts';
 import { BankIdParam, ErrorSchema, isoTimestamp, json } from '../schemas.ts';
 
-/** The answerer for a bank (LLM or offline), chosen by the composition root. */
-export type AnswererFor = (bank: Bank) => Answerer;
+export type { AnswererFor };
 
 export const ReflectRequestSchema = z
   .object({
@@ -50,9 +47,7 @@ export function reflectRoutes(engine: Engine, answererFor: AnswererFor): (app: O
         },
       }),
       async (c) => {
-        const bank = await engine.requireBank(c.req.valid('param').bank);
-        const deps = { store: engine.store, recall: engine.recall.bind(engine) };
-        const response = await reflect(deps, bank, c.req.valid('json'), answererFor(bank));
+        const response = await engine.reflect.answer(c.req.valid('param').bank, c.req.valid('json'), answererFor);
         return c.json(response as unknown as z.infer<typeof ReflectResponseSchema>, 200);
       },
     );

@@ -2,8 +2,7 @@
 // of memory events, list and clear memory, working memory and remember, thread and bank thread settings.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
-import type { ThreadMemory } from '../../threads/memory.ts';
-import { type MemoryEvent, type MemoryStatus, type MessageInput } from '../../threads/types.ts';
+import type { ThreadMemory, MemoryEvent, MemoryStatus, MessageInput } from '../../threads/index.ts';
 import { describeIssues, errorBody } from '../errors.ts';
 import {
   AppendEnvelope, AppendResponse, AppendSchema, BankIdParam, ContextSchema, ErrorSchema, json, MemoryItemSchema, MessageInputSchema, MessageList,

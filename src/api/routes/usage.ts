@@ -1,7 +1,6 @@
 // The usage ledger over HTTP: LLM calls of a bank, totals per operation and model over a time range.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { Engine } from '../../engine.ts';
-import type { UsageLedger } from '../../llm/ledger.ts';
+import type { Usage } from '../../llm/index.ts';
 import { BankIdParam, ErrorSchema, isoTimestamp } from '../schemas.ts';
 
 const UsageQuery = z
@@ -29,7 +28,7 @@ const UsageReportSchema = z
   })
   .openapi('UsageReport');
 
-export function usageRoutes(engine: Engine, ledger: UsageLedger): (app: OpenAPIHono) => void {
+export function usageRoutes(usage: Usage): (app: OpenAPIHono) => void {
   return (app) =>
     app.openapi(
       createRoute({
@@ -43,10 +42,7 @@ export function usageRoutes(engine: Engine, ledger: UsageLedger): (app: OpenAPIH
       }),
       async (c) => {
         const { bank } = c.req.valid('param');
-        await engine.requireBank(bank);
-        const { from, to } = c.req.valid('query');
-        const report = await ledger.query({ bankId: bank, from, to });
-        return c.json(report, 200);
+        return c.json(await usage.report(bank, c.req.valid('query')), 200);
       },
     );
 }

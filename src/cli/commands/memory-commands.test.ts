@@ -31,10 +31,10 @@ test('cairn retain: repeated items are retained, each turn of the document kept;
   const again = io();
   await retainCommand(config, file, { bank: 'cli' }, again);
   assert.match(again.text(), /: 0 new fact\(s\)/);
-  const { engine } = await compose(config, { startWorker: false });
+  const { store, engine } = await compose(config, { startWorker: false });
   try {
-    assert.equal((await engine.store.listChunks('cli', 'chat')).length, 150, 'every turn of the document, repeats included, once');
-    assert.equal((await engine.store.listDocuments('cli', 100, 0)).length, 3);
+    assert.equal((await store.listChunks('cli', 'chat')).length, 150, 'every turn of the document, repeats included, once');
+    assert.equal((await store.listDocuments('cli', 100, 0)).length, 3);
   } finally {
     await engine.close();
   }

@@ -1,10 +1,10 @@
 // `cairn retain <file>` and `cairn recall "<query>"`, run directly on the configured store.
 import { compose } from '../../compose.ts';
 import type { Config } from '../../config/index.ts';
-import { checkBankId } from '../../core/ids.ts';
+import { checkBankId } from '../../core/index.ts';
 import { processIo, type CommandIo } from './portability.ts';
-import type { RecallRequest } from '../../recall/types.ts';
-import type { RetainItem } from '../../retain/types.ts';
+import type { RecallRequest } from '../../recall/index.ts';
+import type { RetainItem } from '../../retain/index.ts';
 import { readItems } from '../items.ts';
 import { progressBar } from '../progress.ts';
 
@@ -23,7 +23,7 @@ export async function retainCommand(
   checkBankId(opts.bank);
   const { engine, shutdown } = await compose(config, { startWorker: false });
   try {
-    if (!(await engine.store.getBank(opts.bank))) await engine.createBank({ id: opts.bank });
+    if (!(await engine.findBank(opts.bank))) await engine.createBank({ id: opts.bank });
     const bar = progressBar(`retaining ${file}`);
     bar.update(0, items.length);
     try {

@@ -15,7 +15,7 @@ test('cairn export then cairn import moves a bank between data directories', asy
   const { engine, threads, shutdown } = await compose(from);
   await engine.createBank({ id: 'notes', mission: 'remember places' });
   await engine.retain('notes', { items: [{ content: 'I moved to Lisbon in March.', speaker: 'Sam', timestamp: '2024-03-02T10:00:00Z' }] });
-  const facts = (await engine.listFacts('notes', { limit: 10, offset: 0 })).facts;
+  const facts = (await engine.memories.listFacts('notes', { limit: 10, offset: 0 })).facts;
   const sent = (await threads.append('notes', 'chat', { messages: [{ role: 'user', content: 'Remind me to water the plants.' }] })).messages;
   await shutdown();
   assert.ok(facts.length >= 1);
@@ -34,7 +34,7 @@ test('cairn export then cairn import moves a bank between data directories', asy
   const copy = await compose(to);
   try {
     assert.deepEqual(await copy.threadStore.listMessages('notes-2', 'chat'), sent.map((m) => ({ ...m, bankId: 'notes-2' })));
-    const got = (await copy.engine.listFacts('notes-2', { limit: 10, offset: 0 })).facts;
+    const got = (await copy.engine.memories.listFacts('notes-2', { limit: 10, offset: 0 })).facts;
     assert.deepEqual(got.map((f) => [f.id, f.text]), facts.map((f) => [f.id, f.text]));
     assert.equal((await copy.engine.recall('notes-2', { query: 'Where did Sam move?' })).results[0]?.id, facts[0].id);
   } finally {

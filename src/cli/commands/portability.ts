@@ -5,13 +5,10 @@
 import { createReadStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { compose } from '../../compose.ts';
-import { checkBankId } from '../../core/ids.ts';
+import { checkBankId } from '../../core/index.ts';
 import { progressBar } from '../progress.ts';
 import type { Config } from '../../config/index.ts';
-import { ServerStore } from '../../store/server/store.ts';
-import { reconcile, type ReconcileReport } from '../../store/reconcile.ts';
-import { exportBankToFile, writeExport } from '../../portability/export.ts';
-import { importBank } from '../../portability/import.ts';
+import type { ReconcileReport } from '../../store/index.ts';
 
 /** Where a command writes: its result (out) and its messages (err). */
 export interface CommandIo {
@@ -27,12 +24,12 @@ export interface ExportCommandOptions {
 }
 
 export async function exportCommand(config: Config, bankId: string, options: ExportCommandOptions = {}, io: CommandIo = processIo()): Promise<void> {
-  const { engine, threadStore, shutdown } = await compose(config, { startWorker: false });
+  const { portability, shutdown } = await compose(config, { startWorker: false });
   try {
-    const exportOptions = { threads: threadStore, embeddings: options.embeddings };
+    const exportOptions = { embeddings: options.embeddings };
     const lines = options.out
-      ? await exportBankToFile(engine.store, bankId, options.out, exportOptions)
-      : await writeExport(engine.store, bankId, io.out, exportOptions);
+      ? await portability.writeFile(bankId, options.out, exportOptions)
+      : await portability.write(bankId, io.out, exportOptions);
     io.err.write(`exported bank ${bankId}: ${lines} lines${options.out ? ` to ${options.out}` : ''}${options.embeddings ? ' (with vectors)' : ''}\n`);
   } finally {
     await shutdown();
@@ -45,11 +42,11 @@ export interface ImportCommandOptions {
 
 export async function importCommand(config: Config, file: string, options: ImportCommandOptions = {}, io: CommandIo = processIo()): Promise<void> {
   if (options.bank !== undefined) checkBankId(options.bank);
-  const { engine, threadStore, shutdown } = await compose(config, { startWorker: false });
+  const { portability, shutdown } = await compose(config, { startWorker: false });
   const total = await countLines(file);
   const bar = progressBar(`importing ${file}`);
   try {
-    const report = await importBank(engine.store, engine.deps.embedder, file, { bankId: options.bank, threads: threadStore, onRecord: (line) => bar.update(line, total) });
+    const report = await portability.import(file, { bankId: options.bank, onRecord: (line) => bar.update(line, total) });
     bar.stop();
     const c = report.counts;
     io.out.write(
@@ -89,14 +86,13 @@ export function formatReconcileReport(r: ReconcileReport): string {
 export async function reconcileCommand(config: Config, options: ReconcileCommandOptions = {}, io: CommandIo = processIo()): Promise<void> {
   const minutes = options.olderThan === undefined ? 10 : Number(options.olderThan);
   if (!Number.isFinite(minutes) || minutes < 0) throw new Error(`--older-than '${options.olderThan}' is not a number of minutes`);
-  const { engine, shutdown } = await compose(config, { startWorker: false });
+  const { engine, reconcile, shutdown } = await compose(config, { startWorker: false });
   try {
-    const store = engine.store;
-    if (!(store instanceof ServerStore)) {
-      io.out.write(`nothing to reconcile: the ${store.name} store keeps everything in one transactional database (reconcile is for server mode)\n`);
+    const report = await reconcile({ pendingOlderThanMs: minutes * 60_000, dryRun: options.dryRun });
+    if (!report) {
+      io.out.write(`nothing to reconcile: the ${engine.storeName} store keeps everything in one transactional database (reconcile is for server mode)\n`);
       return;
     }
-    const report = await reconcile(store, { pendingOlderThanMs: minutes * 60_000, embedder: engine.deps.embedder, dryRun: options.dryRun });
     io.out.write(`${formatReconcileReport(report)}\n`);
   } finally {
     await shutdown();

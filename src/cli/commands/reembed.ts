@@ -1,6 +1,6 @@
 // `cairn reembed <bank>`: rebuild a bank's vectors with the active embedder.
 import { compose } from '../../compose.ts';
-import { checkBankId } from '../../core/ids.ts';
+import { checkBankId } from '../../core/index.ts';
 import type { Config } from '../../config/index.ts';
 import { progressBar } from '../progress.ts';
 

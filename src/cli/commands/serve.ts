@@ -1,7 +1,7 @@
 // `cairn serve`: the API (on the embedded store by default), with the consolidation worker in the same
 // process unless CAIRN_WORKER=off.
 import { serve } from '@hono/node-server';
-import { createApp } from '../../api/app.ts';
+import { createApp } from '../../api/index.ts';
 import { compose } from '../../compose.ts';
 import type { Config } from '../../config/index.ts';
 import { log } from '../../log.ts';

@@ -1,7 +1,6 @@
 // `cairn memory list|status|clear --thread <id>`: the command bodies, returning the text to print (or JSON), so
 // the CLI wiring only parses arguments and builds a ThreadMemory on the data directory.
-import type { ThreadMemory } from '../../threads/memory.ts';
-import type { MemoryStatus } from '../../threads/types.ts';
+import type { ThreadMemory, MemoryStatus } from '../../threads/index.ts';
 
 export type MemoryCommand = 'list' | 'status' | 'clear';
 export const MEMORY_COMMANDS: readonly MemoryCommand[] = ['list', 'status', 'clear'];

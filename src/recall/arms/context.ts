@@ -1,6 +1,6 @@
 // What every recall arm is given (the store, the bank, the resolved request, what the query names) and what it answers: its own
 // ranking of fact ids, best first, with whatever it read from the query for the trace.
-import type { RecallReads, Scored } from '../../store/ports.ts';
+import type { RecallReads, Scored } from '../../store/index.ts';
 import type { FactLoader } from '../facts.ts';
 import type { QueryAnalysis } from '../query.ts';
 import type { SessionScope } from '../sessions.ts';

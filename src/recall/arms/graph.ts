@@ -6,8 +6,8 @@
 // reads per entity) are not spread over at all, and instead raise the facts that mention them among those
 // reached otherwise. A fact's score is what it received, never its own seed activation, so the arm adds
 // what the other arms did not find by themselves.
-import type { Entity, Fact, LinkType } from '../../core/types.ts';
-import type { Scored } from '../../store/ports.ts';
+import type { Entity, Fact, LinkType } from '../../core/index.ts';
+import type { Scored } from '../../store/index.ts';
 import { matchesFilter } from '../filter.ts';
 import { type ArmContext, type ArmOutput, topHits } from './context.ts';
 import { seedsOf } from './seeds.ts';

@@ -3,7 +3,7 @@
 // of the turn, the speaker), and a document whose chunks match again and again (a session about the topic)
 // makes each of its facts more likely to matter. Every BM25 scale is normalized by its best hit first, so a fact
 // scores fact + CHUNK_SHARE x chunk + DOC_SHARE x document, each in [0, 1].
-import type { Scored } from '../../store/ports.ts';
+import type { Scored } from '../../store/index.ts';
 import { longestRun, queryRuns } from '../phrases.ts';
 import { type ArmContext, type ArmOutput, entries, normalized, topHits } from './context.ts';
 

@@ -1,6 +1,6 @@
 // Seeds for the arms that start from the others' findings (graph, temporal): the semantic and keyword rankings
 // fused by reciprocal rank, so a fact high in both leads, with a strength that falls with the rank.
-import type { Scored } from '../../store/ports.ts';
+import type { Scored } from '../../store/index.ts';
 import { topHits } from './context.ts';
 
 /** RRF constant for ordering the seeds (small: the arms' top hits matter most). */

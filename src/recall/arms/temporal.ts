@@ -7,13 +7,11 @@
 // A query that names sessions ("our first session", "last time", "sessions 2 through 4"; recall/sessions.ts) is
 // answered from them: every fact of those sessions scores 1 scaled by its nearness to the query in meaning, the
 // candidates being the other arms' hits in those sessions and facts the store reads from each of them.
-import { DAY_MS } from '../../core/time.ts';
-import type { Fact } from '../../core/types.ts';
-import type { Scored } from '../../store/ports.ts';
-import { parseTimeExpressions } from '../../text/time-expressions.ts';
+import { DAY_MS, type Fact, cosine } from '../../core/index.ts';
+import type { Scored } from '../../store/index.ts';
+import { parseTimeExpressions } from '../../text/index.ts';
 import { matchesFilter } from '../filter.ts';
 import { inSessions, type SessionScope } from '../sessions.ts';
-import { cosine } from '../../core/dot.ts';
 import { type ArmContext, type ArmOutput, topHits } from './context.ts';
 import { seedsOf } from './seeds.ts';
 

@@ -3,13 +3,12 @@
 // blanked because they cited them. A bank is deleted in two steps: the bank node and a tombstone at once (the
 // bank is gone for every reader), then its nodes in batches and its full-text indexes; reconcile finishes a sweep
 // a crash interrupted.
-import { newId } from '../../core/ids.ts';
+import { newId, bankDeletedError } from '../../core/index.ts';
 import type { DeleteResult, Tombstone } from '../ports.ts';
 import type { Neo4jConnection, Tx } from './connection.ts';
 import { dropBankIndexes } from './keyword-schema.ts';
 import * as del from './statements/deletes.ts';
 import { pruneEntities } from './statements/items.ts';
-import { bankDeletedError } from '../../core/errors.ts';
 import { createTombstones, failOperationsOfBank } from './statements/records.ts';
 import { lock } from './writes.ts';
 

@@ -1,7 +1,7 @@
 // The keyword arm (Lucene BM25 over each bank's own full-text indexes) and the entity graph, served by Neo4j: the
 // KeywordIndex and GraphIndex ports. Both read live from the database, so every process sees every other's writes
 // at once.
-import type { Entity, FactLink } from '../../core/types.ts';
+import type { Entity, FactLink } from '../../core/index.ts';
 import type { FactFilter, GraphIndex, KeywordIndex, Scored } from '../ports.ts';
 import type { Neo4jConnection } from './connection.ts';
 import type { KeywordSchema } from './keyword-schema.ts';

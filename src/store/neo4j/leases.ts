@@ -1,6 +1,6 @@
 // Banks' write leases on Neo4j, kept on the Bank node: taken after the bank's write lock (writes.ts lock), so the
 // read that decides whether the lease is free sees every lease committed before it: two processes never both hold one.
-import { CairnError } from '../../core/errors.ts';
+import { CairnError } from '../../core/index.ts';
 import type { WriteLease } from '../ports.ts';
 import type { Neo4jConnection } from './connection.ts';
 import { num } from './rows.ts';

@@ -3,8 +3,8 @@
 // keep their nulls (which remove the property), maps for CREATE are compacted.
 // Facts carry their entity ids as a list (the MENTIONS relationships carry the same for traversal) and the epoch
 // milliseconds of their time span, which the temporal arm's range indexes cover.
-import type { Bank, Chunk, DocumentRecord, Entity, Fact, ObservationRevision, Operation } from '../../core/types.ts';
-import { nameKey } from '../../text/words.ts';
+import type { Bank, Chunk, DocumentRecord, Entity, Fact, ObservationRevision, Operation } from '../../core/index.ts';
+import { nameKey } from '../../text/index.ts';
 import type { Tombstone } from '../ports.ts';
 import type { Params } from './statement.ts';
 

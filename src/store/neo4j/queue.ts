@@ -2,7 +2,7 @@
 // so a claim sees every claim committed before it (two workers never hold the same fact) and a result is
 // applied only while its worker still holds every fact it consolidated. A result's observation vectors are
 // staged like a retained item's: new observations stay invisible until Qdrant has their vectors.
-import { CairnError } from '../../core/errors.ts';
+import { CairnError } from '../../core/index.ts';
 import type { Claim, DeadLetter, Heartbeat, ObservationWrite, QueueDetail } from '../ports.ts';
 import type { PointSource } from '../qdrant/points.ts';
 import type { Neo4jConnection } from './connection.ts';

@@ -1,8 +1,9 @@
 // Reads and plain record writes of the Neo4j side of the server store: banks, documents, chunks, facts,
 // entities, observations with evidence and history, links, operations, tombstones.
 import type {
-  Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation, OperationStatus,
-} from '../../core/types.ts';
+  Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation,
+  OperationStatus,
+} from '../../core/index.ts';
 import type { FactFilter, FactPage, KeyedOperation, ListFactsQuery, SessionInfo, Tombstone } from '../ports.ts';
 import { numberSessions } from '../session-order.ts';
 import type { Neo4jConnection, Row } from './connection.ts';

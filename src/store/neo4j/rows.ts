@@ -1,8 +1,9 @@
 // Neo4j node properties (read back as plain maps through `n {.*}` projections) -> domain objects.
 // A missing property is null; JSON text columns are parsed back into maps.
 import type {
-  Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactKind, FactLink, FactStatus, LinkType, ObservationRevision, Operation, OperationStatus, Stance,
-} from '../../core/types.ts';
+  Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactKind, FactLink, FactStatus, LinkType, ObservationRevision,
+  Operation, OperationStatus, Stance,
+} from '../../core/index.ts';
 import type { DeadLetter, Heartbeat, Tombstone } from '../ports.ts';
 
 export type Props = Record<string, unknown>;

@@ -1,9 +1,11 @@
 // Thread memory and usage ledger records <-> Neo4j node properties. Maps (thread settings, tool calls) are stored
 // as JSON text; a null field is no property at all (compacted on create, removed by `SET n += {field: null}`);
 // counters and sequence numbers travel as integers, so the range indexes over them hold one type.
-import type { UsageEntry } from '../../llm/ledger.ts';
-import type { StoredItem, StoredMessage } from '../../threads/ports.ts';
-import type { MemoryItem, MemoryKind, MemoryStatus, MessageRole, NewMessage, Thread, ThreadMessage, ToolCall, WorkingMemory } from '../../threads/types.ts';
+import type { UsageEntry } from '../../llm/index.ts';
+import type {
+  StoredItem, StoredMessage, MemoryItem, MemoryKind, MemoryStatus, MessageRole, NewMessage, Thread, ThreadMessage,
+  ToolCall, WorkingMemory,
+} from '../../threads/index.ts';
 import { compact } from './props.ts';
 import type { Props } from './rows.ts';
 import { int, type Params } from './statement.ts';

@@ -10,9 +10,11 @@
 // than a counter node of its own because a message needs its thread to exist anyway (as the embedded store's
 // foreign key demands) and deleteThread takes the same lock, so a deletion never leaves an append's messages
 // behind. Memory items get their creation order (`rid`) from one counter node per bank, the same way.
-import { CairnError } from '../../core/errors.ts';
-import { seqsFree, type ItemFilter, type MemoryChange, type StoredItem, type StoredMessage, type ThreadStore, type Watermarks } from '../../threads/ports.ts';
-import type { MemoryItem, NewMessage, Thread, ThreadMessage, WorkingMemory } from '../../threads/types.ts';
+import { CairnError } from '../../core/index.ts';
+import {
+  seqsFree, type ItemFilter, type MemoryChange, type StoredItem, type StoredMessage, type ThreadStore,
+  type Watermarks, type MemoryItem, type NewMessage, type Thread, type ThreadMessage, type WorkingMemory,
+} from '../../threads/index.ts';
 import type { Neo4jConnection, Tx } from './connection.ts';
 import { propsOf } from './rows.ts';
 import * as st from './statements/threads.ts';

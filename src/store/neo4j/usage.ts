@@ -1,9 +1,11 @@
 // The usage ledger (src/llm/ledger.ts) on Neo4j (Cypher: statements/usage.ts), so every process of a server
 // deployment records into, and reports from, one ledger. Same sums, grouping and order as the embedded ledger
 // (store/sqlite/usage.ts), checked by test/conformance/ledger-suite.ts.
-import { parseTimestamp } from '../../core/time.ts';
-import { emptyTotals, type UsageEntry, type UsageGroup, type UsageLedger, type UsageQuery, type UsageReport, type UsageTotals } from '../../llm/ledger.ts';
-import type { LlmOperation } from '../../llm/ports.ts';
+import { parseTimestamp } from '../../core/index.ts';
+import {
+  emptyTotals, type UsageEntry, type UsageGroup, type UsageLedger, type UsageQuery, type UsageReport,
+  type UsageTotals, type LlmOperation,
+} from '../../llm/index.ts';
 import type { Neo4jConnection, Row } from './connection.ts';
 import * as st from './statements/usage.ts';
 import { usageProps } from './thread-rows.ts';

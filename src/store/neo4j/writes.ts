@@ -1,8 +1,7 @@
 // The Neo4j half of the server store's writes. A retained item is staged in one transaction (all of it or
 // none): when it carries vectors, its facts and chunks stay pending and keep their vectors until the caller has
 // put them in Qdrant and activates the staging. Every transaction starts by taking the bank's write lock.
-import { CairnError } from '../../core/errors.ts';
-import type { Fact, Operation } from '../../core/types.ts';
+import { CairnError, type Fact, type Operation } from '../../core/index.ts';
 import type { ItemWrite, VectorRecord } from '../ports.ts';
 import type { PointSource } from '../qdrant/points.ts';
 import type { Neo4jConnection, Row, Tx } from './connection.ts';

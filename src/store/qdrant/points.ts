@@ -2,7 +2,7 @@
 // overwrites the same point: upserts are idempotent), the payload carries what search filters on (bank, kind,
 // tags, record time) and the fact id back. Collection names derive from the embedder id.
 import { createHash } from 'node:crypto';
-import type { FactKind } from '../../core/types.ts';
+import type { FactKind } from '../../core/index.ts';
 
 /** The UUID namespace of Cairn fact points (a fixed random UUID). */
 export const FACT_POINT_NAMESPACE = '3c5d9e0a-7f41-4b8e-9a2d-6e1f0b7c4a58';

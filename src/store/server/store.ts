@@ -8,14 +8,15 @@
 // the steps leaves either a staging nobody can see (reconcile completes it from the kept vectors, or a re-retain
 // replaces it) or points without a visible fact, which vector search never returns because Neo4j confirms every
 // hit (reconcile deletes them). Deletes commit in Neo4j first and then delete points, with the same guarantee.
-import { nowIso } from '../../core/time.ts';
-import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation, OperationStatus } from '../../core/types.ts';
+import {
+  nowIso, type Bank, type Chunk, type DocumentRecord, type Entity, type Evidence, type Fact, type FactLink,
+  type Observation, type ObservationRevision, type Operation, type OperationStatus, checkBankId,
+} from '../../core/index.ts';
 import { log } from '../../log.ts';
 import type {
   Claim, DeadLetter, DeleteResult, FactFilter, FactPage, Heartbeat, ItemWrite, KeyedOperation, ListFactsQuery, MemoryStore, ObservationWrite,
   QueueDetail, SessionInfo, Tombstone, VectorRecord, WriteLease,
 } from '../ports.ts';
-import { checkBankId } from '../../core/ids.ts';
 import { Neo4jConnection } from '../neo4j/connection.ts';
 import * as deletes from '../neo4j/deletes.ts';
 import { Neo4jGraphIndex, Neo4jKeywordIndex } from '../neo4j/indexes.ts';

@@ -9,7 +9,7 @@
 // which a contentless_delete table never corrects for the rows deleted from it. So the scores are those bm25() gives
 // on a table holding just the rows this one holds: equal to the table's own bm25() until a row leaves it, and after
 // that, equal to those of a copy of the bank built afresh (an import, say).
-import { TopK } from '../../core/top-k.ts';
+import { TopK } from '../../core/index.ts';
 import type { Db } from './database.ts';
 import { tableSegments, type Postings, type PostingsView } from './fts-doclists.ts';
 import { KEYWORD_WINDOW, keywordRowsRemovedSince, keywordStatsOf, keywordTable, type KeywordSource } from './keyword-tables.ts';

@@ -2,7 +2,7 @@
 // keyword entries, links and evidence; observations that cited deleted facts are blanked (text, entities,
 // vector, every revision) until consolidation rebuilds them from what is left; facts the deleted ones had
 // superseded are current again; a tombstone records what was deleted, when and why, never the content.
-import { nowIso } from '../../core/time.ts';
+import { nowIso } from '../../core/index.ts';
 import { FORGOTTEN_TEXT as FORGOTTEN, type DeleteResult } from '../ports.ts';
 import type { Db } from './database.ts';
 import { dropKeywordIndex, syncKeywordIndexes } from './keyword-tables.ts';

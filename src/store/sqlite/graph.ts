@@ -3,7 +3,7 @@
 // is held in memory: a first recall of a large bank no longer loads the bank's whole graph (seconds at 100k facts),
 // and writes by other connections (the consolidation thread, a separate worker) are seen at once. A recall asks for
 // a few entities' facts and a few dozen facts' links, a few milliseconds of indexed reads.
-import type { Entity, FactLink, LinkType } from '../../core/types.ts';
+import type { Entity, FactLink, LinkType } from '../../core/index.ts';
 import type { GraphIndex } from '../ports.ts';
 import type { Db } from './database.ts';
 import { placeholders, toEntity, type Row } from './rows.ts';

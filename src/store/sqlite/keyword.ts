@@ -3,7 +3,7 @@
 // formula, computed from the tables' postings and exact row counts (bm25.ts), which in a large bank is several times
 // faster than FTS5's own.
 import type { FactFilter, KeywordIndex, Scored } from '../ports.ts';
-import { contentWords } from '../../text/words.ts';
+import { contentWords } from '../../text/index.ts';
 import { bm25Top, type Bm25Hit } from './bm25.ts';
 import type { Db } from './database.ts';
 import { factFilterSql } from './filters.ts';

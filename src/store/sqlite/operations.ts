@@ -1,8 +1,6 @@
 // Operations in the embedded store: their rows, idempotency keys bound atomically with the payload hash, a
 // write's checkpoint of its operation (in the write's transaction), and what a bank deletion does to them.
-import { bankDeletedError, CairnError } from '../../core/errors.ts';
-import { nowIso } from '../../core/time.ts';
-import type { Operation, OperationStatus } from '../../core/types.ts';
+import { bankDeletedError, CairnError, nowIso, type Operation, type OperationStatus } from '../../core/index.ts';
 import type { KeyedOperation } from '../ports.ts';
 import type { Db } from './database.ts';
 import { json, toOperation, type Row } from './rows.ts';

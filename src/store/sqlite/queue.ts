@@ -4,9 +4,7 @@
 // the lease is still held, so a worker whose lease expired (it stalled or was killed) can never apply work
 // another worker has since taken. A claim also lapses when its holder's heartbeat does, so a killed worker's
 // facts wait seconds, not the whole lease.
-import { CairnError } from '../../core/errors.ts';
-import { nowIso } from '../../core/time.ts';
-import type { Observation } from '../../core/types.ts';
+import { CairnError, nowIso, type Observation } from '../../core/index.ts';
 import type { Claim, DeadLetter, Heartbeat, ObservationWrite, QueueDetail } from '../ports.ts';
 import type { Db } from './database.ts';
 import { syncKeywordIndexes } from './keyword-tables.ts';

@@ -1,5 +1,7 @@
 // Row <-> domain mapping for the SQLite store: JSON columns, nullable columns, and the shared SELECT lists.
-import type { Bank, Chunk, DocumentRecord, Entity, Fact, FactKind, FactStatus, Operation, OperationStatus, Stance } from '../../core/types.ts';
+import type {
+  Bank, Chunk, DocumentRecord, Entity, Fact, FactKind, FactStatus, Operation, OperationStatus, Stance,
+} from '../../core/index.ts';
 
 export type Row = Record<string, unknown>;
 

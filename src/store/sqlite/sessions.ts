@@ -2,7 +2,7 @@
 // of named sessions. The bank's sessions are found by skipping through the chunks_by_session index (one seek per
 // session, never a scan of the bank's chunks); the list is kept per bank until the bank's session version (bumped by
 // every write that adds or removes chunks, in any process) moves on.
-import type { Fact } from '../../core/types.ts';
+import type { Fact } from '../../core/index.ts';
 import type { FactFilter, SessionInfo } from '../ports.ts';
 import { numberSessions } from '../session-order.ts';
 import type { Db } from './database.ts';

@@ -1,12 +1,14 @@
 // The embedded store: one SQLite file (WAL) holding everything, with FTS5 for BM25, an in-memory vector
 // index over the stored vectors, and the entity graph read from its tables. Implements the MemoryStore port.
 import { join } from 'node:path';
-import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation, OperationStatus } from '../../core/types.ts';
+import {
+  type Bank, type Chunk, type DocumentRecord, type Entity, type Evidence, type Fact, type FactLink, type Observation,
+  type ObservationRevision, type Operation, type OperationStatus, checkBankId,
+} from '../../core/index.ts';
 import type {
   Claim, DeadLetter, DeleteResult, FactFilter, FactPage, Heartbeat, ItemWrite, KeyedOperation, ListFactsQuery, MemoryStore, ObservationWrite,
   QueueDetail, SessionInfo, Tombstone, VectorRecord, WriteLease,
 } from '../ports.ts';
-import { checkBankId } from '../../core/ids.ts';
 import * as ops from './operations.ts';
 import { openDatabase, type Db } from './database.ts';
 import * as deletes from './deletes.ts';

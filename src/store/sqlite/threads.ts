@@ -2,8 +2,11 @@
 // messages, memory items and working memory. Every multi-row write is one transaction, so a killed process
 // leaves either all of a change or none of it.
 import type { Statement } from 'better-sqlite3';
-import { seqsFree, type ItemFilter, type MemoryChange, type StoredItem, type StoredMessage, type ThreadStore, type Watermarks } from '../../threads/ports.ts';
-import type { MemoryItem, MemoryKind, MemoryStatus, MessageRole, NewMessage, Thread, ThreadMessage, ToolCall, WorkingMemory } from '../../threads/types.ts';
+import {
+  seqsFree, type ItemFilter, type MemoryChange, type StoredItem, type StoredMessage, type ThreadStore,
+  type Watermarks, type MemoryItem, type MemoryKind, type MemoryStatus, type MessageRole, type NewMessage,
+  type Thread, type ThreadMessage, type ToolCall, type WorkingMemory,
+} from '../../threads/index.ts';
 import type { Db } from './database.ts';
 import { placeholders, type Row } from './rows.ts';
 

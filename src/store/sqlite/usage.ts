@@ -1,17 +1,11 @@
 // The usage ledger on SQLite: appends one llm_usage row per LLM call and sums them per operation, provider
 // and model for a bank and time range. Table: migrations/sqlite/003_usage.sql.
 import type Database from 'better-sqlite3';
-import type { LlmOperation } from '../../llm/ports.ts';
-import { parseTimestamp } from '../../core/time.ts';
 import {
-  emptyTotals,
-  type UsageEntry,
-  type UsageGroup,
-  type UsageLedger,
-  type UsageQuery,
-  type UsageReport,
-  type UsageTotals,
-} from '../../llm/ledger.ts';
+  type LlmOperation, emptyTotals, type UsageEntry, type UsageGroup, type UsageLedger, type UsageQuery,
+  type UsageReport, type UsageTotals,
+} from '../../llm/index.ts';
+import { parseTimestamp } from '../../core/index.ts';
 
 interface TotalsRow {
   calls: number;

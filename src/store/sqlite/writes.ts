@@ -1,10 +1,7 @@
 // The embedded store's atomic writes: one retained item (document, chunks, facts, entities, links, vectors)
 // and cascading deletes of facts, documents and banks, each in one SQLite transaction.
-import { CairnError } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
-import { nowIso } from '../../core/time.ts';
-import type { Entity, Fact } from '../../core/types.ts';
-import { nameKey } from '../../text/words.ts';
+import { CairnError, newId, nowIso, type Entity, type Fact } from '../../core/index.ts';
+import { nameKey } from '../../text/index.ts';
 import type { ItemWrite, VectorRecord } from '../ports.ts';
 import type { Db } from './database.ts';
 import { syncKeywordIndexes } from './keyword-tables.ts';

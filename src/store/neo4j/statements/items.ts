@@ -3,7 +3,7 @@
 // their vector in `pendingVector`; the document keeps its old hash and the new one waits in `pendingHash`.
 // Activation (after the vectors are in Qdrant) makes it all visible at once; reconcile completes or rolls back
 // stagings that a crash left behind. Every statement is idempotent, so a write can be applied again.
-import type { Chunk, DocumentRecord, Entity, Fact, FactLink } from '../../../core/types.ts';
+import type { Chunk, DocumentRecord, Entity, Fact, FactLink } from '../../../core/index.ts';
 import { keywordNames } from '../keyword-names.ts';
 import { chunkProps, documentProps, entityKeys, entityProps, factContent, factLifecycle } from '../props.ts';
 import { cypher, floats, type Statement } from '../statement.ts';

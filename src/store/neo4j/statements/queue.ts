@@ -3,7 +3,7 @@
 // result. Claims and applies run in a transaction that
 // first takes the bank's write lock (statements/records.ts lockBank), so the reads that decide what to claim and
 // whether a lease still holds see every claim committed before them: two workers never claim the same fact.
-import type { Evidence, Observation, ObservationRevision } from '../../../core/types.ts';
+import type { Evidence, Observation, ObservationRevision } from '../../../core/index.ts';
 import type { Heartbeat } from '../../ports.ts';
 import { visible } from '../filter.ts';
 import { keywordNames } from '../keyword-names.ts';

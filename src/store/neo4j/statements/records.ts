@@ -1,6 +1,6 @@
 // Cypher for the plain records of the server store: banks (and the per-bank write lock), operations with their
 // idempotency keys, tombstones.
-import type { Bank, Operation, OperationStatus } from '../../../core/types.ts';
+import type { Bank, Operation, OperationStatus } from '../../../core/index.ts';
 import type { Tombstone, WriteLease } from '../../ports.ts';
 import { bankProps, operationProps, tombstoneProps } from '../props.ts';
 import { cypher, int, type Statement } from '../statement.ts';

@@ -2,7 +2,7 @@
 // (keyword-names.ts: one index per bank keeps Lucene's statistics per bank; the Lucene query is built from the
 // query's content words, each quoted, so no Lucene syntax from input is ever interpreted), the entity graph (facts of entities, fact-fact links), and the check that vector hits from
 // Qdrant are visible facts matching the filter.
-import { contentWords } from '../../../text/words.ts';
+import { contentWords } from '../../../text/index.ts';
 import type { FactFilter } from '../../ports.ts';
 import { factCondition, visible } from '../filter.ts';
 import { keywordNames } from '../keyword-names.ts';

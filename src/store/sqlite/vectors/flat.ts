@@ -5,8 +5,7 @@
 // was before it began). Also the stored form of a vector, and the flat snapshot's encoding.
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { dot } from '../../../core/dot.ts';
-import { TopK } from '../../../core/top-k.ts';
+import { dot, TopK } from '../../../core/index.ts';
 
 // usearch (CommonJS build: its ES module finds its native addon from the call stack, which fails in some loaders).
 const usearch = createRequire(import.meta.url)('usearch') as { exactSearch: (...args: unknown[]) => unknown };

@@ -1,0 +1,16 @@
+// The face of src/core: domain types, ids, time, errors, typed events, activity, and the small helpers every module
+// shares. Other folders import core through this file only (src/layout.test.ts checks it).
+export { Activity, StepAside } from './activity.ts';
+export { cosine, dot } from './dot.ts';
+export { badRequest, bankDeletedError, CairnError, notFound } from './errors.ts';
+export { Events } from './events.ts';
+export {
+  BANK_ID_PATTERN, BANK_ID_RULE, checkBankId, contentHash, derivedId, isBankId, newId, payloadHash,
+} from './ids.ts';
+export { SerialQueue } from './serial.ts';
+export { DAY_MS, ISO_HINT, isoInstant, nowIso, parseTimestamp } from './time.ts';
+export { TopK } from './top-k.ts';
+export type {
+  Bank, BankConfig, Chunk, DocumentRecord, Entity, Evidence, EvidenceRole, Fact, FactKind, FactLink, FactStatus,
+  LinkType, Observation, ObservationRevision, Operation, OperationStatus, Stance,
+} from './types.ts';
