@@ -25,7 +25,7 @@ const SOURCES: readonly KeywordSource[] = ['fact', 'chunk'];
  * out more rows is not logged (a connection that knew the table before it forgets it whole). */
 export const KEYWORD_REMOVED_ROWS_KEPT = 4096;
 
-/** Row lengths are kept in windows of 2^10 rowids, one blob each (migration 016). */
+/** Row lengths are kept in windows of 2^10 rowids, one blob each (migration 017). */
 export const KEYWORD_WINDOW_BITS = 10;
 export const KEYWORD_WINDOW = 2 ** KEYWORD_WINDOW_BITS;
 
@@ -176,7 +176,7 @@ function writeWindows(db: Db, n: number, source: KeywordSource, rows: Iterable<[
   }
 }
 
-/** Whether the windows of the source's table numbered n are written (false: a table from before migration 016 the
+/** Whether the windows of the source's table numbered n are written (false: a table from before migration 017 the
  * store has not yet written them for). */
 export function keywordWindowsWritten(db: Db, n: number, source: KeywordSource): boolean {
   return prepared(db, `SELECT ${COLUMNS[source].windows} FROM keyword_indexes WHERE n = ?`).pluck().get(n) === 1;
@@ -229,7 +229,7 @@ function totalOf(sizes: Iterable<Uint8Array>): { rows: number; tokens: number } 
   return { rows, tokens };
 }
 
-/** Counts the tables whose totals or windows are not known (a database from before migration 008 or 016) from their
+/** Counts the tables whose totals or windows are not known (a database from before migration 008 or 017) from their
  * document sizes, once: a scan of each such table's rows. Call when the store opens, before any search. */
 export function countKeywordTotals(db: Db): void {
   const uncounted = prepared(db, `SELECT n FROM keyword_indexes WHERE fact_rows IS NULL OR fact_tokens IS NULL OR chunk_rows IS NULL

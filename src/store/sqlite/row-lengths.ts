@@ -1,5 +1,5 @@
 // Row lengths (in tokens) of a keyword table as BM25 reads them: remembered per connection in pages of one rowid
-// window each, and read, when not known, from the table's window blobs (keyword_windows, migration 016: a window's
+// window each, and read, when not known, from the table's window blobs (keyword_windows, migration 017: a window's
 // 1024 lengths in one row) or, for a table whose windows are not written yet, from FTS5's document sizes one row at a
 // time. A row's length changes only by the row leaving the table (deleted, or re-indexed with new text); bm25.ts
 // forgets the rows the log of removed rows names.
