@@ -179,4 +179,4 @@ const section = [
 console.log(section);
 if (values['dry-run']) process.exit(0);
 if (!existsSync(RESULTS)) writeFileSync(RESULTS, '# Benchmark results (append-only: each run adds a dated section)\n\n');
-appendFileSync(RESULTS, section + '\n');
+appendFileSync(RESULTS, `${section}\n`);

@@ -32,11 +32,11 @@ test('lines below the configured level are left out', (t) => {
   configureLog(loadConfig({ CAIRN_LOG_LEVEL: 'warn' }).log);
   const warn = stderrOf(everyLevel);
   assert.doesNotMatch(warn, /d-line|i-line/);
-  assert.match(warn, /warn  w-line\n.*error e-line\n$/);
+  assert.match(warn, /warn {2}w-line\n.*error e-line\n$/);
   configureLog(loadConfig({ CAIRN_LOG_LEVEL: 'debug' }).log);
   assert.equal(stderrOf(everyLevel).split('\n').filter(Boolean).length, 4);
   configureLog(loadConfig({ CAIRN_LOG_LEVEL: 'silent' }).log);
   assert.equal(stderrOf(everyLevel), '');
   configureLog(loadConfig({}).log);
-  assert.match(stderrOf(everyLevel), /^(?!.*d-line).*info  i-line/s);
+  assert.match(stderrOf(everyLevel), /^(?!.*d-line).*info {2}i-line/s);
 });

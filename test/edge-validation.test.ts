@@ -128,7 +128,7 @@ describe('edge validation', () => {
   });
 
   test('a body nested deeper than the limit is a 400 wherever the nesting sits, not a stack overflow', async () => {
-    const deep = (depth: number): string => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+    const deep = (depth: number): string => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
     const cases: Array<[string, string, (d: string) => string]> = [
       ['POST', '/v1/banks', (d) => `{"id":"deep-bank","config":{"team":${d}}}`],
       ['PATCH', '/v1/banks/v', (d) => `{"config":{"team":${d}}}`],

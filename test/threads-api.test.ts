@@ -237,7 +237,7 @@ describe('thread memory API', () => {
       assert.equal(end.by, 'offline');
     }
     const activation = stream.events.find((e) => e.type === 'activation');
-    assert.ok(activation && activation.chunks && activation.chunks >= 1 && activation.count > 0, `activation event: ${JSON.stringify(activation)}`);
+    assert.ok(activation?.chunks && activation.chunks >= 1 && activation.count > 0, `activation event: ${JSON.stringify(activation)}`);
     const status = (await s.call<MemoryStatusReport>('GET', '/v1/banks/sse/threads/e/memory')).body;
     assert.ok(status.windows.active.messages.tokens <= status.windows.active.messages.blockAfter, 'unobserved tokens stay under blockAfter');
     const activated = stream.events.filter((e) => e.type === 'activation' || e.type === 'observation.end').reduce((n, e) => n + e.count, 0);

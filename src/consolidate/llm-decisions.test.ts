@@ -59,7 +59,7 @@ test('aliases: new facts first, then evidence, then other facts; observations in
   ]);
   assert.deepEqual([...view.observationsByAlias.keys()], ['O1', 'O2']);
   const user = consolidationMessages(view)[1].content;
-  assert.match(user, /O2 \[tags: private\]: Alice keeps a private diary\.\n  evidence:\n    supported by F4 \(2024-01-11\) \[tags: private\]: Alice keeps/);
+  assert.match(user, /O2 \[tags: private\]: Alice keeps a private diary\.\n {2}evidence:\n {4}supported by F4 \(2024-01-11\) \[tags: private\]: Alice keeps/);
   assert.match(user, /Other stored facts about the same people and things:\nF5 \(2024-01-02\): Alice lives in Berlin\./);
   assert.match(user, /New facts to consolidate \(oldest first\):\nF1 \(2024-01-12\): Search API costs ran 5x over budget\.\nF2 \(2024-01-13\)/);
   assert.match(consolidationMessages(view)[0].content, /This memory exists for: Track feature costs/);

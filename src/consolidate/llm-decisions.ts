@@ -3,7 +3,7 @@
 // other tags, a twin of an existing observation, a "contradiction" that drops the earlier state: each is a problem
 // with its path, which the zod schema reports so the model sees it in its one corrective retry. A reply with any
 // problem yields no decisions at all.
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { ConsolidationDecision } from './consolidator.ts';
 import {
   ConsolidationReplySchema,

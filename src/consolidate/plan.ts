@@ -142,7 +142,7 @@ export async function planWrite(
     state.subject = subject;
     const o = state.observation;
     const oldText = o.text;
-    if (d.text !== null && d.text.trim() && d.text.trim() !== o.text) {
+    if (d.text?.trim() && d.text.trim() !== o.text) {
       o.text = d.text.trim();
       state.textChanged = true;
     }

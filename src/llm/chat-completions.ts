@@ -3,7 +3,7 @@
 // down from json_schema to json_object to plain text when a server says it cannot do the stronger mode.
 // The SDK-specific adapters (groq.ts, openai-compatible.ts) supply only a ChatTransport.
 import type { CallOptions, ChatMessage, CompletionRequest, CompletionResult, LlmProvider, LlmUsage } from './ports.ts';
-import { LlmCallError } from './errors.ts';
+import type { LlmCallError } from './errors.ts';
 // How a JSON reply is asked for; the configuration names the modes (CAIRN_LLM_STRUCTURED_OUTPUT).
 import type { StructuredOutputMode } from '../config/index.ts';
 

@@ -297,7 +297,7 @@ test('the graph arm finds a fact that shares no word with the query but concerns
   const greyhound = idOf(`${A}:greyhound`);
   assert.equal(armIds(r.trace, 'graph')[0], greyhound);
   assert.ok(!armIds(r.trace, 'keyword').includes(greyhound));
-  assert.deepEqual((r.trace.arms.graph.detail?.entities as Array<{ name: string }>).map((e) => e.name), ['Zoltan']);
+  assert.deepEqual(((r.trace.arms.graph.detail?.entities ?? []) as Array<{ name: string }>).map((e) => e.name), ['Zoltan']);
   assert.equal(r.results[0].id, greyhound);
   assert.deepEqual(r.results[0].entities, ['Zoltan']);
 });

@@ -25,13 +25,21 @@ function idsIn(value: unknown, out: string[]): string[] {
 const GONE = '\u0000';
 
 /** Removes invented ids from text: "[id]" goes whole, "a, id" loses the id and its comma. */
+// A NUL marks where an invented id stood (no text holds one): what is left around it goes with it.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the NUL mark, on purpose
+const GONE_IN_BRACKETS = /[ \t]*\[\s*\u0000\s*\]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the NUL mark, on purpose
+const GONE_IN_LIST = /\u0000\s*[,;]\s*|\s*[,;]\s*\u0000/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the NUL mark, on purpose
+const GONE_ALONE = /[ \t]?\u0000/g;
+
 export function scrubText(text: string, invented: ReadonlySet<string>): string {
   if (invented.size === 0) return text;
   return text
     .replace(ID_SHAPE, (id) => (invented.has(id) ? GONE : id))
-    .replace(/[ \t]*\[\s*\u0000\s*\]/g, '')
-    .replace(/\u0000\s*[,;]\s*|\s*[,;]\s*\u0000/g, '')
-    .replace(/[ \t]?\u0000/g, '');
+    .replace(GONE_IN_BRACKETS, '')
+    .replace(GONE_IN_LIST, '')
+    .replace(GONE_ALONE, '');
 }
 
 function scrub(value: unknown, invented: ReadonlySet<string>): unknown {

@@ -40,7 +40,7 @@ test('chunks of a long text cover it at their offsets, each within the size limi
 
 test('a code block that fits in a chunk is not cut, and stays with the sentence introducing it', () => {
   const prose = Array.from({ length: 30 }, (_, i) => `Sentence ${i} says something about the deployment.`).join(' ');
-  const code = '```js\n' + Array.from({ length: 20 }, (_, i) => `const value${i} = compute(${i});`).join('\n') + '\n```';
+  const code = `\`\`\`js\n${Array.from({ length: 20 }, (_, i) => `const value${i} = compute(${i});`).join('\n')}\n\`\`\``;
   const text = `${prose}\n\nHere is the fix:\n${code}\n\nThat should do it.`;
   const chunks = chunkText(text);
   const holding = chunks.filter((c) => c.text.includes('```'));
@@ -50,7 +50,7 @@ test('a code block that fits in a chunk is not cut, and stays with the sentence 
 });
 
 test('a code block longer than a chunk is cut between its lines', () => {
-  const code = '```python\n' + Array.from({ length: 200 }, (_, i) => `result_${i} = transform(frame, column="c${i}")`).join('\n') + '\n```';
+  const code = `\`\`\`python\n${Array.from({ length: 200 }, (_, i) => `result_${i} = transform(frame, column="c${i}")`).join('\n')}\n\`\`\``;
   const text = `Run this:\n${code}\nDone.`;
   const chunks = chunkText(text);
   assert.ok(chunks.length > 1);

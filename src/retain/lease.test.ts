@@ -33,7 +33,10 @@ test('a retain waits for the holder in another connection, then takes the lease,
     const first = new BankWriteLeases(a);
     let attempts = 0;
     const second = new BankWriteLeases({
-      takeWriteLease: (lease, takeOver) => ((attempts += 1), b.takeWriteLease(lease, takeOver)),
+      takeWriteLease: (lease, takeOver) => {
+        attempts += 1;
+        return b.takeWriteLease(lease, takeOver);
+      },
       releaseWriteLease: (bankId, holder) => b.releaseWriteLease(bankId, holder),
     });
     const events: string[] = [];

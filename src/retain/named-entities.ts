@@ -63,7 +63,7 @@ const lexiconNames = ((): { known: Record<string, unknown>; names: Set<string>; 
 
 const FIRST_PERSON = /^I(?:['’](?:m|ve|ll|d))?$/;
 /** What ends a sentence just before a word that opens the next one (inside one extracted sentence). */
-const SENTENCE_END = /[.!?…]["'”’)\]]*\s+["'“‘(\[]*$/u;
+const SENTENCE_END = /[.!?…]["'”’)\]]*\s+["'“‘([]*$/u;
 
 /**
  * Whether the sentence may name someone or something: a capitalised word other than "I", "I'm"... and other than

@@ -39,7 +39,7 @@ test('fenced code with ``` or ~~~ and a language, a fence right after a sentence
 test('an unclosed fence runs to the end; a text cut inside a code block starts with code up to its bare fence', () => {
   assert.deepEqual(shape('Try this:\n```js\nfoo();\nbar();'), ['prose: Try this:', 'code(js): foo();\nbar();']);
   const tail = "  socket.on('x', () => {\n    done();\n  });\n});\n```\n\nThat should fix the race.";
-  assert.deepEqual(shape(tail), ["code: " + tail.slice(0, tail.indexOf('```')), 'prose: That should fix the race.']);
+  assert.deepEqual(shape(tail), [`code: ${tail.slice(0, tail.indexOf('```'))}`, 'prose: That should fix the race.']);
   // Balanced fences: the first bare fence opens a block, however code-like the text before it looks.
   assert.deepEqual(shape('x = 1;\ny = 2;\n```\nplain\n```'), ['code: x = 1;\ny = 2;', 'code: plain\n']);
 });

@@ -108,7 +108,7 @@ export function toThirdPerson(sentence: string, people: People): string {
       .replace(/\b[Yy]ourself\b/g, addressee)
       // "you" is the subject where a verb follows ("make sure you take care"), except after a verb that takes an
       // object and a bare verb ("let you know", "help you find"); otherwise an object ("proud of you").
-      .replace(/(\b[A-Za-z]+\s+)?\b[Yy]ou\b(?=((?:\s+[a-z]+)?\s+[a-z]+))/g, (all: string, before: string | undefined, next: string) =>
+      .replace(/(\b[A-Za-z]+\s+)?\b[Yy]ou\b(?=((?:\s+[a-z]+)?\s+[a-z]+))/g, (_all: string, before: string | undefined, next: string) =>
         (before && CAUSATIVE.test(before.trim())) || !startsWithVerb(next) ? `${before ?? ''}${addressee}` : `${before ?? ''}${mark}`)
       .replace(/\b[Yy]ou\b/g, addressee);
     out = agree(out, mark, addressee).split(mark).join(addressee);

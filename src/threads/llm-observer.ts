@@ -27,7 +27,7 @@ export class LlmObserver implements Observer {
       ObservationReply,
       { signal: control.signal },
     );
-    const blank = (s: string | null): string | null => (s && s.trim() ? s.trim() : null);
+    const blank = (s: string | null): string | null => (s?.trim() ? s.trim() : null);
     return { text: value.observations.trim(), currentTask: blank(value.currentTask), suggestedResponse: blank(value.suggestedResponse) };
   }
 }

@@ -104,7 +104,7 @@ export function capDocument(doc: string, maxTokens: number): string {
 }
 
 export function startDocument(existing: string | null, template: string): string {
-  return existing && existing.trim() ? existing : template;
+  return existing?.trim() ? existing : template;
 }
 
 /** Files the user's lasting first-person statements of a turn under Profile, Preferences or Goals. */

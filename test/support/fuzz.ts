@@ -85,7 +85,7 @@ const HOSTILE_RAW_BODIES: readonly string[] = [
   '{"limit": 1e999}', '{"query": "x", "limit": 1e999}', '{"query": "x", "maxTokens": -1e999}', '{"items": [{"content": "a"}], "async": 1e999}',
   '{"query": "x", "limit": 123456789012345678901234567890}', '{"__proto__": {"query": "x"}}', '{"query": "a", "query": "b"}',
   '{"constructor": {"prototype": {"polluted": true}}}', '', '{', '}', 'null', '[]', '"text"', '1', 'true', '\u0000', '\ufeff{}',
-  '{"items": [', '[[[[[[[[', '{"a":' + '['.repeat(10) + ']'.repeat(9),
+  '{"items": [', '[[[[[[[[', `{"a":${'['.repeat(10)}${']'.repeat(9)}`,
 ];
 
 const WORDS = [
@@ -114,7 +114,7 @@ export class DeepNesting {
   ) {}
 
   text(): string {
-    return this.kind === 'array' ? '['.repeat(this.depth) + ']'.repeat(this.depth) : '{"a":'.repeat(this.depth) + '1' + '}'.repeat(this.depth);
+    return this.kind === 'array' ? '['.repeat(this.depth) + ']'.repeat(this.depth) : `${'{"a":'.repeat(this.depth)}1${'}'.repeat(this.depth)}`;
   }
 }
 

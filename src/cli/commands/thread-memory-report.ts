@@ -36,7 +36,7 @@ export async function memoryStatus(memory: ThreadMemory, o: MemoryCommandOptions
   const a = s.windows.active;
   const b = s.windows.buffered;
   const gens = Object.entries(a.reflections.byGeneration).map(([g, n]) => `g${g}:${n}`).join(' ') || 'none';
-  return [
+  return `${[
     `thread ${s.threadId} (bank ${s.bankId}, ${s.scope} scope, record ${s.recordId}${s.resourceId ? `, resource ${s.resourceId}` : ''})`,
     `observer ${s.observer}, reflector ${s.reflector}`,
     `messages: ${s.messages.count} (${s.messages.tokens} tok); unobserved ${a.messages.count} (${a.messages.tokens}/${a.messages.threshold} tok, blocks at ${a.messages.blockAfter})`,
@@ -45,7 +45,7 @@ export async function memoryStatus(memory: ThreadMemory, o: MemoryCommandOptions
     `buffered observations: ${b.observations.status}, ${b.observations.chunks} chunk(s), ${b.observations.messageTokens} message tok -> ${b.observations.observationTokens} tok, activation would remove ${b.observations.projectedMessageRemoval}`,
     `buffered reflection: ${b.reflection.status}${b.reflection.status === 'idle' ? '' : `, ${b.reflection.inputObservationTokens} -> ${b.reflection.observationTokens} tok`}`,
     `working memory: ${s.workingMemory ? `${s.workingMemory.tokens} tok (${s.workingMemory.key})` : 'none'}`,
-  ].join('\n') + '\n';
+  ].join('\n')}\n`;
 }
 
 export async function memoryClear(memory: ThreadMemory, o: MemoryCommandOptions): Promise<string> {

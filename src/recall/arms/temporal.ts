@@ -51,7 +51,7 @@ export async function temporalArm(ctx: ArmContext, queryVector: Promise<Float32A
   const { store, bankId, request } = ctx;
   const k = request.settings.candidatesPerArm;
   const scope = (await ctx.sessions) ?? null;
-  if (scope && scope.ids.size) return sessionFacts(ctx, scope, queryVector, seedLists);
+  if (scope?.ids.size) return sessionFacts(ctx, scope, queryVector, seedLists);
   // Words read as sessions are not times ("sessions 2 through 4" is not 2 to 4 o'clock).
   const ranges = parseTimeExpressions(request.query, request.queryTime).filter(
     (r) => !scope?.expressions.some((e) => r.index < e.index + e.text.length && r.index + r.text.length > e.index),

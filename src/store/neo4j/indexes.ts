@@ -34,14 +34,10 @@ export class Neo4jKeywordIndex implements KeywordIndex {
    */
   private async scored(bankId: string, statement: Statement): Promise<Scored[]> {
     if (!(await this.schema.ensure(bankId))) return [];
-    let rows;
-    try {
-      rows = await this.db.read(statement);
-    } catch (e) {
+    const rows = await this.db.read(statement).catch(async () => {
       this.schema.forget(bankId);
-      if (!(await this.schema.ensure(bankId))) return [];
-      rows = await this.db.read(statement);
-    }
+      return (await this.schema.ensure(bankId)) ? this.db.read(statement) : [];
+    });
     return rows.map((r) => ({ id: String(r.id), score: Number(r.score) }));
   }
 }

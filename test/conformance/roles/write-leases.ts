@@ -5,7 +5,7 @@ import type { MemoryStore } from '../../../src/store/ports.ts';
 import { Engine } from '../../../src/engine.ts';
 import { OfflineExtractor } from '../../../src/retain/offline-extractor.ts';
 import { nameKey } from '../../../src/text/words.ts';
-import { type Conformance } from '../context.ts';
+import type { Conformance } from '../context.ts';
 import { at, HashEmbedder } from '../fixtures.ts';
 
 export function writeLeasesConformance(ctx: Conformance): void {
