@@ -94,7 +94,12 @@ export class FlatVectors {
 
   vector(rid: number): Float32Array | null {
     const slot = this.slots.get(rid);
-    return slot === undefined ? null : this.data.subarray(slot * this.dim, (slot + 1) * this.dim);
+    return slot === undefined ? null : this.vectorAt(slot);
+  }
+
+  /** The vector in a slot (a view). */
+  vectorAt(slot: number): Float32Array {
+    return this.data.subarray(slot * this.dim, (slot + 1) * this.dim);
   }
 
   /** Stores the vector of rid from its stored bytes (no intermediate copy). */
