@@ -62,6 +62,8 @@ export interface VectorBankStats {
 }
 
 type Ranker = (fetch: number) => { rids: number[]; scores: number[] };
+/** An HNSW graph read from its snapshot, reflecting the changes up to seq. */
+type SnapshotGraph = { graph: HnswGraph; seq: number };
 
 /** The best `fetch` vectors of the kinds in the mask recorded by `before`, exactly, from a scan of the flat store. */
 function exactRanker(flat: FlatVectors, query: Float32Array, mask: number | null, before: number): Ranker {
@@ -103,6 +105,8 @@ interface BankState {
   /** Someone awaits the graph: its build worker keeps the process alive. */
   awaited: boolean;
   dropped: boolean;
+  /** The graph snapshot read since the bank was opened (its flat store was read in the background meanwhile). */
+  snapshotGraph: Promise<SnapshotGraph | null> | null;
   /** The last count of vectors under a recordedBefore bound (a retain asks with the same bound for each fact). */
   counted: { mask: number | null; before: number; seq: number; n: number } | null;
 }
@@ -117,6 +121,8 @@ interface ColdBank {
   sampled: boolean;
   /** Settles once the bank is held in memory whole (in `banks`), or the snapshot was given up. */
   loaded: Promise<void>;
+  /** Its graph snapshot, read meanwhile when the bank is large enough to have one. */
+  graph: Promise<SnapshotGraph | null> | null;
   stopRead: () => void;
   dropped: boolean;
 }
@@ -334,7 +340,9 @@ export class SqliteVectorIndex implements VectorIndex {
       return false;
     }
     const read = file.readInBackground();
-    const cold: ColdBank = { id: bankId, createdAt, file, flat, sampled: false, loaded: Promise.resolve(), stopRead: read.stop, dropped: false };
+    // The graph snapshot is read meanwhile (on a thread of its own): it is adopted once the store is whole.
+    const graph = flat.size >= this.threshold(flat.dim) ? this.track(this.loadSnapshot(bankId, createdAt, flat.dim).catch(() => null)) : null;
+    const cold: ColdBank = { id: bankId, createdAt, file, flat, sampled: false, loaded: Promise.resolve(), graph, stopRead: read.stop, dropped: false };
     cold.loaded = this.track(read.done.then((whole) => this.finishCold(cold, whole)));
     this.colds.set(bankId, cold);
     return true;
@@ -348,6 +356,7 @@ export class SqliteVectorIndex implements VectorIndex {
     let bank = whole && this.newBank(cold.id, cold.createdAt, whole, cold.file.header.seq, 'snapshot');
     if (bank && this.catchUp(bank) && this.flatMatches(bank)) this.banks.set(cold.id, bank);
     else bank = this.loadRows(cold.id, cold.createdAt);
+    if (bank.flat.dim === cold.flat.dim) bank.snapshotGraph = cold.graph;
     this.maintain(bank); // its graph, without waiting for the next search
   }
 
@@ -384,7 +393,7 @@ export class SqliteVectorIndex implements VectorIndex {
   private newBank(id: string, createdAt: string, flat: FlatVectors, seq: number, flatSource: BankState['flatSource']): BankState {
     return {
       id, createdAt, flat, flatSource, seq, graph: null, graphTask: null, graphError: null, saving: null,
-      changesSinceSnapshot: 0, worker: null, stopBuild: null, awaited: false, dropped: false, counted: null,
+      changesSinceSnapshot: 0, worker: null, stopBuild: null, awaited: false, dropped: false, counted: null, snapshotGraph: null,
     };
   }
 
@@ -518,7 +527,9 @@ export class SqliteVectorIndex implements VectorIndex {
   // ---- the HNSW graph: from a snapshot when a good one exists, else built in a worker
 
   private async obtainGraph(bank: BankState): Promise<void> {
-    const snapshot = await this.loadSnapshot(bank).catch(() => null);
+    const reading = bank.snapshotGraph ?? this.loadSnapshot(bank.id, bank.createdAt, bank.flat.dim);
+    bank.snapshotGraph = null;
+    const snapshot = await reading.catch(() => null);
     if (snapshot && this.adopt(bank, snapshot.graph, snapshot.seq)) return;
     if (bank.dropped || this.closed) return;
     const built = await this.buildGraph(bank);
@@ -601,11 +612,11 @@ export class SqliteVectorIndex implements VectorIndex {
     return HnswGraph.read(file, dim, this.efSearch, source);
   }
 
-  private async loadSnapshot(bank: BankState): Promise<{ graph: HnswGraph; seq: number } | null> {
+  private async loadSnapshot(bankId: string, createdAt: string, dim: number): Promise<SnapshotGraph | null> {
     const dir = this.options.snapshotDir;
     if (!dir) return null;
-    const meta = JSON.parse(readFileSync(join(dir, `${bankKey(bank.id)}.json`), 'utf8')) as SnapshotMeta;
-    if (meta.bankId !== bank.id || meta.bankCreatedAt !== bank.createdAt || meta.dim !== bank.flat.dim) return null;
+    const meta = JSON.parse(readFileSync(join(dir, `${bankKey(bankId)}.json`), 'utf8')) as SnapshotMeta;
+    if (meta.bankId !== bankId || meta.bankCreatedAt !== createdAt || meta.dim !== dim) return null;
     if (!/^[\w.-]+$/.test(meta.file)) return null;
     const file = join(dir, meta.file);
     if (statSync(file).size !== meta.bytes || !(await snapshotFileMatches(file, meta))) return null;
