@@ -16,7 +16,7 @@ import type { Db } from '../database.ts';
 import { factFilterSql } from '../filters.ts';
 import { prepared, type Statement } from '../statements.ts';
 import { ColdFlat, type LoggedChange, SnapshotDamaged } from './cold.ts';
-import { FlatVectors, kindCode, kindMask, recordTime } from './flat.ts';
+import { encodeVector, FlatVectors, kindCode, kindMask, recordTime } from './flat.ts';
 import { encodeFlat, FlatFile } from './flat-file.ts';
 import { BUILD_WORKER, HNSW_ADDON, HnswGraph } from './hnsw.ts';
 import { bankKey, fileChecksum, snapshotFileMatches, type SnapshotMeta } from './snapshot.ts';
@@ -364,16 +364,9 @@ export class SqliteVectorIndex implements VectorIndex {
   private coldCurrent(cold: ColdBank): boolean {
     const { flat } = cold;
     const changes = this.loggedChanges(cold.id, flat.seq);
-    let good = !changes || flat.apply(changes.latest, changes.seq);
-    good &&= vectorCount(this.db, cold.id) === flat.size;
-    if (good && !cold.sampled) {
-      const read = this.sql('SELECT vector FROM fact_vectors WHERE fact_rid = ? AND bank_id = ?').pluck();
-      good = flat.samples(32).every(({ slot, rid }) => {
-        const bytes = read.get(rid, cold.id) as Buffer | undefined;
-        return bytes !== undefined && Buffer.compare(bytes, flat.vectorBytes(slot)) === 0;
-      });
-      cold.sampled = good;
-    }
+    const sampled = () => (cold.sampled ? [] : flat.samples(32).map(({ slot, rid }) => ({ rid, bytes: flat.vectorBytes(slot) })));
+    const good = (!changes || flat.apply(changes.latest, changes.seq)) && this.matchesStored(cold.id, flat.size, sampled());
+    cold.sampled = good;
     if (!good) this.giveUpCold(cold);
     return good;
   }
@@ -411,15 +404,20 @@ export class SqliteVectorIndex implements VectorIndex {
   /** A sample of a loaded flat store agrees with the stored vectors, and its size with their count. */
   private flatMatches(bank: BankState): boolean {
     const { flat } = bank;
-    if (vectorCount(this.db, bank.id) !== flat.size) return false;
     const step = Math.max(1, Math.floor(flat.size / 32));
+    const samples: Array<{ rid: number; bytes: Uint8Array }> = [];
+    for (let s = 0; s < flat.size; s += step) samples.push({ rid: flat.rids[s], bytes: encodeVector(flat.vectorAt(s)) });
+    return this.matchesStored(bank.id, flat.size, samples);
+  }
+
+  /** The bank stores `size` vectors, and the sampled rids' vectors are the bytes given. */
+  private matchesStored(bankId: string, size: number, samples: Array<{ rid: number; bytes: Uint8Array }>): boolean {
+    if (vectorCount(this.db, bankId) !== size) return false;
     const read = this.sql('SELECT vector FROM fact_vectors WHERE fact_rid = ? AND bank_id = ?').pluck();
-    for (let s = 0; s < flat.size; s += step) {
-      const bytes = read.get(flat.rids[s], bank.id) as Buffer | undefined;
-      const mine = new Uint8Array(flat.data.buffer, s * flat.dim * 4, flat.dim * 4);
-      if (!bytes || Buffer.compare(bytes, mine) !== 0) return false;
-    }
-    return true;
+    return samples.every(({ rid, bytes }) => {
+      const stored = read.get(rid, bankId) as Buffer | undefined;
+      return stored !== undefined && Buffer.compare(stored, bytes) === 0;
+    });
   }
 
   /** Writes the bank's flat store as it is now (copied at once, at its change seq) to <key>.flat, in the background. */

@@ -528,7 +528,7 @@ test('a snapshot read in the background answers from its file meanwhile: changes
         const want = world.exact('b', q, 10, filter);
         assert.deepEqual((await index.search('b', q, 10, filter)).map((s) => s.id), want, `filter ${JSON.stringify(filter)}`);
       }
-      if (!filter.tags) assert.equal(index.stats('b')?.reading, true, 'answered while the file was being read');
+      if (!filter.tags) assert.equal(index.stats('b')?.reading, true, `answered while the file was being read: ${JSON.stringify(filter)}`);
       const stats = await index.warm('b');
       assert.deepEqual([stats?.reading, stats?.flatSource, stats?.vectors], [false, 'snapshot', world.facts.size]);
       assert.deepEqual((await index.search('b', target, 10, filter)).map((s) => s.id), world.exact('b', target, 10, filter));
