@@ -12,6 +12,7 @@ import { openDatabase, type Db } from '../database.ts';
 import { dot } from '../../../core/dot.ts';
 import { FlatVectors } from './flat.ts';
 import { encodeFlat, FlatFile } from './flat-file.ts';
+import { Labels } from './hnsw.ts';
 import { decodeVector, encodeVector, NATIVE_SCAN_MIN, SqliteVectorIndex } from './index.ts';
 
 const DIM = 16;
@@ -243,6 +244,22 @@ test('the native scan ranks by the query it is given, also when the query is a v
     scored.sort((a, b) => b.score - a.score || a.rid - b.rid);
     assert.deepEqual(flat.best(q, null, 10).rids, scored.slice(0, 10).map((x) => x.rid));
   }
+});
+
+test("a graph's live labels: the sorted ones it was reconciled with, and those added and removed since", () => {
+  const labels = new Labels(Float64Array.from([2, 5, 9, 14]));
+  assert.equal(labels.size, 4);
+  assert.deepEqual([1, 2, 5, 9, 14, 15].map((l) => labels.has(l)), [false, true, true, true, true, false]);
+  labels.add(15);
+  labels.add(5); // live already
+  assert.equal(labels.delete(9), true);
+  assert.equal(labels.delete(9), false, 'not live any more');
+  assert.equal(labels.delete(1), false, 'never live');
+  assert.equal(labels.delete(15), true);
+  labels.add(9); // back
+  labels.add(1);
+  assert.deepEqual([1, 2, 5, 9, 14, 15].map((l) => labels.has(l)), [true, true, true, true, true, false]);
+  assert.equal(labels.size, 5);
 });
 
 test('HNSW search reaches recall@10 >= 0.95 against brute force', async () => {
