@@ -1,5 +1,6 @@
 // The body of a flat snapshot file (flat-file.ts: rids, record times, kinds, vectors) read from an open descriptor
-// into new arrays with room to grow, checked against the header's checksum as it is read; and that check itself.
+// into new arrays with room to grow, checked against the header's checksum as it is read; and that check itself (the
+// graph snapshot's meta file names one of the same kinds: snapshot.ts).
 // Plain CommonJS, so a worker thread runs it under any loader: the vector index reads a large snapshot in one (its
 // first searches meanwhile scan the file, cold.ts) and a small one on its own thread (flat-file.ts requires this).
 'use strict';

@@ -1,9 +1,9 @@
 // Snapshot files beside the database: <key>.json names an immutable HNSW index file <key>-<seq>-<nonce>.hnsw with its
 // size and checksum, so a partial or damaged file is never handed to hnswlib (which can crash on one); <key>.flat holds
-// the flat store (flat.ts encode). Every file is written then renamed.
+// the flat store (flat-file.ts). Every file is written then renamed.
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
-import { crc32 } from 'node:zlib';
+import { flatBody } from './flat-file.ts';
 
 /** Format 2 names the index file's CRC-32 (8 hex digits); format 1, still read, its SHA-256 (five times slower to
  * check: seconds for a graph of a million vectors). */
@@ -25,29 +25,26 @@ export interface SnapshotMeta {
 
 export const bankKey = (bankId: string): string => 'bank-' + createHash('sha256').update(bankId).digest('hex').slice(0, 24);
 
-/** Whether the file's bytes are the ones the meta file describes (size first, then the checksum it names). */
+/** Whether the file's bytes have the checksum the meta file names. */
 export async function snapshotFileMatches(path: string, meta: SnapshotMeta): Promise<boolean> {
-  if (meta.format === 2 && typeof meta.crc32 === 'string') return (await fileChecksum(path, 'crc32')) === meta.crc32;
-  if (meta.format === 1 && typeof meta.sha256 === 'string') return (await fileChecksum(path, 'sha256')) === meta.sha256;
-  return false;
+  const named = meta.format === 2 ? meta.crc32 : meta.format === 1 ? meta.sha256 : undefined;
+  return typeof named === 'string' && (await fileChecksum(path, meta.format)) === named;
 }
 
-/** The file's CRC-32 (8 hex digits) or SHA-256 (hex), read a few megabytes at a time into one buffer. */
-export async function fileChecksum(path: string, kind: 'crc32' | 'sha256'): Promise<string> {
+/** The file's checksum of the format's kind (2: CRC-32, 8 hex digits; 1: SHA-256), read a few megabytes at a time
+ * into one buffer. */
+export async function fileChecksum(path: string, format: 1 | 2): Promise<string> {
   const file = await open(path, 'r');
   try {
     const buffer = Buffer.allocUnsafe(4 << 20);
-    const hash = kind === 'sha256' ? createHash('sha256') : null;
-    let crc = 0;
+    const check = flatBody.bodyCheck(format);
     for (let position = 0; ; ) {
       const { bytesRead } = await file.read(buffer, 0, buffer.length, position);
       if (bytesRead === 0) break;
-      const chunk = buffer.subarray(0, bytesRead);
-      if (hash) hash.update(chunk);
-      else crc = crc32(chunk, crc);
+      check.update(buffer.subarray(0, bytesRead));
       position += bytesRead;
     }
-    return hash ? hash.digest('hex') : crc.toString(16).padStart(8, '0');
+    return check.digest();
   } finally {
     await file.close();
   }

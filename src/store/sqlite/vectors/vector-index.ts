@@ -649,7 +649,7 @@ export class SqliteVectorIndex implements VectorIndex {
     const name = `${key}-${seq}-${randomBytes(6).toString('hex')}.hnsw`;
     const meta: SnapshotMeta = {
       format: 2, bankId: bank.id, bankCreatedAt: bank.createdAt, dim: bank.flat.dim, seq, file: name,
-      bytes: statSync(tmp).size, crc32: await fileChecksum(tmp, 'crc32'), m: this.m, efConstruction: this.efConstruction,
+      bytes: statSync(tmp).size, crc32: await fileChecksum(tmp, 2), m: this.m, efConstruction: this.efConstruction,
       writtenAt: new Date().toISOString(),
     };
     renameSync(tmp, join(dir, name));
