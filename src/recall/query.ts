@@ -4,7 +4,7 @@
 // it rewards facts for being short rather than relevant; the similarity arms search with the focus, while
 // the graph arm still uses every named entity.
 import type { Entity } from '../core/index.ts';
-import type { AuditReads, RecallReads } from '../store/index.ts';
+import type { RecallReads } from '../store/index.ts';
 import { contentWords, isStopword, nameKey } from '../text/index.ts';
 import { withoutMeta } from './meta.ts';
 
@@ -66,20 +66,20 @@ export function withoutNames(query: string, keys: Set<string>): string {
 
 /** How long a bank's fact count is reused for the hub share (it only needs to be roughly right). */
 const COUNT_TTL_MS = 60_000;
-const counts = new WeakMap<AuditReads, Map<string, { total: number; at: number }>>();
+const counts = new WeakMap<RecallReads, Map<string, { total: number; at: number }>>();
 
-/** Active facts in the bank, counted at most once a minute per store. */
-async function factCount(store: AuditReads, bankId: string): Promise<number> {
+/** Active facts in the bank, asked at most once a minute per store (a store without a kept count counts them). */
+async function factCount(store: RecallReads, bankId: string): Promise<number> {
   let perBank = counts.get(store);
   if (!perBank) counts.set(store, (perBank = new Map()));
   const cached = perBank.get(bankId);
   if (cached && Date.now() - cached.at < COUNT_TTL_MS) return cached.total;
-  const { total } = await store.listFacts(bankId, { limit: 0, offset: 0 });
+  const total = await store.countActiveFacts(bankId);
   perBank.set(bankId, { total, at: Date.now() });
   return total;
 }
 
-export async function analyzeQuery(store: RecallReads & AuditReads, bankId: string, query: string): Promise<QueryAnalysis> {
+export async function analyzeQuery(store: RecallReads, bankId: string, query: string): Promise<QueryAnalysis> {
   const entities = await store.graph.entitiesByKeys(bankId, queryEntityKeys(query));
   const hasContent = (text: string): boolean => contentWords(text).length > 0;
   if (entities.length === 0) return { entities, hubs: new Set(), focus: withoutMeta(query, hasContent), facts: 0 };

@@ -278,6 +278,9 @@ export interface RecallReads {
   readonly graph: GraphIndex;
 
   getFacts(bankId: string, ids: string[]): Promise<Fact[]>;
+  /** How many of the bank's facts are active (not superseded): the total of a listing without filters, but kept as
+   * facts are written where the store can, so a large bank is not counted on every ask. 0 for an unknown bank. */
+  countActiveFacts(bankId: string): Promise<number>;
   /**
    * The newest facts under the filter (of one entity when `entityId` is given), newest first, at most `limit`: read
    * from the newest end of an index, so a hub entity's hundred thousand facts are neither counted nor paged through.

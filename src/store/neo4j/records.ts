@@ -69,6 +69,10 @@ export class Neo4jRecords {
     if (ids.length === 0) return [];
     return inOrder(many(await this.db.read(reads.getFacts(bankId, ids)), 'fact', toFact), ids);
   }
+  async countActiveFacts(bankId: string): Promise<number> {
+    const [count] = await this.db.read(reads.countActiveFacts(bankId));
+    return Number(count?.total ?? 0);
+  }
   async listFacts(bankId: string, q: ListFactsQuery): Promise<FactPage> {
     return this.db.readTx(async (tx) => {
       const [count] = await tx.run(reads.countFacts(bankId, q));

@@ -106,6 +106,7 @@ function catalogue(): Array<[string, Statement]> {
   add('getFacts', reads.getFacts(B, ['f']));
   const listQuery = { limit: 10, offset: 0, documentId: 'doc-1', entityId: 'ent-1', ...filterAll };
   add('countFacts', reads.countFacts(B, listQuery));
+  add('countActiveFacts', reads.countActiveFacts(B));
   add('listFacts', reads.listFacts(B, listQuery));
   add('newestFacts', reads.newestFacts(B, { limit: 5, entityId: 'ent-1', ...filterAll }));
   add('newestFacts (bank)', reads.newestFacts(B, { limit: 5, ...filterAll }));

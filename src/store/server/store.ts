@@ -168,6 +168,9 @@ export class ServerStore implements MemoryStore {
   getEntities(bankId: string, ids: string[]): Promise<Entity[]> {
     return this.records.getEntities(bankId, ids);
   }
+  countActiveFacts(bankId: string): Promise<number> {
+    return this.records.countActiveFacts(bankId);
+  }
   listEntities(bankId: string, limit: number, offset: number): Promise<Entity[]> {
     return this.records.listEntities(bankId, limit, offset);
   }

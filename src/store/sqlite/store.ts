@@ -10,6 +10,7 @@ import type {
   QueueDetail, SessionInfo, Tombstone, VectorRecord, WriteLease,
 } from '../ports.ts';
 import * as ops from './operations.ts';
+import { activeFactCount } from './counts.ts';
 import { openDatabase, type Db } from './database.ts';
 import * as deletes from './deletes.ts';
 import { factFilterSql } from './filters.ts';
@@ -140,6 +141,9 @@ export class SqliteStore implements MemoryStore {
   // facts and entities
   async getFacts(bankId: string, ids: string[]): Promise<Fact[]> {
     return this.byIds<Fact, unknown[]>(`SELECT ${FACT_COLUMNS} FROM facts f WHERE +f.bank_id = ? AND f.id IN`, bankId, ids, toFact, 'raw');
+  }
+  async countActiveFacts(bankId: string): Promise<number> {
+    return activeFactCount(this.db, bankId);
   }
   async listFacts(bankId: string, q: ListFactsQuery): Promise<FactPage> {
     const where = factFilterSql(q, 'f');

@@ -4,7 +4,7 @@ import { beforeEach, describe, test } from 'node:test';
 import type { Fact } from '../../../src/core/types.ts';
 import type { FactFilter, MemoryStore } from '../../../src/store/ports.ts';
 import { type ChunkFacts, type Conformance, idsOf, observationWrite, sorted } from '../context.ts';
-import { at, chunk, doc, fact, itemWrite, unit } from '../fixtures.ts';
+import { at, bank, chunk, doc, fact, itemWrite, observation, unit } from '../fixtures.ts';
 
 export function recallReadsConformance(ctx: Conformance): void {
   describe('RecallReads', () => {
@@ -27,6 +27,30 @@ export function recallReadsConformance(ctx: Conformance): void {
       assert.deepEqual(await ids({ entityId: alice, limit: 10 }), [facts[2].id, facts[0].id], 'superseded facts are not current');
       assert.deepEqual(await ids({ entityId: `${bankId}-e-nobody`, limit: 10 }), []);
       assert.deepEqual(await store.newestFacts(B('no-such-bank'), { entityId: alice, limit: 10 }), []);
+    });
+
+    test('the count of active facts is the total of a listing without filters, through every kind of write', async () => {
+      const { bankId, facts } = await seeded('active-count');
+      const expectCount = async (n: number, why: string): Promise<void> => {
+        assert.equal((await store.listFacts(bankId, { limit: 0, offset: 0 })).total, n, `listing: ${why}`);
+        assert.equal(await store.countActiveFacts(bankId), n, why);
+      };
+      await expectCount(4, 'after a write');
+      assert.equal(await store.countActiveFacts(B('no-such-bank')), 0);
+      const o = observation(bankId, `${bankId}-o1`, 'Alice lives in Berlin');
+      await store.applyObservations(observationWrite(bankId, { observations: [o], vectors: [{ id: o.id, vector: unit(3) }] }));
+      await expectCount(5, 'an observation is a fact');
+      await store.applyObservations(observationWrite(bankId, { supersede: [{ factId: facts[0].id, by: facts[1].id, at: at(6) }] }));
+      await expectCount(4, 'a superseded fact is not active');
+      await store.deleteFacts(bankId, [facts[1].id], 'wrong');
+      await expectCount(4, 'deleting the superseding fact makes the superseded one active again');
+      await store.applyObservations(observationWrite(bankId, { removeObservationIds: [o.id] }));
+      await expectCount(3, 'a removed observation');
+      await store.deleteDocument(bankId, `${bankId}-d1`, 'gone');
+      await expectCount(0, 'the document deleted with its facts');
+      await store.deleteBank(bankId);
+      await store.createBank(bank(bankId));
+      await expectCount(0, 'a bank created again under the id of a deleted one');
     });
 
     test("a fact's context is searched by keyword beside its text, and its stance is a filter", async () => {

@@ -48,6 +48,11 @@ export function countFacts(bankId: string, q: ListFactsQuery): Statement {
   return cypher(`MATCH (f:Fact {bankId: $bankId}) WHERE ${c.text} RETURN count(f) AS total`, { bankId, ...c.params });
 }
 
+/** The bank's active facts, counted (the total of a listing without filters). */
+export function countActiveFacts(bankId: string): Statement {
+  return countFacts(bankId, { limit: 0, offset: 0 });
+}
+
 export function listFacts(bankId: string, q: ListFactsQuery): Statement {
   const c = listCondition(q);
   return cypher(

@@ -2,8 +2,7 @@
 // last slot into the hole), with each fact's kind and record time. It is the in-memory truth: exact search scans it,
 // the HNSW graph is built from it and checked against it. A fact's kind and record time never change, so a kinds
 // filter and a recordedBefore bound pick its slots without SQL (a retain linking its facts asks for the bank as it
-// was before it began). Also the stored form of a vector, and the flat snapshot's encoding.
-import { createHash } from 'node:crypto';
+// was before it began). Also the stored form of a vector. Its snapshot file: flat-file.ts.
 import { createRequire } from 'node:module';
 import { dot, TopK } from '../../../core/index.ts';
 
@@ -12,7 +11,18 @@ const usearch = createRequire(import.meta.url)('usearch') as { exactSearch: (...
 /** Stores at least this large are ranked by usearch first: below it the call costs more than the JS scan saves. */
 export const NATIVE_SCAN_MIN = 1024;
 /** How far below the m-th kept score the native scan's cut must lie (float32 rounding of a 100-1024-d product). */
-const NATIVE_SCORE_SLACK = 1e-4;
+export const NATIVE_SCORE_SLACK = 1e-4;
+
+/** The c vectors of data (n × dim, row-major) with the largest inner product with q, by usearch's SIMD scan: their
+ * rows, best first, and the native score of the last (every row left out scores at most that, up to rounding). */
+export function nativeSearch(data: Float32Array, q: Float32Array, dim: number, c: number): { rows: BigUint64Array; last: number } {
+  // usearch reads an array from the start of its buffer, whatever its offset: a view into a larger one (a stored
+  // vector used as the query) is copied first.
+  const at0 = (a: Float32Array): Float32Array => (a.byteOffset === 0 ? a : a.slice());
+  const found = usearch.exactSearch(at0(data), at0(q), dim, c, 'ip', 1) as { keys: BigUint64Array; distances: Float32Array };
+  // usearch's inner-product distance is 1 - q·v.
+  return { rows: found.keys, last: 1 - found.distances[found.keys.length - 1] };
+}
 
 /** A vector as stored in fact_vectors.vector: its float32 bytes (platform order, little-endian here); a view, no copy. */
 export function encodeVector(vector: Float32Array): Buffer {
@@ -41,7 +51,8 @@ export class FlatVectors {
   kinds: Uint8Array;
   /** Each fact's record time (created_at) in epoch milliseconds. */
   times: Float64Array;
-  readonly slots = new Map<number, number>();
+  /** rid -> slot, made on first use (see slots): a store read from its snapshot may answer searches without it. */
+  private slotMap: Map<number, number> | null = null;
   /** Vectors per kind code. */
   readonly kindCounts = [0, 0, 0, 0];
   size = 0;
@@ -51,6 +62,16 @@ export class FlatVectors {
     this.rids = new Float64Array(Math.max(16, capacity));
     this.kinds = new Uint8Array(Math.max(16, capacity));
     this.times = new Float64Array(Math.max(16, capacity));
+  }
+
+  /** Each stored rid's slot. Made on first use from the rids: a million entries take a few hundred milliseconds,
+   * which a search scanning the arrays does not need. */
+  get slots(): Map<number, number> {
+    if (this.slotMap) return this.slotMap;
+    const map = new Map<number, number>();
+    for (let s = 0; s < this.size; s++) map.set(this.rids[s], s);
+    if (map.size !== this.size) throw new Error('the flat vector store holds a rid twice');
+    return (this.slotMap = map);
   }
 
   /** How many vectors belong to facts of the kinds in the mask. */
@@ -72,7 +93,12 @@ export class FlatVectors {
 
   vector(rid: number): Float32Array | null {
     const slot = this.slots.get(rid);
-    return slot === undefined ? null : this.data.subarray(slot * this.dim, (slot + 1) * this.dim);
+    return slot === undefined ? null : this.vectorAt(slot);
+  }
+
+  /** The vector in a slot (a view). */
+  vectorAt(slot: number): Float32Array {
+    return this.data.subarray(slot * this.dim, (slot + 1) * this.dim);
   }
 
   /** Stores the vector of rid from its stored bytes (no intermediate copy). */
@@ -141,66 +167,38 @@ export class FlatVectors {
     const share = Math.max(1, this.count(mask)) / size;
     let c = Math.min(size, Math.ceil(m / share) + 16);
     for (;;) {
-      const found = usearch.exactSearch(data.subarray(0, size * dim), q, dim, c, 'ip', 1) as { keys: BigUint64Array; distances: Float32Array };
+      const found = nativeSearch(data.subarray(0, size * dim), q, dim, c);
       const top = new TopK(m);
       let kept = 0;
-      for (let i = 0; i < found.keys.length; i++) {
-        const s = Number(found.keys[i]);
+      for (let i = 0; i < found.rows.length; i++) {
+        const s = Number(found.rows[i]);
         if ((mask !== null && !(mask & (1 << kinds[s]))) || times[s] > before) continue;
         top.push(dot(data, s * dim, q, dim), rids[s]);
         kept++;
       }
       const { positions, scores } = top.sorted();
-      // usearch's inner-product distance is 1 - q·v: the score of the last vector it fetched bounds every one left out.
-      const leftOut = c < size ? 1 - found.distances[found.keys.length - 1] : -Infinity;
+      // The score of the last vector it fetched bounds every one left out.
+      const leftOut = c < size ? found.last : -Infinity;
       if (c >= size || (kept >= m && leftOut < scores[m - 1] - NATIVE_SCORE_SLACK)) return { rids: positions, scores };
       c = Math.min(size, c * 4);
       if (c > size / 4) return null;
     }
   }
 
-  /** The store as one buffer: a header line (with the sha256 of the rest), then rids, times, kinds and vectors. */
-  encode(header: Omit<FlatHeader, 'sha256'>): Buffer {
-    const n = this.size;
-    const kindBytes = Math.ceil(n / 8) * 8;
-    // The header line's length does not depend on the hash (64 hex digits): sized with a stand-in, written last. The
-    // body starts at a multiple of 8 bytes (spaces pad the header line).
-    const line = (sha256: string): string => JSON.stringify({ ...header, sha256 });
-    const start = Math.ceil((Buffer.byteLength(line('0'.repeat(64))) + 1) / 8) * 8;
-    const out = Buffer.alloc(start + n * 16 + kindBytes + n * this.dim * 4);
-    out.set(new Uint8Array(this.rids.buffer, 0, n * 8), start);
-    out.set(new Uint8Array(this.times.buffer, 0, n * 8), start + n * 8);
-    out.set(this.kinds.subarray(0, n), start + n * 16);
-    out.set(new Uint8Array(this.data.buffer, 0, n * this.dim * 4), start + n * 16 + kindBytes);
-    const head = line(createHash('sha256').update(out.subarray(start)).digest('hex'));
-    out.write(head + ' '.repeat(start - 1 - Buffer.byteLength(head)) + '\n', 0, 'utf8');
-    return out;
-  }
-
-  /** A store read back from encode()'s buffer, with its header; null when the buffer is not one, or not whole. */
-  static decode(buffer: Buffer): { header: FlatHeader; flat: FlatVectors } | null {
-    const nl = buffer.indexOf(10);
-    if (nl < 0 || nl > 4096) return null;
-    const header = JSON.parse(buffer.subarray(0, nl).toString('utf8')) as FlatHeader;
-    const n = header.size;
-    const start = nl + 1;
-    const kindBytes = Math.ceil(n / 8) * 8;
-    if (header.format !== 1 || !Number.isInteger(n) || n < 0 || start % 8 !== 0) return null;
-    if (buffer.length !== start + n * 16 + kindBytes + n * header.dim * 4) return null;
-    if (createHash('sha256').update(buffer.subarray(start)).digest('hex') !== header.sha256) return null;
-    const flat = new FlatVectors(header.dim, n);
-    const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset + start, buffer.byteLength - start);
-    new Uint8Array(flat.rids.buffer).set(bytes.subarray(0, n * 8));
-    new Uint8Array(flat.times.buffer).set(bytes.subarray(n * 8, n * 16));
-    flat.kinds.set(bytes.subarray(n * 16, n * 17));
-    new Uint8Array(flat.data.buffer).set(bytes.subarray(n * 16 + kindBytes, n * 16 + kindBytes + n * header.dim * 4));
-    flat.size = n;
-    for (let s = 0; s < n; s++) {
-      flat.slots.set(flat.rids[s], s);
+  /** A store over arrays read from a snapshot (flat-body.cjs): `size` entries used, the rest room to grow. */
+  static fromBody(dim: number, size: number, body: { rids: ArrayBuffer; times: ArrayBuffer; kinds: ArrayBuffer; data: ArrayBuffer }): FlatVectors | null {
+    const flat = new FlatVectors(dim, 0);
+    flat.rids = new Float64Array(body.rids);
+    flat.times = new Float64Array(body.times);
+    flat.kinds = new Uint8Array(body.kinds);
+    flat.data = new Float32Array(body.data);
+    if (flat.rids.length < size || flat.data.length !== flat.rids.length * dim) return null;
+    for (let s = 0; s < size; s++) {
+      if (flat.kinds[s] > 3) return null;
       flat.kindCounts[flat.kinds[s]]++;
     }
-    if (flat.slots.size !== n) return null;
-    return { header, flat };
+    flat.size = size;
+    return flat;
   }
 
   private grow(): void {
@@ -218,18 +216,4 @@ export class FlatVectors {
     this.kinds = kinds;
     this.times = times;
   }
-}
-
-/** The flat snapshot <key>.flat: the bank's flat store as of change seq, read at start instead of every vector row
- * (100k rows take most of a second from SQLite, the file a few tens of milliseconds), then caught up from
- * vector_changes. Written then renamed, so a partial file never has the name. */
-export interface FlatHeader {
-  format: 1;
-  bankId: string;
-  bankCreatedAt: string;
-  dim: number;
-  seq: number;
-  size: number;
-  /** Of everything after the header line. */
-  sha256: string;
 }

@@ -7,8 +7,51 @@ import type { FlatVectors } from './flat.ts';
 
 export type Graph = InstanceType<typeof hnswlib.HierarchicalNSW>;
 
+/** The live labels of a graph: the sorted labels it was reconciled with (held as one array: a million of them take
+ * a fifth of the time a Set takes to fill), and the labels added and removed since. */
+export class Labels {
+  private readonly added = new Set<number>();
+  private readonly removed = new Set<number>();
+
+  /** base: ascending, no repeats. */
+  constructor(private readonly base: Float64Array = new Float64Array(0)) {}
+
+  get size(): number {
+    return this.base.length - this.removed.size + this.added.size;
+  }
+
+  has(label: number): boolean {
+    return this.added.has(label) || (!this.removed.has(label) && this.inBase(label));
+  }
+
+  add(label: number): void {
+    if (this.inBase(label)) this.removed.delete(label);
+    else this.added.add(label);
+  }
+
+  /** Removes a live label; false when it was not live. */
+  delete(label: number): boolean {
+    if (!this.has(label)) return false;
+    if (!this.added.delete(label)) this.removed.add(label);
+    return true;
+  }
+
+  private inBase(label: number): boolean {
+    const { base } = this;
+    let lo = 0;
+    let hi = base.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (base[mid] === label) return true;
+      if (base[mid] < label) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return false;
+  }
+}
+
 export class HnswGraph {
-  readonly live = new Set<number>();
+  live = new Labels();
   private readonly dead = new Set<number>();
   private deleted = 0;
 
@@ -22,29 +65,37 @@ export class HnswGraph {
     return new HnswGraph(index, source);
   }
 
-  /** Aligns the graph's membership with the flat store; returns how many labels had to change. */
+  /** Aligns the graph's membership with the flat store; returns how many labels had to change. Both sides sorted
+   * and walked together: no per-label lookup in a map of the whole bank. */
   reconcile(flat: FlatVectors): number {
+    const labels = Float64Array.from(this.index.getIdsList()).sort();
+    const rids = flat.rids.slice(0, flat.size).sort();
+    const common = new Float64Array(Math.min(labels.length, rids.length));
+    const missing = new Set<number>();
+    let kept = 0;
     let changed = 0;
-    for (const label of this.index.getIdsList()) {
-      if (flat.has(label)) {
-        this.live.add(label);
-        continue;
+    for (let i = 0, j = 0; i < labels.length || j < rids.length; ) {
+      if (i < labels.length && j < rids.length && labels[i] === rids[j]) {
+        common[kept++] = labels[i++];
+        j++;
+      } else if (j >= rids.length || (i < labels.length && labels[i] < rids[j])) {
+        const label = labels[i++]; // in the graph, not in the store
+        try {
+          this.index.markDelete(label);
+          changed++;
+        } catch {
+          // already marked deleted in the loaded graph
+        }
+        this.dead.add(label);
+        this.deleted++;
+      } else {
+        missing.add(rids[j++]); // in the store, not in the graph
       }
-      try {
-        this.index.markDelete(label);
-        changed++;
-      } catch {
-        // already marked deleted in the loaded graph
-      }
-      this.dead.add(label);
-      this.deleted++;
     }
-    for (let s = 0; s < flat.size; s++) {
-      const rid = flat.rids[s];
-      if (!this.live.has(rid)) {
-        this.upsert(rid, flat.vector(rid)!);
-        changed++;
-      }
+    this.live = new Labels(common.subarray(0, kept));
+    if (missing.size) {
+      for (let s = 0; s < flat.size; s++) if (missing.has(flat.rids[s])) this.upsert(flat.rids[s], flat.vectorAt(s));
+      changed += missing.size;
     }
     return changed;
   }
@@ -106,7 +157,7 @@ export class HnswGraph {
     const step = Math.max(1, Math.floor(flat.size / samples));
     for (let s = 0; s < flat.size; s += step) {
       const rid = flat.rids[s];
-      const want = flat.vector(rid)!;
+      const want = flat.vectorAt(s);
       let got: number[];
       try {
         got = this.index.getPoint(rid);

@@ -10,12 +10,15 @@ import { writeFile } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import { dot, TopK } from '../../../core/index.ts';
 import type { FactFilter, Scored, VectorIndex } from '../../ports.ts';
+import { vectorCount } from '../counts.ts';
 import type { Db } from '../database.ts';
 import { factFilterSql } from '../filters.ts';
 import { prepared, type Statement } from '../statements.ts';
-import { FlatVectors, kindCode, kindMask, recordTime } from './flat.ts';
+import { ColdFlat, type LoggedChange, SnapshotDamaged } from './cold.ts';
+import { encodeVector, FlatVectors, kindCode, kindMask, recordTime } from './flat.ts';
+import { encodeFlat, FlatFile } from './flat-file.ts';
 import { BUILD_WORKER, HNSW_ADDON, HnswGraph } from './hnsw.ts';
-import { bankKey, sha256File, type SnapshotMeta } from './snapshot.ts';
+import { bankKey, fileChecksum, snapshotFileMatches, type SnapshotMeta } from './snapshot.ts';
 
 export interface SqliteVectorIndexOptions {
   /** Directory for HNSW snapshots (a meta file and an index file per bank). Without it nothing is written to disk. */
@@ -36,6 +39,9 @@ export interface SqliteVectorIndexOptions {
   maxOverfetch?: number;
   /** A catch-up bringing more new vectors than this replaces the HNSW graph in the background (default 1000). */
   maxGraphCatchUp?: number;
+  /** A flat snapshot with a body of at least this many bytes is read into memory on a worker thread, searches
+   * meanwhile scanning the file (cold.ts); a smaller one is read at once (default 16 MB: 40k vectors of 100-d). */
+  backgroundReadBytes?: number;
 }
 
 export interface VectorBankStats {
@@ -49,14 +55,28 @@ export interface VectorBankStats {
   graphSource: 'built' | 'snapshot' | null;
   /** Where the flat store came from when the bank was loaded: its snapshot file (caught up), or every vector row. */
   flatSource: 'snapshot' | 'rows';
+  /** The snapshot file is still being read into memory (searches meanwhile scan the file). */
+  reading: boolean;
   graphError: string | null;
 }
 
 type Ranker = (fetch: number) => { rids: number[]; scores: number[] };
+/** An HNSW graph read from its snapshot, reflecting the changes up to seq. */
+type SnapshotGraph = { graph: HnswGraph; seq: number };
 
 /** The best `fetch` vectors of the kinds in the mask recorded by `before`, exactly, from a scan of the flat store. */
 function exactRanker(flat: FlatVectors, query: Float32Array, mask: number | null, before: number): Ranker {
   return (fetch) => flat.best(query, mask, fetch, before);
+}
+
+/** The same from the snapshot file: each scan reads the whole file, so it ranks twice as many as asked for and
+ * answers a later ask from that while it fits (exact rankings: the first f of the best 2f are the best f). */
+function coldRanker(flat: ColdFlat, query: Float32Array, mask: number | null, before: number): Ranker {
+  let ranked: { rids: number[]; scores: number[]; asked: number } | null = null;
+  return (fetch) => {
+    if (!ranked || (fetch > ranked.asked && ranked.rids.length === ranked.asked)) ranked = { ...flat.best(query, mask, fetch * 2, before), asked: fetch * 2 };
+    return { rids: ranked.rids.slice(0, fetch), scores: ranked.scores.slice(0, fetch) };
+  };
 }
 
 /** The best `fetch` vectors of the bank, approximately, from the HNSW graph. */
@@ -84,9 +104,29 @@ interface BankState {
   /** Someone awaits the graph: its build worker keeps the process alive. */
   awaited: boolean;
   dropped: boolean;
+  /** The graph snapshot read since the bank was opened (its flat store was read in the background meanwhile). */
+  snapshotGraph: Promise<SnapshotGraph | null> | null;
   /** The last count of vectors under a recordedBefore bound (a retain asks with the same bound for each fact). */
   counted: { mask: number | null; before: number; seq: number; n: number } | null;
 }
+
+/** A bank searched from its flat snapshot file while the file is read into memory on a worker thread. */
+interface ColdBank {
+  readonly id: string;
+  readonly createdAt: string;
+  readonly file: FlatFile;
+  readonly flat: ColdFlat;
+  /** The file's sampled vectors equal the stored ones (checked before the first search; its size on every one). */
+  sampled: boolean;
+  /** Settles once the bank is held in memory whole (in `banks`), or the snapshot was given up. */
+  loaded: Promise<void>;
+  /** Its graph snapshot, read meanwhile when the bank is large enough to have one. */
+  graph: Promise<SnapshotGraph | null> | null;
+  stopRead: () => void;
+  dropped: boolean;
+}
+
+const isCold = (bank: BankState | ColdBank): bank is ColdBank => bank.flat instanceof ColdFlat;
 
 interface CheckedRow {
   rid: number;
@@ -95,6 +135,7 @@ interface CheckedRow {
 
 export class SqliteVectorIndex implements VectorIndex {
   private readonly banks = new Map<string, BankState>();
+  private readonly colds = new Map<string, ColdBank>();
   private readonly filterStatements = new Map<string, { check: Statement; all: Statement }>();
   private readonly tasks = new Set<Promise<unknown>>();
   private readonly m: number;
@@ -103,6 +144,7 @@ export class SqliteVectorIndex implements VectorIndex {
   private readonly snapshotEvery: number;
   private readonly maxOverfetch: number;
   private readonly maxGraphCatchUp: number;
+  private readonly backgroundReadBytes: number;
   private closed = false;
 
   constructor(private readonly db: Db, private readonly options: SqliteVectorIndexOptions = {}) {
@@ -112,16 +154,24 @@ export class SqliteVectorIndex implements VectorIndex {
     this.snapshotEvery = options.snapshotEvery ?? 2000;
     this.maxOverfetch = options.maxOverfetch ?? 4096;
     this.maxGraphCatchUp = options.maxGraphCatchUp ?? 1000;
+    this.backgroundReadBytes = options.backgroundReadBytes ?? 16 << 20;
     if (options.snapshotDir) mkdirSync(options.snapshotDir, { recursive: true });
   }
 
   async search(bankId: string, vector: Float32Array, k: number, filter: FactFilter = {}): Promise<Scored[]> {
-    const bank = await this.current(bankId);
-    if (!bank || bank.flat.size === 0 || !(k >= 1)) return [];
-    if (vector.length !== bank.flat.dim) {
-      throw new Error(`query vector has ${vector.length} dimensions but bank "${bankId}" holds ${bank.flat.dim}-dimensional vectors`);
+    for (;;) {
+      const bank = await this.current(bankId, true);
+      if (!bank || bank.flat.size === 0 || !(k >= 1)) return [];
+      if (vector.length !== bank.flat.dim) {
+        throw new Error(`query vector has ${vector.length} dimensions but bank "${bankId}" holds ${bank.flat.dim}-dimensional vectors`);
+      }
+      try {
+        return await this.nearest(bank, vector, Math.floor(k), filter);
+      } catch (err) {
+        if (!(err instanceof SnapshotDamaged) || !isCold(bank)) throw err;
+        this.giveUpCold(bank); // and search what the rows hold
+      }
     }
-    return this.nearest(bank, vector, Math.floor(k), filter);
   }
 
   /** Loads and catches up the bank's index and waits for its HNSW graph (if it is large enough to get one). */
@@ -136,6 +186,14 @@ export class SqliteVectorIndex implements VectorIndex {
   }
 
   stats(bankId: string): VectorBankStats | null {
+    const cold = this.colds.get(bankId);
+    if (cold) {
+      const { flat } = cold;
+      return {
+        vectors: flat.size, dim: flat.dim, seq: flat.seq, mode: 'exact', graphVectors: null, graphSource: null, flatSource: 'snapshot', reading: true,
+        graphError: null,
+      };
+    }
     const bank = this.banks.get(bankId);
     if (!bank) return null;
     return {
@@ -146,6 +204,7 @@ export class SqliteVectorIndex implements VectorIndex {
       graphVectors: bank.graph?.live.size ?? null,
       graphSource: bank.graph?.source ?? null,
       flatSource: bank.flatSource,
+      reading: false,
       graphError: bank.graphError,
     };
   }
@@ -154,6 +213,8 @@ export class SqliteVectorIndex implements VectorIndex {
   forgetBank(bankId: string): void {
     const bank = this.banks.get(bankId);
     if (bank) this.drop(bank);
+    const cold = this.colds.get(bankId);
+    if (cold) this.dropCold(cold);
     this.sql('DELETE FROM vector_changes WHERE bank_id = ?').run(bankId);
     const dir = this.options.snapshotDir;
     if (!dir) return;
@@ -169,6 +230,7 @@ export class SqliteVectorIndex implements VectorIndex {
   async close(): Promise<void> {
     this.closed = true;
     for (const bank of this.banks.values()) bank.stopBuild?.();
+    for (const cold of this.colds.values()) this.dropCold(cold);
     await Promise.allSettled([...this.tasks]);
     if (!this.options.snapshotDir) return;
     for (const bank of this.banks.values()) {
@@ -179,9 +241,20 @@ export class SqliteVectorIndex implements VectorIndex {
 
   // ---- keeping each bank current
 
-  private async current(bankId: string): Promise<BankState | null> {
+  /** The bank's index, caught up; with `cold`, one still searched from its snapshot file may be returned rather than
+   * waited for. */
+  private async current(bankId: string): Promise<BankState | null>;
+  private async current(bankId: string, cold: true): Promise<BankState | ColdBank | null>;
+  private async current(bankId: string, cold = false): Promise<BankState | ColdBank | null> {
     for (;;) {
       const row = this.sql('SELECT created_at FROM banks WHERE id = ?').get(bankId) as { created_at: string } | undefined;
+      const reading = this.colds.get(bankId);
+      if (reading) {
+        if (reading.createdAt !== row?.created_at) this.dropCold(reading); // deleted, or deleted and created again
+        else if (!cold) await reading.loaded;
+        else if (this.coldCurrent(reading)) return reading;
+        continue;
+      }
       let bank = this.banks.get(bankId);
       if (bank && bank.createdAt !== row?.created_at) {
         this.drop(bank); // deleted, or deleted and created again
@@ -189,34 +262,53 @@ export class SqliteVectorIndex implements VectorIndex {
       }
       if (!row) return null;
       if (!bank) {
-        bank = this.load(bankId, row.created_at);
+        const loaded = this.load(bankId, row.created_at);
+        if (!loaded) continue; // read from its snapshot in the background
+        bank = loaded;
       } else {
         if (bank.saving) {
           await bank.saving;
           continue; // the world may have moved while waiting
         }
-        if (!this.catchUp(bank)) bank = this.load(bankId, row.created_at);
+        if (!this.catchUp(bank)) bank = this.loadRows(bankId, row.created_at);
       }
       this.maintain(bank);
       return bank;
     }
   }
 
-  /** Reads every vector of the bank and the change seq they reflect, in one read transaction. */
-  private load(bankId: string, createdAt: string): BankState {
+  /** Loads the bank: from its flat snapshot, caught up and checked, when a good one is on disk (a large one is read
+   * in the background, null then: see `colds`), else from every vector row. */
+  private load(bankId: string, createdAt: string): BankState | null {
     const old = this.banks.get(bankId);
     if (old) this.drop(old);
-    const saved = this.loadFlat(bankId, createdAt);
-    if (saved) {
-      const bank = this.newBank(bankId, createdAt, saved.flat, saved.seq, 'snapshot');
-      if (this.catchUp(bank) && this.flatMatches(bank)) {
+    const file = this.openFlat(bankId, createdAt);
+    if (file && file.bodyBytes >= this.backgroundReadBytes && this.startCold(bankId, createdAt, file)) return null;
+    if (file) {
+      let flat: FlatVectors | null = null;
+      try {
+        flat = file.read();
+      } catch {
+        // unreadable: the rows are read instead
+      } finally {
+        file.close();
+      }
+      const bank = flat && this.newBank(bankId, createdAt, flat, file.header.seq, 'snapshot');
+      if (bank && this.catchUp(bank) && this.flatMatches(bank)) {
         this.banks.set(bankId, bank);
         return bank;
       }
     }
+    return this.loadRows(bankId, createdAt);
+  }
+
+  /** Reads every vector of the bank and the change seq they reflect, in one read transaction. */
+  private loadRows(bankId: string, createdAt: string): BankState {
+    const old = this.banks.get(bankId);
+    if (old) this.drop(old);
     const read = this.db.transaction(() => {
       const seq = (this.sql('SELECT coalesce(max(seq), 0) AS s FROM vector_changes WHERE bank_id = ?').get(bankId) as { s: number }).s;
-      const count = (this.sql('SELECT count(*) AS n FROM fact_vectors WHERE bank_id = ?').get(bankId) as { n: number }).n;
+      const count = vectorCount(this.db, bankId);
       let flat: FlatVectors | null = null;
       const rows = this
         .sql('SELECT v.fact_rid, v.vector, f.kind, f.created_at FROM fact_vectors v JOIN facts f ON f.rid = v.fact_rid WHERE v.bank_id = ?')
@@ -237,46 +329,101 @@ export class SqliteVectorIndex implements VectorIndex {
     return bank;
   }
 
+  /** Starts searching the bank from its snapshot file while a worker thread reads the file; false when the file
+   * cannot be read. Takes the file (closes it when done with it). */
+  private startCold(bankId: string, createdAt: string, file: FlatFile): boolean {
+    let flat: ColdFlat;
+    try {
+      flat = new ColdFlat(file);
+    } catch {
+      return false;
+    }
+    const read = file.readInBackground();
+    // The graph snapshot is read meanwhile (on a thread of its own): it is adopted once the store is whole.
+    const graph = flat.size >= this.threshold(flat.dim) ? this.track(this.loadSnapshot(bankId, createdAt, flat.dim).catch(() => null)) : null;
+    const cold: ColdBank = { id: bankId, createdAt, file, flat, sampled: false, loaded: Promise.resolve(), graph, stopRead: read.stop, dropped: false };
+    cold.loaded = this.track(read.done.then((whole) => this.finishCold(cold, whole)));
+    this.colds.set(bankId, cold);
+    return true;
+  }
+
+  /** The worker's read is done: the bank held whole replaces the file, once caught up and checked (else its rows). */
+  private finishCold(cold: ColdBank, whole: FlatVectors | null): void {
+    cold.file.close();
+    if (cold.dropped || this.closed) return;
+    this.colds.delete(cold.id);
+    let bank = whole && this.newBank(cold.id, cold.createdAt, whole, cold.file.header.seq, 'snapshot');
+    if (bank && this.catchUp(bank) && this.flatMatches(bank)) this.banks.set(cold.id, bank);
+    else bank = this.loadRows(cold.id, cold.createdAt);
+    if (bank.flat.dim === cold.flat.dim) bank.snapshotGraph = cold.graph;
+    this.maintain(bank); // its graph, without waiting for the next search
+  }
+
+  /** Catches a cold bank up and checks it against the database; false when it was given up (its rows read instead). */
+  private coldCurrent(cold: ColdBank): boolean {
+    const { flat } = cold;
+    const changes = this.loggedChanges(cold.id, flat.seq);
+    const sampled = () => (cold.sampled ? [] : flat.samples(32).map(({ slot, rid }) => ({ rid, bytes: flat.vectorBytes(slot) })));
+    const good = (!changes || flat.apply(changes.latest, changes.seq)) && this.matchesStored(cold.id, flat.size, sampled());
+    cold.sampled = good;
+    if (!good) this.giveUpCold(cold);
+    return good;
+  }
+
+  /** A snapshot found not to match the database or its checksum: it is not used again; the rows are read. */
+  private giveUpCold(cold: ColdBank): void {
+    this.dropCold(cold);
+    this.loadRows(cold.id, cold.createdAt);
+  }
+
+  private dropCold(cold: ColdBank): void {
+    cold.dropped = true;
+    cold.stopRead(); // the file is closed once the worker has stopped
+    if (this.colds.get(cold.id) === cold) this.colds.delete(cold.id);
+  }
+
   private newBank(id: string, createdAt: string, flat: FlatVectors, seq: number, flatSource: BankState['flatSource']): BankState {
     return {
       id, createdAt, flat, flatSource, seq, graph: null, graphTask: null, graphError: null, saving: null,
-      changesSinceSnapshot: 0, worker: null, stopBuild: null, awaited: false, dropped: false, counted: null,
+      changesSinceSnapshot: 0, worker: null, stopBuild: null, awaited: false, dropped: false, counted: null, snapshotGraph: null,
     };
   }
 
-  /** The bank's flat snapshot, when one of this bank (same id and creation) is on disk and reads back whole. */
-  private loadFlat(bankId: string, createdAt: string): { flat: FlatVectors; seq: number } | null {
+  /** The bank's flat snapshot file, open, when one of this bank (same id and creation) is on disk whole. */
+  private openFlat(bankId: string, createdAt: string): FlatFile | null {
     const dir = this.options.snapshotDir;
-    if (!dir) return null;
-    try {
-      const read = FlatVectors.decode(readFileSync(join(dir, `${bankKey(bankId)}.flat`)));
-      if (!read || read.header.bankId !== bankId || read.header.bankCreatedAt !== createdAt) return null;
-      return { flat: read.flat, seq: read.header.seq };
-    } catch {
-      return null; // none yet, or unreadable: the rows are read instead
+    const file = dir ? FlatFile.open(join(dir, `${bankKey(bankId)}.flat`)) : null;
+    if (file && (file.header.bankId !== bankId || file.header.bankCreatedAt !== createdAt)) {
+      file.close();
+      return null;
     }
+    return file;
   }
 
   /** A sample of a loaded flat store agrees with the stored vectors, and its size with their count. */
   private flatMatches(bank: BankState): boolean {
     const { flat } = bank;
-    const count = (this.sql('SELECT count(*) AS n FROM fact_vectors WHERE bank_id = ?').get(bank.id) as { n: number }).n;
-    if (count !== flat.size) return false;
     const step = Math.max(1, Math.floor(flat.size / 32));
+    const samples: Array<{ rid: number; bytes: Uint8Array }> = [];
+    for (let s = 0; s < flat.size; s += step) samples.push({ rid: flat.rids[s], bytes: encodeVector(flat.vectorAt(s)) });
+    return this.matchesStored(bank.id, flat.size, samples);
+  }
+
+  /** The bank stores `size` vectors, and the sampled rids' vectors are the bytes given. */
+  private matchesStored(bankId: string, size: number, samples: Array<{ rid: number; bytes: Uint8Array }>): boolean {
+    if (vectorCount(this.db, bankId) !== size) return false;
     const read = this.sql('SELECT vector FROM fact_vectors WHERE fact_rid = ? AND bank_id = ?').pluck();
-    for (let s = 0; s < flat.size; s += step) {
-      const bytes = read.get(flat.rids[s], bank.id) as Buffer | undefined;
-      const mine = new Uint8Array(flat.data.buffer, s * flat.dim * 4, flat.dim * 4);
-      if (!bytes || Buffer.compare(bytes, mine) !== 0) return false;
-    }
-    return true;
+    return samples.every(({ rid, bytes }) => {
+      const stored = read.get(rid, bankId) as Buffer | undefined;
+      return stored !== undefined && Buffer.compare(stored, bytes) === 0;
+    });
   }
 
   /** Writes the bank's flat store as it is now (copied at once, at its change seq) to <key>.flat, in the background. */
   private saveFlat(bank: BankState): void {
     const dir = this.options.snapshotDir;
     if (!dir || bank.dropped) return;
-    const content = bank.flat.encode({ format: 1, bankId: bank.id, bankCreatedAt: bank.createdAt, dim: bank.flat.dim, seq: bank.seq, size: bank.flat.size });
+    const content = encodeFlat(bank.flat, { bankId: bank.id, bankCreatedAt: bank.createdAt, seq: bank.seq });
     const tmp = join(dir, `${bankKey(bank.id)}-flat-${randomBytes(6).toString('hex')}.tmp`);
     this.track(
       writeFile(tmp, content)
@@ -288,8 +435,9 @@ export class SqliteVectorIndex implements VectorIndex {
     );
   }
 
-  /** Applies the changes logged after bank.seq. False when the bank must be reloaded (the dimension changed). */
-  private catchUp(bank: BankState): boolean {
+  /** Each vector changed in the bank after seq, as it is now (the last logged change of each), and the last seq;
+   * null when nothing changed. */
+  private loggedChanges(bankId: string, seq: number): { latest: Map<number, LoggedChange>; seq: number } | null {
     const rows = this
       .sql(
         `SELECT c.seq, c.fact_rid, v.vector, v.bank_id, f.kind, f.created_at FROM vector_changes c
@@ -297,30 +445,33 @@ export class SqliteVectorIndex implements VectorIndex {
          WHERE c.bank_id = ? AND c.seq > ? ORDER BY c.seq`,
       )
       .raw()
-      .all(bank.id, bank.seq) as Array<[number, number, Buffer | null, string | null, string | null, string | null]>;
-    if (rows.length === 0) return true;
-    const latest = new Map<number, Buffer | null>();
-    const kinds = new Map<number, { kind: number; time: number }>();
+      .all(bankId, seq) as Array<[number, number, Buffer | null, string | null, string | null, string | null]>;
+    if (rows.length === 0) return null;
+    const latest = new Map<number, LoggedChange>();
     for (const [, rid, vector, owner, kind, createdAt] of rows) {
-      latest.set(rid, vector && owner === bank.id ? vector : null);
-      kinds.set(rid, { kind: kindCode(kind), time: recordTime(createdAt) });
+      latest.set(rid, { bytes: vector && owner === bankId ? vector : null, kind: kindCode(kind), time: recordTime(createdAt) });
     }
+    return { latest, seq: rows[rows.length - 1][0] };
+  }
+
+  /** Applies the changes logged after bank.seq. False when the bank must be reloaded (the dimension changed). */
+  private catchUp(bank: BankState): boolean {
+    const changes = this.loggedChanges(bank.id, bank.seq);
+    if (!changes) return true;
+    const { latest } = changes;
     const { flat } = bank;
     // Inserting into HNSW costs ~0.1-0.3 ms a vector on this thread: after a large batch (another process ingesting
     // in bulk) drop the graph and get a new one in the background (a newer snapshot, or a build) rather than block.
     let puts = 0;
-    for (const bytes of latest.values()) if (bytes) puts++;
+    for (const { bytes } of latest.values()) if (bytes) puts++;
     if (bank.graph && puts > this.maxGraphCatchUp) bank.graph = null;
-    for (const [rid, bytes] of latest) {
+    for (const [rid, { bytes, kind, time }] of latest) {
       // The first vectors of an empty bank, or vectors of another size (after an embedder change): reload.
       if (bytes && (flat.dim === 0 || bytes.byteLength !== flat.dim * 4)) return false;
-      if (bytes) {
-        const { kind, time } = kinds.get(rid)!;
-        flat.put(rid, bytes, kind, time);
-      }
+      if (bytes) flat.put(rid, bytes, kind, time);
       else flat.remove(rid);
     }
-    bank.seq = rows[rows.length - 1][0];
+    bank.seq = changes.seq;
     const graph = bank.graph;
     if (graph) {
       try {
@@ -373,7 +524,9 @@ export class SqliteVectorIndex implements VectorIndex {
   // ---- the HNSW graph: from a snapshot when a good one exists, else built in a worker
 
   private async obtainGraph(bank: BankState): Promise<void> {
-    const snapshot = await this.loadSnapshot(bank).catch(() => null);
+    const reading = bank.snapshotGraph ?? this.loadSnapshot(bank.id, bank.createdAt, bank.flat.dim);
+    bank.snapshotGraph = null;
+    const snapshot = await reading.catch(() => null);
     if (snapshot && this.adopt(bank, snapshot.graph, snapshot.seq)) return;
     if (bank.dropped || this.closed) return;
     const built = await this.buildGraph(bank);
@@ -456,14 +609,14 @@ export class SqliteVectorIndex implements VectorIndex {
     return HnswGraph.read(file, dim, this.efSearch, source);
   }
 
-  private async loadSnapshot(bank: BankState): Promise<{ graph: HnswGraph; seq: number } | null> {
+  private async loadSnapshot(bankId: string, createdAt: string, dim: number): Promise<SnapshotGraph | null> {
     const dir = this.options.snapshotDir;
     if (!dir) return null;
-    const meta = JSON.parse(readFileSync(join(dir, `${bankKey(bank.id)}.json`), 'utf8')) as SnapshotMeta;
-    if (meta.format !== 1 || meta.bankId !== bank.id || meta.bankCreatedAt !== bank.createdAt || meta.dim !== bank.flat.dim) return null;
+    const meta = JSON.parse(readFileSync(join(dir, `${bankKey(bankId)}.json`), 'utf8')) as SnapshotMeta;
+    if (meta.bankId !== bankId || meta.bankCreatedAt !== createdAt || meta.dim !== dim) return null;
     if (!/^[\w.-]+$/.test(meta.file)) return null;
     const file = join(dir, meta.file);
-    if (statSync(file).size !== meta.bytes || (await sha256File(file)) !== meta.sha256) return null;
+    if (statSync(file).size !== meta.bytes || !(await snapshotFileMatches(file, meta))) return null;
     return { graph: await this.readGraph(file, meta.dim, 'snapshot'), seq: meta.seq };
   }
 
@@ -494,8 +647,8 @@ export class SqliteVectorIndex implements VectorIndex {
     const key = bankKey(bank.id);
     const name = `${key}-${seq}-${randomBytes(6).toString('hex')}.hnsw`;
     const meta: SnapshotMeta = {
-      format: 1, bankId: bank.id, bankCreatedAt: bank.createdAt, dim: bank.flat.dim, seq, file: name,
-      bytes: statSync(tmp).size, sha256: await sha256File(tmp), m: this.m, efConstruction: this.efConstruction,
+      format: 2, bankId: bank.id, bankCreatedAt: bank.createdAt, dim: bank.flat.dim, seq, file: name,
+      bytes: statSync(tmp).size, crc32: await fileChecksum(tmp, 2), m: this.m, efConstruction: this.efConstruction,
       writtenAt: new Date().toISOString(),
     };
     renameSync(tmp, join(dir, name));
@@ -518,15 +671,19 @@ export class SqliteVectorIndex implements VectorIndex {
 
   // ---- searching
 
-  private nearest(bank: BankState, query: Float32Array, k: number, filter: FactFilter): Scored[] {
-    const { flat, graph } = bank;
+  private async nearest(bank: BankState | ColdBank, query: Float32Array, k: number, filter: FactFilter): Promise<Scored[]> {
+    const { flat } = bank;
+    const graph = isCold(bank) ? null : bank.graph;
     const mask = kindMask(filter.kinds);
     const before = filter.recordedBefore ? Date.parse(filter.recordedBefore) : Infinity;
-    const pool = before === Infinity ? flat.count(mask) : this.countBefore(bank, mask, before); // vectors of the kinds (and time) asked for
+    // vectors of the kinds (and time) asked for
+    const pool = before === Infinity ? flat.count(mask) : isCold(bank) ? bank.flat.countBefore(mask, before) : this.countBefore(bank, mask, before);
     if (pool === 0) return [];
     // Few enough of them (or no graph): scan them exactly. Else over-fetch from the graph, by their share at least.
     const useGraph = graph !== null && pool >= this.threshold(flat.dim);
-    const ranker = useGraph ? graphRanker(graph, query) : exactRanker(flat, query, mask, before);
+    const ranker = graph !== null && useGraph
+      ? graphRanker(graph, query)
+      : isCold(bank) ? coldRanker(bank.flat, query, mask, before) : exactRanker(bank.flat, query, mask, before);
     const n = useGraph ? flat.size : pool;
     const statements = this.statements(filter);
     const where = factFilterSql(filter, 'f');
@@ -549,7 +706,11 @@ export class SqliteVectorIndex implements VectorIndex {
       if (out.length >= k || fetch >= n || (!useGraph && rids.length < fetch)) return out;
       const passing = rids.length - rids.filter((rid) => verdict.get(rid) === null).length;
       const needed = passing > 0 ? Math.ceil((k * rids.length * 1.5) / passing) : fetch * 8;
-      if (needed > this.maxOverfetch) return this.prefiltered(bank, query, k, statements.all, where.params);
+      if (needed > this.maxOverfetch) {
+        if (!isCold(bank)) return this.prefiltered(bank, query, k, statements.all, where.params);
+        const whole = await this.current(bank.id); // it scores the facts passing the filter from memory
+        return whole ? this.prefiltered(whole, query, k, statements.all, where.params) : [];
+      }
       fetch = Math.min(n, Math.max(fetch * 4, needed));
     }
   }

@@ -1,5 +1,6 @@
 // Proves the SQLite vector index on a real database file: exact and HNSW answers against a brute-force reference,
 // bank isolation, filters, deletes, writes seen from a second connection, and snapshots (reuse, catch-up, rejection).
+import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,6 +9,10 @@ import { join } from 'node:path';
 import { random } from '../../../../benchmarks/random.ts';
 import type { FactFilter } from '../../ports.ts';
 import { openDatabase, type Db } from '../database.ts';
+import { dot } from '../../../core/dot.ts';
+import { FlatVectors } from './flat.ts';
+import { encodeFlat, FlatFile } from './flat-file.ts';
+import { Labels } from './hnsw.ts';
 import { decodeVector, encodeVector, NATIVE_SCAN_MIN, SqliteVectorIndex } from './index.ts';
 
 const DIM = 16;
@@ -220,6 +225,43 @@ test('the native scan of a large bank ranks ties at the cut by rowid too, and ho
   }
 });
 
+test('the native scan ranks by the query it is given, also when the query is a view into a larger array', () => {
+  // usearch reads an array from the start of its buffer: a stored vector used as the query must be copied first.
+  const next = vectorSource(13);
+  const flat = new FlatVectors(DIM, 0);
+  const first = next();
+  // The first vector (what usearch would read as the query) short, so its own best candidates score low for it.
+  flat.put(1, encodeVector(first.map((x) => x * 1e-3)), 0, 0);
+  for (let i = 0; i < NATIVE_SCAN_MIN + 500; i++) flat.put(i + 2, encodeVector(i % 5 === 0 ? first : next()), 0, 0);
+  const related = [...flat.rids.subarray(0, flat.size)].filter((rid) => {
+    const v = flat.vector(rid)!;
+    const d = dot(v, 0, first, DIM);
+    return d > 0.2 && d < 0.9;
+  });
+  assert.ok(related.length >= 2);
+  for (const q of related.slice(0, 2).map((rid) => flat.vector(rid)!)) {
+    const scored = Array.from({ length: flat.size }, (_, s) => ({ rid: flat.rids[s], score: Math.fround(dot(flat.data, s * DIM, q, DIM)) }));
+    scored.sort((a, b) => b.score - a.score || a.rid - b.rid);
+    assert.deepEqual(flat.best(q, null, 10).rids, scored.slice(0, 10).map((x) => x.rid));
+  }
+});
+
+test("a graph's live labels: the sorted ones it was reconciled with, and those added and removed since", () => {
+  const labels = new Labels(Float64Array.from([2, 5, 9, 14]));
+  assert.equal(labels.size, 4);
+  assert.deepEqual([1, 2, 5, 9, 14, 15].map((l) => labels.has(l)), [false, true, true, true, true, false]);
+  labels.add(15);
+  labels.add(5); // live already
+  assert.equal(labels.delete(9), true);
+  assert.equal(labels.delete(9), false, 'not live any more');
+  assert.equal(labels.delete(1), false, 'never live');
+  assert.equal(labels.delete(15), true);
+  labels.add(9); // back
+  labels.add(1);
+  assert.deepEqual([1, 2, 5, 9, 14, 15].map((l) => labels.has(l)), [true, true, true, true, true, false]);
+  assert.equal(labels.size, 5);
+});
+
 test('HNSW search reaches recall@10 >= 0.95 against brute force', async () => {
   const world = new World();
   try {
@@ -374,96 +416,230 @@ test('a large batch of writes from elsewhere swaps the graph out and back in, in
   }
 });
 
-test('a snapshot is reused and caught up, and gives the same answers as a fresh build', async () => {
+// A small flat snapshot is read at once; a large one on a worker thread, searches meanwhile scanning the file
+// (backgroundReadBytes 0 sends these small ones that way too).
+for (const [read, backgroundReadBytes] of [['at once', undefined], ['in the background', 0]] as const) {
+  test(`a snapshot is reused and caught up, and gives the same answers as a fresh build (read ${read})`, async () => {
+    const world = new World();
+    try {
+      const next = vectorSource(6);
+      fill(world, 'b', 800, next);
+      const snapshotDir = join(world.dir, 'snapshots');
+      const options = { hnswThreshold: 1, efSearch: 400, snapshotDir, snapshotEvery: 10, backgroundReadBytes };
+      const first = new SqliteVectorIndex(world.db, options);
+      assert.equal((await first.warm('b'))?.graphSource, 'built');
+      const meta = () => JSON.parse(readFileSync(join(snapshotDir, readdirSync(snapshotDir).find((f) => f.endsWith('.json'))!), 'utf8'));
+      const maxSeq = () => (world.db.prepare('SELECT max(seq) AS s FROM vector_changes').get() as { s: number }).s;
+      assert.equal(meta().seq, maxSeq());
+
+      // Changes the first index sees, then snapshots on close.
+      for (let i = 0; i < 20; i++) world.addFact('b', next());
+      await first.search('b', next(), 5);
+      await first.close();
+      assert.equal(meta().seq, maxSeq());
+      assert.equal(readdirSync(snapshotDir).filter((f) => f.endsWith('.hnsw')).length, 1);
+
+      // Changes made after the snapshot: inserts, deletes, a changed vector.
+      const ids = [...world.facts.keys()];
+      for (const id of ids.slice(0, 40)) world.deleteFact(id);
+      for (let i = 0; i < 30; i++) world.addFact('b', next());
+      const changed = ids[100];
+      const target = next();
+      world.setVector(changed, target);
+
+      const loaded = new SqliteVectorIndex(world.connect(), options);
+      const stats = await loaded.warm('b');
+      assert.equal(stats?.graphSource, 'snapshot');
+      assert.equal(stats?.flatSource, 'snapshot', 'the flat store is read from its snapshot and caught up, not from every row');
+      assert.equal(stats?.seq, maxSeq());
+      assert.equal(stats?.vectors, world.facts.size);
+      assert.equal(stats?.graphVectors, world.facts.size);
+      const rebuilt = new SqliteVectorIndex(world.connect(), { hnswThreshold: 1, efSearch: 400 });
+      assert.equal((await rebuilt.warm('b'))?.graphSource, 'built');
+
+      assert.equal((await loaded.search('b', target, 1))[0].id, changed);
+      for (const q of [target, ...queriesFrom(next, 20)]) {
+        const a = (await loaded.search('b', q, 10, { includeSuperseded: true })).map((s) => s.id);
+        const b = (await rebuilt.search('b', q, 10, { includeSuperseded: true })).map((s) => s.id);
+        assert.deepEqual(a, b);
+        assert.deepEqual(a, world.exact('b', q, 10, { includeSuperseded: true }));
+      }
+      await loaded.close();
+      await rebuilt.close();
+    } finally {
+      world.close();
+    }
+  });
+
+  test(`a corrupt or foreign snapshot is not trusted: the graph is rebuilt (read ${read})`, async () => {
+    const world = new World();
+    try {
+      const next = vectorSource(7);
+      fill(world, 'b', 500, next);
+      const snapshotDir = join(world.dir, 'snapshots');
+      const options = { hnswThreshold: 1, efSearch: 400, snapshotDir, backgroundReadBytes };
+      const first = new SqliteVectorIndex(world.db, options);
+      await first.warm('b');
+      await first.close();
+      const indexFile = join(snapshotDir, readdirSync(snapshotDir).find((f) => f.endsWith('.hnsw'))!);
+      const bytes = readFileSync(indexFile);
+      bytes.fill(7, Math.floor(bytes.length / 2), Math.floor(bytes.length / 2) + 64); // same size, some bytes wrong
+      writeFileSync(indexFile, bytes);
+      const flatFile = join(snapshotDir, readdirSync(snapshotDir).find((f) => f.endsWith('.flat'))!);
+      const flatBytes = readFileSync(flatFile);
+      flatBytes.fill(7, flatBytes.length - 64); // the last vectors' bytes wrong, same size
+      writeFileSync(flatFile, flatBytes);
+
+      const second = new SqliteVectorIndex(world.connect(), options);
+      const secondStats = await second.warm('b');
+      assert.equal(secondStats?.graphSource, 'built');
+      assert.equal(secondStats?.flatSource, 'rows', 'a flat snapshot whose bytes changed is not read');
+      const q = next();
+      assert.deepEqual((await second.search('b', q, 10, { includeSuperseded: true })).map((s) => s.id), world.exact('b', q, 10, { includeSuperseded: true }));
+      await second.close();
+
+      // A snapshot of a bank that was since deleted and created again under the same id.
+      world.db.prepare('DELETE FROM banks WHERE id = ?').run('b');
+      for (const f of [...world.facts.values()]) world.facts.delete(f.id);
+      world.addBank('b', '2031-01-01T00:00:00.000Z');
+      for (let i = 0; i < 50; i++) world.addFact('b', next());
+      const third = new SqliteVectorIndex(world.connect(), options);
+      const thirdStats = await third.warm('b');
+      assert.equal(thirdStats?.graphSource, 'built');
+      assert.equal(thirdStats?.flatSource, 'rows', 'nor one of a deleted bank of the same id');
+      assert.equal(third.stats('b')?.vectors, 50);
+      await third.close();
+    } finally {
+      world.close();
+    }
+  });
+}
+
+test('a snapshot read in the background answers from its file meanwhile: changes since, filters, and its checks', async () => {
   const world = new World();
   try {
-    const next = vectorSource(6);
-    fill(world, 'b', 800, next);
+    const next = vectorSource(14);
+    fill(world, 'b', NATIVE_SCAN_MIN + 500, next);
     const snapshotDir = join(world.dir, 'snapshots');
-    const options = { hnswThreshold: 1, efSearch: 400, snapshotDir, snapshotEvery: 10 };
-    const first = new SqliteVectorIndex(world.db, options);
-    assert.equal((await first.warm('b'))?.graphSource, 'built');
-    const meta = () => JSON.parse(readFileSync(join(snapshotDir, readdirSync(snapshotDir).find((f) => f.endsWith('.json'))!), 'utf8'));
-    const maxSeq = () => (world.db.prepare('SELECT max(seq) AS s FROM vector_changes').get() as { s: number }).s;
-    assert.equal(meta().seq, maxSeq());
-
-    // Changes the first index sees, then snapshots on close.
-    for (let i = 0; i < 20; i++) world.addFact('b', next());
-    await first.search('b', next(), 5);
+    const first = new SqliteVectorIndex(world.db, { hnswThreshold: 1, snapshotDir });
+    await first.warm('b');
     await first.close();
-    assert.equal(meta().seq, maxSeq());
-    assert.equal(readdirSync(snapshotDir).filter((f) => f.endsWith('.hnsw')).length, 1);
-
-    // Changes made after the snapshot: inserts, deletes, a changed vector.
+    const flatFile = join(snapshotDir, readdirSync(snapshotDir).find((f) => f.endsWith('.flat'))!);
+    const good = readFileSync(flatFile);
+    // Changes after the snapshot: inserts, deletes, a changed vector.
     const ids = [...world.facts.keys()];
-    for (const id of ids.slice(0, 40)) world.deleteFact(id);
-    for (let i = 0; i < 30; i++) world.addFact('b', next());
-    const changed = ids[100];
+    for (const id of ids.slice(0, 30)) world.deleteFact(id);
+    for (let i = 0; i < 25; i++) world.addFact('b', next(), { kind: i % 2 ? 'world' : 'observation' });
     const target = next();
-    world.setVector(changed, target);
+    world.setVector(ids[200], target);
 
-    const loaded = new SqliteVectorIndex(world.connect(), options);
-    const stats = await loaded.warm('b');
-    assert.equal(stats?.graphSource, 'snapshot');
-    assert.equal(stats?.flatSource, 'snapshot', 'the flat store is read from its snapshot and caught up, not from every row');
-    assert.equal(stats?.seq, maxSeq());
-    assert.equal(stats?.vectors, world.facts.size);
-    assert.equal(stats?.graphVectors, world.facts.size);
-    const rebuilt = new SqliteVectorIndex(world.connect(), { hnswThreshold: 1, efSearch: 400 });
-    assert.equal((await rebuilt.warm('b'))?.graphSource, 'built');
-
-    assert.equal((await loaded.search('b', target, 1))[0].id, changed);
-    for (const q of [target, ...queriesFrom(next, 20)]) {
-      const a = (await loaded.search('b', q, 10, { includeSuperseded: true })).map((s) => s.id);
-      const b = (await rebuilt.search('b', q, 10, { includeSuperseded: true })).map((s) => s.id);
-      assert.deepEqual(a, b);
-      assert.deepEqual(a, world.exact('b', q, 10, { includeSuperseded: true }));
+    const options = { hnswThreshold: Infinity, snapshotDir, backgroundReadBytes: 0, maxOverfetch: 40 };
+    const fresh = () => new SqliteVectorIndex(world.connect(), options);
+    const filters: FactFilter[] = [
+      {}, { includeSuperseded: true }, { kinds: ['observation'] }, { kinds: ['experience', 'world'] }, { tags: ['rare'] },
+      { recordedBefore: new Date(Date.UTC(2024, 0, 1) + 700 * 60_000).toISOString() },
+    ];
+    for (const filter of filters) {
+      const index = fresh();
+      for (const q of [target, next()]) {
+        const want = world.exact('b', q, 10, filter);
+        assert.deepEqual((await index.search('b', q, 10, filter)).map((s) => s.id), want, `filter ${JSON.stringify(filter)}`);
+      }
+      if (!filter.tags) assert.equal(index.stats('b')?.reading, true, `answered while the file was being read: ${JSON.stringify(filter)}`);
+      const stats = await index.warm('b');
+      assert.deepEqual([stats?.reading, stats?.flatSource, stats?.vectors], [false, 'snapshot', world.facts.size]);
+      assert.deepEqual((await index.search('b', target, 10, filter)).map((s) => s.id), world.exact('b', target, 10, filter));
+      await index.close();
     }
-    await loaded.close();
-    await rebuilt.close();
+
+    /** A fresh index answers right from the first search, having given the snapshot up for the rows. */
+    const refused = async (why: string) => {
+      const index = fresh();
+      const q = next();
+      assert.deepEqual((await index.search('b', q, 10)).map((s) => s.id), world.exact('b', q, 10), why);
+      assert.deepEqual([index.stats('b')?.reading, index.stats('b')?.flatSource], [false, 'rows'], why);
+      await index.close();
+    };
+    const damaged = Buffer.from(good);
+    damaged[damaged.length - 7] ^= 0x20; // the last vector: not among the sampled ones
+    writeFileSync(flatFile, damaged);
+    await refused('a body that does not match its checksum');
+    // A snapshot of another history, whole and with a right checksum: one of its vectors differs from the database's.
+    writeFileSync(flatFile, good);
+    const other = FlatFile.open(flatFile)!;
+    const { header } = other;
+    const flat = other.read()!;
+    other.close();
+    const sampled = Math.floor(flat.size / 32); // the second sampled slot (the first one's fact was deleted since)
+    flat.data[sampled * DIM] += 0.5;
+    writeFileSync(flatFile, encodeFlat(flat, { bankId: header.bankId, bankCreatedAt: header.bankCreatedAt, seq: header.seq }));
+    await refused('a sampled vector differs from the stored one');
+    // A database whose vectors changed without the change being logged (restored from elsewhere): the count differs.
+    writeFileSync(flatFile, good);
+    const rid = world.db.prepare('SELECT rid FROM facts WHERE id = ?').pluck().get(ids[300]) as number;
+    world.db.prepare('DELETE FROM fact_vectors WHERE fact_rid = ?').run(rid);
+    world.db.prepare('DELETE FROM vector_changes WHERE fact_rid = ? AND op = ?').run(rid, 'delete');
+    world.facts.delete(ids[300]);
+    await refused('more vectors than the database holds');
+
+    // Closed, or the bank forgotten, while the file is being read.
+    const closing = fresh();
+    await closing.search('b', next(), 5);
+    await closing.close();
+    const forgetting = fresh();
+    await forgetting.search('b', next(), 5);
+    forgetting.forgetBank('b');
+    assert.equal(forgetting.stats('b'), null);
+    await forgetting.close();
   } finally {
     world.close();
   }
 });
 
-test('a corrupt or foreign snapshot is not trusted: the graph is rebuilt', async () => {
+test('snapshots of the previous format (SHA-256) are still read; a torn or changed one is not', async () => {
   const world = new World();
   try {
-    const next = vectorSource(7);
-    fill(world, 'b', 500, next);
+    const next = vectorSource(10);
+    fill(world, 'b', 400, next);
     const snapshotDir = join(world.dir, 'snapshots');
     const options = { hnswThreshold: 1, efSearch: 400, snapshotDir };
     const first = new SqliteVectorIndex(world.db, options);
     await first.warm('b');
     await first.close();
-    const indexFile = join(snapshotDir, readdirSync(snapshotDir).find((f) => f.endsWith('.hnsw'))!);
-    const bytes = readFileSync(indexFile);
-    bytes.fill(7, Math.floor(bytes.length / 2), Math.floor(bytes.length / 2) + 64); // same size, some bytes wrong
-    writeFileSync(indexFile, bytes);
-    const flatFile = join(snapshotDir, readdirSync(snapshotDir).find((f) => f.endsWith('.flat'))!);
-    const flatBytes = readFileSync(flatFile);
-    flatBytes.fill(7, flatBytes.length - 64); // the last vectors' bytes wrong, same size
-    writeFileSync(flatFile, flatBytes);
+    const named = (end: string) => join(snapshotDir, readdirSync(snapshotDir).find((f) => f.endsWith(end))!);
+    const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+    // The flat file and the meta file rewritten as the previous version wrote them.
+    const flatFile = named('.flat');
+    const current = readFileSync(flatFile);
+    const nl = current.indexOf(10);
+    const { crc32: _crc, ...header } = JSON.parse(current.subarray(0, nl).toString('utf8'));
+    const oldLine = JSON.stringify({ ...header, format: 1, sha256: sha256(current.subarray(nl + 1)) });
+    const start = Math.ceil((Buffer.byteLength(oldLine) + 1) / 8) * 8;
+    const oldFlat = Buffer.concat([Buffer.from(oldLine + ' '.repeat(start - 1 - Buffer.byteLength(oldLine)) + '\n'), current.subarray(nl + 1)]);
+    writeFileSync(flatFile, oldFlat);
+    const metaFile = named('.json');
+    const { crc32: _metaCrc, ...meta } = JSON.parse(readFileSync(metaFile, 'utf8'));
+    writeFileSync(metaFile, JSON.stringify({ ...meta, format: 1, sha256: sha256(readFileSync(named('.hnsw'))) }));
 
-    const second = new SqliteVectorIndex(world.connect(), options);
-    const secondStats = await second.warm('b');
-    assert.equal(secondStats?.graphSource, 'built');
-    assert.equal(secondStats?.flatSource, 'rows', 'a flat snapshot whose bytes changed is not read');
     const q = next();
-    assert.deepEqual((await second.search('b', q, 10, { includeSuperseded: true })).map((s) => s.id), world.exact('b', q, 10, { includeSuperseded: true }));
-    await second.close();
-
-    // A snapshot of a bank that was since deleted and created again under the same id.
-    world.db.prepare('DELETE FROM banks WHERE id = ?').run('b');
-    for (const f of [...world.facts.values()]) world.facts.delete(f.id);
-    world.addBank('b', '2031-01-01T00:00:00.000Z');
-    for (let i = 0; i < 50; i++) world.addFact('b', next());
-    const third = new SqliteVectorIndex(world.connect(), options);
-    const thirdStats = await third.warm('b');
-    assert.equal(thirdStats?.graphSource, 'built');
-    assert.equal(thirdStats?.flatSource, 'rows', 'nor one of a deleted bank of the same id');
-    assert.equal(third.stats('b')?.vectors, 50);
-    await third.close();
+    const want = world.exact('b', q, 10, { includeSuperseded: true });
+    const reopen = async (expect: 'snapshot' | 'rows', why: string) => {
+      const index = new SqliteVectorIndex(world.connect(), options);
+      const stats = await index.warm('b');
+      assert.equal(stats?.flatSource, expect, why);
+      assert.equal(stats?.graphSource, 'snapshot', 'the graph from its snapshot of the previous format');
+      assert.deepEqual((await index.search('b', q, 10, { includeSuperseded: true })).map((s) => s.id), want);
+      await index.close();
+    };
+    await reopen('snapshot', 'a flat snapshot of the previous format is read');
+    const changed = Buffer.from(oldFlat);
+    changed[changed.length - 5] ^= 1;
+    writeFileSync(flatFile, changed);
+    await reopen('rows', 'nor one whose body changed');
+    writeFileSync(flatFile, oldFlat.subarray(0, oldFlat.length - 400));
+    await reopen('rows', 'nor a torn one');
+    writeFileSync(flatFile, current.subarray(0, current.length - 1));
+    await reopen('rows', 'nor a torn one of the current format');
   } finally {
     world.close();
   }
