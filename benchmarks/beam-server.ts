@@ -29,11 +29,17 @@ function sessionDate(anchor: string | undefined): number | null {
 
 /** The messages of the first `conversations` conversations under dir with at least `minLength` characters, with
  * their probing questions (or, when none came with the data, the opening words of messages as queries). */
-export function loadMessages(dir: string, options: { minLength?: number; conversations?: number } = {}): { messages: Message[]; questions: string[]; conversations: number } {
+export function loadMessages(
+  dir: string,
+  options: { minLength?: number; conversations?: number } = {},
+): { messages: Message[]; questions: string[]; conversations: number } {
   const minLength = options.minLength ?? 0;
   const messages: Message[] = [];
   const questions: string[] = [];
-  const folders = readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => join(dir, d.name)).sort();
+  const folders = readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => join(dir, d.name))
+    .sort();
   let conversations = 0;
   for (const folder of folders) {
     if (conversations >= (options.conversations ?? Infinity)) break;
@@ -57,7 +63,10 @@ export function loadMessages(dir: string, options: { minLength?: number; convers
     }
     conversations++;
     try {
-      const probing = JSON.parse(readFileSync(join(folder, 'probing_questions', 'probing_questions.json'), 'utf8')) as Record<string, Array<{ question?: string }>>;
+      const probing = JSON.parse(readFileSync(join(folder, 'probing_questions', 'probing_questions.json'), 'utf8')) as Record<
+        string,
+        Array<{ question?: string }>
+      >;
       for (const list of Object.values(probing)) for (const q of list) if (q.question?.trim()) questions.push(q.question.trim());
     } catch {
       // a conversation without probing questions adds none
@@ -81,10 +90,20 @@ export interface Server {
  * the caller's shell holds) plus `env`. */
 export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<Server> {
   const childEnv = {
-    PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CAIRN_DATA_DIR: dataDir, CAIRN_HOST: '127.0.0.1', CAIRN_PORT: '0', CAIRN_LOG_LEVEL: 'info', ...env,
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    CAIRN_DATA_DIR: dataDir,
+    CAIRN_HOST: '127.0.0.1',
+    CAIRN_PORT: '0',
+    CAIRN_LOG_LEVEL: 'info',
+    ...env,
   };
   // SERVER_NODE_ARGS: extra node flags for the server, for profiling it (for example "--cpu-prof --cpu-prof-dir=DIR").
-  const child = spawn(process.execPath, [...(process.env.SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean), join(ROOT, 'bin', 'cairn.mjs'), 'serve'], { env: childEnv, stdio: ['ignore', 'inherit', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [...(process.env.SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean), join(ROOT, 'bin', 'cairn.mjs'), 'serve'],
+    { env: childEnv, stdio: ['ignore', 'inherit', 'pipe'] },
+  );
   const problems: string[] = [];
   let describe = '';
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));

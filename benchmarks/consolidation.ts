@@ -21,7 +21,12 @@ import { shown as shownText, statedPart } from '../src/consolidate/synthesis.ts'
 import type { Fact } from '../src/core/types.ts';
 import type { RetainItem } from '../src/retain/types.ts';
 
-interface Turn { speaker: string; dia_id: string; text: string; blip_caption?: string }
+interface Turn {
+  speaker: string;
+  dia_id: string;
+  text: string;
+  blip_caption?: string;
+}
 interface Sample {
   sample_id: string;
   conversation: Record<string, unknown> & { speaker_a: string; speaker_b: string };
@@ -69,14 +74,25 @@ async function main(): Promise<void> {
   if (!existsSync(datasetPath)) throw new Error(`LoCoMo not found at ${datasetPath}; pass --dataset <path>`);
   const data = (JSON.parse(readFileSync(datasetPath, 'utf8')) as Sample[]).slice(0, conversations);
   const dataDir = mkdtempSync(join(tmpdir(), 'cairn-bench-consolidation-'));
-  const { engine, store, worker, describe } = await compose(loadConfig({ ...process.env, CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: 'warn', CAIRN_WORKER: 'off' }), {
-    consolidator: (embedder) => new OfflineConsolidator(embedder), worker: claimSize ? { claimSize } : {},
-  });
+  const { engine, store, worker, describe } = await compose(
+    loadConfig({ ...process.env, CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: 'warn', CAIRN_WORKER: 'off' }),
+    {
+      consolidator: (embedder) => new OfflineConsolidator(embedder),
+      worker: claimSize ? { claimSize } : {},
+    },
+  );
   const rows: string[] = [];
   let totalFacts = 0;
   let totalMs = 0;
   let totalCpuS = 0;
-  const quality = { observations: 0, subject: 0, grammar: 0, problems: new Map<string, number>(), withObs: [] as number[], factsOnly: [] as number[] };
+  const quality = {
+    observations: 0,
+    subject: 0,
+    grammar: 0,
+    problems: new Map<string, number>(),
+    withObs: [] as number[],
+    factsOnly: [] as number[],
+  };
   const examples: string[] = [];
   const loadBefore = loadavg()[0];
   for (const sample of data) {
@@ -119,7 +135,8 @@ async function main(): Promise<void> {
       const g = grammarCheck(o.text, people);
       if (g.ok) quality.grammar++;
       for (const p of g.problems) quality.problems.set(p, (quality.problems.get(p) ?? 0) + 1);
-      if ((!shares || !g.ok) && examples.length < 12) examples.push(`${shares ? '' : '[no shared subject] '}${g.problems.map((p) => `[${p}] `).join('')}${o.text}`);
+      if ((!shares || !g.ok) && examples.length < 12)
+        examples.push(`${shares ? '' : '[no shared subject] '}${g.problems.map((p) => `[${p}] `).join('')}${o.text}`);
     }
     // (c): recall@10 with and without observations among the results.
     const diaOf = new Map<string, string>();
@@ -129,13 +146,24 @@ async function main(): Promise<void> {
       if (page.facts.length < 1000) break;
     }
     const shown = (o: Fact): string[] =>
-      (evidenceOf.get(o.id) ?? []).filter((f) => o.text.includes(statedPart(shownText(f)).replace(/[.!?;,\s]+$/u, ''))).map((f) => diaOf.get(f.id) ?? '');
+      (evidenceOf.get(o.id) ?? [])
+        .filter((f) => o.text.includes(statedPart(shownText(f)).replace(/[.!?;,\s]+$/u, '')))
+        .map((f) => diaOf.get(f.id) ?? '');
     const queryTime = items.at(-1)?.timestamp;
     for (const qa of sample.qa) {
       const evidence = (qa.evidence ?? []).filter((e) => /^D\d+:\d+$/.test(e));
       if (![1, 2, 3, 4].includes(qa.category) || evidence.length === 0) continue;
-      for (const [list, types] of [[quality.withObs, undefined], [quality.factsOnly, ['world', 'experience']]] as const) {
-        const res = await engine.recall(bankId, { query: qa.question, limit: 10, maxTokens: 100_000, queryTime, ...(types ? { types: [...types] } : {}) });
+      for (const [list, types] of [
+        [quality.withObs, undefined],
+        [quality.factsOnly, ['world', 'experience']],
+      ] as const) {
+        const res = await engine.recall(bankId, {
+          query: qa.question,
+          limit: 10,
+          maxTokens: 100_000,
+          queryTime,
+          ...(types ? { types: [...types] } : {}),
+        });
         const turns = new Set<string>();
         for (const r of res.results) {
           if (r.kind === 'observation') {
@@ -146,7 +174,8 @@ async function main(): Promise<void> {
         list.push(evidence.filter((e) => turns.has(e)).length / evidence.length);
       }
     }
-    const superseded = (await store.listFacts(bankId, { kinds: ['world', 'experience'], includeSuperseded: true, limit: 1, offset: 0 })).total -
+    const superseded =
+      (await store.listFacts(bankId, { kinds: ['world', 'experience'], includeSuperseded: true, limit: 1, offset: 0 })).total -
       (await store.listFacts(bankId, { kinds: ['world', 'experience'], limit: 1, offset: 0 })).total;
     totalFacts += report.consolidated;
     totalMs += report.ms;
@@ -169,14 +198,19 @@ async function main(): Promise<void> {
       `(a) evidence shares a subject other than the two speakers **${pct(quality.subject, quality.observations)}** (target 90%); ` +
       `(b) text passes the grammar checks **${pct(quality.grammar, quality.observations)}** (target 98%; failures: ${[...quality.problems].map(([p, n]) => `${p} ${n}`).join(', ') || 'none'}); ` +
       `(c) LoCoMo evidence recall@10 (categories 1-4, ${quality.withObs.length} questions) with observations in the results **${mean(quality.withObs).toFixed(3)}**, facts only **${mean(quality.factsOnly).toFixed(3)}**.`,
-    ...(examples.length ? ['', 'Observations that failed a check (first 12):', '', ...examples.map((e) => `- ${e.replace(/\|/g, '\\|')}`)] : []),
+    ...(examples.length
+      ? ['', 'Observations that failed a check (first 12):', '', ...examples.map((e) => `- ${e.replace(/\|/g, '\\|')}`)]
+      : []),
   ].join('\n');
   process.stdout.write(`${describe}\n${table}\n`);
   const results = new URL('./RESULTS.md', import.meta.url);
   if (record) {
     if (!existsSync(results)) writeFileSync(results, '# Benchmark results\n');
-  const command = `node --import tsx benchmarks/consolidation.ts ${args.join(' ')}`.trim();
-    appendFileSync(results, `\n## Consolidation on LoCoMo (${new Date().toISOString()})\n\nCommand: \`${command}\`\n\nSetup: ${describe}; consolidator: offline\n\n${table}\n`);
+    const command = `node --import tsx benchmarks/consolidation.ts ${args.join(' ')}`.trim();
+    appendFileSync(
+      results,
+      `\n## Consolidation on LoCoMo (${new Date().toISOString()})\n\nCommand: \`${command}\`\n\nSetup: ${describe}; consolidator: offline\n\n${table}\n`,
+    );
   }
   await worker.stop();
   await engine.close();

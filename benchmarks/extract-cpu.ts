@@ -13,8 +13,16 @@ import type { ExtractInput } from '../src/retain/extractor.ts';
 import { OfflineExtractor } from '../src/retain/offline-extractor.ts';
 import { formatLoad } from './measure.ts';
 
-interface Turn { speaker: string; dia_id: string; text: string; blip_caption?: string }
-interface Sample { sample_id: string; conversation: Record<string, unknown> }
+interface Turn {
+  speaker: string;
+  dia_id: string;
+  text: string;
+  blip_caption?: string;
+}
+interface Sample {
+  sample_id: string;
+  conversation: Record<string, unknown>;
+}
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -78,5 +86,8 @@ const table = [
 console.log(table);
 if (!values['no-record']) {
   const command = `node --import tsx benchmarks/extract-cpu.ts ${process.argv.slice(2).join(' ')}`.trim();
-  appendFileSync(new URL('./RESULTS.md', import.meta.url), `\n## Offline extraction CPU on LoCoMo (${new Date().toISOString()})\n\nCommand: \`${command}\`\n\n${table}\n`);
+  appendFileSync(
+    new URL('./RESULTS.md', import.meta.url),
+    `\n## Offline extraction CPU on LoCoMo (${new Date().toISOString()})\n\nCommand: \`${command}\`\n\n${table}\n`,
+  );
 }

@@ -18,8 +18,12 @@ import { formatLoad, percentile } from './measure.ts';
 
 const { values } = parseArgs({
   options: {
-    data: { type: 'string' }, conversations: { type: 'string' }, recalls: { type: 'string' }, 'drain-seconds': { type: 'string' },
-    steps: { type: 'string' }, 'no-record': { type: 'boolean' },
+    data: { type: 'string' },
+    conversations: { type: 'string' },
+    recalls: { type: 'string' },
+    'drain-seconds': { type: 'string' },
+    steps: { type: 'string' },
+    'no-record': { type: 'boolean' },
   },
 });
 const DATA = resolve(values.data ?? join(ROOT, '..', 'shared', 'datasets', 'beam-dev'));
@@ -27,7 +31,11 @@ const CONVERSATIONS = Number(values.conversations ?? 6);
 const RECALLS = Number(values.recalls ?? 300);
 const DRAIN_SECONDS = Number(values['drain-seconds'] ?? 120);
 const STEPS = new Set((values.steps ?? '1,2,3').split(',').map(Number));
-for (const [name, v] of [['conversations', CONVERSATIONS], ['recalls', RECALLS], ['drain-seconds', DRAIN_SECONDS]] as const)
+for (const [name, v] of [
+  ['conversations', CONVERSATIONS],
+  ['recalls', RECALLS],
+  ['drain-seconds', DRAIN_SECONDS],
+] as const)
   if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} must be a positive number`);
 
 const data = loadMessages(DATA, { conversations: CONVERSATIONS });
@@ -68,22 +76,33 @@ async function ingest(server: Server, label: string): Promise<IngestFigures> {
   const start = performance.now();
   const progress = setInterval(() => process.stderr.write(`${label}: ${done}/${data.messages.length} messages\n`), 10_000);
   try {
-    await Promise.all(banks.map(async (bank) => {
-      for (const m of data.messages.filter((x) => bankOf(x) === bank)) {
-        const t = performance.now();
-        const { status, text } = await post(`${server.url}/v1/banks/${bank}/memories`, { items: [{ content: m.content, role: m.role, timestamp: m.timestamp }] });
-        retainMs.push(performance.now() - t);
-        if (status !== 200) throw new Error(`retain into ${bank}: ${status} ${text.slice(0, 300)}`);
-        facts += (JSON.parse(text) as { result: { factIds: string[] } | null }).result?.factIds.length ?? 0;
-        done++;
-      }
-    }));
+    await Promise.all(
+      banks.map(async (bank) => {
+        for (const m of data.messages.filter((x) => bankOf(x) === bank)) {
+          const t = performance.now();
+          const { status, text } = await post(`${server.url}/v1/banks/${bank}/memories`, {
+            items: [{ content: m.content, role: m.role, timestamp: m.timestamp }],
+          });
+          retainMs.push(performance.now() - t);
+          if (status !== 200) throw new Error(`retain into ${bank}: ${status} ${text.slice(0, 300)}`);
+          facts += (JSON.parse(text) as { result: { factIds: string[] } | null }).result?.factIds.length ?? 0;
+          done++;
+        }
+      }),
+    );
   } finally {
     clearInterval(progress);
   }
   const seconds = (performance.now() - start) / 1000;
   const after = processUsage(server.pid);
-  return { seconds, cpuSeconds: after.cpuSeconds - before.cpuSeconds, peakRssMb: after.peakRssMb, facts, waiting: await waiting(server), retainMs };
+  return {
+    seconds,
+    cpuSeconds: after.cpuSeconds - before.cpuSeconds,
+    peakRssMb: after.peakRssMb,
+    facts,
+    waiting: await waiting(server),
+    retainMs,
+  };
 }
 
 /** Back-to-back recalls on one bank: latencies in ms, after `warmup` unmeasured ones. Stops early when `until` says so. */
@@ -105,8 +124,10 @@ const loadBefore = loadavg();
 const fmt = (x: number, d = 1): string => (Number.isFinite(x) ? x.toFixed(d) : '-');
 const ingestRow = (name: string, f: IngestFigures): string => {
   const mb = totalBytes / 1024 / 1024;
-  return `| ${name} | ${data.messages.length} | ${fmt(mb, 2)} | ${fmt(f.seconds)} | ${fmt(data.messages.length / f.seconds)} | **${fmt(totalBytes / 1024 / f.seconds)}** | ` +
-    `${fmt(f.cpuSeconds / mb, 2)} | ${fmt(percentile(f.retainMs, 50))} / ${fmt(percentile(f.retainMs, 95))} | ${fmt(f.peakRssMb, 0)} | ${f.facts} | ${f.waiting} |`;
+  return (
+    `| ${name} | ${data.messages.length} | ${fmt(mb, 2)} | ${fmt(f.seconds)} | ${fmt(data.messages.length / f.seconds)} | **${fmt(totalBytes / 1024 / f.seconds)}** | ` +
+    `${fmt(f.cpuSeconds / mb, 2)} | ${fmt(percentile(f.retainMs, 50))} / ${fmt(percentile(f.retainMs, 95))} | ${fmt(f.peakRssMb, 0)} | ${f.facts} | ${f.waiting} |`
+  );
 };
 let describe = '';
 const offDir = mkdtempSync(join(tmpdir(), 'cairn-ingest-off-'));
@@ -179,12 +200,16 @@ try {
     ...notes,
     `Load average ${formatLoad(loadBefore)} before, ${formatLoad(loadAfter)} after, on ${cpus().length} cores.`,
   ].join('\n');
-  const setup = `${describe}; ${data.messages.length} messages (${(totalBytes / 1024 / 1024).toFixed(2)} MB) of ${data.conversations} BEAM conversations (${DATA}), ` +
+  const setup =
+    `${describe}; ${data.messages.length} messages (${(totalBytes / 1024 / 1024).toFixed(2)} MB) of ${data.conversations} BEAM conversations (${DATA}), ` +
     `one message per request, one bank and one client per conversation`;
   process.stdout.write(`${setup}\n\n${table}\n`);
   if (!values['no-record']) {
     const command = ['npm run bench:ingest --', ...process.argv.slice(2)].join(' ');
-    appendFileSync(join(ROOT, 'benchmarks', 'RESULTS.md'), `\n## Ingest: long conversations through the HTTP API (${new Date().toISOString()})\n\nCommand: \`${command}\`\n\nSetup: ${setup}\n\n${table}\n`);
+    appendFileSync(
+      join(ROOT, 'benchmarks', 'RESULTS.md'),
+      `\n## Ingest: long conversations through the HTTP API (${new Date().toISOString()})\n\nCommand: \`${command}\`\n\nSetup: ${setup}\n\n${table}\n`,
+    );
   }
 } finally {
   rmSync(offDir, { recursive: true, force: true });

@@ -16,7 +16,11 @@ import { bank, chunk, doc, fact, itemWrite } from '../test/conformance/fixtures.
 
 const { values } = parseArgs({
   options: {
-    big: { type: 'string' }, small: { type: 'string' }, queries: { type: 'string' }, label: { type: 'string' }, results: { type: 'string' },
+    big: { type: 'string' },
+    small: { type: 'string' },
+    queries: { type: 'string' },
+    label: { type: 'string' },
+    results: { type: 'string' },
     'dry-run': { type: 'boolean' }, // print only, do not append
   },
 });
@@ -29,7 +33,9 @@ const RESULTS = values.results ?? join(dirname(fileURLToPath(import.meta.url)), 
 /** 3000 made-up words from syllables, drawn with a Zipf-like skew (a few common, most rare), as in real text. */
 const SYLLABLES = ['ka', 'lo', 'mi', 'ren', 'tas', 'vu', 'dor', 'pel', 'shi', 'bra', 'gon', 'fet', 'nix', 'quo', 'zam'];
 const VOCABULARY = Array.from({ length: 3000 }, (_, i) => {
-  const a = SYLLABLES[i % 15], b = SYLLABLES[Math.floor(i / 15) % 15], c = SYLLABLES[Math.floor(i / 225) % 15];
+  const a = SYLLABLES[i % 15],
+    b = SYLLABLES[Math.floor(i / 15) % 15],
+    c = SYLLABLES[Math.floor(i / 225) % 15];
   return `${a}${b}${c}`;
 });
 function sentence(rnd: () => number): string {
@@ -92,8 +98,12 @@ try {
     `| big bank (${BIG} facts) keyword search | ${fmt(big.ms)} |`,
     `| writing the big bank (store.writeItems, 100 one-fact items a call) | ${Math.round(BIG / writeSeconds)} items/s |`,
   ].join('\n');
-  const command = `node --import tsx benchmarks/keyword-banks.ts ${process.argv.slice(2).map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}`.trim();
-  const setup = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, node ${process.version}; ${QUERIES} queries of 3 words, k=${K}; ` +
+  const command = `node --import tsx benchmarks/keyword-banks.ts ${process.argv
+    .slice(2)
+    .map((a) => (/\s/.test(a) ? JSON.stringify(a) : a))
+    .join(' ')}`.trim();
+  const setup =
+    `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, node ${process.version}; ${QUERIES} queries of 3 words, k=${K}; ` +
     `load average ${formatLoad(loadBefore)} before the searches, ${formatLoad(loadAfter)} after`;
   const section = `\n## Keyword index bank isolation${values.label ? ` (${values.label})` : ''}, ${new Date().toISOString()}\n\n\`${command}\` (${setup})\n\n${table}\n`;
   console.log(section);

@@ -18,8 +18,13 @@ import { random } from './random.ts';
 
 const { values } = parseArgs({
   options: {
-    data: { type: 'string' }, seconds: { type: 'string' }, clients: { type: 'string' }, banks: { type: 'string' }, seed: { type: 'string' },
-    results: { type: 'string' }, 'dry-run': { type: 'boolean' },
+    data: { type: 'string' },
+    seconds: { type: 'string' },
+    clients: { type: 'string' },
+    banks: { type: 'string' },
+    seed: { type: 'string' },
+    results: { type: 'string' },
+    'dry-run': { type: 'boolean' },
   },
 });
 const DATA = resolve(values.data ?? join(ROOT, '..', 'shared', 'datasets', 'beam-dev'));
@@ -28,7 +33,11 @@ const CLIENTS = Number(values.clients ?? 16);
 const BANKS = Number(values.banks ?? 4);
 const SEED = Number(values.seed ?? 1);
 const RESULTS = values.results ?? join(ROOT, 'benchmarks', 'RESULTS.md');
-for (const [name, v] of [['seconds', SECONDS], ['clients', CLIENTS], ['banks', BANKS]] as const)
+for (const [name, v] of [
+  ['seconds', SECONDS],
+  ['clients', CLIENTS],
+  ['banks', BANKS],
+] as const)
   if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} must be a positive number`);
 /** Messages shorter than this are left out: the point is what an agent's memory really receives. */
 const LONG = 1000;
@@ -58,7 +67,14 @@ interface Tally {
   sent: Map<string, string[]>;
 }
 
-async function runClient(index: number, server: string, banks: string[], data: { messages: Message[]; questions: string[] }, deadline: number, tally: Tally): Promise<void> {
+async function runClient(
+  index: number,
+  server: string,
+  banks: string[],
+  data: { messages: Message[]; questions: string[] },
+  deadline: number,
+  tally: Tally,
+): Promise<void> {
   const rnd = random(SEED * 1000 + index);
   let cursor = Math.floor(rnd() * data.messages.length);
   const nextMessage = (): Message => data.messages[cursor++ % data.messages.length];
@@ -85,7 +101,11 @@ async function runClient(index: number, server: string, banks: string[], data: {
     try {
       ({ status, text } = await post(request.url, request.body));
     } catch (e) {
-      tally.errors.push({ route, status: 'network', body: e instanceof Error ? `${e.message} ${String((e as { cause?: unknown }).cause ?? '')}` : String(e) });
+      tally.errors.push({
+        route,
+        status: 'network',
+        body: e instanceof Error ? `${e.message} ${String((e as { cause?: unknown }).cause ?? '')}` : String(e),
+      });
       continue;
     }
     tally.ms[route].push(performance.now() - start);
@@ -142,10 +162,16 @@ async function checkBank(server: string, bank: string, tally: Tally): Promise<Ba
   const base = `${server}/v1/banks/${bank}`;
   const stored = new Set<string>();
   for (const kind of ['world', 'experience'])
-    for (const f of await pages((offset) => get<{ facts: Array<{ id: string }> }>(`${base}/facts?kind=${kind}&includeSuperseded=true&limit=1000&offset=${offset}`).then((r) => r.facts)))
+    for (const f of await pages((offset) =>
+      get<{ facts: Array<{ id: string }> }>(`${base}/facts?kind=${kind}&includeSuperseded=true&limit=1000&offset=${offset}`).then(
+        (r) => r.facts,
+      ),
+    ))
       stored.add(f.id);
   const reported = tally.facts.get(bank) ?? new Set<string>();
-  const documents = await pages((offset) => get<{ documents: unknown[] }>(`${base}/documents?limit=1000&offset=${offset}`).then((r) => r.documents));
+  const documents = await pages((offset) =>
+    get<{ documents: unknown[] }>(`${base}/documents?limit=1000&offset=${offset}`).then((r) => r.documents),
+  );
   const consolidation = await get<{ backlog: number; observations: number; failed: number }>(`${base}/consolidation`);
   let threadsSent = 0;
   let threadsStored = 0;
@@ -154,10 +180,15 @@ async function checkBank(server: string, bank: string, tally: Tally): Promise<Ba
     const sent = tally.sent.get(`${bank}/t${t}`) ?? [];
     threadsSent += sent.length;
     if (!sent.length) continue;
-    const got = (await pages((offset) => get<{ messages: Array<{ id: string }> }>(`${base}/threads/t${t}/messages?limit=1000&offset=${offset}`).then((r) => r.messages))).map((m) => m.id);
+    const got = (
+      await pages((offset) =>
+        get<{ messages: Array<{ id: string }> }>(`${base}/threads/t${t}/messages?limit=1000&offset=${offset}`).then((r) => r.messages),
+      )
+    ).map((m) => m.id);
     threadsStored += got.length;
     const sentSet = new Set(sent);
-    if (got.length !== sent.length || got.some((id) => !sentSet.has(id))) mismatches.push(`t${t}: sent ${sent.length}, stored ${got.length}`);
+    if (got.length !== sent.length || got.some((id) => !sentSet.has(id)))
+      mismatches.push(`t${t}: sent ${sent.length}, stored ${got.length}`);
   }
   return {
     bank,
@@ -189,9 +220,17 @@ try {
     if (status !== 201) throw new Error(`creating bank ${id}: ${status} ${text}`);
   }
   const tally: Tally = {
-    ms: { retain: [], recall: [], thread: [] }, errors: [], retainedBytes: 0, threadBytes: 0, facts: new Map(), documents: new Map(), sent: new Map(),
+    ms: { retain: [], recall: [], thread: [] },
+    errors: [],
+    retainedBytes: 0,
+    threadBytes: 0,
+    facts: new Map(),
+    documents: new Map(),
+    sent: new Map(),
   };
-  process.stderr.write(`load: ${CLIENTS} clients for ${SECONDS} s on ${server.url} (${data.messages.length} long messages, ${data.questions.length} queries)\n`);
+  process.stderr.write(
+    `load: ${CLIENTS} clients for ${SECONDS} s on ${server.url} (${data.messages.length} long messages, ${data.questions.length} queries)\n`,
+  );
   const start = performance.now();
   const deadline = start + SECONDS * 1000;
   await Promise.all(Array.from({ length: CLIENTS }, (_, i) => runClient(i, server.url, banks, data, deadline, tally)));
@@ -215,11 +254,19 @@ try {
     g.n++;
     groups.set(key, g);
   }
-  const bankRows = checks.map((c) =>
-    `| ${c.bank} | ${c.documentsSent} / ${c.documentsStored} | ${c.factsReported} / ${c.factsStored} | ${c.factsMissing} | ${c.factsUnexpected} | ${c.observations} | ${c.waiting} | ${c.deadLetters} | ` +
+  const bankRows = checks.map(
+    (c) =>
+      `| ${c.bank} | ${c.documentsSent} / ${c.documentsStored} | ${c.factsReported} / ${c.factsStored} | ${c.factsMissing} | ${c.factsUnexpected} | ${c.observations} | ${c.waiting} | ${c.deadLetters} | ` +
       `${c.threadsSent} / ${c.threadsStored}${c.threadMismatches.length ? ` (${c.threadMismatches.join('; ')})` : ''} |`,
   );
-  const consistent = checks.every((c) => c.documentsSent === c.documentsStored && c.factsMissing === 0 && c.factsUnexpected === 0 && c.threadsSent === c.threadsStored && !c.threadMismatches.length);
+  const consistent = checks.every(
+    (c) =>
+      c.documentsSent === c.documentsStored &&
+      c.factsMissing === 0 &&
+      c.factsUnexpected === 0 &&
+      c.threadsSent === c.threadsStored &&
+      !c.threadMismatches.length,
+  );
   const table = [
     '| route | requests | errors | p50 ms | p99 ms | requests/s |',
     '| --- | --- | --- | --- | --- | --- |',
@@ -230,14 +277,23 @@ try {
       `(${(tally.retainedBytes / 1024 / 1024).toFixed(1)} MB in ${elapsed.toFixed(1)} s), ${(tally.threadBytes / 1024 / elapsed).toFixed(1)} KB/s of thread messages. ` +
       `Errors: **${tally.errors.length}**. Load average ${formatLoad(loadBefore)} before, ${formatLoad(loadAfter)} after, on ${cpus().length} cores.`,
     '',
-    ...(groups.size ? ['| error | count | first body |', '| --- | --- | --- |', ...[...groups].map(([k, g]) => `| ${k} | ${g.n} | ${g.body.replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`), ''] : []),
+    ...(groups.size
+      ? [
+          '| error | count | first body |',
+          '| --- | --- | --- |',
+          ...[...groups].map(([k, g]) => `| ${k} | ${g.n} | ${g.body.replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`),
+          '',
+        ]
+      : []),
     '| bank | documents sent / stored | facts reported by retain / stored | missing | unexpected | observations | facts waiting for consolidation | dead letters | thread messages sent / stored |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...bankRows,
     '',
     `Final state ${consistent ? '**consistent**' : '**INCONSISTENT**'}: every fact a retain response reported is stored and no other, one document per retain, ` +
       `each thread holds exactly the messages sent to it.` +
-      (server.problems.length ? ` The server logged ${server.problems.length} warnings or errors; first: \`${server.problems[0].slice(0, 300)}\`.` : ' The server logged no warnings or errors.'),
+      (server.problems.length
+        ? ` The server logged ${server.problems.length} warnings or errors; first: \`${server.problems[0].slice(0, 300)}\`.`
+        : ' The server logged no warnings or errors.'),
   ].join('\n');
   const setup =
     `${server.describe}; ${CLIENTS} clients, ${BANKS} banks (${THREADS} threads each, shared by ${Math.max(1, CLIENTS / THREADS)} clients), ` +
@@ -246,7 +302,10 @@ try {
   process.stdout.write(`${setup}\n\n${table}\n`);
   if (!values['dry-run']) {
     const command = ['node --import tsx benchmarks/load.ts', ...process.argv.slice(2)].join(' ');
-    appendFileSync(RESULTS, `\n## Load: concurrent retain, recall and thread messages (${new Date().toISOString()})\n\nCommand: \`${command}\`\n\nSetup: ${setup}\n\n${table}\n`);
+    appendFileSync(
+      RESULTS,
+      `\n## Load: concurrent retain, recall and thread messages (${new Date().toISOString()})\n\nCommand: \`${command}\`\n\nSetup: ${setup}\n\n${table}\n`,
+    );
   }
   if (tally.errors.length || !consistent) process.exitCode = 1;
 } finally {

@@ -66,7 +66,12 @@ export function loadLocomo(path = DEFAULT_LOCOMO_PATH): LocomoConversation[] {
         const content = t.blip_caption ? `${t.text} [shares a photo: ${t.blip_caption}]` : t.text;
         turns.push({
           diaId: t.dia_id,
-          message: { role: t.speaker === c.speaker_a ? 'user' : 'assistant', name: t.speaker, content, timestamp: new Date(start + i * 30_000).toISOString() },
+          message: {
+            role: t.speaker === c.speaker_a ? 'user' : 'assistant',
+            name: t.speaker,
+            content,
+            timestamp: new Date(start + i * 30_000).toISOString(),
+          },
         });
       });
     }

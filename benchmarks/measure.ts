@@ -11,7 +11,10 @@ export function percentile(xs: number[], p: number): number {
 export const formatLoad = (l: number[] = loadavg()): string => l.map((x) => x.toFixed(2)).join(' / ');
 
 /** A benchmark's arguments: `--name value` flags, on/off switches, and one positional path (or its default). */
-export function benchArgs(defaultPath: string, switches: string[] = ['--no-record']): {
+export function benchArgs(
+  defaultPath: string,
+  switches: string[] = ['--no-record'],
+): {
   args: string[];
   flag(name: string): string | undefined;
   has(name: string): boolean;
@@ -23,6 +26,7 @@ export function benchArgs(defaultPath: string, switches: string[] = ['--no-recor
     return i >= 0 ? args[i + 1] : undefined;
   };
   const isSwitch = new Set(switches);
-  const path = args.find((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--') && !isSwitch.has(args[i - 1]))) ?? defaultPath;
+  const path =
+    args.find((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--') && !isSwitch.has(args[i - 1]))) ?? defaultPath;
   return { args, flag, has: (name) => args.includes(`--${name}`), path };
 }

@@ -21,8 +21,17 @@ import type { RecallSettings } from '../src/recall/types.ts';
 import type { RetainItem } from '../src/retain/types.ts';
 import { benchArgs, formatLoad, percentile } from './measure.ts';
 
-interface Message { role: string; id: number; content: string; time_anchor?: string }
-interface Batch { batch_number: number; turns: Message[][]; time_anchor?: string }
+interface Message {
+  role: string;
+  id: number;
+  content: string;
+  time_anchor?: string;
+}
+interface Batch {
+  batch_number: number;
+  turns: Message[][];
+  time_anchor?: string;
+}
 /** Gold evidence: message ids, as a list, an object of lists, or lists of those. */
 type Gold = number | Gold[] | { [key: string]: Gold } | null | undefined;
 
@@ -50,7 +59,11 @@ function anchorDate(anchor: string | undefined): string | null {
   return m && month >= 0 ? new Date(Date.UTC(Number(m[3]), month, Number(m[2]))).toISOString() : null;
 }
 
-interface Session { n: number; date: string | null; messages: Message[] }
+interface Session {
+  n: number;
+  date: string | null;
+  messages: Message[];
+}
 function sessionsOf(chat: Batch[]): Session[] {
   return chat.map((b) => {
     const messages = b.turns.flat().map((m) => ({ ...m, content: m.content.replace(MARKER, '') }));
@@ -106,10 +119,9 @@ async function main(): Promise<void> {
   let skipped = 0;
   for (const conversation of chosen) {
     const chat = JSON.parse(readFileSync(join(root, String(conversation), 'chat.json'), 'utf8')) as Batch[];
-    const probing = JSON.parse(readFileSync(join(root, String(conversation), 'probing_questions', 'probing_questions.json'), 'utf8')) as Record<
-      string,
-      Array<{ question: string; source_chat_ids?: Gold }>
-    >;
+    const probing = JSON.parse(
+      readFileSync(join(root, String(conversation), 'probing_questions', 'probing_questions.json'), 'utf8'),
+    ) as Record<string, Array<{ question: string; source_chat_ids?: Gold }>>;
     const sessions = sessionsOf(chat);
     const all = sessions.flatMap((s) => s.messages);
     const valid = new Set(all.map((m) => m.id));
@@ -147,7 +159,10 @@ async function main(): Promise<void> {
       if (page.facts.length < 1000) break;
     }
     const bm25 = bm25Reference(all);
-    const lastDate = sessions.map((s) => s.date).filter((d): d is string => d !== null).at(-1);
+    const lastDate = sessions
+      .map((s) => s.date)
+      .filter((d): d is string => d !== null)
+      .at(-1);
     const half = TUNING.includes(conversation) ? halves.tuning : halves.heldOut;
     for (const [category, list] of Object.entries(probing)) {
       for (const q of list) {
@@ -158,21 +173,41 @@ async function main(): Promise<void> {
         }
         questions++;
         const t = performance.now();
-        const res = await engine.recall(bankId, { query: q.question, limit: 20, maxTokens: 1_000_000, trace: true, ...(lastDate ? { queryTime: lastDate } : {}) });
+        const res = await engine.recall(bankId, {
+          query: q.question,
+          limit: 20,
+          maxTokens: 1_000_000,
+          trace: true,
+          ...(lastDate ? { queryTime: lastDate } : {}),
+        });
         latencies.push(performance.now() - t);
         const b = performance.now();
         const reference = bm25(q.question, 20);
         bm25Latencies.push(performance.now() - b);
         const ranked: Record<Arm, number[]> = {
-          fused: messagesOf(res.results.map((r) => r.id), messageOf),
+          fused: messagesOf(
+            res.results.map((r) => r.id),
+            messageOf,
+          ),
           bm25: reference,
-          semantic: [], keyword: [], graph: [], temporal: [], passage: [],
+          semantic: [],
+          keyword: [],
+          graph: [],
+          temporal: [],
+          passage: [],
         };
         distinct.push(ranked.fused.length);
         const arms = (res.trace as { arms?: Record<string, { hits?: Array<{ id: string }> }> } | undefined)?.arms ?? {};
-        for (const a of ['semantic', 'keyword', 'graph', 'temporal', 'passage'] as const) ranked[a] = messagesOf((arms[a]?.hits ?? []).map((h) => h.id), messageOf);
+        for (const a of ['semantic', 'keyword', 'graph', 'temporal', 'passage'] as const)
+          ranked[a] = messagesOf(
+            (arms[a]?.hits ?? []).map((h) => h.id),
+            messageOf,
+          );
         if (dumpPath)
-          appendFileSync(dumpPath, `${JSON.stringify({ conversation, category, question: q.question, evidence, ranked: Object.fromEntries(ARMS.map((a) => [a, ranked[a].slice(0, 30)])) })}\n`);
+          appendFileSync(
+            dumpPath,
+            `${JSON.stringify({ conversation, category, question: q.question, evidence, ranked: Object.fromEntries(ARMS.map((a) => [a, ranked[a].slice(0, 30)])) })}\n`,
+          );
         const cat = byCategory.get(category) ?? emptyArms();
         byCategory.set(category, cat);
         for (const a of ARMS)
@@ -191,18 +226,26 @@ async function main(): Promise<void> {
   const all = (a: Arm, k: number): number[] => [...byCategory.values()].flatMap((c) => c[a][k]);
   const lines: string[] = [];
   lines.push('| arm | @1 | @5 | @10 | @20 |', '| --- | --- | --- | --- | --- |');
-  for (const a of ARMS) lines.push(`| ${a === 'bm25' ? 'BM25 over messages (reference)' : a} | ${KS.map((k) => mean(all(a, k)).toFixed(3)).join(' | ')} |`);
+  for (const a of ARMS)
+    lines.push(`| ${a === 'bm25' ? 'BM25 over messages (reference)' : a} | ${KS.map((k) => mean(all(a, k)).toFixed(3)).join(' | ')} |`);
   lines.push('', '| category | questions | fused @10 | BM25 @10 | fused - BM25 |', '| --- | --- | --- | --- | --- |');
   for (const [category, c] of [...byCategory].sort(([a], [b]) => a.localeCompare(b))) {
     const f = mean(c.fused[10]);
     const r = mean(c.bm25[10]);
-    lines.push(`| ${category} | ${c.fused[10].length} | ${f.toFixed(3)} | ${r.toFixed(3)} | ${(f - r >= 0 ? '+' : '')}${(f - r).toFixed(3)} |`);
+    lines.push(
+      `| ${category} | ${c.fused[10].length} | ${f.toFixed(3)} | ${r.toFixed(3)} | ${f - r >= 0 ? '+' : ''}${(f - r).toFixed(3)} |`,
+    );
   }
   lines.push('', '| measure | value |', '| --- | --- |');
-  for (const [name, h, ids] of [['tuning half', halves.tuning, TUNING], ['held-out half', halves.heldOut, HELD_OUT]] as const) {
+  for (const [name, h, ids] of [
+    ['tuning half', halves.tuning, TUNING],
+    ['held-out half', halves.heldOut, HELD_OUT],
+  ] as const) {
     const present = ids.filter((i) => chosen.includes(i));
     if (h.fused.length)
-      lines.push(`| R@10, ${name} (conversations ${present.join(', ')}; ${h.fused.length} questions) | fused ${mean(h.fused).toFixed(3)}, BM25 ${mean(h.bm25).toFixed(3)} |`);
+      lines.push(
+        `| R@10, ${name} (conversations ${present.join(', ')}; ${h.fused.length} questions) | fused ${mean(h.fused).toFixed(3)}, BM25 ${mean(h.bm25).toFixed(3)} |`,
+      );
   }
   lines.push(`| questions | ${questions} (skipped without gold evidence: ${skipped}) |`);
   lines.push(`| distinct messages in a recall's 20 results | median ${percentile(distinct, 50)}, p10 ${percentile(distinct, 10)} |`);
@@ -211,14 +254,19 @@ async function main(): Promise<void> {
       ? `| retain throughput | ${(bytes / 1024 / (retainMs / 1000)).toFixed(1)} KB/s (${(bytes / 1e6).toFixed(1)} MB; no consolidation worker) |`
       : '| retain throughput | not measured (every store reused from --data) |',
   );
-  lines.push(`| recall latency (limit 20, trace on) | p50 ${percentile(latencies, 50).toFixed(1)} ms, p95 ${percentile(latencies, 95).toFixed(1)} ms (BM25 reference p50 ${percentile(bm25Latencies, 50).toFixed(1)} ms) |`);
+  lines.push(
+    `| recall latency (limit 20, trace on) | p50 ${percentile(latencies, 50).toFixed(1)} ms, p95 ${percentile(latencies, 95).toFixed(1)} ms (BM25 reference p50 ${percentile(bm25Latencies, 50).toFixed(1)} ms) |`,
+  );
   lines.push(`| load average after | ${formatLoad()} on ${availableParallelism()} cores |`);
   const table = lines.join('\n');
   process.stdout.write(`${describe}\n${table}\n`);
   if (record) {
     const results = new URL('./RESULTS.md', import.meta.url);
     const command = `node --import tsx benchmarks/recall-beam.ts ${args.join(' ')}`.trim();
-    appendFileSync(results, `\n## Recall on beam-dev (${new Date().toISOString()})\n\nCommand: \`${command}\`\n\nSetup: ${describe}\n\n${table}\n`);
+    appendFileSync(
+      results,
+      `\n## Recall on beam-dev (${new Date().toISOString()})\n\nCommand: \`${command}\`\n\nSetup: ${describe}\n\n${table}\n`,
+    );
   }
   if (!keptData) rmSync(dataDir, { recursive: true, force: true });
 }

@@ -25,7 +25,12 @@ import type { MemoryStore } from '../src/store/ports.ts';
 import { benchArgs, formatLoad, percentile } from './measure.ts';
 import { syntheticItems } from './synthetic.ts';
 
-interface Turn { speaker: string; dia_id: string; text: string; blip_caption?: string }
+interface Turn {
+  speaker: string;
+  dia_id: string;
+  text: string;
+  blip_caption?: string;
+}
 interface Sample {
   sample_id: string;
   conversation: Record<string, unknown> & { speaker_a: string; speaker_b: string };
@@ -47,7 +52,6 @@ const synthetic = Number(flag('synthetic') ?? (flag('conversations') !== undefin
 const KS = [1, 5, 10, 20] as const;
 const ARMS = ['semantic', 'keyword', 'graph', 'temporal', 'fused'] as const;
 type Arm = (typeof ARMS)[number];
-
 
 function sessions(sample: Sample): Array<{ n: number; date: string; turns: Turn[] }> {
   const out: Array<{ n: number; date: string; turns: Turn[] }> = [];
@@ -75,7 +79,8 @@ function turnsOf(ids: string[], diaOf: Map<string, string>): string[] {
 
 async function main(): Promise<void> {
   if (!existsSync(datasetPath)) throw new Error(`LoCoMo not found at ${datasetPath}; pass its path as the first argument`);
-  const data = (JSON.parse(readFileSync(datasetPath, 'utf8')) as Sample[]).map((sample, i) => ({ sample, n: i + 1 }))
+  const data = (JSON.parse(readFileSync(datasetPath, 'utf8')) as Sample[])
+    .map((sample, i) => ({ sample, n: i + 1 }))
     .slice(firstConversation - 1, firstConversation - 1 + maxConversations);
   const dataDir = keptData ?? mkdtempSync(join(tmpdir(), 'cairn-bench-'));
   if (dumpPath) writeFileSync(dumpPath, '');
@@ -83,9 +88,14 @@ async function main(): Promise<void> {
   // (BM25 statistics are per index, not per bank). No consolidation worker: observations written meanwhile (and facts
   // they supersede) would make the figures depend on timing; this measures recall over the retained facts.
   const open = (dir: string): ReturnType<typeof compose> =>
-    compose(loadConfig({ ...process.env, CAIRN_DATA_DIR: join(dataDir, dir), CAIRN_LOG_LEVEL: 'warn', CAIRN_WORKER: 'off' }), recallSettings ? { recallSettings } : {});
+    compose(
+      loadConfig({ ...process.env, CAIRN_DATA_DIR: join(dataDir, dir), CAIRN_LOG_LEVEL: 'warn', CAIRN_WORKER: 'off' }),
+      recallSettings ? { recallSettings } : {},
+    );
   let describe = '';
-  const hits: Record<Arm, Record<number, number[]>> = Object.fromEntries(ARMS.map((a) => [a, Object.fromEntries(KS.map((k) => [k, []]))])) as never;
+  const hits: Record<Arm, Record<number, number[]>> = Object.fromEntries(
+    ARMS.map((a) => [a, Object.fromEntries(KS.map((k) => [k, []]))]),
+  ) as never;
   const multiHop: Record<Arm, number[]> = Object.fromEntries(ARMS.map((a) => [a, []])) as never;
   const halves: Record<'tuning' | 'heldOut', { all: number[]; multiHop: number[] }> = {
     tuning: { all: [], multiHop: [] },
@@ -142,13 +152,26 @@ async function main(): Promise<void> {
       const res = await engine.recall(bankId, { query: qa.question, limit: 20, maxTokens: 100_000, trace: true, queryTime: lastDate });
       latencies.push(performance.now() - t);
       const ranked: Record<Arm, string[]> = {
-        fused: turnsOf(res.results.map((r) => r.id), diaOf),
-        semantic: [], keyword: [], graph: [], temporal: [],
+        fused: turnsOf(
+          res.results.map((r) => r.id),
+          diaOf,
+        ),
+        semantic: [],
+        keyword: [],
+        graph: [],
+        temporal: [],
       };
       const arms = (res.trace as { arms?: Record<string, { hits?: Array<{ id: string }> }> } | undefined)?.arms ?? {};
-      for (const a of ['semantic', 'keyword', 'graph', 'temporal'] as const) ranked[a] = turnsOf((arms[a]?.hits ?? []).map((h) => h.id), diaOf);
+      for (const a of ['semantic', 'keyword', 'graph', 'temporal'] as const)
+        ranked[a] = turnsOf(
+          (arms[a]?.hits ?? []).map((h) => h.id),
+          diaOf,
+        );
       if (dumpPath)
-        appendFileSync(dumpPath, `${JSON.stringify({ conversation, question: qa.question, category: qa.category, evidence, ranked: Object.fromEntries(ARMS.map((a) => [a, ranked[a].slice(0, 100)])) })}\n`);
+        appendFileSync(
+          dumpPath,
+          `${JSON.stringify({ conversation, question: qa.question, category: qa.category, evidence, ranked: Object.fromEntries(ARMS.map((a) => [a, ranked[a].slice(0, 100)])) })}\n`,
+        );
       for (const a of ARMS)
         for (const k of KS) {
           const top = new Set(ranked[a].slice(0, k));
@@ -167,7 +190,8 @@ async function main(): Promise<void> {
   const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
   const lines: string[] = [];
   lines.push(`| arm | @1 | @5 | @10 | @20 | multi-hop @10 |`, `| --- | --- | --- | --- | --- | --- |`);
-  for (const a of ARMS) lines.push(`| ${a} | ${KS.map((k) => mean(hits[a][k]).toFixed(3)).join(' | ')} | ${mean(multiHop[a]).toFixed(3)} |`);
+  for (const a of ARMS)
+    lines.push(`| ${a} | ${KS.map((k) => mean(hits[a][k]).toFixed(3)).join(' | ')} | ${mean(multiHop[a]).toFixed(3)} |`);
   lines.push('');
   lines.push(`| measure | value |`, `| --- | --- |`);
   const span = (from: number, to: number): string => (from === to ? `${from}` : `${from}-${to}`);
@@ -178,14 +202,18 @@ async function main(): Promise<void> {
     ['held-out half', halves.heldOut, Math.max(firstN, TUNING_HALF + 1), lastN],
   ] as const)
     if (h.all.length)
-      lines.push(`| fused @10, ${name} (conversations ${span(from, to)}, ${h.all.length} questions) | ${mean(h.all).toFixed(3)} (multi-hop ${mean(h.multiHop).toFixed(3)}) |`);
+      lines.push(
+        `| fused @10, ${name} (conversations ${span(from, to)}, ${h.all.length} questions) | ${mean(h.all).toFixed(3)} (multi-hop ${mean(h.multiHop).toFixed(3)}) |`,
+      );
   lines.push(`| conversations | ${data.length} |`, `| questions (cat. 1-4) | ${questions} (skipped without valid evidence: ${skipped}) |`);
   lines.push(
     items > 0
       ? `| retain throughput | ${(items / (retainMs / 1000)).toFixed(0)} items/s (${items} items; load average ${formatLoad()} after, on ${availableParallelism()} cores) |`
       : '| retain throughput | not measured (every store reused from --data) |',
   );
-  lines.push(`| recall latency at LoCoMo size (trace on) | p50 ${percentile(latencies, 50).toFixed(1)} ms, p95 ${percentile(latencies, 95).toFixed(1)} ms |`);
+  lines.push(
+    `| recall latency at LoCoMo size (trace on) | p50 ${percentile(latencies, 50).toFixed(1)} ms, p95 ${percentile(latencies, 95).toFixed(1)} ms |`,
+  );
   if (synthetic > 0) {
     const { engine, store } = await open('synthetic');
     lines.push(...(await syntheticLatency(engine, store, synthetic)));
@@ -197,11 +225,13 @@ async function main(): Promise<void> {
     const results = new URL('./RESULTS.md', import.meta.url);
     if (!existsSync(results)) writeFileSync(results, '# Benchmark results\n');
     const command = `npm run bench:recall -- ${args.join(' ')}`.trim();
-    appendFileSync(results, `\n## Recall on LoCoMo (${new Date().toISOString()})\n\nCommand: \`${command}\`\n\nSetup: ${describe}\n\n${table}\n`);
+    appendFileSync(
+      results,
+      `\n## Recall on LoCoMo (${new Date().toISOString()})\n\nCommand: \`${command}\`\n\nSetup: ${describe}\n\n${table}\n`,
+    );
   }
   if (!keptData) rmSync(dataDir, { recursive: true, force: true });
 }
-
 
 /** Recall latency with n synthetic facts in one bank (one sentence per item, varied names, places, topics), measured
  * once the bank's vector index is ready (its HNSW graph built in the background) and after one cold recall. */
@@ -222,7 +252,13 @@ async function syntheticLatency(engine: Engine, store: MemoryStore, n: number): 
   const vectors = store.vectors as { warm?: (bank: string) => Promise<{ mode: string } | null> };
   const index = (await vectors.warm?.(bankId)) ?? null;
   const warmS = (performance.now() - tWarm) / 1000;
-  const queries = ['What did Ava buy?', 'Who visited Kyoto with Ben?', 'jazz piano', 'What happened last June?', 'Tell me about the marathon'];
+  const queries = [
+    'What did Ava buy?',
+    'Who visited Kyoto with Ben?',
+    'jazz piano',
+    'What happened last June?',
+    'Tell me about the marathon',
+  ];
   const tCold = performance.now();
   await engine.recall(bankId, { query: queries[0], queryTime: '2024-01-01T00:00:00Z' });
   const coldMs = performance.now() - tCold;

@@ -18,12 +18,20 @@ import { ROOT } from './beam-server.ts';
 import { formatLoad, percentile } from './measure.ts';
 import { syntheticItems } from './synthetic.ts';
 
-const { values } = parseArgs({ options: { facts: { type: 'string' }, batches: { type: 'string' }, data: { type: 'string' }, 'no-record': { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: { facts: { type: 'string' }, batches: { type: 'string' }, data: { type: 'string' }, 'no-record': { type: 'boolean' } },
+});
 const N = Number(values.facts ?? 100_000);
 const BATCHES = Number(values.batches ?? 20);
 if (!Number.isInteger(N) || N <= 0) throw new Error('--facts must be a positive integer');
 const BANK = 'scale';
-const QUERIES = ['What did Ava buy?', 'Who visited Kyoto with Ben?', 'jazz piano', 'What happened last June?', 'Tell me about the marathon'];
+const QUERIES = [
+  'What did Ava buy?',
+  'Who visited Kyoto with Ben?',
+  'jazz piano',
+  'What happened last June?',
+  'Tell me about the marathon',
+];
 const dataDir = values.data ?? mkdtempSync(join(tmpdir(), 'cairn-scale-'));
 const config = loadConfig({ CAIRN_DATA_DIR: dataDir, CAIRN_WORKER: 'off', CAIRN_LOG_LEVEL: 'warn' });
 const mb = (bytes: number): string => (bytes / 1024 / 1024).toFixed(0);
@@ -31,7 +39,8 @@ const rssMb = (): number => process.memoryUsage().rss / 1024 / 1024;
 
 function diskBytes(dir: string): number {
   let total = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) total += e.isDirectory() ? diskBytes(join(dir, e.name)) : statSync(join(dir, e.name)).size;
+  for (const e of readdirSync(dir, { withFileTypes: true }))
+    total += e.isDirectory() ? diskBytes(join(dir, e.name)) : statSync(join(dir, e.name)).size;
   return total;
 }
 
@@ -55,7 +64,9 @@ let retained = false;
       if ((i / 500) % 40 === 0) process.stderr.write(`scale: ${i + 500}/${N} retained (load ${formatLoad()})\n`);
     }
     const s = (performance.now() - t0) / 1000;
-    rows.push(`| retain ${N} items (one fact each, worker off) | ${s.toFixed(0)} s (${(N / s).toFixed(0)} items/s); resident memory after ${rssMb().toFixed(0)} MB |`);
+    rows.push(
+      `| retain ${N} items (one fact each, worker off) | ${s.toFixed(0)} s (${(N / s).toFixed(0)} items/s); resident memory after ${rssMb().toFixed(0)} MB |`,
+    );
     retained = true;
     // The vector index's graph is built and snapshotted in the background: let it finish before the cold start.
     await (store.vectors as { warm?: (bank: string) => Promise<unknown> }).warm?.(BANK);
@@ -99,11 +110,15 @@ if (batchMs.length) {
 }
 await shutdown();
 const table = ['| measure | value |', '| --- | --- |', ...rows].join('\n');
-const setup = `embedded store (${dataDir}${retained ? '' : ', reused'}), offline GloVe, no reranker, ${N} synthetic facts in one bank; ` +
+const setup =
+  `embedded store (${dataDir}${retained ? '' : ', reused'}), offline GloVe, no reranker, ${N} synthetic facts in one bank; ` +
   `load average ${loadBefore} before, ${formatLoad()} after, on ${availableParallelism()} cores`;
 process.stdout.write(`${setup}\n\n${table}\n`);
 if (!values['no-record']) {
   const command = ['npm run bench:scale --', ...process.argv.slice(2)].join(' ');
-  appendFileSync(join(ROOT, 'benchmarks', 'RESULTS.md'), `\n## Scale: ${N} facts in one bank (${new Date().toISOString()})\n\nCommand: \`${command}\`\n\nSetup: ${setup}\n\n${table}\n`);
+  appendFileSync(
+    join(ROOT, 'benchmarks', 'RESULTS.md'),
+    `\n## Scale: ${N} facts in one bank (${new Date().toISOString()})\n\nCommand: \`${command}\`\n\nSetup: ${setup}\n\n${table}\n`,
+  );
 }
 if (!values.data && existsSync(dataDir)) rmSync(dataDir, { recursive: true, force: true });

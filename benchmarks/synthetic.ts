@@ -2,9 +2,37 @@
 // names, verbs and things, a speaker, an hour apart from 2020 on. Item j is always the same sentence.
 import type { RetainItem } from '../src/retain/types.ts';
 
-const NAMES = ['Ava', 'Ben', 'Chloe', 'Dev', 'Eli', 'Farah', 'Gus', 'Hana', 'Ivan', 'Jade', 'Kofi', 'Lena', 'Mateo', 'Nia', 'Omar', 'Priya'];
+const NAMES = [
+  'Ava',
+  'Ben',
+  'Chloe',
+  'Dev',
+  'Eli',
+  'Farah',
+  'Gus',
+  'Hana',
+  'Ivan',
+  'Jade',
+  'Kofi',
+  'Lena',
+  'Mateo',
+  'Nia',
+  'Omar',
+  'Priya',
+];
 const VERBS = ['visited', 'wrote about', 'bought', 'talked about', 'repaired', 'photographed', 'studied', 'planned a trip to'];
-const THINGS = ['the museum', 'a red bicycle', 'Lisbon', 'the quarterly report', 'a sourdough starter', 'the garden shed', 'jazz piano', 'Kyoto', 'a vintage camera', 'the marathon'];
+const THINGS = [
+  'the museum',
+  'a red bicycle',
+  'Lisbon',
+  'the quarterly report',
+  'a sourdough starter',
+  'the garden shed',
+  'jazz piano',
+  'Kyoto',
+  'a vintage camera',
+  'the marathon',
+];
 const BASE = Date.parse('2020-01-01T00:00:00Z');
 
 /** Items from (inclusive) to (exclusive). */

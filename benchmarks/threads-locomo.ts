@@ -32,7 +32,14 @@ const PROFILES: Record<string, ThreadSettingsInput> = {
   /** The shipped defaults (the recommended profile). */
   default: {},
   /** The defaults before they were lowered: more raw messages and a larger memory, for models with long contexts. */
-  roomy: { messageTokens: 4000, observationTokens: 3000, reflectionConsolidationThreshold: 4, memoryTokenBudget: 4000, messageTokenBudget: 6000, workingMemory: { maxTokens: 500 } },
+  roomy: {
+    messageTokens: 4000,
+    observationTokens: 3000,
+    reflectionConsolidationThreshold: 4,
+    memoryTokenBudget: 4000,
+    messageTokenBudget: 6000,
+    workingMemory: { maxTokens: 500 },
+  },
 };
 
 interface Survival {
@@ -77,7 +84,12 @@ function survival(conv: LocomoConversation, contextText: string): Survival {
     const turns = q.evidence.map((e) => byId.get(e) ?? '');
     if (turns.every((t) => share(new Set(contentWords(t)), contextWords) >= PRESENT_SHARE)) out.words++;
     // A turn of fewer than two content words has no pair: its words decide.
-    if (turns.every((t) => (pairsOf(t).size ? share(pairsOf(t), contextPairs) : share(new Set(contentWords(t)), contextWords)) >= PRESENT_SHARE)) out.pairs++;
+    if (
+      turns.every(
+        (t) => (pairsOf(t).size ? share(pairsOf(t), contextPairs) : share(new Set(contentWords(t)), contextWords)) >= PRESENT_SHARE,
+      )
+    )
+      out.pairs++;
   }
   return out;
 }
@@ -100,7 +112,15 @@ async function replay(conv: LocomoConversation, settings: ThreadSettingsInput, d
   const store = new SqliteStore({ file: ':memory:' });
   const memory = new ThreadMemory({ store: new SqliteThreadStore(store.db), banks: store });
   const now = new Date().toISOString();
-  await store.createBank({ id: 'bench', name: 'bench', mission: '', config: { threads: settings }, embedder: null, createdAt: now, updatedAt: now });
+  await store.createBank({
+    id: 'bench',
+    name: 'bench',
+    mission: '',
+    config: { threads: settings },
+    embedder: null,
+    createdAt: now,
+    updatedAt: now,
+  });
   const history: ThreadMessage[] = [];
   const along = new Map<number, number>();
   let historyTokens = 0;
@@ -109,7 +129,8 @@ async function replay(conv: LocomoConversation, settings: ThreadSettingsInput, d
     history.push(...r.messages);
     historyTokens += r.messages[0].tokens;
     await memory.idle();
-    if (CHECKPOINTS.includes(history.length)) along.set(history.length, 1 - (await memory.context('bench', conv.id)).totalTokens / historyTokens);
+    if (CHECKPOINTS.includes(history.length))
+      along.set(history.length, 1 - (await memory.context('bench', conv.id)).totalTokens / historyTokens);
   }
   const ctx = await memory.context('bench', conv.id);
   const status = await memory.status('bench', conv.id);
@@ -118,7 +139,10 @@ async function replay(conv: LocomoConversation, settings: ThreadSettingsInput, d
   if (dumpFile) {
     mkdirSync(dirname(dumpFile), { recursive: true });
     const omitted = `---- left out of the context: ${ctx.omittedReflections} reflections, ${ctx.omittedObservations} observations, ${ctx.omittedMessages} messages ----`;
-    writeFileSync(dumpFile, `${ctx.prefix}\n${omitted}\n---- raw tail (${ctx.messages.length} messages, ${ctx.messageTokens} tokens) ----\n${ctx.messages.map((m) => `${m.name ?? m.role}: ${m.content}`).join('\n')}\n`);
+    writeFileSync(
+      dumpFile,
+      `${ctx.prefix}\n${omitted}\n---- raw tail (${ctx.messages.length} messages, ${ctx.messageTokens} tokens) ----\n${ctx.messages.map((m) => `${m.name ?? m.role}: ${m.content}`).join('\n')}\n`,
+    );
   }
 
   // Baseline: the newest raw messages within the same token count.
@@ -160,11 +184,25 @@ function table(rows: Result[]): string {
   const c = sum((r) => r.contextTokens);
   const q = sum((r) => r.questions);
   lines.push(
-    `| **all** | ${sum((r) => r.messages)} | ${h} | ${c} | ${pct(h - c, h)} | | ${q} | ${pct(sum((r) => r.kept.words), q)} | ${pct(sum((r) => r.kept.pairs), q)} | ${pct(sum((r) => r.baseline.words), q)} / ${pct(sum((r) => r.baseline.pairs), q)} |`,
+    `| **all** | ${sum((r) => r.messages)} | ${h} | ${c} | ${pct(h - c, h)} | | ${q} | ${pct(
+      sum((r) => r.kept.words),
+      q,
+    )} | ${pct(
+      sum((r) => r.kept.pairs),
+      q,
+    )} | ${pct(
+      sum((r) => r.baseline.words),
+      q,
+    )} / ${pct(
+      sum((r) => r.baseline.pairs),
+      q,
+    )} |`,
   );
   const along = CHECKPOINTS.map((n) => {
     const at = rows.filter((r) => r.along.has(n)).map((r) => r.along.get(n) as number);
-    return at.length ? `${n} messages: ${(100 * Math.min(...at)).toFixed(1)}% to ${(100 * Math.max(...at)).toFixed(1)}% (mean ${((100 * at.reduce((a, b) => a + b, 0)) / at.length).toFixed(1)}%, ${at.length} threads)` : '';
+    return at.length
+      ? `${n} messages: ${(100 * Math.min(...at)).toFixed(1)}% to ${(100 * Math.max(...at)).toFixed(1)}% (mean ${((100 * at.reduce((a, b) => a + b, 0)) / at.length).toFixed(1)}%, ${at.length} threads)`
+      : '';
   }).filter(Boolean);
   lines.push('', `Fewer tokens along the way (context vs history so far): ${along.join('; ')}.`);
   return lines.join('\n');
@@ -203,10 +241,14 @@ async function main(): Promise<void> {
     for (const conv of conversations) {
       const r = await replay(conv, PROFILES[name], values.dump ? `${values.dump}/${name}-${conv.id}.txt` : null);
       rows.push(r);
-      console.error(`${name} ${r.id}: ${r.messages} msgs, ${r.historyTokens} -> ${r.contextTokens} tok, survival ${pct(r.kept.words, r.questions)} words, ${pct(r.kept.pairs, r.questions)} pairs (${r.ms} ms)`);
+      console.error(
+        `${name} ${r.id}: ${r.messages} msgs, ${r.historyTokens} -> ${r.contextTokens} tok, survival ${pct(r.kept.words, r.questions)} words, ${pct(r.kept.pairs, r.questions)} pairs (${r.ms} ms)`,
+      );
     }
     const total = rows.reduce((n, r) => n + r.ms, 0);
-    sections.push(`Profile \`${name}\` (settings ${JSON.stringify(PROFILES[name])}; replay ${(total / 1000).toFixed(1)} s)\n\n${table(rows)}`);
+    sections.push(
+      `Profile \`${name}\` (settings ${JSON.stringify(PROFILES[name])}; replay ${(total / 1000).toFixed(1)} s)\n\n${table(rows)}`,
+    );
   }
   const chosen = values.settings ? ` --settings '${values.settings}'` : values.profile === 'both' ? '' : ` --profile ${values.profile}`;
   const command = `node --import tsx benchmarks/threads-locomo.ts${chosen}${values.conversations ? ` --conversations ${values.conversations}` : ''}`;

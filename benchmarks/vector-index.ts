@@ -13,7 +13,10 @@ import { random } from './random.ts';
 
 const { values } = parseArgs({
   options: {
-    n: { type: 'string' }, dim: { type: 'string' }, queries: { type: 'string' }, k: { type: 'string' },
+    n: { type: 'string' },
+    dim: { type: 'string' },
+    queries: { type: 'string' },
+    k: { type: 'string' },
     'dry-run': { type: 'boolean' }, // print only, do not append to RESULTS.md
   },
 });
@@ -123,14 +126,43 @@ async function benchDim(dim: number): Promise<Row[]> {
     const [builtStats, builtReady] = await timed(() => built.warm('bench'));
     if (builtStats?.mode !== 'hnsw') throw new Error(`expected an HNSW graph, got ${JSON.stringify(builtStats)}`);
     const b = await timeQueries(built, queries);
-    rows.push({ dim, index: 'hnsw, built in a worker (+ snapshot)', readyMs: builtReady, p50: b.p50, p95: b.p95, recall: recallAgainst(b.answers, truth.answers) });
+    rows.push({
+      dim,
+      index: 'hnsw, built in a worker (+ snapshot)',
+      readyMs: builtReady,
+      p50: b.p50,
+      p95: b.p95,
+      recall: recallAgainst(b.answers, truth.answers),
+    });
     const b100 = await timeQueries(built, queries, undefined, 100);
-    rows.push({ dim, index: 'hnsw', k: 100, readyMs: null, p50: b100.p50, p95: b100.p95, recall: recallAgainst(b100.answers, truth100.answers) });
+    rows.push({
+      dim,
+      index: 'hnsw',
+      k: 100,
+      readyMs: null,
+      p50: b100.p50,
+      p95: b100.p95,
+      recall: recallAgainst(b100.answers, truth100.answers),
+    });
     const obs = await timeQueries(built, queries, observationOnly);
-    rows.push({ dim, index: 'hnsw, kinds=[observation] (2%)', readyMs: null, p50: obs.p50, p95: obs.p95, recall: recallAgainst(obs.answers, exactObs.answers) });
+    rows.push({
+      dim,
+      index: 'hnsw, kinds=[observation] (2%)',
+      readyMs: null,
+      p50: obs.p50,
+      p95: obs.p95,
+      recall: recallAgainst(obs.answers, exactObs.answers),
+    });
     const rareTruth = await timeQueries(exact, queries, rareOnly);
     const rare = await timeQueries(built, queries, rareOnly);
-    rows.push({ dim, index: 'hnsw, tags=[rare] (3%)', readyMs: null, p50: rare.p50, p95: rare.p95, recall: recallAgainst(rare.answers, rareTruth.answers) });
+    rows.push({
+      dim,
+      index: 'hnsw, tags=[rare] (3%)',
+      readyMs: null,
+      p50: rare.p50,
+      p95: rare.p95,
+      recall: recallAgainst(rare.answers, rareTruth.answers),
+    });
     await built.close();
 
     // A second process starting on the same file: flat load + snapshot load (checksum, read, catch-up).
@@ -139,7 +171,14 @@ async function benchDim(dim: number): Promise<Row[]> {
     const [loadedStats, loadedReady] = await timed(() => loaded.warm('bench'));
     if (loadedStats?.graphSource !== 'snapshot') throw new Error(`expected a snapshot load, got ${JSON.stringify(loadedStats)}`);
     const l = await timeQueries(loaded, queries);
-    rows.push({ dim, index: 'hnsw, loaded from snapshot', readyMs: loadedReady, p50: l.p50, p95: l.p95, recall: recallAgainst(l.answers, truth.answers) });
+    rows.push({
+      dim,
+      index: 'hnsw, loaded from snapshot',
+      readyMs: loadedReady,
+      p50: l.p50,
+      p95: l.p95,
+      recall: recallAgainst(l.answers, truth.answers),
+    });
     await loaded.close();
     await exact.close();
     db2.close();
@@ -159,7 +198,8 @@ const table = [
   '| dim | n | index | k | ready (ms) | p50 (ms) | p95 (ms) | recall@k |',
   '|---|---|---|---|---|---|---|---|',
   ...rows.map(
-    (r) => `| ${r.dim} | ${N} | ${r.index} | ${r.k ?? K} | ${fmt(r.readyMs, 0)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${r.recall === null ? '' : r.recall.toFixed(3)} |`,
+    (r) =>
+      `| ${r.dim} | ${N} | ${r.index} | ${r.k ?? K} | ${fmt(r.readyMs, 0)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${r.recall === null ? '' : r.recall.toFixed(3)} |`,
   ),
 ].join('\n');
 

@@ -18,16 +18,33 @@ let files = [...find('src'), ...find('test')].sort();
 if (filter.length) files = files.filter((f) => filter.some((p) => f.includes(p)));
 
 if (!filter.length) {
-  const tsc = spawnSync('npx', ['tsc', '--noEmit'], { stdio: 'inherit' });
-  if (tsc.status !== 0) {
-    console.error('type check failed');
-    process.exit(tsc.status ?? 1);
+  // The whole suite starts with the type check and Biome's lint and format check (biome.json).
+  for (const [label, command, args] of [
+    ['type check', 'npx', ['tsc', '--noEmit']],
+    ['lint and format check (npx biome check --write fixes most)', 'npx', ['biome', 'ci', '.']],
+  ]) {
+    const step = spawnSync(command, args, { stdio: 'inherit' });
+    if (step.status !== 0) {
+      console.error(`${label} failed`);
+      process.exit(step.status ?? 1);
+    }
   }
 }
 
 const run = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--import', './test/support/log-level.ts', '--test', '--test-concurrency=1', '--test-timeout=180000', '--test-force-exit', '--test-reporter=spec', ...files],
+  [
+    '--import',
+    'tsx',
+    '--import',
+    './test/support/log-level.ts',
+    '--test',
+    '--test-concurrency=1',
+    '--test-timeout=180000',
+    '--test-force-exit',
+    '--test-reporter=spec',
+    ...files,
+  ],
   { stdio: 'inherit', env: { ...process.env, CAIRN_LOG_LEVEL: process.env.CAIRN_LOG_LEVEL ?? 'warn' } },
 );
 process.exit(run.status ?? 1);

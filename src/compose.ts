@@ -84,7 +84,9 @@ async function openStores(config: Config): Promise<Stores> {
   if (config.store.kind === 'server') {
     // Loaded only in server mode: the Neo4j and Qdrant clients cost the embedded default a second of start-up.
     const [{ ServerStore }, { Neo4jThreadStore }, { Neo4jUsageLedger }] = await Promise.all([
-      import('./store/server/store.ts'), import('./store/neo4j/threads.ts'), import('./store/neo4j/usage.ts'),
+      import('./store/server/store.ts'),
+      import('./store/neo4j/threads.ts'),
+      import('./store/neo4j/usage.ts'),
     ]);
     const store = await ServerStore.open(config.store.server);
     return { store, local: null, server: store, threads: new Neo4jThreadStore(store.db), ledger: new Neo4jUsageLedger(store.db) };
@@ -108,16 +110,27 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
       : new OfflineExtractor();
   const activity = new Activity();
   const engine = new Engine({
-    store, embedder: embedder.embedder, reranker: reranker.reranker, extractor, activity,
+    store,
+    embedder: embedder.embedder,
+    reranker: reranker.reranker,
+    extractor,
+    activity,
     ...(options.recallSettings ? { recallSettings: options.recallSettings } : {}),
   });
   // Banks whose consolidation resolves to a provider (environment or bank config) use the LLM consolidator; the
   // rest the offline one. resolveLlm already records every call in the ledger.
-  const consolidator = options.consolidator?.(embedder.embedder) ?? consolidatorFor(embedder.embedder, (bank) => resolveLlm('consolidation', bank.config, { llm: config.llm, ledger }));
+  const consolidator =
+    options.consolidator?.(embedder.embedder) ??
+    consolidatorFor(embedder.embedder, (bank) => resolveLlm('consolidation', bank.config, { llm: config.llm, ledger }));
   const startWorker = options.startWorker ?? config.consolidate.embeddedWorker;
-  const consolidation = attachConsolidation(engine, { store, embedder: embedder.embedder }, {
-    consolidator, worker: { ...workerOptions(config.consolidate), ...options.worker },
-  });
+  const consolidation = attachConsolidation(
+    engine,
+    { store, embedder: embedder.embedder },
+    {
+      consolidator,
+      worker: { ...workerOptions(config.consolidate), ...options.worker },
+    },
+  );
   const { worker } = consolidation;
   if (startWorker && config.consolidate.workerThread) worker.runElsewhere(new ThreadLoop(config, worker, activity));
   if (startWorker) worker.start();

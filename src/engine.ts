@@ -3,8 +3,17 @@
 // (memories, audit, reflect), each given only the store roles it needs. It never knows which adapters it was given,
 // and nothing outside it (and the composition root) holds the store.
 import {
-  Activity, bankDeletedError, CairnError, notFound, newId, payloadHash, nowIso, type Bank, type BankConfig,
-  type Operation, Events,
+  Activity,
+  bankDeletedError,
+  CairnError,
+  notFound,
+  newId,
+  payloadHash,
+  nowIso,
+  type Bank,
+  type BankConfig,
+  type Operation,
+  Events,
 } from './core/index.ts';
 import { Audit } from './audit/index.ts';
 import type { Embedder, Reranker } from './embed/index.ts';
@@ -62,7 +71,10 @@ function earlierOutcome(bound: KeyedOperation, hash: string, key: string, async:
     );
   if (operation.status === 'succeeded') return { operation, result: operation.result as RetainResult };
   if (async) return { operation, result: null };
-  throw new CairnError('conflict', `operationId '${key}' names operation ${operation.id}, still running; poll GET /v1/operations/${operation.id} for its result`);
+  throw new CairnError(
+    'conflict',
+    `operationId '${key}' names operation ${operation.id}, still running; poll GET /v1/operations/${operation.id} for its result`,
+  );
 }
 
 export class Engine {
@@ -91,7 +103,10 @@ export class Engine {
     // Async retains, and after a restart every retain left unfinished (a synchronous one with a key keeps its input).
     this.operations.register('retain', async (op) => {
       if (op.input === null)
-        throw new CairnError('internal', 'the process stopped during this synchronous retain; the documents it finished are stored: send the request again to finish it');
+        throw new CairnError(
+          'internal',
+          'the process stopped during this synchronous retain; the documents it finished are stored: send the request again to finish it',
+        );
       return this.runRetain(op, op.input as RetainRequest);
     });
   }
@@ -111,7 +126,15 @@ export class Engine {
     const id = input.id ?? newId('bank');
     if (await this.deps.store.getBank(id)) throw new CairnError('conflict', `bank '${id}' already exists`);
     const now = nowIso();
-    const bank: Bank = { id, name: input.name ?? id, mission: input.mission ?? '', config: input.config ?? {}, embedder: null, createdAt: now, updatedAt: now };
+    const bank: Bank = {
+      id,
+      name: input.name ?? id,
+      mission: input.mission ?? '',
+      config: input.config ?? {},
+      embedder: null,
+      createdAt: now,
+      updatedAt: now,
+    };
     await this.deps.store.createBank(bank);
     return bank;
   }
@@ -161,7 +184,13 @@ export class Engine {
     this.checkEmbedder(bank);
     const input: RetainRequest = { items: request.items, documentMode: request.documentMode ?? 'replace' };
     const keep = options.async === true || options.operationId !== undefined;
-    const op = await this.operations.create(bankId, 'retain', keep ? input : null, input.items.length, options.async ? 'queued' : 'running');
+    const op = await this.operations.create(
+      bankId,
+      'retain',
+      keep ? input : null,
+      input.items.length,
+      options.async ? 'queued' : 'running',
+    );
     if (options.operationId !== undefined) {
       const hash = payloadHash(input);
       const bound = await this.deps.store.bindOperationKey(bankId, options.operationId, hash, op);
@@ -180,7 +209,9 @@ export class Engine {
     try {
       const bank = await this.requireBank(op.bankId);
       this.checkEmbedder(bank);
-      const result = await this.activity.during(() => retain({ ...this.deps, leases: this.leases }, bank, input, { operation: op, progress }));
+      const result = await this.activity.during(() =>
+        retain({ ...this.deps, leases: this.leases }, bank, input, { operation: op, progress }),
+      );
       await this.events.emit('retained', bank.id, result);
       return result;
     } catch (e) {
@@ -203,7 +234,12 @@ export class Engine {
     this.checkEmbedder(bank);
     const { store, embedder, reranker, recallSettings } = this.deps;
     return this.activity.during(() =>
-      recall({ store, embedder, reranker: reranker ?? undefined, ...(recallSettings ? { settings: recallSettings } : {}) }, bankId, request));
+      recall(
+        { store, embedder, reranker: reranker ?? undefined, ...(recallSettings ? { settings: recallSettings } : {}) },
+        bankId,
+        request,
+      ),
+    );
   }
 
   /**
@@ -222,7 +258,10 @@ export class Engine {
     const keyed = await store.operationsByKey(id);
     if (keyed.length === 1) return keyed[0];
     if (keyed.length > 1)
-      throw new CairnError('conflict', `operationId '${id}' names operations of ${keyed.length} banks (${keyed.map((o) => o.bankId).join(', ')}); say which with ?bank=<bank>`);
+      throw new CairnError(
+        'conflict',
+        `operationId '${id}' names operations of ${keyed.length} banks (${keyed.map((o) => o.bankId).join(', ')}); say which with ?bank=<bank>`,
+      );
     throw notFound('operation', id);
   }
 
@@ -236,7 +275,11 @@ export class Engine {
       const page = await this.deps.store.listFacts(bankId, { limit: 256, offset, includeSuperseded: true });
       if (page.facts.length === 0) break;
       const vectors = await this.deps.embedder.embed(page.facts.map((f) => f.text));
-      await this.deps.store.putVectors(bankId, this.deps.embedder.id, page.facts.map((f, i) => ({ id: f.id, vector: vectors[i] })));
+      await this.deps.store.putVectors(
+        bankId,
+        this.deps.embedder.id,
+        page.facts.map((f, i) => ({ id: f.id, vector: vectors[i] })),
+      );
       offset += page.facts.length;
       done += page.facts.length;
       progress?.(done, page.total);

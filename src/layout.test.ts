@@ -45,10 +45,16 @@ test('modules import other folders only through their index.ts', () => {
   assert.deepEqual(crossFolderImports(sources(SRC)), []);
 });
 
-test('the check finds an import past a folder\'s index.ts, in every form, and allows the rest', () => {
+test("the check finds an import past a folder's index.ts, in every form, and allows the rest", () => {
   const modules = new Map([
-    ['recall/recall.ts', "import { retain } from '../retain/pipeline.ts';\nimport type { Fact } from '../core/index.ts';\nimport { x } from './arms/x.ts';"],
-    ['recall/arms/x.ts', "export { y } from '../../store/sqlite/store.ts';\nimport { z } from '../types.ts';\nimport { log } from '../../log.ts';"],
+    [
+      'recall/recall.ts',
+      "import { retain } from '../retain/pipeline.ts';\nimport type { Fact } from '../core/index.ts';\nimport { x } from './arms/x.ts';",
+    ],
+    [
+      'recall/arms/x.ts',
+      "export { y } from '../../store/sqlite/store.ts';\nimport { z } from '../types.ts';\nimport { log } from '../../log.ts';",
+    ],
     ['engine.ts', "const m = await import('./consolidate/worker.ts');\ntype T = import('./core/types.ts').Fact;"],
     ['compose.ts', "import { SqliteStore } from './store/sqlite/store.ts';"],
     ['retain/pipeline.test.ts', "import { SqliteStore } from '../store/sqlite/store.ts';"],

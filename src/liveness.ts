@@ -65,7 +65,8 @@ export function holderState(h: Heartbeat, now = Date.now()): HolderState {
   const dead = (gone: string): HolderState => ({ alive: false, gone, ageSeconds });
   if (Date.parse(h.aliveUntil) < now) return dead(`no heartbeat for ${ageSeconds} s`);
   if (h.host === THIS_PROCESS.host) {
-    if (h.pid === THIS_PROCESS.pid && h.startedAt !== THIS_PROCESS.startedAt) return dead(`its process ended (pid ${h.pid} now runs a newer one)`);
+    if (h.pid === THIS_PROCESS.pid && h.startedAt !== THIS_PROCESS.startedAt)
+      return dead(`its process ended (pid ${h.pid} now runs a newer one)`);
     if (h.pid !== THIS_PROCESS.pid && !pidRuns(h.pid)) return dead(`its process (pid ${h.pid} on ${h.host}) is gone`);
   }
   return { alive: true, gone: null, ageSeconds };
@@ -111,7 +112,9 @@ export class Liveness {
       const state = same && holderState(same);
       if (!same || !state?.alive || (same.host === THIS_PROCESS.host && same.pid === THIS_PROCESS.pid)) break;
       if (this.stopped) return;
-      log.warn(`${this.role} ${this.id}: a live process (pid ${same.pid} on ${same.host}) beats under this id; waiting until it stops or goes silent`);
+      log.warn(
+        `${this.role} ${this.id}: a live process (pid ${same.pid} on ${same.host}) beats under this id; waiting until it stops or goes silent`,
+      );
       await new Promise((resolve) => setTimeout(resolve, Math.max(100, Date.parse(same.aliveUntil) - Date.now() + 50)));
     }
     await this.store.retireHeartbeat(this.id, null);
@@ -136,7 +139,11 @@ export class Liveness {
   async beat(): Promise<void> {
     const now = Date.now();
     await this.store.beat({
-      id: this.id, role: this.role, ...THIS_PROCESS, beatAt: new Date(now).toISOString(), aliveUntil: new Date(now + this.options.deadAfterMs).toISOString(),
+      id: this.id,
+      role: this.role,
+      ...THIS_PROCESS,
+      beatAt: new Date(now).toISOString(),
+      aliveUntil: new Date(now + this.options.deadAfterMs).toISOString(),
     });
   }
 
@@ -146,7 +153,8 @@ export class Liveness {
     for (const h of await this.store.heartbeats()) {
       const state = h.id === this.id ? null : holderState(h, now);
       if (!state || state.alive) alive.push(h);
-      else if (await this.store.retireHeartbeat(h.id, h.beatAt)) log.info(`${h.role} ${h.id} is presumed dead (${state.gone}): its work is taken over`);
+      else if (await this.store.retireHeartbeat(h.id, h.beatAt))
+        log.info(`${h.role} ${h.id} is presumed dead (${state.gone}): its work is taken over`);
     }
     return alive;
   }

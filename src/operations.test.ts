@@ -5,7 +5,15 @@ import assert from 'node:assert/strict';
 import { Operations } from './operations.ts';
 import { SqliteStore } from './store/sqlite/store.ts';
 
-const bank = { id: 'b', name: 'b', mission: '', config: {}, embedder: null, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z' };
+const bank = {
+  id: 'b',
+  name: 'b',
+  mission: '',
+  config: {},
+  embedder: null,
+  createdAt: '2024-01-01T00:00:00.000Z',
+  updatedAt: '2024-01-01T00:00:00.000Z',
+};
 
 async function setup(): Promise<{ store: SqliteStore; ops: Operations; runs: string[]; release: () => void }> {
   const store = new SqliteStore({ file: ':memory:' });
@@ -45,12 +53,36 @@ test('resume never takes over an operation this process is running, awaited or i
 test("an operation of a dead holder is taken over; the old holder's run then records nothing", async () => {
   const { store, ops, runs, release } = await setup();
   // A holder that beat once and went silent (its beat lapsed), leaving an operation running.
-  await store.beat({ id: 'gone', role: 'operations', host: 'elsewhere', pid: 1, startedAt: bank.createdAt, beatAt: bank.createdAt, aliveUntil: bank.createdAt });
-  const left = { id: 'op-left', bankId: 'b', kind: 'slow', status: 'running' as const, progress: { done: 0, total: 1 }, input: null, result: null, error: null, createdAt: bank.createdAt, updatedAt: bank.createdAt, owner: 'gone' };
+  await store.beat({
+    id: 'gone',
+    role: 'operations',
+    host: 'elsewhere',
+    pid: 1,
+    startedAt: bank.createdAt,
+    beatAt: bank.createdAt,
+    aliveUntil: bank.createdAt,
+  });
+  const left = {
+    id: 'op-left',
+    bankId: 'b',
+    kind: 'slow',
+    status: 'running' as const,
+    progress: { done: 0, total: 1 },
+    input: null,
+    result: null,
+    error: null,
+    createdAt: bank.createdAt,
+    updatedAt: bank.createdAt,
+    owner: 'gone',
+  };
   await store.createOperation(left);
   assert.equal(await ops.resume(), 1);
   assert.equal((await store.getOperation(left.id))?.owner, ops.holder);
-  assert.equal(await store.updateOperation({ ...left, progress: { done: 1, total: 1 } }, ['running']), false, 'the old holder writes no more');
+  assert.equal(
+    await store.updateOperation({ ...left, progress: { done: 1, total: 1 } }, ['running']),
+    false,
+    'the old holder writes no more',
+  );
   release();
   await ops.idle();
   assert.deepEqual(runs, [left.id]);

@@ -12,7 +12,18 @@ export type OperationHandler = (op: Operation, progress: (done: number, total: n
 /** A new operation record (not stored yet). */
 export function newOperation(bankId: string, kind: string, input: unknown, total: number, status: OperationStatus = 'queued'): Operation {
   const now = nowIso();
-  return { id: newId('op'), bankId, kind, status, progress: { done: 0, total }, input, result: null, error: null, createdAt: now, updatedAt: now };
+  return {
+    id: newId('op'),
+    bankId,
+    kind,
+    status,
+    progress: { done: 0, total },
+    input,
+    result: null,
+    error: null,
+    createdAt: now,
+    updatedAt: now,
+  };
 }
 
 export class Operations {
@@ -27,7 +38,9 @@ export class Operations {
     private readonly store: OperationStore & Heartbeats,
     liveness: LivenessOptions = DEFAULT_LIVENESS,
   ) {
-    this.liveness = new Liveness(store, `ops-${newHolderId()}`, 'operations', liveness, (alive) => (this.resuming ? this.adopt(alive).then(() => undefined) : Promise.resolve()));
+    this.liveness = new Liveness(store, `ops-${newHolderId()}`, 'operations', liveness, (alive) =>
+      this.resuming ? this.adopt(alive).then(() => undefined) : Promise.resolve(),
+    );
   }
 
   /** The id this process holds its operations under. */
@@ -114,7 +127,8 @@ export class Operations {
       }
     });
     const ended = outcome as { result: T } | { error: unknown } | null;
-    if (ended === null) throw new CairnError('conflict', `operation '${op.id}' was stopped before it started: ${op.error ?? 'it is no longer queued'}`);
+    if (ended === null)
+      throw new CairnError('conflict', `operation '${op.id}' was stopped before it started: ${op.error ?? 'it is no longer queued'}`);
     if ('error' in ended) throw ended.error;
     return ended.result;
   }

@@ -19,7 +19,16 @@ describe('cairn CLI errors', () => {
       execFile(
         process.execPath,
         [BIN, ...args],
-        { cwd: dir, env: { ...process.env, CAIRN_DATA_DIR: join(dir, 'data'), CAIRN_CACHE_DIR: TEST_CACHE_DIR, CAIRN_LOG_LEVEL: 'warn', CAIRN_WORKER: 'off' } },
+        {
+          cwd: dir,
+          env: {
+            ...process.env,
+            CAIRN_DATA_DIR: join(dir, 'data'),
+            CAIRN_CACHE_DIR: TEST_CACHE_DIR,
+            CAIRN_LOG_LEVEL: 'warn',
+            CAIRN_WORKER: 'off',
+          },
+        },
         (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
       );
     });
@@ -52,7 +61,11 @@ describe('cairn CLI errors', () => {
 
   test('a bad JSONL line is named by its line number; a bad JSON file by its name', async () => {
     oneLineError(await run('retain', 'bad-json.jsonl', '--bank', 'b'), /bad-json\.jsonl.*line 3/, 'a line that is not JSON');
-    oneLineError(await run('retain', 'bad-item.jsonl', '--bank', 'b'), /bad-item\.jsonl.*line 3.*content/, 'a line that is not a valid item');
+    oneLineError(
+      await run('retain', 'bad-item.jsonl', '--bank', 'b'),
+      /bad-item\.jsonl.*line 3.*content/,
+      'a line that is not a valid item',
+    );
     oneLineError(await run('retain', 'bad.json', '--bank', 'b'), /bad\.json.*JSON/, 'a JSON file that does not parse');
   });
 
@@ -75,6 +88,9 @@ describe('cairn CLI errors', () => {
     const passages = await run('recall', 'Where does Alice live?', '--bank', 'b', '--per-source', '1', '--passages', '--json');
     assert.equal(passages.code, 0, passages.stderr);
     const body = JSON.parse(passages.stdout) as { passages: Array<{ text: string }> };
-    assert.ok(body.passages.some((p) => /Oslo/.test(p.text)), 'the whole passages come back');
+    assert.ok(
+      body.passages.some((p) => /Oslo/.test(p.text)),
+      'the whole passages come back',
+    );
   });
 });

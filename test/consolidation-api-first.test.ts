@@ -62,7 +62,10 @@ test('the wait is bounded: under constant activity consolidation still goes on',
 
 test('counted work that fails still leaves the count', async () => {
   const a = new Activity();
-  await assert.rejects(a.during(async () => Promise.reject(new Error('boom'))), /boom/);
+  await assert.rejects(
+    a.during(async () => Promise.reject(new Error('boom'))),
+    /boom/,
+  );
   assert.equal(a.busy, false);
 });
 

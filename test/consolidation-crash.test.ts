@@ -15,7 +15,14 @@ import { TEST_CACHE_DIR } from './support/server.ts';
 
 const CHILD = fileURLToPath(new URL('./support/consolidation-child.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const TOPICS = ['bakes sourdough bread', 'repairs antique clocks', 'sails a small dinghy', 'paints watercolour birds', 'grows chili peppers', 'plays the cello'];
+const TOPICS = [
+  'bakes sourdough bread',
+  'repairs antique clocks',
+  'sails a small dinghy',
+  'paints watercolour birds',
+  'grows chili peppers',
+  'plays the cello',
+];
 const NAMES = ['Ines', 'Tariq', 'Yuki', 'Bram', 'Lotte', 'Kemal', 'Sade', 'Ravi', 'Olga', 'Paulo'];
 const N = 48;
 
@@ -24,15 +31,24 @@ test('kill -9 during consolidation, restart: the claim is taken over at once, th
   const { dataDir } = setup;
   await setup.engine.createBank({ id: 'crash' });
   await setup.engine.retain('crash', {
-    items: Array.from({ length: N }, (_, i) => ({ content: `${NAMES[i % 10]} ${TOPICS[(i * 7) % 6]} every ${['morning', 'evening', 'weekend'][i % 3]}.`, timestamp: new Date(Date.UTC(2024, 0, 1 + i)).toISOString() })),
+    items: Array.from({ length: N }, (_, i) => ({
+      content: `${NAMES[i % 10]} ${TOPICS[(i * 7) % 6]} every ${['morning', 'evening', 'weekend'][i % 3]}.`,
+      timestamp: new Date(Date.UTC(2024, 0, 1 + i)).toISOString(),
+    })),
   });
   await setup.stop();
 
   const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
     cwd: ROOT,
     env: {
-      ...process.env, CAIRN_DATA_DIR: dataDir, CAIRN_CACHE_DIR: TEST_CACHE_DIR, CAIRN_LOG_LEVEL: 'error', CAIRN_WORKER_ID: 'doomed',
-      CAIRN_CONSOLIDATION_CLAIM_SIZE: '4', CAIRN_CONSOLIDATION_POLL_MS: '20', CAIRN_TEST_APPLY_DELAY_MS: '150',
+      ...process.env,
+      CAIRN_DATA_DIR: dataDir,
+      CAIRN_CACHE_DIR: TEST_CACHE_DIR,
+      CAIRN_LOG_LEVEL: 'error',
+      CAIRN_WORKER_ID: 'doomed',
+      CAIRN_CONSOLIDATION_CLAIM_SIZE: '4',
+      CAIRN_CONSOLIDATION_POLL_MS: '20',
+      CAIRN_TEST_APPLY_DELAY_MS: '150',
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -57,7 +73,9 @@ test('kill -9 during consolidation, restart: the claim is taken over at once, th
   try {
     const atKill = await t.store.backlog('crash');
     assert.ok(atKill.consolidated > 0 && atKill.consolidated < N, `killed mid-way (${atKill.consolidated} of ${N} done)`);
-    const held = t.store.db.prepare(`SELECT count(*) AS n, max(claim_until) AS until FROM facts WHERE claim_worker = 'doomed' AND consolidated_at IS NULL`).get() as {
+    const held = t.store.db
+      .prepare(`SELECT count(*) AS n, max(claim_until) AS until FROM facts WHERE claim_worker = 'doomed' AND consolidated_at IS NULL`)
+      .get() as {
       n: number;
       until: string;
     };
@@ -68,12 +86,18 @@ test('kill -9 during consolidation, restart: the claim is taken over at once, th
     const before = await t.call<ConsolidationStatus>('GET', '/v1/banks/crash/consolidation');
     assert.equal(before.status, 200);
     assert.equal(before.body.backlog, N - atKill.consolidated);
-    assert.deepEqual(before.body.waiting.claims.map((c) => [c.workerId, c.facts, c.holder]), [['doomed', held.n, 'dead']]);
+    assert.deepEqual(
+      before.body.waiting.claims.map((c) => [c.workerId, c.facts, c.holder]),
+      [['doomed', held.n, 'dead']],
+    );
     assert.match(before.body.waiting.claims[0].gone ?? '', /pid \d+ .*is gone/);
     assert.equal(before.body.waiting.claims[0].leaseUntil, held.until);
     assert.match(before.body.waiting.reason ?? '', /claimed by worker doomed, presumed dead/);
     assert.match(before.body.waiting.reason ?? '', /no worker loop is alive/);
-    assert.deepEqual(before.body.workers.filter((w) => w.id === 'doomed').map((w) => w.alive), [false]);
+    assert.deepEqual(
+      before.body.workers.filter((w) => w.id === 'doomed').map((w) => w.alive),
+      [false],
+    );
     assert.equal(before.body.lastError, null);
 
     const run = await t.call<{ started: boolean }>('POST', '/v1/banks/crash/consolidate');
@@ -96,15 +120,22 @@ test('kill -9 during consolidation, restart: the claim is taken over at once, th
     }
     const facts = (await t.store.listFacts('crash', { kinds: ['world'], includeSuperseded: true, limit: 1000, offset: 0 })).facts;
     assert.equal(facts.length, N);
-    assert.ok(facts.every((f) => f.consolidatedAt !== null), 'every fact consolidated');
-    const decided = (t.store.db.prepare(`SELECT fact_ids FROM observation_revisions WHERE bank_id = 'crash'`).all() as Array<{ fact_ids: string }>).flatMap(
-      (r) => JSON.parse(r.fact_ids) as string[],
+    assert.ok(
+      facts.every((f) => f.consolidatedAt !== null),
+      'every fact consolidated',
     );
+    const decided = (
+      t.store.db.prepare(`SELECT fact_ids FROM observation_revisions WHERE bank_id = 'crash'`).all() as Array<{ fact_ids: string }>
+    ).flatMap((r) => JSON.parse(r.fact_ids) as string[]);
     assert.equal(decided.length, N, 'one decision per fact');
     assert.equal(new Set(decided).size, N, 'no fact decided twice');
-    const evidence = t.store.db.prepare(`SELECT count(*) AS n, count(DISTINCT fact_id) AS d FROM evidence WHERE bank_id = 'crash'`).get() as { n: number; d: number };
+    const evidence = t.store.db
+      .prepare(`SELECT count(*) AS n, count(DISTINCT fact_id) AS d FROM evidence WHERE bank_id = 'crash'`)
+      .get() as { n: number; d: number };
     assert.deepEqual([evidence.n, evidence.d], [N, N], 'one evidence link per fact');
-    const created = t.store.db.prepare(`SELECT count(*) AS n FROM observation_revisions WHERE bank_id = 'crash' AND reason = 'created'`).get() as { n: number };
+    const created = t.store.db
+      .prepare(`SELECT count(*) AS n FROM observation_revisions WHERE bank_id = 'crash' AND reason = 'created'`)
+      .get() as { n: number };
     const observations = (await t.store.listFacts('crash', { kinds: ['observation'], limit: 1000, offset: 0 })).facts;
     assert.equal(observations.length, created.n, 'no observation created twice');
     assert.equal(new Set(observations.map((o) => o.text)).size, observations.length, 'no duplicate observation');

@@ -17,7 +17,12 @@ describe('POST /consolidate says whether a run could start', () => {
 
   const beat = (id: string, aliveMs: number) =>
     t.store.beat({
-      id, role: 'worker', host: 'another-host', pid: 4242, startedAt: '2024-01-01T00:00:00.000Z', beatAt: new Date().toISOString(),
+      id,
+      role: 'worker',
+      host: 'another-host',
+      pid: 4242,
+      startedAt: '2024-01-01T00:00:00.000Z',
+      beatAt: new Date().toISOString(),
       aliveUntil: new Date(Date.now() + aliveMs).toISOString(),
     });
 
@@ -41,12 +46,18 @@ describe('POST /consolidate says whether a run could start', () => {
     assert.equal(r.body.started, false);
     assert.match(r.body.reason ?? '', /1 fact claimed by worker elsewhere \(last heartbeat \d+ s ago, lease until \S+\)/);
     assert.match(r.body.reason ?? '', /1 fact wait for worker elsewhere to finish its batch/);
-    assert.deepEqual(r.body.status.waiting.claims.map((c) => [c.workerId, c.facts, c.holder]), [['elsewhere', 1, 'alive']]);
+    assert.deepEqual(
+      r.body.status.waiting.claims.map((c) => [c.workerId, c.facts, c.holder]),
+      [['elsewhere', 1, 'alive']],
+    );
     assert.equal(r.body.status.backlog, 2);
 
     await beat('elsewhere', -1_000);
     const silent = (await t.call<ConsolidationStatus>('GET', '/v1/banks/held/consolidation')).body;
-    assert.deepEqual(silent.waiting.claims.map((c) => c.holder), ['dead']);
+    assert.deepEqual(
+      silent.waiting.claims.map((c) => c.holder),
+      ['dead'],
+    );
     assert.match(silent.waiting.claims[0].gone ?? '', /no heartbeat for \d+ s/);
     assert.equal(silent.waiting.ready, 2, "the silent holder's fact is ready again");
     const run = await t.call<Started>('POST', '/v1/banks/held/consolidate');

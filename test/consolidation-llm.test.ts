@@ -29,7 +29,11 @@ const TEXTS = [
 ];
 const MISSION = 'Track how our product features perform and what they cost';
 
-type Chain = { observation: { id: string; text: string }; supporting: Array<{ fact: { id: string } }>; contradicting: Array<{ fact: { id: string } }> };
+type Chain = {
+  observation: { id: string; text: string };
+  supporting: Array<{ fact: { id: string } }>;
+  contradicting: Array<{ fact: { id: string } }>;
+};
 
 let server: FakeLlmServer;
 let t: TestEngine;
@@ -114,18 +118,34 @@ describe('LLM consolidation', () => {
     assert.equal(obs.metadata.facet, 'LLM search');
     assert.equal(obs.metadata.consolidator, 'llm|offline');
     const h = await t.call<{ history: ObservationRevision[] }>('GET', `/v1/banks/story/observations/${obs.id}/history`);
-    assert.deepEqual(h.body.history.map((r) => r.reason), ['created', 'contradicted', 'contradicted']);
-    assert.deepEqual(h.body.history.map((r) => r.factIds), story.map((id) => [id]));
-    assert.deepEqual(h.body.history.map((r) => r.newText), TEXTS);
-    assert.deepEqual(h.body.history.map((r) => r.oldText), [null, TEXTS[0], TEXTS[1]]);
+    assert.deepEqual(
+      h.body.history.map((r) => r.reason),
+      ['created', 'contradicted', 'contradicted'],
+    );
+    assert.deepEqual(
+      h.body.history.map((r) => r.factIds),
+      story.map((id) => [id]),
+    );
+    assert.deepEqual(
+      h.body.history.map((r) => r.newText),
+      TEXTS,
+    );
+    assert.deepEqual(
+      h.body.history.map((r) => r.oldText),
+      [null, TEXTS[0], TEXTS[1]],
+    );
     const chain = await t.call<Chain>('GET', `/v1/banks/story/observations/${obs.id}`);
-    assert.deepEqual(chain.body.supporting.map((l) => l.fact.id), [story[0]]);
+    assert.deepEqual(
+      chain.body.supporting.map((l) => l.fact.id),
+      [story[0]],
+    );
     assert.deepEqual(chain.body.contradicting.map((l) => l.fact.id).sort(), [story[1], story[2]].sort());
     assert.deepEqual(await usageTotals('story'), sum(storyUsage));
   });
 
   test('a deletion rewrites the observation from the remaining evidence, and the model never sees the deleted fact', async () => {
-    const rewritten = 'LLM search lifted user engagement by 30% in January 2024; in March 2024 the team switched to a cheaper model with 10% accuracy loss.';
+    const rewritten =
+      'LLM search lifted user engagement by 30% in January 2024; in March 2024 the team switched to a cheaper model with 10% accuracy loss.';
     const usage = { prompt: 150, completion: 30 };
     server.script(reply.json({ text: rewritten }, usage));
     const first = server.requests.length;
@@ -164,11 +184,14 @@ describe('LLM consolidation', () => {
     const [obs, ...more] = await observations('story-batch');
     assert.equal(more.length, 0);
     const history = await t.store.historyOf('story-batch', obs.id);
-    assert.deepEqual(history.map((r) => [r.reason, r.factIds, r.newText]), [
-      ['created', [ids[0]], TEXTS[0]],
-      ['contradicted', [ids[1]], TEXTS[1]],
-      ['contradicted', [ids[2]], TEXTS[2]],
-    ]);
+    assert.deepEqual(
+      history.map((r) => [r.reason, r.factIds, r.newText]),
+      [
+        ['created', [ids[0]], TEXTS[0]],
+        ['contradicted', [ids[1]], TEXTS[1]],
+        ['contradicted', [ids[2]], TEXTS[2]],
+      ],
+    );
     assert.deepEqual(await usageTotals('story-batch'), sum([usage]));
   });
 
@@ -179,10 +202,16 @@ describe('LLM consolidation', () => {
     server.script(reply.json({ decisions: [{ action: 'create', text: TEXTS[0], evidence: ['F1'] }] }, usages[0]));
     assert.equal((await consolidate('retry')).consolidated, 1);
 
-    const second = await retainOne('retry', { content: 'LLM search engagement stayed 30% higher in February.', timestamp: '2024-02-01T10:00:00Z' });
+    const second = await retainOne('retry', {
+      content: 'LLM search engagement stayed 30% higher in February.',
+      timestamp: '2024-02-01T10:00:00Z',
+    });
     const invented = { decisions: [{ action: 'support', observationId: 'O7', factIds: ['F1', 'F9'] }] };
     usages.push({ prompt: 320, completion: 20 }, { prompt: 380, completion: 18, cached: 300 });
-    server.script(reply.json(invented, usages[1]), reply.json({ decisions: [{ action: 'support', observationId: 'O1', factIds: ['F1'] }] }, usages[2]));
+    server.script(
+      reply.json(invented, usages[1]),
+      reply.json({ decisions: [{ action: 'support', observationId: 'O1', factIds: ['F1'] }] }, usages[2]),
+    );
     const before = server.requests.length;
     assert.deepEqual(await consolidate('retry'), { consolidated: 1, failed: 0 });
     assert.equal(server.requests.length, before + 2);
@@ -197,7 +226,13 @@ describe('LLM consolidation', () => {
     assert.equal(more.length, 0);
     assert.equal(obs.text, TEXTS[0], 'support keeps the text');
     const history = await t.store.historyOf('retry', obs.id);
-    assert.deepEqual(history.map((r) => [r.reason, r.factIds]), [['created', [first]], ['supported', [second]]]);
+    assert.deepEqual(
+      history.map((r) => [r.reason, r.factIds]),
+      [
+        ['created', [first]],
+        ['supported', [second]],
+      ],
+    );
     assert.equal((await t.store.getObservations('retry', [obs.id]))[0].proofCount, 2);
     assert.deepEqual(await usageTotals('retry'), sum(usages));
   });
@@ -209,15 +244,28 @@ describe('LLM consolidation', () => {
     assert.equal((await consolidate('maya-llm')).consolidated, 1);
     const manager = await retainOne('maya-llm', { content: "Maya's manager is Ines Costa.", timestamp: '2024-03-08T10:00:00Z' });
     // The model glues the manager to the food observation and lets the new fact supersede the old one.
-    server.script(reply.json({ decisions: [
-      { action: 'update', observationId: 'O1', kind: 'contradict', newText: "Maya's favourite food was pastel de nata; now her manager is Ines Costa.", evidence: ['F1'] },
-      { action: 'supersede', factId: 'F2', by: 'F1' },
-    ] }));
+    server.script(
+      reply.json({
+        decisions: [
+          {
+            action: 'update',
+            observationId: 'O1',
+            kind: 'contradict',
+            newText: "Maya's favourite food was pastel de nata; now her manager is Ines Costa.",
+            evidence: ['F1'],
+          },
+          { action: 'supersede', factId: 'F2', by: 'F1' },
+        ],
+      }),
+    );
     assert.deepEqual(await consolidate('maya-llm'), { consolidated: 1, failed: 0 });
     const [obs, ...more] = await observations('maya-llm');
     assert.equal(more.length, 0);
     assert.equal(obs.text, "Maya's favourite food is pastel de nata.", 'the update about another subject was refused');
-    assert.deepEqual((await t.store.historyOf('maya-llm', obs.id)).map((r) => r.reason), ['created']);
+    assert.deepEqual(
+      (await t.store.historyOf('maya-llm', obs.id)).map((r) => r.reason),
+      ['created'],
+    );
     assert.deepEqual((await t.store.observationsOfFact('maya-llm', manager)).length, 0);
     const [foodFact] = await t.store.getFacts('maya-llm', [food]);
     assert.equal(foodFact.status, 'active', 'the manager does not supersede the food');
@@ -229,10 +277,16 @@ describe('LLM consolidation', () => {
   test('a reply still invalid after the retry writes nothing: the fact waits, its attempt recorded, and a later run consolidates it', async () => {
     await t.engine.createBank({ id: 'broken', mission: MISSION });
     const id = await retainOne('broken', STORY[0]);
-    const usages: ScriptedUsage[] = [{ prompt: 200, completion: 30 }, { prompt: 260, completion: 25 }];
+    const usages: ScriptedUsage[] = [
+      { prompt: 200, completion: 30 },
+      { prompt: 260, completion: 25 },
+    ];
     server.script(
       reply.json({ decisions: [{ action: 'create', text: TEXTS[0], evidence: ['F9'] }] }, usages[0]),
-      reply.json({ decisions: [{ action: 'update', observationId: 'O1', kind: 'refine', newText: TEXTS[0], evidence: ['F1'] }] }, usages[1]),
+      reply.json(
+        { decisions: [{ action: 'update', observationId: 'O1', kind: 'refine', newText: TEXTS[0], evidence: ['F1'] }] },
+        usages[1],
+      ),
     );
     const before = server.requests.length;
     assert.deepEqual(await consolidate('broken'), { consolidated: 0, failed: 1 });
@@ -247,7 +301,10 @@ describe('LLM consolidation', () => {
     assert.equal(row.consolidated_at, null);
     assert.equal(row.attempts, 1);
     assert.match(row.last_error, /consolidation output after 2 attempts.*"O1" is not one of the observations shown/s);
-    const status = await t.call<{ backlog: number; failed: number; lastError: { error: string } | null }>('GET', '/v1/banks/broken/consolidation');
+    const status = await t.call<{ backlog: number; failed: number; lastError: { error: string } | null }>(
+      'GET',
+      '/v1/banks/broken/consolidation',
+    );
     assert.deepEqual([status.body.backlog, status.body.failed], [1, 0]);
     assert.match(status.body.lastError?.error ?? '', /not one of the observations shown/);
     assert.deepEqual(await usageTotals('broken'), sum(usages));
@@ -257,7 +314,10 @@ describe('LLM consolidation', () => {
     usages.push({ prompt: 210, completion: 35 });
     server.script(reply.json({ decisions: [{ action: 'create', text: TEXTS[0], evidence: ['F1'] }] }, usages[2]));
     assert.deepEqual(await consolidate('broken'), { consolidated: 1, failed: 0 });
-    assert.deepEqual((await observations('broken')).map((o) => o.text), [TEXTS[0]]);
+    assert.deepEqual(
+      (await observations('broken')).map((o) => o.text),
+      [TEXTS[0]],
+    );
     assert.deepEqual(await usageTotals('broken'), sum(usages));
   });
 

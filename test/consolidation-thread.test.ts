@@ -39,18 +39,26 @@ describe('consolidation on its own thread', () => {
   test('retained facts are consolidated by the thread, whose batches show in the status', async () => {
     assert.equal((await t.call('POST', '/v1/banks', { id: 'builds' })).status, 201);
     assert.equal((await t.call('POST', '/v1/banks/builds/memories', { items: items(24) })).status, 200);
-    const s = await until('the backlog to drain', () => status('builds'), (x) => x.backlog === 0 && x.consolidated > 0, 60_000);
+    const s = await until(
+      'the backlog to drain',
+      () => status('builds'),
+      (x) => x.backlog === 0 && x.consolidated > 0,
+      60_000,
+    );
     assert.ok(s.observations > 0, 'observations were written');
     assert.equal(s.worker.running, true);
-    assert.notEqual(s.worker.id, t.worker.id, 'the loop runs under the thread worker\'s own id');
+    assert.notEqual(s.worker.id, t.worker.id, "the loop runs under the thread worker's own id");
     const beat = s.workers.find((w) => w.id === s.worker.id);
     assert.ok(beat, `the thread beats for this process: ${JSON.stringify(s.workers)}`);
     assert.equal(beat.role, 'worker');
     assert.equal(beat.pid, process.pid);
-    assert.equal(beat.alive, true, 'the API thread sees its own process\'s thread as alive (same process start)');
-    assert.ok(s.rate.facts > 0, 'the thread reports its batches to the API process\'s rate meter');
+    assert.equal(beat.alive, true, "the API thread sees its own process's thread as alive (same process start)");
+    assert.ok(s.rate.facts > 0, "the thread reports its batches to the API process's rate meter");
     // Recall sees what the thread wrote through its own connection.
-    const r = await t.call<{ results: Array<{ kind: string }> }>('POST', '/v1/banks/builds/recall', { query: 'How long does the nightly build take?', types: ['observation'] });
+    const r = await t.call<{ results: Array<{ kind: string }> }>('POST', '/v1/banks/builds/recall', {
+      query: 'How long does the nightly build take?',
+      types: ['observation'],
+    });
     assert.equal(r.status, 200);
     assert.ok(r.body.results.length > 0, 'observations written by the thread are recalled');
   });
@@ -61,10 +69,18 @@ describe('consolidation on its own thread', () => {
     const retained = await t.call<{ result: { facts: number } }>('POST', '/v1/banks/asked/memories', { items: items(8, 100) });
     assert.equal(retained.status, 200);
     const n = retained.body.result.facts;
-    const run = await t.call<{ run: { consolidated: number; batches: number }; status: Status }>('POST', '/v1/banks/asked/consolidate?wait=true');
+    const run = await t.call<{ run: { consolidated: number; batches: number }; status: Status }>(
+      'POST',
+      '/v1/banks/asked/consolidate?wait=true',
+    );
     assert.equal(run.status, 200);
     // The loop may have taken some batches first; between them the drain and the loop consolidate everything once.
-    const s = await until('the backlog to drain', () => status('asked'), (x) => x.backlog === 0, 60_000);
+    const s = await until(
+      'the backlog to drain',
+      () => status('asked'),
+      (x) => x.backlog === 0,
+      60_000,
+    );
     assert.equal(s.consolidated - before.consolidated, n);
     assert.ok(run.body.run.consolidated > 0 || run.body.run.batches === 0);
     assert.ok(run.body.run.consolidated <= n);
@@ -79,14 +95,22 @@ describe('consolidation on its own thread', () => {
     assert.equal((await status('builds')).backlog, retained.body.result.facts, 'with the worker off nothing is consolidated');
     await t.stop();
     t = await startServer({ dataDir, env: { CAIRN_WORKER: 'on', CAIRN_CONSOLIDATION_POLL_MS: '50' } });
-    await until('the thread to consolidate what was left', () => status('builds'), (x) => x.backlog === 0, 60_000);
+    await until(
+      'the thread to consolidate what was left',
+      () => status('builds'),
+      (x) => x.backlog === 0,
+      60_000,
+    );
   });
 });
 
 describe('CAIRN_WORKER', () => {
   test('on (a thread, the default), main (the API thread) and off; anything else is refused by name', () => {
     assert.deepEqual([loadConfig({}).consolidate.embeddedWorker, loadConfig({}).consolidate.workerThread], [true, true]);
-    assert.deepEqual([loadConfig({ CAIRN_WORKER: 'main' }).consolidate.embeddedWorker, loadConfig({ CAIRN_WORKER: 'main' }).consolidate.workerThread], [true, false]);
+    assert.deepEqual(
+      [loadConfig({ CAIRN_WORKER: 'main' }).consolidate.embeddedWorker, loadConfig({ CAIRN_WORKER: 'main' }).consolidate.workerThread],
+      [true, false],
+    );
     assert.equal(loadConfig({ CAIRN_WORKER: 'off' }).consolidate.embeddedWorker, false);
     assert.throws(() => loadConfig({ CAIRN_WORKER: 'yes' }), /CAIRN_WORKER 'yes' must be on, off or main/);
     assert.throws(() => loadConfig({ CAIRN_WORKER_NICE: '25' }), /CAIRN_WORKER_NICE/);

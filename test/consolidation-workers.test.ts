@@ -11,7 +11,13 @@ import type { Embedder } from '../src/embed/ports.ts';
 import { openEngine, type TestEngine } from './support/consolidation.ts';
 
 const NAMES = ['Ava', 'Ben', 'Chloe', 'Dev', 'Eli', 'Farah', 'Gus', 'Hana'];
-const HOBBIES = ['restores old sailboats', 'grows rare orchids', 'trains for mountain marathons', 'collects vinyl jazz records', 'builds wooden puzzles'];
+const HOBBIES = [
+  'restores old sailboats',
+  'grows rare orchids',
+  'trains for mountain marathons',
+  'collects vinyl jazz records',
+  'builds wooden puzzles',
+];
 
 /** Distinct sentences about who does what (up to 40), so facts group into a handful of observations. */
 const hobbyItems = (n: number): Array<{ content: string; timestamp: string }> =>
@@ -68,7 +74,10 @@ describe('consolidation workers', () => {
     for (const [bank, n] of Object.entries(banks)) {
       const all = (await a.store.listFacts(bank, { kinds: ['world'], includeSuperseded: true, limit: 1000, offset: 0 })).facts;
       assert.equal(all.length, n);
-      assert.ok(all.every((f) => f.consolidatedAt !== null), 'every fact consolidated');
+      assert.ok(
+        all.every((f) => f.consolidatedAt !== null),
+        'every fact consolidated',
+      );
       const cited = revisionFactIds(a, bank);
       assert.equal(cited.length, n, 'one decision per fact');
       assert.equal(new Set(cited).size, n, 'no fact decided twice');
@@ -93,8 +102,16 @@ describe('consolidation workers', () => {
     assert.equal((await b.worker.drain('stall')).consolidated, 5, 'the expired lease is taken over');
     await assert.rejects(
       a.store.applyObservations({
-        bankId: 'stall', observations: [], vectors: [], embedder: a.engine.embedderId, evidence: [], revisions: [], supersede: [],
-        removeObservationIds: [], consolidatedFactIds: stalled.factIds, workerId: 'stalled-worker',
+        bankId: 'stall',
+        observations: [],
+        vectors: [],
+        embedder: a.engine.embedderId,
+        evidence: [],
+        revisions: [],
+        supersede: [],
+        removeObservationIds: [],
+        consolidatedFactIds: stalled.factIds,
+        workerId: 'stalled-worker',
       }),
       /lost its lease/,
     );
@@ -136,14 +153,22 @@ describe('consolidation workers', () => {
     const report = await failing.drain('poison');
     assert.equal(report.consolidated, 0);
     assert.ok(report.failed >= 3);
-    const dead = await a.call<{ deadLetters: Array<{ factId: string; error: string; attempts: number }> }>('GET', '/v1/banks/poison/consolidation/dead-letters');
+    const dead = await a.call<{ deadLetters: Array<{ factId: string; error: string; attempts: number }> }>(
+      'GET',
+      '/v1/banks/poison/consolidation/dead-letters',
+    );
     assert.equal(dead.status, 200);
     assert.deepEqual(dead.body.deadLetters.map((d) => d.factId).sort(), [...r.result!.factIds].sort());
-    assert.ok(dead.body.deadLetters.every((d) => d.attempts === 2 && /embedder|vectors/.test(d.error)), JSON.stringify(dead.body.deadLetters[0]));
+    assert.ok(
+      dead.body.deadLetters.every((d) => d.attempts === 2 && /embedder|vectors/.test(d.error)),
+      JSON.stringify(dead.body.deadLetters[0]),
+    );
     const status = await a.call<{ backlog: number; failed: number }>('GET', '/v1/banks/poison/consolidation');
     assert.deepEqual([status.body.backlog, status.body.failed], [0, 3]);
 
-    const retry = await a.call<{ retried: number }>('POST', '/v1/banks/poison/consolidation/dead-letters/retry', { factIds: [r.result!.factIds[0]] });
+    const retry = await a.call<{ retried: number }>('POST', '/v1/banks/poison/consolidation/dead-letters/retry', {
+      factIds: [r.result!.factIds[0]],
+    });
     assert.equal(retry.body.retried, 1);
     const rest = await a.call<{ retried: number }>('POST', '/v1/banks/poison/consolidation/dead-letters/retry');
     assert.equal(rest.body.retried, 2);

@@ -5,12 +5,27 @@ import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './support/server.ts';
 import { keywordIndexOf, keywordTable } from '../src/store/sqlite/keyword-tables.ts';
 
-type Result = { id: string; text: string; kind: string; scores: Record<string, number>; source: { documentId: string; metadata: Record<string, string> } | null };
+type Result = {
+  id: string;
+  text: string;
+  kind: string;
+  scores: Record<string, number>;
+  source: { documentId: string; metadata: Record<string, string> } | null;
+};
 type Recall = { results: Result[]; trace?: Record<string, unknown> };
-type Retain = { operationId: string; status: string; result: { facts: number; factIds: string[]; documentsUnchanged: number; chunksProcessed: number } | null };
+type Retain = {
+  operationId: string;
+  status: string;
+  result: { facts: number; factIds: string[]; documentsUnchanged: number; chunksProcessed: number } | null;
+};
 
 const aliceItems = [
-  { content: 'I moved to Berlin to join a robotics startup.', speaker: 'Alice', timestamp: '2023-06-14T10:00:00Z', metadata: { turn: 't1' } },
+  {
+    content: 'I moved to Berlin to join a robotics startup.',
+    speaker: 'Alice',
+    timestamp: '2023-06-14T10:00:00Z',
+    metadata: { turn: 't1' },
+  },
   { content: 'My sister Anna is a violinist in Vienna.', speaker: 'Alice', timestamp: '2023-09-02T10:00:00Z', metadata: { turn: 't2' } },
   { content: 'I adopted a grey cat called Miso.', speaker: 'Alice', timestamp: '2024-01-20T10:00:00Z', metadata: { turn: 't3' } },
   { content: 'Bob started learning to paint watercolours.', speaker: 'Carol', timestamp: '2024-02-11T10:00:00Z', metadata: { turn: 't4' } },
@@ -38,7 +53,10 @@ describe('core API on the embedded store', () => {
     const created = await s.call<{ id: string; mission: string }>('POST', '/v1/banks', { id: 'life', mission: 'track Alice' });
     assert.equal(created.status, 201);
     assert.equal((await s.call('POST', '/v1/banks', { id: 'life' })).status, 409);
-    const updated = await s.call<{ mission: string; config: Record<string, unknown> }>('PATCH', '/v1/banks/life', { mission: 'new', config: { retainMission: 'x' } });
+    const updated = await s.call<{ mission: string; config: Record<string, unknown> }>('PATCH', '/v1/banks/life', {
+      mission: 'new',
+      config: { retainMission: 'x' },
+    });
     assert.equal(updated.body.mission, 'new');
     assert.equal(updated.body.config.retainMission, 'x');
     const list = await s.call<{ banks: Array<{ id: string }> }>('GET', '/v1/banks');
@@ -62,14 +80,22 @@ describe('core API on the embedded store', () => {
   test('documents list, and a document shows the chunk text its facts point into; other banks see none of it', async () => {
     const docs = await s.call<{ documents: Array<{ id: string; metadata: Record<string, string> }> }>('GET', '/v1/banks/alice/documents');
     assert.equal(docs.status, 200);
-    assert.deepEqual(docs.body.documents.map((d) => d.metadata.turn), ['t1', 't2', 't3', 't4']);
-    const facts = await s.call<{ facts: Array<{ text: string; source: { documentId: string; chunkId: string; start: number; end: number } }> }>('GET', '/v1/banks/alice/facts?limit=50');
+    assert.deepEqual(
+      docs.body.documents.map((d) => d.metadata.turn),
+      ['t1', 't2', 't3', 't4'],
+    );
+    const facts = await s.call<{
+      facts: Array<{ text: string; source: { documentId: string; chunkId: string; start: number; end: number } }>;
+    }>('GET', '/v1/banks/alice/facts?limit=50');
     const berlin = facts.body.facts.find((f) => /Berlin/.test(f.text));
     assert.ok(berlin);
-    const doc = await s.call<{ id: string; chunks: Array<{ id: string; text: string; speaker: string | null }> }>('GET', `/v1/banks/alice/documents/${berlin.source.documentId}`);
+    const doc = await s.call<{ id: string; chunks: Array<{ id: string; text: string; speaker: string | null }> }>(
+      'GET',
+      `/v1/banks/alice/documents/${berlin.source.documentId}`,
+    );
     assert.equal(doc.status, 200);
     const chunk = doc.body.chunks.find((k) => k.id === berlin.source.chunkId);
-    assert.ok(chunk, 'the fact\'s chunk is in its document');
+    assert.ok(chunk, "the fact's chunk is in its document");
     assert.equal(chunk.speaker, 'Alice');
     assert.equal(chunk.text.slice(berlin.source.start, berlin.source.end), 'I moved to Berlin to join a robotics startup.');
     assert.equal((await s.call('GET', '/v1/banks/alice/documents/doc_nope')).status, 404);
@@ -80,11 +106,17 @@ describe('core API on the embedded store', () => {
 
   test('first person is resolved to the speaker', async () => {
     const facts = await s.call<{ facts: Array<{ text: string }> }>('GET', '/v1/banks/alice/facts?limit=50');
-    assert.ok(facts.body.facts.some((f) => /^Alice moved to Berlin/.test(f.text)), JSON.stringify(facts.body.facts.map((f) => f.text)));
+    assert.ok(
+      facts.body.facts.some((f) => /^Alice moved to Berlin/.test(f.text)),
+      JSON.stringify(facts.body.facts.map((f) => f.text)),
+    );
   });
 
   test('temporal question with a queryTime ranks the fact from that June first', async () => {
-    const q = await s.call<Recall>('POST', '/v1/banks/alice/recall', { query: 'What did Alice do last June?', queryTime: '2024-03-01T00:00:00Z' });
+    const q = await s.call<Recall>('POST', '/v1/banks/alice/recall', {
+      query: 'What did Alice do last June?',
+      queryTime: '2024-03-01T00:00:00Z',
+    });
     assert.match(q.body.results[0].text, /Berlin/);
     assert.ok((q.body.results[0].scores.temporal ?? 0) > 0, 'the temporal arm found it');
   });
@@ -98,7 +130,8 @@ describe('core API on the embedded store', () => {
   });
 
   test('re-retaining an unchanged document changes nothing', async () => {
-    const documents = async (): Promise<unknown> => (await s.call<{ documents: unknown[] }>('GET', '/v1/banks/alice/documents')).body.documents;
+    const documents = async (): Promise<unknown> =>
+      (await s.call<{ documents: unknown[] }>('GET', '/v1/banks/alice/documents')).body.documents;
     const before = await documents();
     const again = await s.call<Retain>('POST', '/v1/banks/alice/memories', { items: aliceItems });
     assert.equal(again.body.result?.facts, 0);
@@ -144,14 +177,21 @@ describe('core API on the embedded store', () => {
       assert.equal(r.status, 400, JSON.stringify(body));
       assert.match(r.body.error.message, message);
     }
-    const big = await s.call<{ error: { message: string } }>('POST', '/v1/banks/alice/memories', { items: [{ content: 'x'.repeat(10 * 1024 * 1024) }] });
+    const big = await s.call<{ error: { message: string } }>('POST', '/v1/banks/alice/memories', {
+      items: [{ content: 'x'.repeat(10 * 1024 * 1024) }],
+    });
     assert.ok(big.status === 400 || big.status === 413, `10 MB item: ${big.status}`);
     assert.match(big.body.error.message, /characters|larger/);
-    const unknown = await s.call<{ error: { code: string } }>('POST', '/v1/banks/nope/memories', { items: [{ content: 'hello there friend' }] });
+    const unknown = await s.call<{ error: { code: string } }>('POST', '/v1/banks/nope/memories', {
+      items: [{ content: 'hello there friend' }],
+    });
     assert.equal(unknown.status, 404);
     const badJson = await s.call<{ error: { code: string } }>('POST', '/v1/banks/alice/recall', '{not json');
     assert.equal(badJson.status, 400);
-    const badTime = await s.call<{ error: { message: string } }>('POST', '/v1/banks/alice/recall', { query: 'x', queryTime: 'yesterday-ish' });
+    const badTime = await s.call<{ error: { message: string } }>('POST', '/v1/banks/alice/recall', {
+      query: 'x',
+      queryTime: 'yesterday-ish',
+    });
     assert.equal(badTime.status, 400);
     assert.match(badTime.body.error.message, /queryTime/);
     const misspelled = await s.call<{ error: { message: string } }>('GET', '/v1/banks/alice/facts?kinds=observation');
@@ -186,7 +226,10 @@ describe('restart, deletion and auth', () => {
     await first.stop();
     const second = await startServer({ dataDir: first.dataDir });
     const afterRestart = await second.call<Recall>('POST', '/v1/banks/keep/recall', { query: 'Miso the cat' });
-    assert.deepEqual(afterRestart.body.results.map((r) => r.id), before.body.results.map((r) => r.id));
+    assert.deepEqual(
+      afterRestart.body.results.map((r) => r.id),
+      before.body.results.map((r) => r.id),
+    );
     const db = (second.store as unknown as { db: import('better-sqlite3').Database }).db;
     const n = keywordIndexOf(db, 'keep');
     assert.ok(n !== null, 'the bank has keyword tables of its own');
@@ -197,7 +240,18 @@ describe('restart, deletion and auth', () => {
     assert.ok(keywordTables().length >= 2);
     assert.equal((await second.call('DELETE', '/v1/banks/keep')).status, 200);
     assert.equal((await second.call('GET', '/v1/banks/keep')).status, 404);
-    for (const table of ['facts', 'chunks', 'documents', 'entities', 'entity_keys', 'fact_entities', 'fact_links', 'fact_vectors', 'vector_changes', 'evidence']) {
+    for (const table of [
+      'facts',
+      'chunks',
+      'documents',
+      'entities',
+      'entity_keys',
+      'fact_entities',
+      'fact_links',
+      'fact_vectors',
+      'vector_changes',
+      'evidence',
+    ]) {
       const n = (db.prepare(`SELECT count(*) AS n FROM ${table} WHERE bank_id = ?`).get('keep') as { n: number }).n;
       assert.equal(n, 0, `${table} still holds rows of the deleted bank`);
     }

@@ -20,9 +20,23 @@ const TRIALS = Number(process.env.CAIRN_CRASH_TRIALS ?? 30);
 const BANK = 'trials';
 const THREADS = ['th0', 'th1', 'th2'];
 const NAMES = ['Ines', 'Tariq', 'Yuki', 'Bram', 'Lotte', 'Kemal', 'Sade', 'Ravi', 'Olga', 'Paulo'];
-const DOINGS = ['baked sourdough bread', 'repaired an antique clock', 'sailed a small dinghy', 'painted watercolour birds', 'planted chili peppers', 'tuned a cello'];
+const DOINGS = [
+  'baked sourdough bread',
+  'repaired an antique clock',
+  'sailed a small dinghy',
+  'painted watercolour birds',
+  'planted chili peppers',
+  'tuned a cello',
+];
 const PLACES = ['Porto', 'Ghent', 'Kyoto', 'Oslo', 'Lima'];
-const THREAD_SETTINGS = { messageTokens: 200, bufferTokens: 50, blockAfter: 1.5, observationTokens: 0, observer: 'offline', workingMemory: { enabled: false } };
+const THREAD_SETTINGS = {
+  messageTokens: 200,
+  bufferTokens: 50,
+  blockAfter: 1.5,
+  observationTokens: 0,
+  observer: 'offline',
+  workingMemory: { enabled: false },
+};
 const SERVER_ENV = { CAIRN_WORKER: 'on', CAIRN_CONSOLIDATION_CLAIM_SIZE: '4', CAIRN_CONSOLIDATION_POLL_MS: '20' };
 
 /** mulberry32: a small seeded generator, so a failing run can be replayed from its seed. */
@@ -74,12 +88,18 @@ function newItem(rand: () => number, documentId: string): Item {
 async function workload(s: Served, rand: () => number, trial: number, ledger: Ledger, stop: { now: boolean }): Promise<void> {
   const batch = Array.from({ length: 3 + Math.floor(rand() * 6) }, (_, j) => newItem(rand, `t${trial}-a${j}`));
   for (const it of batch) ledger.items.set(it.documentId, it);
-  const sync = Array.from({ length: 40 }, (_, n) => Array.from({ length: 1 + Math.floor(rand() * 2) }, (_, j) => newItem(rand, `t${trial}-s${n}-${j}`)));
+  const sync = Array.from({ length: 40 }, (_, n) =>
+    Array.from({ length: 1 + Math.floor(rand() * 2) }, (_, j) => newItem(rand, `t${trial}-s${n}-${j}`)),
+  );
   const thread = THREADS[trial % THREADS.length];
   const sent = ledger.messages.get(thread) ?? [];
   ledger.messages.set(thread, sent);
   const chunks = Array.from({ length: 40 }, (_, n) =>
-    Array.from({ length: 1 + Math.floor(rand() * 3) }, (_, j) => `Trial ${trial} note ${n}.${j}: ${NAMES[(n + j) % NAMES.length]} moved the ${DOINGS[(trial + n) % DOINGS.length]} session to week ${(n % 12) + 1}.`),
+    Array.from(
+      { length: 1 + Math.floor(rand() * 3) },
+      (_, j) =>
+        `Trial ${trial} note ${n}.${j}: ${NAMES[(n + j) % NAMES.length]} moved the ${DOINGS[(trial + n) % DOINGS.length]} session to week ${(n % 12) + 1}.`,
+    ),
   );
   const guard = async (work: () => Promise<void>): Promise<void> => {
     try {
@@ -111,7 +131,11 @@ async function workload(s: Served, rand: () => number, trial: number, ledger: Le
         if (stop.now) return;
         const entries = contents.map((content) => ({ content, acked: false }));
         sent.push(...entries);
-        const r = await s.call('POST', `/v1/banks/${BANK}/threads/${thread}/messages`, contents.map((content, j) => ({ role: j % 2 ? 'assistant' : 'user', content })));
+        const r = await s.call(
+          'POST',
+          `/v1/banks/${BANK}/threads/${thread}/messages`,
+          contents.map((content, j) => ({ role: j % 2 ? 'assistant' : 'user', content })),
+        );
         assert.equal(r.status, 200, JSON.stringify(r.body));
         for (const e of entries) e.acked = true;
       }
@@ -136,7 +160,9 @@ function snapshot(dbFile: string) {
   const db = new Database(dbFile, { readonly: true, fileMustExist: true });
   try {
     return db.transaction(() => ({
-      facts: db.prepare('SELECT id, kind, text, document_id AS doc, consolidated_at AS done FROM facts WHERE bank_id = ?').all(BANK) as Array<{
+      facts: db
+        .prepare('SELECT id, kind, text, document_id AS doc, consolidated_at AS done FROM facts WHERE bank_id = ?')
+        .all(BANK) as Array<{
         id: string;
         kind: string;
         text: string;
@@ -144,11 +170,16 @@ function snapshot(dbFile: string) {
         done: string | null;
       }>,
       documents: (db.prepare('SELECT id FROM documents WHERE bank_id = ?').all(BANK) as Array<{ id: string }>).map((d) => d.id),
-      decided: (db.prepare('SELECT fact_ids FROM observation_revisions WHERE bank_id = ?').all(BANK) as Array<{ fact_ids: string }>).flatMap(
-        (r) => JSON.parse(r.fact_ids) as string[],
-      ),
-      created: (db.prepare(`SELECT count(*) AS n FROM observation_revisions WHERE bank_id = ? AND reason = 'created'`).get(BANK) as { n: number }).n,
-      evidence: db.prepare('SELECT observation_id AS o, fact_id AS f FROM evidence WHERE bank_id = ?').all(BANK) as Array<{ o: string; f: string }>,
+      decided: (
+        db.prepare('SELECT fact_ids FROM observation_revisions WHERE bank_id = ?').all(BANK) as Array<{ fact_ids: string }>
+      ).flatMap((r) => JSON.parse(r.fact_ids) as string[]),
+      created: (
+        db.prepare(`SELECT count(*) AS n FROM observation_revisions WHERE bank_id = ? AND reason = 'created'`).get(BANK) as { n: number }
+      ).n,
+      evidence: db.prepare('SELECT observation_id AS o, fact_id AS f FROM evidence WHERE bank_id = ?').all(BANK) as Array<{
+        o: string;
+        f: string;
+      }>,
     }))();
   } finally {
     db.close();
@@ -160,7 +191,13 @@ function snapshot(dbFile: string) {
  * freed), and what is stored agrees with the ledger. `final`: also waits until every operation succeeded and the
  * backlog drained, and then every acknowledged item must be stored.
  */
-async function verify(s: Served, dbFile: string, ledger: Ledger, label: string, final = false): Promise<{ facts: number; observations: number }> {
+async function verify(
+  s: Served,
+  dbFile: string,
+  ledger: Ledger,
+  label: string,
+  final = false,
+): Promise<{ facts: number; observations: number }> {
   const deadline = Date.now() + (final ? 120_000 : 20_000);
   for (const id of ledger.operations) {
     if (ledger.succeeded.has(id)) continue;
@@ -172,7 +209,7 @@ async function verify(s: Served, dbFile: string, ledger: Ledger, label: string, 
     assert.notEqual(op.status, 'failed', `${label}: operation ${id} failed: ${op.error}`);
     if (op.status === 'succeeded') ledger.succeeded.add(id);
   }
-  await until('the dead server\'s claims to be taken over', deadline, async () => {
+  await until("the dead server's claims to be taken over", deadline, async () => {
     const r = (await s.call<Status>('GET', `/v1/banks/${BANK}/consolidation`)).body;
     assert.equal(r.failed, 0, `${label}: nothing dead-lettered`);
     if (final) return r.backlog === 0 && r.waiting.claims.length === 0 ? r : null;
@@ -183,7 +220,9 @@ async function verify(s: Served, dbFile: string, ledger: Ledger, label: string, 
     await until('every operation to end (sync retains cut by a kill included)', deadline, async () => {
       const db = new Database(dbFile, { readonly: true, fileMustExist: true });
       try {
-        return (db.prepare(`SELECT count(*) AS n FROM operations WHERE status IN ('queued', 'running')`).get() as { n: number }).n === 0 ? true : null;
+        return (db.prepare(`SELECT count(*) AS n FROM operations WHERE status IN ('queued', 'running')`).get() as { n: number }).n === 0
+          ? true
+          : null;
       } finally {
         db.close();
       }
@@ -197,7 +236,8 @@ async function verify(s: Served, dbFile: string, ledger: Ledger, label: string, 
   for (const f of plain) byDoc.set(f.doc ?? '', [...(byDoc.get(f.doc ?? '') ?? []), f.text]);
   const docs = new Set(snap.documents);
   assert.equal(docs.size, snap.documents.length, `${label}: no document twice`);
-  for (const [id, op] of ledger.acked) if (op === null || ledger.succeeded.has(op)) assert.ok(docs.has(id), `${label}: acknowledged item ${id} is stored`);
+  for (const [id, op] of ledger.acked)
+    if (op === null || ledger.succeeded.has(op)) assert.ok(docs.has(id), `${label}: acknowledged item ${id} is stored`);
   for (const id of docs) assert.ok(ledger.items.has(id), `${label}: stored document ${id} was sent`);
   const keys = plain.map((f) => `${f.doc}\u0000${f.text}`);
   assert.equal(new Set(keys).size, keys.length, `${label}: no fact stored twice`);
@@ -218,7 +258,8 @@ async function verify(s: Served, dbFile: string, ledger: Ledger, label: string, 
   const observationIds = new Set(observations.map((o) => o.id));
   const evidenced = snap.evidence.map((e) => e.f);
   assert.equal(new Set(evidenced).size, evidenced.length, `${label}: no fact with two evidence rows`);
-  for (const e of snap.evidence) assert.ok(observationIds.has(e.o) && ids.has(e.f), `${label}: evidence row ${e.o} ${e.f} joins an observation to a fact`);
+  for (const e of snap.evidence)
+    assert.ok(observationIds.has(e.o) && ids.has(e.f), `${label}: evidence row ${e.o} ${e.f} joins an observation to a fact`);
   const withEvidence = new Set(snap.evidence.map((e) => e.o));
   for (const o of observations) assert.ok(withEvidence.has(o.id), `${label}: observation ${o.id} has its evidence`);
   assert.equal(observations.length, snap.created, `${label}: no observation created twice, none lost`);
@@ -226,7 +267,11 @@ async function verify(s: Served, dbFile: string, ledger: Ledger, label: string, 
   const pairs = new Set(snap.evidence.map((e) => `${e.o} ${e.f}`));
   for (const k of ledger.evidence) assert.ok(pairs.has(k), `${label}: evidence row ${k}, stored before, is still stored`);
   ledger.evidence = pairs;
-  if (final) assert.ok(plain.every((f) => f.done !== null), `${label}: every fact consolidated`);
+  if (final)
+    assert.ok(
+      plain.every((f) => f.done !== null),
+      `${label}: every fact consolidated`,
+    );
 
   // Threads: every acknowledged message stored, none twice, in the order sent; no chunk left running.
   for (const [thread, sent] of ledger.messages) {
@@ -238,12 +283,27 @@ async function verify(s: Served, dbFile: string, ledger: Ledger, label: string, 
     assert.equal(new Set(stored).size, stored.length, `${label}: no message of ${thread} stored twice`);
     const position = new Map(sent.map((m, i) => [m.content, i]));
     const order = stored.map((c) => position.get(c));
-    assert.ok(order.every((i) => i !== undefined), `${label}: every message of ${thread} was sent`);
-    assert.deepEqual(order, [...order].sort((a, b) => a! - b!), `${label}: the messages of ${thread} are in the order sent`);
-    for (const m of sent) if (m.acked) assert.ok(stored.includes(m.content), `${label}: acknowledged message of ${thread} is stored: ${m.content}`);
-    const memory = await s.call<{ windows: { buffered: { observations: { status: string } } } }>('GET', `/v1/banks/${BANK}/threads/${thread}/memory`);
+    assert.ok(
+      order.every((i) => i !== undefined),
+      `${label}: every message of ${thread} was sent`,
+    );
+    assert.deepEqual(
+      order,
+      [...order].sort((a, b) => a! - b!),
+      `${label}: the messages of ${thread} are in the order sent`,
+    );
+    for (const m of sent)
+      if (m.acked) assert.ok(stored.includes(m.content), `${label}: acknowledged message of ${thread} is stored: ${m.content}`);
+    const memory = await s.call<{ windows: { buffered: { observations: { status: string } } } }>(
+      'GET',
+      `/v1/banks/${BANK}/threads/${thread}/memory`,
+    );
     assert.equal(memory.status, 200);
-    assert.notEqual(memory.body.windows.buffered.observations.status, 'running', `${label}: the chunk cut by the kill is not left running in ${thread}`);
+    assert.notEqual(
+      memory.body.windows.buffered.observations.status,
+      'running',
+      `${label}: the chunk cut by the kill is not left running in ${thread}`,
+    );
   }
   return { facts: plain.length, observations: observations.length };
 }
@@ -263,13 +323,23 @@ function interrupted(dbFile: string): { claims: number; running: number; operati
   }
 }
 
-test(`crash trials: ${TRIALS} kills during retain, consolidation and thread buffering; nothing lost, nothing twice`, { timeout: 600_000 }, async () => {
+test(`crash trials: ${TRIALS} kills during retain, consolidation and thread buffering; nothing lost, nothing twice`, {
+  timeout: 600_000,
+}, async () => {
   const seed = Number(process.env.CAIRN_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
   console.log(`crash trials seed: ${seed} (replay with CAIRN_CRASH_SEED=${seed})`);
   const rand = random(seed);
   const dataDir = mkdtempSync(join(tmpdir(), 'cairn-crash-trials-'));
   const dbFile = join(dataDir, 'cairn.db');
-  const ledger: Ledger = { items: new Map(), acked: new Map(), operations: [], succeeded: new Set(), messages: new Map(), factsOf: new Map(), evidence: new Set() };
+  const ledger: Ledger = {
+    items: new Map(),
+    acked: new Map(),
+    operations: [],
+    succeeded: new Set(),
+    messages: new Map(),
+    factsOf: new Map(),
+    evidence: new Set(),
+  };
   const started = Date.now();
   const hits = { consolidation: 0, buffering: 0, operations: 0 };
   // Start-up is mostly loading code (seconds of CPU each): the servers run the sources compiled once, and two of
@@ -310,16 +380,22 @@ test(`crash trials: ${TRIALS} kills during retain, consolidation and thread buff
       );
     }
 
-    console.log(`kills mid-consolidation: ${hits.consolidation}, mid-buffering: ${hits.buffering}, with an async retain unfinished: ${hits.operations} (of ${TRIALS})`);
+    console.log(
+      `kills mid-consolidation: ${hits.consolidation}, mid-buffering: ${hits.buffering}, with an async retain unfinished: ${hits.operations} (of ${TRIALS})`,
+    );
     const settled = await verify(current, dbFile, ledger, `after the last trial (seed ${seed})`, true);
-    console.log(`settled: ${ledger.acked.size} items acknowledged, ${settled.facts} facts, ${settled.observations} observations; ${Math.round((Date.now() - started) / 1000)} s`);
+    console.log(
+      `settled: ${ledger.acked.size} items acknowledged, ${settled.facts} facts, ${settled.observations} observations; ${Math.round((Date.now() - started) / 1000)} s`,
+    );
 
     // Each stored item gives the facts it gives when retained without a crash (into a fresh bank).
     const stored = [...ledger.factsOf.keys()];
     const last: Served = current;
     assert.equal((await last.call('POST', '/v1/banks', { id: 'control' })).status, 201);
     for (let i = 0; i < stored.length; i += 200) {
-      const r = await last.call('POST', '/v1/banks/control/memories', { items: stored.slice(i, i + 200).map((id) => ledger.items.get(id)) });
+      const r = await last.call('POST', '/v1/banks/control/memories', {
+        items: stored.slice(i, i + 200).map((id) => ledger.items.get(id)),
+      });
       assert.equal(r.status, 200);
     }
     const control = new Map<string, string[]>();
@@ -328,7 +404,8 @@ test(`crash trials: ${TRIALS} kills during retain, consolidation and thread buff
       const doc = f.source?.documentId ?? '';
       control.set(doc, [...(control.get(doc) ?? []), f.text]);
     }
-    for (const id of stored) assert.deepEqual(ledger.factsOf.get(id), (control.get(id) ?? []).sort(), `seed ${seed}: item ${id} was stored whole`);
+    for (const id of stored)
+      assert.deepEqual(ledger.factsOf.get(id), (control.get(id) ?? []).sort(), `seed ${seed}: item ${id} was stored whole`);
   } finally {
     await Promise.all([current?.kill('SIGKILL'), ...ahead.map((p) => p.kill('SIGKILL'))]);
     rmSync(dataDir, { recursive: true, force: true });

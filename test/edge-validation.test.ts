@@ -11,7 +11,17 @@ type Retain = { result: { factIds: string[] } | null };
 type Fact = { id: string; mentionedAt: string; text: string };
 
 /** Not ISO 8601 dates (or impossible ones), each once stored verbatim and compared as text. */
-const BAD_TIMES = ['0', '-1', '2024', '2024-02-30T00:00:00Z', 'Sun, 02 Jun 2024 10:00:00 GMT', '2024-13-01T00:00:00Z', '2024-06-01T24:00:00Z', 'yesterday', ''];
+const BAD_TIMES = [
+  '0',
+  '-1',
+  '2024',
+  '2024-02-30T00:00:00Z',
+  'Sun, 02 Jun 2024 10:00:00 GMT',
+  '2024-13-01T00:00:00Z',
+  '2024-06-01T24:00:00Z',
+  'yesterday',
+  '',
+];
 
 describe('edge validation', () => {
   let s: TestServer;
@@ -23,7 +33,9 @@ describe('edge validation', () => {
 
   test('items[].timestamp: non-ISO or impossible dates are a 400 naming the field, and nothing is stored', async () => {
     for (const timestamp of BAD_TIMES) {
-      const r = await s.call<Err>('POST', '/v1/banks/v/memories', { items: [{ content: `Alice flew to Oslo (${timestamp}).`, timestamp }] });
+      const r = await s.call<Err>('POST', '/v1/banks/v/memories', {
+        items: [{ content: `Alice flew to Oslo (${timestamp}).`, timestamp }],
+      });
       assert.equal(r.status, 400, `timestamp ${JSON.stringify(timestamp)}: ${JSON.stringify(r.body)}`);
       assert.match(r.body.error.message, /items\.0\.timestamp/);
     }
@@ -39,7 +51,9 @@ describe('edge validation', () => {
       ['2024-02-29T23:59:59.123456Z', '2024-02-29T23:59:59.123Z'],
     ];
     for (const [i, [timestamp, canonical]] of forms.entries()) {
-      const r = await s.call<Retain>('POST', '/v1/banks/v/memories', { items: [{ content: `Bob visited museum number ${i + 1} in Rome.`, timestamp }] });
+      const r = await s.call<Retain>('POST', '/v1/banks/v/memories', {
+        items: [{ content: `Bob visited museum number ${i + 1} in Rome.`, timestamp }],
+      });
       assert.equal(r.status, 200, JSON.stringify(r.body));
       const [id] = r.body.result?.factIds ?? [];
       assert.ok(id);
@@ -66,7 +80,11 @@ describe('edge validation', () => {
       assert.equal(r.status, 400, q);
       assert.match(r.body.error.message, new RegExp(q.split('=')[0]));
     }
-    const msg = await s.call<{ messages: Array<{ timestamp: string }> }>('POST', '/v1/banks/v/threads/t1/messages', { role: 'user', content: 'hi', timestamp: '2024-06-01T14:00:00+02:00' });
+    const msg = await s.call<{ messages: Array<{ timestamp: string }> }>('POST', '/v1/banks/v/threads/t1/messages', {
+      role: 'user',
+      content: 'hi',
+      timestamp: '2024-06-01T14:00:00+02:00',
+    });
     assert.equal(msg.status, 200);
     assert.equal(msg.body.messages[0].timestamp, '2024-06-01T12:00:00.000Z');
     const ok = await s.call<{ from: string; to: string }>('GET', '/v1/banks/v/usage?from=2024-01-01&to=2024-06-01T00:00:00%2B02:00');
@@ -114,7 +132,10 @@ describe('edge validation', () => {
     ];
     const before = await s.call<{ config: unknown; updatedAt: string }>('GET', '/v1/banks/v');
     for (const [config, pattern] of bad) {
-      for (const [method, path, body] of [['PATCH', '/v1/banks/v', { config }], ['POST', '/v1/banks', { id: 'cfg-bad', config }]] as const) {
+      for (const [method, path, body] of [
+        ['PATCH', '/v1/banks/v', { config }],
+        ['POST', '/v1/banks', { id: 'cfg-bad', config }],
+      ] as const) {
         const r = await s.call<Err>(method, path, body);
         assert.equal(r.status, 400, `${method} ${JSON.stringify(config)}: ${JSON.stringify(r.body)}`);
         assert.match(r.body.error.message, pattern);
@@ -122,7 +143,9 @@ describe('edge validation', () => {
     }
     assert.deepEqual(await s.call('GET', '/v1/banks/v'), before, 'a refused update changes nothing');
     assert.equal((await s.call('GET', '/v1/banks/cfg-bad')).status, 404);
-    const ok = await s.call<{ config: Record<string, unknown> }>('PATCH', '/v1/banks/v', { config: { team: 'blue', retainMode: 'verbose', disposition: { empathy: 4 }, threads: { messageTokens: 500 } } });
+    const ok = await s.call<{ config: Record<string, unknown> }>('PATCH', '/v1/banks/v', {
+      config: { team: 'blue', retainMode: 'verbose', disposition: { empathy: 4 }, threads: { messageTokens: 500 } },
+    });
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
     assert.equal(ok.body.config.team, 'blue');
   });
@@ -133,7 +156,11 @@ describe('edge validation', () => {
       ['POST', '/v1/banks', (d) => `{"id":"deep-bank","config":{"team":${d}}}`],
       ['PATCH', '/v1/banks/v', (d) => `{"config":{"team":${d}}}`],
       ['PUT', '/v1/banks/v/threads/t-deep', (d) => `{"settings":{"x":${d}}}`],
-      ['POST', '/v1/banks/v/threads/t-deep/messages', (d) => `{"role":"assistant","content":"x","toolCalls":[{"name":"f","arguments":${d}}]}`],
+      [
+        'POST',
+        '/v1/banks/v/threads/t-deep/messages',
+        (d) => `{"role":"assistant","content":"x","toolCalls":[{"name":"f","arguments":${d}}]}`,
+      ],
       ['POST', '/v1/banks/v/reflect', (d) => `{"query":"x","responseSchema":${d}}`],
       ['POST', '/v1/banks/v/consolidation/dead-letters/retry', (d) => `{"factIds":${d}}`],
     ];

@@ -13,9 +13,9 @@ const MARK = 'zorblax';
 /** Every row of every table, as text, that mentions the word (the per-bank keyword tables included: they are
  * contentless and keep no text, only the index). */
 function rowsMentioning(t: TestEngine, word: string): string[] {
-  const tables = t.store.db
-    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
-    .all() as Array<{ name: string }>;
+  const tables = t.store.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).all() as Array<{
+    name: string;
+  }>;
   const hits: string[] = [];
   for (const { name } of tables) {
     for (const row of t.store.db.prepare(`SELECT * FROM "${name}"`).all() as Array<Record<string, unknown>>) {
@@ -44,10 +44,22 @@ describe('forgetting', () => {
   test('deleting a document leaves no fact, vector, keyword entry, link, evidence, entity or text of it', async () => {
     await t.engine.createBank({ id: 'vault' });
     const secret = await t.engine.retain('vault', {
-      items: [{ content: 'Zorblax guards the northern vault of golden apples. Zorblax counts the golden apples every night.', documentId: 'secret', timestamp: '2024-01-02T10:00:00Z' }],
+      items: [
+        {
+          content: 'Zorblax guards the northern vault of golden apples. Zorblax counts the golden apples every night.',
+          documentId: 'secret',
+          timestamp: '2024-01-02T10:00:00Z',
+        },
+      ],
     });
     await t.engine.retain('vault', {
-      items: [{ content: 'The northern vault keeps golden apples for the village. Villagers trade golden apples at the northern vault.', documentId: 'keep', timestamp: '2024-01-03T10:00:00Z' }],
+      items: [
+        {
+          content: 'The northern vault keeps golden apples for the village. Villagers trade golden apples at the northern vault.',
+          documentId: 'keep',
+          timestamp: '2024-01-03T10:00:00Z',
+        },
+      ],
     });
     await t.worker.drain('vault');
     const gone = secret.result!.factIds;
@@ -56,12 +68,25 @@ describe('forgetting', () => {
     const [mixed] = await observations(t, 'vault');
     const cited = (await t.store.evidenceOf('vault', mixed.id)).map((e) => e.factId);
     assert.ok(gone.some((id) => cited.includes(id)) && kept.some((id) => cited.includes(id)), 'one observation cites both documents');
-    assert.ok(rowsMentioning(t, MARK).some((r) => r.startsWith('observation_revisions')), 'its history quotes the secret');
-    assert.ok(count(t, `SELECT count(*) AS n FROM fact_links WHERE from_id IN (${gone.map(() => '?').join(',')}) OR to_id IN (${gone.map(() => '?').join(',')})`, ...gone, ...gone) > 0);
+    assert.ok(
+      rowsMentioning(t, MARK).some((r) => r.startsWith('observation_revisions')),
+      'its history quotes the secret',
+    );
+    assert.ok(
+      count(
+        t,
+        `SELECT count(*) AS n FROM fact_links WHERE from_id IN (${gone.map(() => '?').join(',')}) OR to_id IN (${gone.map(() => '?').join(',')})`,
+        ...gone,
+        ...gone,
+      ) > 0,
+    );
     assert.equal((await t.store.getVectors('vault', gone)).size, gone.length);
     assert.ok((await t.store.keywords.searchFacts('vault', MARK, 10)).length > 0);
 
-    const res = await t.call<{ factIds: string[]; observationIds: string[] }>('DELETE', '/v1/banks/vault/documents/secret?reason=user%20request');
+    const res = await t.call<{ factIds: string[]; observationIds: string[] }>(
+      'DELETE',
+      '/v1/banks/vault/documents/secret?reason=user%20request',
+    );
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.factIds.sort(), [...gone].sort());
     assert.deepEqual(res.body.observationIds, [mixed.id]);
@@ -71,9 +96,17 @@ describe('forgetting', () => {
     assert.deepEqual(await t.store.keywords.searchChunks('vault', MARK, 10), [], 'no chunk keyword entry');
     assert.equal((await t.store.getFacts('vault', gone)).length, 0, 'no fact');
     assert.equal((await t.store.getVectors('vault', gone)).size, 0, 'no vector');
-    assert.equal(count(t, 'SELECT count(*) AS n FROM fact_vectors v WHERE NOT EXISTS (SELECT 1 FROM facts f WHERE f.rid = v.fact_rid)'), 0, 'no orphan vector');
+    assert.equal(
+      count(t, 'SELECT count(*) AS n FROM fact_vectors v WHERE NOT EXISTS (SELECT 1 FROM facts f WHERE f.rid = v.fact_rid)'),
+      0,
+      'no orphan vector',
+    );
     const inGone = gone.map(() => '?').join(',');
-    assert.equal(count(t, `SELECT count(*) AS n FROM fact_links WHERE from_id IN (${inGone}) OR to_id IN (${inGone})`, ...gone, ...gone), 0, 'no link');
+    assert.equal(
+      count(t, `SELECT count(*) AS n FROM fact_links WHERE from_id IN (${inGone}) OR to_id IN (${inGone})`, ...gone, ...gone),
+      0,
+      'no link',
+    );
     assert.equal(count(t, `SELECT count(*) AS n FROM evidence WHERE fact_id IN (${inGone})`, ...gone), 0, 'no evidence');
     assert.equal(count(t, `SELECT count(*) AS n FROM chunks WHERE document_id = 'secret'`), 0, 'no chunk');
     assert.equal(await t.store.getDocument('vault', 'secret'), null);
@@ -88,7 +121,10 @@ describe('forgetting', () => {
     assert.equal(last.reason, 'evidence-removed');
     assert.equal(last.oldText, null);
     assert.ok(last.factIds.length > 0 && last.factIds.every((id) => gone.includes(id)), 'names the deleted facts by id only');
-    const tombstones = await t.call<{ tombstones: Array<{ kind: string; targetId: string; reason: string }> }>('GET', '/v1/banks/vault/tombstones');
+    const tombstones = await t.call<{ tombstones: Array<{ kind: string; targetId: string; reason: string }> }>(
+      'GET',
+      '/v1/banks/vault/tombstones',
+    );
     assert.ok(tombstones.body.tombstones.some((s) => s.kind === 'document' && s.targetId === 'secret' && s.reason === 'user request'));
   });
 
@@ -110,7 +146,10 @@ describe('forgetting', () => {
     const [revised] = await t.store.getObservations('garden', [obs.id]);
     assert.equal(revised.text, 'Nora grows heirloom tomatoes in the greenhouse.');
     // The document it came from is still there (delete the document to forget its text); nothing derived is.
-    assert.deepEqual(rowsMentioning(t, 'blight').filter((r) => !r.startsWith('chunks:')), []);
+    assert.deepEqual(
+      rowsMentioning(t, 'blight').filter((r) => !r.startsWith('chunks:')),
+      [],
+    );
     const history = await t.call<{ history: ObservationRevision[] }>('GET', `/v1/banks/garden/observations/${obs.id}/history`);
     assert.deepEqual(history.body.history.map((h) => h.reason).at(-1), 'evidence-removed');
 

@@ -27,7 +27,12 @@ const REQUEST_TIMEOUT_MS = 60_000;
 const CONTROL = 'control';
 const FUZZ_BANKS = ['fz-a', 'fz-b'];
 
-type Send = (method: string, path: string, init: { headers: Record<string, string>; body?: string }, signal: AbortSignal) => Response | Promise<Response>;
+type Send = (
+  method: string,
+  path: string,
+  init: { headers: Record<string, string>; body?: string },
+  signal: AbortSignal,
+) => Response | Promise<Response>;
 
 interface Finding {
   kind: string;
@@ -49,8 +54,15 @@ describe('HTTP fuzz', () => {
   /** A fuzz bank with a document and two threads, so requests aimed at it reach past the 404s. */
   const prepareBank = async (bank: string): Promise<void> => {
     await call('POST', '/v1/banks', { id: bank, mission: `bank ${bank}` });
-    harvest((await call('POST', `/v1/banks/${bank}/memories`, { items: [{ content: 'Alice moved to Berlin last June.', timestamp: '2024-06-01T00:00:00Z' }] })).body);
-    for (const t of ['t1', 't2']) await call('POST', `/v1/banks/${bank}/threads/${t}/messages`, { role: 'user', content: `Hello from ${t}, I live in Lisbon.` });
+    harvest(
+      (
+        await call('POST', `/v1/banks/${bank}/memories`, {
+          items: [{ content: 'Alice moved to Berlin last June.', timestamp: '2024-06-01T00:00:00Z' }],
+        })
+      ).body,
+    );
+    for (const t of ['t1', 't2'])
+      await call('POST', `/v1/banks/${bank}/threads/${t}/messages`, { role: 'user', content: `Hello from ${t}, I live in Lisbon.` });
   };
   let sent = 0;
   let unsendable = 0;
@@ -88,7 +100,11 @@ describe('HTTP fuzz', () => {
   });
 
   const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> => {
-    const res = await app.request(path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await app.request(path, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null };
   };
@@ -96,9 +112,15 @@ describe('HTTP fuzz', () => {
   /** Everything readable about the control bank, to compare before and after the fuzzing. */
   const snapshot = async (): Promise<unknown> => {
     const paths = [
-      `/v1/banks/${CONTROL}`, `/v1/banks/${CONTROL}/facts?limit=1000&includeSuperseded=true`, `/v1/banks/${CONTROL}/documents?limit=1000`,
-      `/v1/banks/${CONTROL}/entities?limit=1000`, `/v1/banks/${CONTROL}/threads`, `/v1/banks/${CONTROL}/threads/ct/messages`,
-      `/v1/banks/${CONTROL}/threads/ct/working-memory`, `/v1/banks/${CONTROL}/thread-settings`, `/v1/banks/${CONTROL}/tombstones`,
+      `/v1/banks/${CONTROL}`,
+      `/v1/banks/${CONTROL}/facts?limit=1000&includeSuperseded=true`,
+      `/v1/banks/${CONTROL}/documents?limit=1000`,
+      `/v1/banks/${CONTROL}/entities?limit=1000`,
+      `/v1/banks/${CONTROL}/threads`,
+      `/v1/banks/${CONTROL}/threads/ct/messages`,
+      `/v1/banks/${CONTROL}/threads/ct/working-memory`,
+      `/v1/banks/${CONTROL}/thread-settings`,
+      `/v1/banks/${CONTROL}/tombstones`,
       `/v1/banks/${CONTROL}/consolidation/dead-letters`,
     ];
     const out: Record<string, unknown> = {};
@@ -146,7 +168,8 @@ describe('HTTP fuzz', () => {
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       if (message === 'timeout') findings.push({ kind: 'hang', request: what, detail: `no answer in ${REQUEST_TIMEOUT_MS} ms` });
-      else if (e instanceof TypeError) unsendable++; // the client refused to build the request (e.g. a URL it rejects)
+      else if (e instanceof TypeError)
+        unsendable++; // the client refused to build the request (e.g. a URL it rejects)
       else findings.push({ kind: 'throw', request: what, detail: message });
       return;
     } finally {
@@ -187,11 +210,17 @@ describe('HTTP fuzz', () => {
   /** Requests for every operation of the document, plus unknown paths. */
   const requests = (): fc.Arbitrary<FuzzRequest> => {
     const schemas = new SchemaArbitraries(doc);
-    const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => schemas.request(path, method, op)));
+    const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]) => schemas.request(path, method, op)),
+    );
     const unknown = fc.record({
       method: fc.constantFrom('GET', 'POST', 'DELETE'),
       template: fc.constantFrom('/v1/{x}', '/v1/banks/{bank}/{x}', '/{x}', '/v1/banks/{bank}/threads/{thread}/{x}'),
-      params: fc.record({ x: hostileString, bank: fc.constant<Known>({ known: 'bank', pick: 0 }), thread: fc.constant<Known>({ known: 'thread', pick: 0 }) }),
+      params: fc.record({
+        x: hostileString,
+        bank: fc.constant<Known>({ known: 'bank', pick: 0 }),
+        thread: fc.constant<Known>({ known: 'thread', pick: 0 }),
+      }),
       query: fc.constant<Array<[string, string]>>([]),
       headers: fc.constant({ 'content-type': 'application/json' }),
       body: fc.constant(undefined),
@@ -202,7 +231,9 @@ describe('HTTP fuzz', () => {
   /** The systematic part: every operation's sweep (see SchemaArbitraries.sweep). */
   const sweep = (seed: number): FuzzRequest[] => {
     const schemas = new SchemaArbitraries(doc);
-    return Object.entries(doc.paths).flatMap(([path, methods], i) => Object.entries(methods).flatMap(([method, op], j) => schemas.sweep(path, method, op, seed + i * 100 + j)));
+    return Object.entries(doc.paths).flatMap(([path, methods], i) =>
+      Object.entries(methods).flatMap(([method, op], j) => schemas.sweep(path, method, op, seed + i * 100 + j)),
+    );
   };
 
   const fuzz = async (count: number, seed: number, send: Send): Promise<void> => {
@@ -225,8 +256,19 @@ describe('HTTP fuzz', () => {
       ],
     });
     assert.equal(seeded.status, 200);
-    assert.equal((await call('POST', `/v1/banks/${CONTROL}/threads/ct/messages`, [{ role: 'user', content: 'I run a bakery in Porto.' }, { role: 'assistant', content: 'Nice!' }])).status, 200);
-    assert.equal((await call('PUT', `/v1/banks/${CONTROL}/threads/ct/working-memory`, { content: '# Dana\n- bakery in Porto' })).status, 200);
+    assert.equal(
+      (
+        await call('POST', `/v1/banks/${CONTROL}/threads/ct/messages`, [
+          { role: 'user', content: 'I run a bakery in Porto.' },
+          { role: 'assistant', content: 'Nice!' },
+        ])
+      ).status,
+      200,
+    );
+    assert.equal(
+      (await call('PUT', `/v1/banks/${CONTROL}/threads/ct/working-memory`, { content: '# Dana\n- bakery in Porto' })).status,
+      200,
+    );
     const before = await snapshot();
 
     const inProcess: Send = (method, path, init, signal) => app.request(path, { method, ...init, signal });
@@ -244,10 +286,16 @@ describe('HTTP fuzz', () => {
     await composed.engine.operations.idle();
 
     const afterwards = await snapshot();
-    const counts = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}: ${n}`).join(', ');
-    console.log(`fuzz: ${sent} answered (${unsendable} the client would not send) in ${((Date.now() - started) / 1000).toFixed(0)} s (in-process: ${systematic.length} swept in ${sweepSeconds.toFixed(0)} s, then random until ${inProcessSeconds.toFixed(0)} s); statuses ${counts}`);
+    const counts = [...statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([s, n]) => `${s}: ${n}`)
+      .join(', ');
+    console.log(
+      `fuzz: ${sent} answered (${unsendable} the client would not send) in ${((Date.now() - started) / 1000).toFixed(0)} s (in-process: ${systematic.length} swept in ${sweepSeconds.toFixed(0)} s, then random until ${inProcessSeconds.toFixed(0)} s); statuses ${counts}`,
+    );
     const distinct = new Map<string, Finding>();
-    for (const f of findings) distinct.set(`${f.kind} ${f.request.split(' ')[0]} ${f.request.split(' ')[1]?.replace(/[?].*/, '')} ${f.detail.slice(0, 80)}`, f);
+    for (const f of findings)
+      distinct.set(`${f.kind} ${f.request.split(' ')[0]} ${f.request.split(' ')[1]?.replace(/[?].*/, '')} ${f.detail.slice(0, 80)}`, f);
     const report = [...distinct.values()].map((f) => `${f.kind} ${f.status ?? ''}: ${f.request}\n    -> ${f.detail}`).join('\n');
     assert.equal(findings.length, 0, `seed ${SEED}: ${findings.length} findings, ${distinct.size} distinct:\n${report}`);
     assert.deepEqual(crashes, [], `seed ${SEED}: unhandled rejections or exceptions`);

@@ -27,9 +27,16 @@ describe('HTTP manners', () => {
       ['PATCH', '/v1/banks/m/threads/t/messages', ['GET', 'HEAD', 'POST']],
     ];
     for (const [method, path, allowed] of cases) {
-      const res = await fetch(s.url + path, { method, headers: { ...auth, 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
+      const res = await fetch(s.url + path, {
+        method,
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: method === 'GET' ? undefined : '{}',
+      });
       assert.equal(res.status, 405, `${method} ${path}`);
-      const allow = (res.headers.get('allow') ?? '').split(',').map((m) => m.trim()).sort();
+      const allow = (res.headers.get('allow') ?? '')
+        .split(',')
+        .map((m) => m.trim())
+        .sort();
       assert.deepEqual(allow, [...allowed, 'OPTIONS'].sort(), `${method} ${path}`);
       const body = (await res.json()) as Err;
       assert.equal(body.error.code, 'method_not_allowed');
@@ -43,7 +50,9 @@ describe('HTTP manners', () => {
   });
 
   test('a body that is not JSON is a 415 telling the client to send JSON', async () => {
-    for (const headers of [{ 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }, {}] as Array<Record<string, string>>) {
+    for (const headers of [{ 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }, {}] as Array<
+      Record<string, string>
+    >) {
       const res = await fetch(`${s.url}/v1/banks/m/recall`, { method: 'POST', headers: { ...auth, ...headers }, body: '{"query":"x"}' });
       assert.equal(res.status, 415, JSON.stringify(headers));
       const body = (await res.json()) as Err;
@@ -64,7 +73,12 @@ describe('HTTP manners', () => {
   });
 
   test('the OpenAPI document declares the bearer security scheme and applies it', async () => {
-    const doc = await s.call<{ components: { securitySchemes?: Record<string, { type: string; scheme: string }> }; security?: unknown }>('GET', '/openapi.json', undefined, auth);
+    const doc = await s.call<{ components: { securitySchemes?: Record<string, { type: string; scheme: string }> }; security?: unknown }>(
+      'GET',
+      '/openapi.json',
+      undefined,
+      auth,
+    );
     assert.equal(doc.status, 200);
     assert.deepEqual(
       { type: doc.body.components.securitySchemes?.bearer?.type, scheme: doc.body.components.securitySchemes?.bearer?.scheme },
@@ -76,7 +90,10 @@ describe('HTTP manners', () => {
   test('thread message seq counts per thread, from 1', async () => {
     const append = async (thread: string, n: number): Promise<number[]> => {
       const r = await s.call<{ messages: Array<{ seq: number }> }>(
-        'POST', `/v1/banks/m/threads/${thread}/messages`, Array.from({ length: n }, (_, i) => ({ role: 'user', content: `message ${i} of ${thread}` })), auth,
+        'POST',
+        `/v1/banks/m/threads/${thread}/messages`,
+        Array.from({ length: n }, (_, i) => ({ role: 'user', content: `message ${i} of ${thread}` })),
+        auth,
       );
       assert.equal(r.status, 200, JSON.stringify(r.body));
       return r.body.messages.map((m) => m.seq);
@@ -85,6 +102,9 @@ describe('HTTP manners', () => {
     assert.deepEqual(await append('two', 3), [1, 2, 3]);
     assert.deepEqual(await append('one', 1), [3]);
     const listed = await s.call<{ messages: Array<{ seq: number }> }>('GET', '/v1/banks/m/threads/two/messages', undefined, auth);
-    assert.deepEqual(listed.body.messages.map((m) => m.seq), [1, 2, 3]);
+    assert.deepEqual(
+      listed.body.messages.map((m) => m.seq),
+      [1, 2, 3],
+    );
   });
 });

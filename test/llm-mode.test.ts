@@ -19,7 +19,13 @@ after(async () => {
   await llm.close();
 });
 
-const fact = (what: string, quote: string) => ({ what, kind: 'world', quote, occurredStart: '2024-05-01', entities: [{ name: 'Alice', type: 'person' }] });
+const fact = (what: string, quote: string) => ({
+  what,
+  kind: 'world',
+  quote,
+  occurredStart: '2024-05-01',
+  entities: [{ name: 'Alice', type: 'person' }],
+});
 
 test('retain through the model; usage totals equal the scripted usage', async () => {
   llm.script(
@@ -36,15 +42,19 @@ test('retain through the model; usage totals equal the scripted usage', async ()
   assert.equal(r.body.result.facts, 2);
   const facts = await s.call<{ facts: Array<{ text: string; occurredStart: string | null }> }>('GET', '/v1/banks/llm/facts');
   assert.ok(facts.body.facts.some((f) => f.text === 'Alice moved to Berlin in May 2024.' && f.occurredStart?.startsWith('2024-05-01')));
-  const usage = await s.call<{ total: { calls: number; inputTokens: number; outputTokens: number; cachedTokens: number }; groups: Array<{ operation: string; model: string }> }>(
-    'GET', '/v1/banks/llm/usage',
-  );
+  const usage = await s.call<{
+    total: { calls: number; inputTokens: number; outputTokens: number; cachedTokens: number };
+    groups: Array<{ operation: string; model: string }>;
+  }>('GET', '/v1/banks/llm/usage');
   assert.equal(usage.status, 200);
   assert.equal(usage.body.total.calls, 2);
   assert.equal(usage.body.total.inputTokens, 220);
   assert.equal(usage.body.total.outputTokens, 55);
   assert.equal(usage.body.total.cachedTokens, 20);
-  assert.deepEqual(usage.body.groups.map((g) => [g.operation, g.model]), [['retain', 'scripted-model']]);
+  assert.deepEqual(
+    usage.body.groups.map((g) => [g.operation, g.model]),
+    [['retain', 'scripted-model']],
+  );
 });
 
 test('a reply malformed twice fails the retain visibly and stores nothing', async () => {
@@ -76,19 +86,36 @@ test('consolidation runs through the model too, and its calls land in the ledger
   assert.equal(retained.status, 200, JSON.stringify(retained.body));
   const first = llm.requests.length;
   const text = 'Alice lives in Berlin since May 2024.';
-  llm.script(reply.json({ decisions: [{ action: 'create', ref: 'N1', text, facet: 'home', evidence: ['F1'] }] }, { prompt: 300, completion: 40 }));
+  llm.script(
+    reply.json({ decisions: [{ action: 'create', ref: 'N1', text, facet: 'home', evidence: ['F1'] }] }, { prompt: 300, completion: 40 }),
+  );
   const run = await s.call<{ run: { consolidated: number; failed: number } }>('POST', '/v1/banks/llm-consolidation/consolidate?wait=true');
   assert.equal(run.status, 200, JSON.stringify(run.body));
   assert.deepEqual([run.body.run.consolidated, run.body.run.failed], [1, 0]);
   assert.equal(llm.requests.length, first + 1, 'one consolidation call reached the model');
   assert.match(JSON.stringify(llm.requests[first].body.messages), /Track where people live/);
-  const observations = await s.call<{ facts: Array<{ id: string; text: string }> }>('GET', '/v1/banks/llm-consolidation/facts?kind=observation');
-  assert.deepEqual(observations.body.facts.map((f) => f.text), [text]);
-  const chain = await s.call<{ supporting: Array<{ fact: { id: string } }> }>('GET', `/v1/banks/llm-consolidation/observations/${observations.body.facts[0].id}`);
-  assert.deepEqual(chain.body.supporting.map((l) => l.fact.id), retained.body.result.factIds);
-  const usage = await s.call<{ groups: Array<{ operation: string; calls: number; inputTokens: number }> }>('GET', '/v1/banks/llm-consolidation/usage');
-  assert.deepEqual(
-    usage.body.groups.map((g) => [g.operation, g.calls, g.inputTokens]).sort(),
-    [['consolidation', 1, 300], ['retain', 1, 90]],
+  const observations = await s.call<{ facts: Array<{ id: string; text: string }> }>(
+    'GET',
+    '/v1/banks/llm-consolidation/facts?kind=observation',
   );
+  assert.deepEqual(
+    observations.body.facts.map((f) => f.text),
+    [text],
+  );
+  const chain = await s.call<{ supporting: Array<{ fact: { id: string } }> }>(
+    'GET',
+    `/v1/banks/llm-consolidation/observations/${observations.body.facts[0].id}`,
+  );
+  assert.deepEqual(
+    chain.body.supporting.map((l) => l.fact.id),
+    retained.body.result.factIds,
+  );
+  const usage = await s.call<{ groups: Array<{ operation: string; calls: number; inputTokens: number }> }>(
+    'GET',
+    '/v1/banks/llm-consolidation/usage',
+  );
+  assert.deepEqual(usage.body.groups.map((g) => [g.operation, g.calls, g.inputTokens]).sort(), [
+    ['consolidation', 1, 300],
+    ['retain', 1, 90],
+  ]);
 });

@@ -42,7 +42,8 @@ const SUBJECTS: Array<[string, RegExp]> = [
   ['climbing', /\bclimbing\b/],
   ['portuguese', /\bPortuguese\b/],
 ];
-const subjectOf = (f: Fact): string => (f.text.includes('Chloe') ? 'sister' : (SUBJECTS.find(([, re]) => re.test(f.text))?.[0] ?? `other: ${f.text}`));
+const subjectOf = (f: Fact): string =>
+  f.text.includes('Chloe') ? 'sister' : (SUBJECTS.find(([, re]) => re.test(f.text))?.[0] ?? `other: ${f.text}`);
 
 const PRODUCT = [
   ['Priya', 'Our LLM-powered search feature improved engagement by 30% this quarter.'],
@@ -57,7 +58,11 @@ describe('offline beliefs', () => {
     t = await openEngine();
     http = await listen(createApp(t.engine, { routes: [...coreRoutes(t.engine), reflectRoutes(t.engine, () => new OfflineAnswerer())] }));
     await t.engine.createBank({ id: 'maya' });
-    const items = MAYA.map(([speaker, content], i) => ({ speaker, content, timestamp: new Date(Date.UTC(2024, 0, 1 + i * 7, 10)).toISOString() }));
+    const items = MAYA.map(([speaker, content], i) => ({
+      speaker,
+      content,
+      timestamp: new Date(Date.UTC(2024, 0, 1 + i * 7, 10)).toISOString(),
+    }));
     await t.engine.retain('maya', { items });
     await t.worker.drain('maya');
   });
@@ -66,8 +71,13 @@ describe('offline beliefs', () => {
     await t.close();
   });
 
-  const all = async (bank: string): Promise<Fact[]> => (await t.store.listFacts(bank, { includeSuperseded: true, limit: 1000, offset: 0 })).facts;
-  const evidenceOf = async (bank: string, id: string): Promise<Fact[]> => t.store.getFacts(bank, (await t.store.evidenceOf(bank, id)).map((e) => e.factId));
+  const all = async (bank: string): Promise<Fact[]> =>
+    (await t.store.listFacts(bank, { includeSuperseded: true, limit: 1000, offset: 0 })).facts;
+  const evidenceOf = async (bank: string, id: string): Promise<Fact[]> =>
+    t.store.getFacts(
+      bank,
+      (await t.store.evidenceOf(bank, id)).map((e) => e.factId),
+    );
 
   test("Maya's unrelated facts never share an observation; greetings and questions are not evidence", async () => {
     const observations = (await all('maya')).filter((f) => f.kind === 'observation');
@@ -101,17 +111,32 @@ describe('offline beliefs', () => {
     const observations = (await all('maya')).filter((f) => f.kind === 'observation');
     const home = observations.filter((o) => /lives in|moved to/.test(o.text) && !o.text.includes('Chloe'));
     assert.equal(home.length, 1, home.map((o) => o.text).join(' | '));
-    assert.match(home[0].text, /^Maya now lives in Porto again, Lisbon was too expensive \(2024-04-08\)\. Before that: Maya lives in Leeds/);
+    assert.match(
+      home[0].text,
+      /^Maya now lives in Porto again, Lisbon was too expensive \(2024-04-08\)\. Before that: Maya lives in Leeds/,
+    );
     const history = await t.call<{ history: ObservationRevision[] }>('GET', `/v1/banks/maya/observations/${home[0].id}/history`);
-    assert.deepEqual(history.body.history.map((r) => r.reason), ['created', 'contradicted', 'contradicted', 'contradicted']);
+    assert.deepEqual(
+      history.body.history.map((r) => r.reason),
+      ['created', 'contradicted', 'contradicted', 'contradicted'],
+    );
     for (const o of observations) assert.doesNotMatch(o.text, /\bMaya (live|love|am|are)\b|\bI\b|\byou\b|^(Hi|Congrats|Thanks)\b/, o.text);
   });
 
   test('"Where does Maya live now?" leads with Porto in recall and in offline reflect, citing the fact', async () => {
-    const recall = await http.call<{ results: Array<{ id: string; text: string; kind: string }> }>('POST', '/v1/banks/maya/recall', { query: 'Where does Maya live now?', limit: 5 });
+    const recall = await http.call<{ results: Array<{ id: string; text: string; kind: string }> }>('POST', '/v1/banks/maya/recall', {
+      query: 'Where does Maya live now?',
+      limit: 5,
+    });
     assert.equal(recall.status, 200);
-    assert.match(recall.body.results[0].text, /^(Actually )?Maya now lives in Porto again/, JSON.stringify(recall.body.results.map((r) => r.text)));
-    const reflect = await http.call<{ answer: string; basedOn: { facts: string[] } }>('POST', '/v1/banks/maya/reflect', { query: 'Where does Maya live now?' });
+    assert.match(
+      recall.body.results[0].text,
+      /^(Actually )?Maya now lives in Porto again/,
+      JSON.stringify(recall.body.results.map((r) => r.text)),
+    );
+    const reflect = await http.call<{ answer: string; basedOn: { facts: string[] } }>('POST', '/v1/banks/maya/reflect', {
+      query: 'Where does Maya live now?',
+    });
     assert.equal(reflect.status, 200, JSON.stringify(reflect.body));
     const lead = reflect.body.answer.split('\n')[1];
     assert.match(lead, /Porto again/, reflect.body.answer);
@@ -125,7 +150,11 @@ describe('offline beliefs', () => {
     test(`the product story is one observation with three revisions when retained in ${calls} call(s)`, async () => {
       const bank = `product-${calls}`;
       await t.engine.createBank({ id: bank });
-      const items = PRODUCT.map(([speaker, content], i) => ({ speaker, content, timestamp: new Date(Date.UTC(2025, i, 10)).toISOString() }));
+      const items = PRODUCT.map(([speaker, content], i) => ({
+        speaker,
+        content,
+        timestamp: new Date(Date.UTC(2025, i, 10)).toISOString(),
+      }));
       if (calls === 'one') await t.engine.retain(bank, { items });
       else
         for (const item of items) {
@@ -148,21 +177,35 @@ describe('offline beliefs', () => {
 
   test('an observation whose facts were all superseded is stale and ranks below the current facts', async () => {
     await t.engine.createBank({ id: 'outdated' });
-    await t.engine.retain('outdated', { items: [{ content: 'Noor works at the Lisbon aquarium as a marine biologist.', timestamp: '2023-01-10T10:00:00Z' }] });
+    await t.engine.retain('outdated', {
+      items: [{ content: 'Noor works at the Lisbon aquarium as a marine biologist.', timestamp: '2023-01-10T10:00:00Z' }],
+    });
     await t.worker.drain('outdated');
     const [old] = (await all('outdated')).filter((f) => f.kind !== 'observation');
     const [obs] = (await all('outdated')).filter((f) => f.kind === 'observation');
     assert.ok(obs, 'the first fact made an observation');
-    const retained = await t.engine.retain('outdated', { items: [{ content: 'Noor works at the Porto aquarium as a marine biologist.', timestamp: '2024-01-10T10:00:00Z' }] });
+    const retained = await t.engine.retain('outdated', {
+      items: [{ content: 'Noor works at the Porto aquarium as a marine biologist.', timestamp: '2024-01-10T10:00:00Z' }],
+    });
     const [newer] = retained.result?.factIds ?? [];
     // What an LLM consolidator may decide: the old fact superseded, the observation left as it was.
     const claim = await t.store.claimUnconsolidated('outdated', 'test-worker', 10, 60_000);
     assert.ok(claim);
     await t.store.applyObservations({
-      bankId: 'outdated', observations: [], vectors: [], embedder: t.engine.embedderId, evidence: [], revisions: [], removeObservationIds: [],
-      supersede: [{ factId: old.id, by: newer, at: new Date().toISOString() }], consolidatedFactIds: claim.factIds, workerId: 'test-worker',
+      bankId: 'outdated',
+      observations: [],
+      vectors: [],
+      embedder: t.engine.embedderId,
+      evidence: [],
+      revisions: [],
+      removeObservationIds: [],
+      supersede: [{ factId: old.id, by: newer, at: new Date().toISOString() }],
+      consolidatedFactIds: claim.factIds,
+      workerId: 'test-worker',
     });
-    const r = await http.call<{ results: Array<{ id: string; kind: string; stale?: boolean }> }>('POST', '/v1/banks/outdated/recall', { query: 'Where does Noor work as a marine biologist?' });
+    const r = await http.call<{ results: Array<{ id: string; kind: string; stale?: boolean }> }>('POST', '/v1/banks/outdated/recall', {
+      query: 'Where does Noor work as a marine biologist?',
+    });
     const ids = r.body.results.map((x) => x.id);
     assert.ok(ids.includes(obs.id) && ids.includes(newer), JSON.stringify(r.body.results));
     assert.ok(ids.indexOf(newer) < ids.indexOf(obs.id), 'the current fact ranks above the outdated observation');

@@ -23,8 +23,17 @@ describe('updated values, contradictions and fact context', () => {
       { key: 'noise', content: 'The shared CI runner also builds the documentation site every hour.', at: '2024-03-05' },
       { key: 'new', content: 'The nightly build takes 40 minutes on the shared CI runner now.', at: '2024-03-20' },
       { key: 'never', content: 'I have never deployed the payments service to AWS.', at: '2024-03-25' },
-      { key: 'doc', content: '## Flaky Cypress suite\n\nIt fails about once in five runs, always on the login page.\n\nRetrying twice hides it.', at: '2024-03-26' },
-      { key: 'marked', content: 'The office coffee machine was repaired on Tuesday.', at: '2024-03-27', metadata: { stance: 'instruction' } },
+      {
+        key: 'doc',
+        content: '## Flaky Cypress suite\n\nIt fails about once in five runs, always on the login page.\n\nRetrying twice hides it.',
+        at: '2024-03-26',
+      },
+      {
+        key: 'marked',
+        content: 'The office coffee machine was repaired on Tuesday.',
+        at: '2024-03-27',
+        metadata: { stance: 'instruction' },
+      },
     ];
     for (const it of items) {
       const r = await s.call('POST', '/v1/banks/changes/memories', {
@@ -86,7 +95,10 @@ describe('updated values, contradictions and fact context', () => {
       timestamp: new Date(Date.UTC(2024, 4, 1 + i, 10)).toISOString(),
     }));
     assert.equal((await s.call('POST', '/v1/banks/many-values/memories', { items })).status, 200);
-    const r = await s.call<{ results: Result[] }>('POST', '/v1/banks/many-values/recall', { query: 'How long does the staging deploy take on the blue cluster?', limit: 4 });
+    const r = await s.call<{ results: Result[] }>('POST', '/v1/banks/many-values/recall', {
+      query: 'How long does the staging deploy take on the blue cluster?',
+      limit: 4,
+    });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const results = r.body.results;
     const shown = new Set(results.map((x) => x.id));

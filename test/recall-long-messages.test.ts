@@ -6,7 +6,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './support/server.ts';
 
-type Result = { id: string; text: string; kind: string; speaker: string | null; source: { itemId: string; metadata: Record<string, string> } | null };
+type Result = {
+  id: string;
+  text: string;
+  kind: string;
+  speaker: string | null;
+  source: { itemId: string; metadata: Record<string, string> } | null;
+};
 type Recall = { results: Result[] };
 
 /** A long agent reply about the nightly build: many sentences that all share its words. */
@@ -31,17 +37,37 @@ describe('recall on long technical messages', () => {
       { key: 'reply', role: 'assistant', content: LONG_REPLY },
       { key: 'rule', role: 'user', content: 'Always include a code example when I ask about handling errors in asynchronous functions.' },
       { key: 'db', role: 'user', content: 'Our PostgreSQL database holds 3 million rows of orders and the nightly report query is slow.' },
-      { key: 'team', role: 'user', content: 'I manage the operations team, and the errors that happen during operations land in my code reviews.' },
-      { key: 'dbreply', role: 'assistant', content: 'Add an index on the orders table for the report query, and check the query plan with EXPLAIN ANALYZE.' },
+      {
+        key: 'team',
+        role: 'user',
+        content: 'I manage the operations team, and the errors that happen during operations land in my code reviews.',
+      },
+      {
+        key: 'dbreply',
+        role: 'assistant',
+        content: 'Add an index on the orders table for the report query, and check the query plan with EXPLAIN ANALYZE.',
+      },
       // Messages sharing more of the later question's words than the instruction does.
       { key: 'dash', role: 'user', content: 'The operations dashboard shows errors that happen in my billing code during operations.' },
-      { key: 'reviews', role: 'user', content: 'I manage code reviews, and errors that happen in my code during operations get fixed there.' },
+      {
+        key: 'reviews',
+        role: 'user',
+        content: 'I manage code reviews, and errors that happen in my code during operations get fixed there.',
+      },
       { key: 'queue', role: 'user', content: 'My code manages errors that happen during queue operations with retries.' },
       { key: 'deploys', role: 'user', content: 'Errors that happen during deploy operations in my code are rare.' },
     ];
     for (const [i, it] of items.entries()) {
       const r = await s.call<{ result: unknown }>('POST', '/v1/banks/long/memories', {
-        items: [{ content: it.content, speaker: it.role, role: it.role, timestamp: `2024-03-${String(i + 1).padStart(2, '0')}T10:00:00Z`, metadata: { key: it.key } }],
+        items: [
+          {
+            content: it.content,
+            speaker: it.role,
+            role: it.role,
+            timestamp: `2024-03-${String(i + 1).padStart(2, '0')}T10:00:00Z`,
+            metadata: { key: it.key },
+          },
+        ],
       });
       assert.equal(r.status, 200, JSON.stringify(r.body));
     }
@@ -66,7 +92,10 @@ describe('recall on long technical messages', () => {
     const open = perMessage(await recall({ query: 'how to make the nightly webpack build faster', perSource: 0 }));
     assert.ok((open.get('reply') ?? 0) > 2, `without the cap the long reply gives more: ${open.get('reply')}`);
     const one = perMessage(await recall({ query: 'how to make the nightly webpack build faster', perSource: 1 }));
-    assert.ok([...one.values()].every((n) => n === 1), 'perSource 1: one result per message');
+    assert.ok(
+      [...one.values()].every((n) => n === 1),
+      'perSource 1: one result per message',
+    );
   });
 
   test('a first-person question ranks what the user said above the replies that repeat it', async () => {
@@ -91,9 +120,18 @@ describe('recall on long technical messages', () => {
   });
 
   test("group: 'source' returns each result's whole passage once, with the result's span, within maxTokens", async () => {
-    type Passage = { chunkId: string; itemId: string; text: string; tokens: number; results: Array<{ id: string; start: number; end: number }> };
+    type Passage = {
+      chunkId: string;
+      itemId: string;
+      text: string;
+      tokens: number;
+      results: Array<{ id: string; start: number; end: number }>;
+    };
     const call = async (body: Record<string, unknown>): Promise<{ results: Result[]; passages: Passage[]; tokens: number }> => {
-      const r = await s.call<{ results: Result[]; passages: Passage[]; tokens: number }>('POST', '/v1/banks/long/recall', { limit: 20, ...body });
+      const r = await s.call<{ results: Result[]; passages: Passage[]; tokens: number }>('POST', '/v1/banks/long/recall', {
+        limit: 20,
+        ...body,
+      });
       assert.equal(r.status, 200, JSON.stringify(r.body));
       return r.body;
     };
@@ -108,11 +146,18 @@ describe('recall on long technical messages', () => {
         assert.ok(result, 'every passage result is a result');
         assert.ok(hit.end > hit.start && hit.end <= p.text.length);
       }
-    assert.equal(grouped.tokens, grouped.passages.reduce((n, p) => n + p.tokens, 0), 'the budget counts the passages');
+    assert.equal(
+      grouped.tokens,
+      grouped.passages.reduce((n, p) => n + p.tokens, 0),
+      'the budget counts the passages',
+    );
     // A budget that holds only the first passage returns only it and its results.
     const first = grouped.passages[0];
     const tight = await call({ query: 'how to make the nightly webpack build faster', group: 'source', maxTokens: first.tokens });
-    assert.deepEqual(tight.passages.map((p) => p.chunkId), [first.chunkId]);
+    assert.deepEqual(
+      tight.passages.map((p) => p.chunkId),
+      [first.chunkId],
+    );
     assert.ok(tight.results.every((r) => first.results.some((h) => h.id === r.id)));
     // Without the option, no passages.
     assert.equal((await call({ query: 'nightly build' })).passages, undefined);

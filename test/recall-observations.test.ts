@@ -36,7 +36,8 @@ describe('recall of observations', () => {
     const observations = (await t.store.listFacts(BANK, { kinds: ['observation'], limit: 10, offset: 0 })).facts;
     assert.equal(observations.length, 1);
     observationId = observations[0].id;
-    history = (await t.call<{ history: ObservationRevision[] }>('GET', `/v1/banks/${BANK}/observations/${observationId}/history`)).body.history;
+    history = (await t.call<{ history: ObservationRevision[] }>('GET', `/v1/banks/${BANK}/observations/${observationId}/history`)).body
+      .history;
     assert.equal(history.length, 3);
   });
   after(async () => {
@@ -57,7 +58,10 @@ describe('recall of observations', () => {
 
     const withSources = observation(await recall({ types: ['observation'], include: { sourceFacts: true } }));
     assert.ok(withSources?.sourceFacts);
-    assert.deepEqual(withSources.sourceFacts.map((s) => s.role), ['supports', 'contradicts', 'contradicts']);
+    assert.deepEqual(
+      withSources.sourceFacts.map((s) => s.role),
+      ['supports', 'contradicts', 'contradicts'],
+    );
     assert.deepEqual(new Set(withSources.sourceFacts.map((s) => s.source?.sentence)), new Set(STORY.map((s) => s.content)));
   });
 

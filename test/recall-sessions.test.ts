@@ -19,7 +19,7 @@ interface Item {
 }
 
 /** Turns of one session, a minute apart, in the document `chat-n` (or under an explicit session name). */
-function session(n: number, day: string, turns: Array<[('user' | 'assistant'), string]>, named?: string): Item[] {
+function session(n: number, day: string, turns: Array<['user' | 'assistant', string]>, named?: string): Item[] {
   return turns.map(([role, content], i) => ({
     content,
     role,
@@ -88,7 +88,10 @@ describe('sessions in recall', () => {
     const response = await recall(query, queryTime);
     assert.ok(response.results.length > 0, `${query}: some results`);
     const got = ordinals(response);
-    assert.ok(got.every((o) => expected.includes(o)), `${query}: sessions ${JSON.stringify(got)} are all in ${JSON.stringify(expected)}`);
+    assert.ok(
+      got.every((o) => expected.includes(o)),
+      `${query}: sessions ${JSON.stringify(got)} are all in ${JSON.stringify(expected)}`,
+    );
     return response;
   };
 
@@ -107,7 +110,10 @@ describe('sessions in recall', () => {
 
   test('"our first session" returns only facts of the first session, by time, though it was retained second', async () => {
     const response = await assertOnly('What did we discuss in our first session?', [1]);
-    assert.ok(response.results.some((r) => /tomato/i.test(r.text)), 'the garden facts are found though no word matches');
+    assert.ok(
+      response.results.some((r) => /tomato/i.test(r.text)),
+      'the garden facts are found though no word matches',
+    );
     assert.deepEqual(response.results[0].session, { id: 'chat-1', ordinal: 1 });
   });
 
@@ -147,13 +153,15 @@ describe('sessions in recall', () => {
 
   test('a session must be a non-empty string (or null)', async () => {
     for (const bad of ['', 5, ['a']]) {
-      const r = await server.call<{ error: { message: string } }>('POST', `/v1/banks/${BANK}/memories`, { items: [{ content: 'x y z', session: bad }] });
+      const r = await server.call<{ error: { message: string } }>('POST', `/v1/banks/${BANK}/memories`, {
+        items: [{ content: 'x y z', session: bad }],
+      });
       assert.equal(r.status, 400, JSON.stringify(r.body));
       assert.match(r.body.error.message, /session/);
     }
   });
 
-  test('deleting the first session\'s document makes the second the first', async () => {
+  test("deleting the first session's document makes the second the first", async () => {
     assert.equal((await server.call('DELETE', `/v1/banks/${BANK}/documents/chat-1`)).status, 200);
     const response = await assertOnly('What did we discuss in our first session?', [1]);
     assert.ok(response.results.every((r) => r.session?.id === 'chat-2'));

@@ -41,7 +41,10 @@ describe('recall time filters', () => {
   const ids = (...keys: Array<keyof typeof of>): string[] => keys.flatMap((k) => of[k]).sort();
 
   test('the retained facts carry the dates their text gives (or their timestamp when it gives none)', async () => {
-    for (const [key, month] of [['cat', '2023-03'], ['violin', '2021-05']] as const)
+    for (const [key, month] of [
+      ['cat', '2023-03'],
+      ['violin', '2021-05'],
+    ] as const)
       for (const id of of[key]) {
         const f = (await s.call<Fact>('GET', `/v1/banks/tf/facts/${id}`)).body;
         assert.ok(f.occurredStart?.startsWith(month), `${key}: ${f.occurredStart}`);
@@ -94,18 +97,32 @@ describe('recall time filters', () => {
         assert.equal(q.status, 400, `list ${field}=${bad}`);
         assert.match(q.body.error.message, new RegExp(field));
       }
-    const backwards = await s.call<Err>('POST', '/v1/banks/tf/recall', { query: QUERY, occurredFrom: '2024-01-02', occurredTo: '2024-01-01' });
+    const backwards = await s.call<Err>('POST', '/v1/banks/tf/recall', {
+      query: QUERY,
+      occurredFrom: '2024-01-02',
+      occurredTo: '2024-01-01',
+    });
     assert.equal(backwards.status, 400, JSON.stringify(backwards.body));
     assert.match(backwards.body.error.message, /occurredFrom.*occurredTo/);
     const listBackwards = await s.call<Err>('GET', '/v1/banks/tf/facts?occurredFrom=2024-01-02&occurredTo=2024-01-01');
     assert.equal(listBackwards.status, 400);
     assert.match(listBackwards.body.error.message, /occurredFrom.*occurredTo/);
-    const sameInstant = await s.call('POST', '/v1/banks/tf/recall', { query: QUERY, occurredFrom: '2024-01-01T02:00:00+02:00', occurredTo: '2024-01-01' });
+    const sameInstant = await s.call('POST', '/v1/banks/tf/recall', {
+      query: QUERY,
+      occurredFrom: '2024-01-01T02:00:00+02:00',
+      occurredTo: '2024-01-01',
+    });
     assert.equal(sameInstant.status, 200, 'compared as instants, not as text');
   });
 
   test('/openapi.json describes the filters', async () => {
-    type Doc = { components: { schemas: Record<string, { properties: Record<string, { description?: string }> }> }; paths: Record<string, Record<string, { parameters?: Array<{ name: string; description?: string; schema?: { description?: string } }> }>> };
+    type Doc = {
+      components: { schemas: Record<string, { properties: Record<string, { description?: string }> }> };
+      paths: Record<
+        string,
+        Record<string, { parameters?: Array<{ name: string; description?: string; schema?: { description?: string } }> }>
+      >;
+    };
     const doc = (await s.call<Doc>('GET', '/openapi.json')).body;
     const props = doc.components.schemas.RecallRequest.properties;
     const params = doc.paths['/v1/banks/{bank}/facts'].get.parameters ?? [];

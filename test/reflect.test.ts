@@ -41,7 +41,8 @@ describe('reflect', () => {
   let answererFor: AnswererFor = () => new OfflineAnswerer();
 
   const call = <T>(path: string, body?: unknown, method = 'POST'): Promise<{ status: number; body: T }> => http.call<T>(method, path, body);
-  const reflect = (body: Record<string, unknown>) => call<Reflected>('/v1/banks/alice/reflect', { queryTime: '2024-03-01T00:00:00Z', ...body });
+  const reflect = (body: Record<string, unknown>) =>
+    call<Reflected>('/v1/banks/alice/reflect', { queryTime: '2024-03-01T00:00:00Z', ...body });
   const useLlm = (options: LlmAnswererOptions = {}): void => {
     const provider = createOpenAiCompatibleProvider({ baseUrl: llm.openaiBaseUrl, model: 'local-model' });
     answererFor = () => new LlmAnswerer(provider, options);
@@ -83,7 +84,10 @@ describe('reflect', () => {
     const lead = answer.split('\n')[1];
     assert.match(lead, /Alice lives in Berlin/, answer);
     assert.doesNotMatch(answer, /Miso|violinist/, answer);
-    assert.deepEqual(r.body.trace.map((s) => s.action), ['search_observations', 'recall_facts']);
+    assert.deepEqual(
+      r.body.trace.map((s) => s.action),
+      ['search_observations', 'recall_facts'],
+    );
   });
 
   test('offline: a question memory holds nothing about is answered as such, citing nothing', async () => {
@@ -153,7 +157,10 @@ describe('reflect', () => {
     let realFact = '';
     let realObservation = '';
     llm.script(
-      reply.json({ tool: 'search_observations', args: { query: 'where Alice lives' }, reason: 'conclusions first' }, { prompt: 300, completion: 20 }),
+      reply.json(
+        { tool: 'search_observations', args: { query: 'where Alice lives' }, reason: 'conclusions first' },
+        { prompt: 300, completion: 20 },
+      ),
       (request): ScriptedReply => {
         realObservation = idFromLastResult(request, 'obs');
         return reply.json({ tool: 'recall_facts', args: { query: 'Alice Berlin flat', limit: 3 } }, { prompt: 500, completion: 25 });
@@ -169,7 +176,10 @@ describe('reflect', () => {
     assert.equal(r.body.answerer, 'llm:openai-compatible:local-model');
     assert.equal(r.body.answer, `Alice lives in Berlin, in Kreuzberg [${realFact}].`);
     assert.deepEqual(r.body.basedOn, { observations: [realObservation], facts: [realFact] });
-    assert.deepEqual(r.body.trace.map((s) => s.action), ['search_observations', 'recall_facts', 'done', 'dropped_citations']);
+    assert.deepEqual(
+      r.body.trace.map((s) => s.action),
+      ['search_observations', 'recall_facts', 'done', 'dropped_citations'],
+    );
     assert.deepEqual(r.body.trace[3].ids, [INVENTED]);
     assert.equal(r.body.trace[0].reason, 'conclusions first');
     assert.ok(r.body.trace[1].found?.includes(realFact));
@@ -188,13 +198,21 @@ describe('reflect', () => {
     assert.deepEqual(r.body.usage, expected);
     const report = await ledger.query({ bankId: 'alice' });
     assert.deepEqual(
-      { calls: report.total.calls, inputTokens: report.total.inputTokens, outputTokens: report.total.outputTokens, cachedTokens: report.total.cachedTokens },
+      {
+        calls: report.total.calls,
+        inputTokens: report.total.inputTokens,
+        outputTokens: report.total.outputTokens,
+        cachedTokens: report.total.cachedTokens,
+      },
       { calls: 3, ...expected },
     );
-    assert.deepEqual(report.groups.map((g) => g.operation), ['reflect']);
+    assert.deepEqual(
+      report.groups.map((g) => g.operation),
+      ['reflect'],
+    );
   });
 
-  test('LLM: expand shows an observation\'s evidence and a fact\'s source text', async () => {
+  test("LLM: expand shows an observation's evidence and a fact's source text", async () => {
     useLlm();
     const [observation] = (await te.store.listFacts('alice', { limit: 10, offset: 0, kinds: ['observation'] })).facts;
     const evidence = await te.store.evidenceOf('alice', observation.id);
@@ -261,7 +279,10 @@ describe('reflect', () => {
     assert.equal(llm.requests.length - before, 3, 'exactly maxSteps model calls');
     assert.equal(llm.pending, 0);
     assert.match(llm.requests[before + 2].body.messages.at(-1)?.content ?? '', /This is your last step/);
-    assert.deepEqual(r.body.trace.map((s) => s.action), ['recall_facts', 'recall_facts', 'stopped']);
+    assert.deepEqual(
+      r.body.trace.map((s) => s.action),
+      ['recall_facts', 'recall_facts', 'stopped'],
+    );
     assert.equal(r.body.trace[2].why, 'steps');
     assert.match(r.body.answer as string, /did not finish/);
     assert.ok(r.body.basedOn.facts.length > 0);
@@ -275,7 +296,10 @@ describe('reflect', () => {
     const r = await reflect({ query: 'Where does Alice live?' });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.ok(Date.now() - started < 3000, 'did not wait for the hang');
-    assert.deepEqual(r.body.trace.map((s) => s.action), ['search_observations', 'stopped']);
+    assert.deepEqual(
+      r.body.trace.map((s) => s.action),
+      ['search_observations', 'stopped'],
+    );
     assert.equal(r.body.trace[1].why, 'time');
     assert.ok(r.body.basedOn.observations.length > 0);
   });

@@ -17,7 +17,13 @@ import { TEST_CACHE_DIR } from './support/server.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NAMES = ['Ines', 'Tariq', 'Yuki', 'Bram', 'Lotte', 'Kemal', 'Sade', 'Ravi', 'Olga', 'Paulo'];
-const TOPICS = ['baked sourdough bread', 'repaired an antique clock', 'sailed a small dinghy', 'painted watercolour birds', 'planted chili peppers'];
+const TOPICS = [
+  'baked sourdough bread',
+  'repaired an antique clock',
+  'sailed a small dinghy',
+  'painted watercolour birds',
+  'planted chili peppers',
+];
 const N = 400;
 const items = Array.from({ length: N }, (_, i) => ({
   content: `On day ${i + 1} I ${TOPICS[i % TOPICS.length]} in ${['Porto', 'Ghent', 'Kyoto', 'Oslo'][i % 4]} with ${NAMES[(i * 3) % 10]}.`,
@@ -34,7 +40,14 @@ interface Served {
 async function serve(dataDir: string): Promise<Served> {
   const child = spawn(process.execPath, ['bin/cairn.mjs', 'serve'], {
     cwd: ROOT,
-    env: { ...process.env, CAIRN_DATA_DIR: dataDir, CAIRN_CACHE_DIR: TEST_CACHE_DIR, CAIRN_PORT: '0', CAIRN_WORKER: 'off', CAIRN_LOG_LEVEL: 'info' },
+    env: {
+      ...process.env,
+      CAIRN_DATA_DIR: dataDir,
+      CAIRN_CACHE_DIR: TEST_CACHE_DIR,
+      CAIRN_PORT: '0',
+      CAIRN_WORKER: 'off',
+      CAIRN_LOG_LEVEL: 'info',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const base = await new Promise<string>((resolve, reject) => {
@@ -49,7 +62,11 @@ async function serve(dataDir: string): Promise<Served> {
     child.once('exit', (code) => reject(new Error(`cairn serve exited (${code}) before listening:\n${seen}`)));
   });
   const call = async <T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> => {
-    const r = await fetch(base + path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const r = await fetch(base + path, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: r.status, body: (await r.json()) as T };
   };
   return { child, call };
@@ -63,7 +80,14 @@ async function stop(s: Served, signal: NodeJS.Signals): Promise<void> {
 }
 
 type RetainResult = { documents: number; documentsUnchanged: number; chunksProcessed: number; facts: number; factIds: string[] };
-type Op = { id: string; status: string; progress: { done: number; total: number }; error: string | null; result: RetainResult | null; input?: unknown };
+type Op = {
+  id: string;
+  status: string;
+  progress: { done: number; total: number };
+  error: string | null;
+  result: RetainResult | null;
+  input?: unknown;
+};
 type FactPage = { facts: Array<{ id: string; text: string; source: { documentId: string } | null }>; total: number };
 
 async function allFacts(s: Served, bank: string): Promise<FactPage['facts']> {
@@ -134,7 +158,10 @@ test('kill -9 during an async retain, restart: the operation resumes and every i
       for (const bank of ['crash', 'control']) {
         const n = keywordIndexOf(store.db, bank);
         assert.ok(n !== null);
-        for (const [source, table] of [['fact', 'facts'], ['chunk', 'chunks']] as const) {
+        for (const [source, table] of [
+          ['fact', 'facts'],
+          ['chunk', 'chunks'],
+        ] as const) {
           const indexed = store.db.prepare(`SELECT rowid AS rid FROM ${keywordTable(n, source)} ORDER BY rowid`).all();
           const stored = store.db.prepare(`SELECT rid FROM ${table} WHERE bank_id = ? ORDER BY rid`).all(bank);
           assert.deepEqual(indexed, stored, `${bank}: the ${table} in the keyword index are the ${table} in the store`);
@@ -143,7 +170,11 @@ test('kill -9 during an async retain, restart: the operation resumes and every i
       for (const query of ['sourdough Porto', 'dinghy Kyoto Yuki', 'antique clock']) {
         const [a, b] = await Promise.all(['crash', 'control'].map((bank) => store.keywords.searchFacts(bank, query, 20)));
         assert.ok(a.length > 0);
-        assert.deepEqual(a.map((h) => h.score), b.map((h) => h.score), `${query}: the same BM25 scores in both banks`);
+        assert.deepEqual(
+          a.map((h) => h.score),
+          b.map((h) => h.score),
+          `${query}: the same BM25 scores in both banks`,
+        );
       }
     } finally {
       await store.close();

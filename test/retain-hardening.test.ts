@@ -9,7 +9,15 @@ import { startServer, type TestServer } from './support/server.ts';
 
 type RetainResult = { documents: number; documentsUnchanged: number; chunksProcessed: number; facts: number; factIds: string[] };
 type Retain = { operationId: string; status: string; result: RetainResult | null };
-type Op = { id: string; bankId: string; status: string; progress: { done: number; total: number }; result: RetainResult | null; error: string | null; input?: unknown };
+type Op = {
+  id: string;
+  bankId: string;
+  status: string;
+  progress: { done: number; total: number };
+  result: RetainResult | null;
+  error: string | null;
+  input?: unknown;
+};
 type ApiError = { error: { code: string; message: string } };
 
 /** A GET whose path goes out exactly as written (no dot-segment resolution, no re-encoding). */
@@ -36,9 +44,14 @@ describe('retain hardening over HTTP', () => {
   });
 
   const newBank = async (id: string): Promise<void> => assert.equal((await s.call('POST', '/v1/banks', { id })).status, 201);
-  const op = async (id: string, query = ''): Promise<{ status: number; body: Op }> => s.call<Op>('GET', `/v1/operations/${encodeURIComponent(id)}${query}`);
+  const op = async (id: string, query = ''): Promise<{ status: number; body: Op }> =>
+    s.call<Op>('GET', `/v1/operations/${encodeURIComponent(id)}${query}`);
   const finished = (id: string): Promise<{ status: number; body: Op }> =>
-    until(`operation ${id} to finish`, () => op(id), (r) => r.status !== 200 || r.body.status === 'succeeded' || r.body.status === 'failed');
+    until(
+      `operation ${id} to finish`,
+      () => op(id),
+      (r) => r.status !== 200 || r.body.status === 'succeeded' || r.body.status === 'failed',
+    );
 
   test('identical items in one request are each stored, never a 500; the same request again changes nothing', async () => {
     await newBank('dups');
@@ -58,9 +71,11 @@ describe('retain hardening over HTTP', () => {
     assert.equal(r.body.result?.documents, 6, 'two standalone "ok", three "thanks", one chat');
     assert.equal(r.body.result?.chunksProcessed, 9, 'every occurrence stored');
     const chat = await s.call<{ chunks: Array<{ text: string; speaker: string }> }>('GET', '/v1/banks/dups/documents/chat-1');
-    assert.deepEqual(chat.body.chunks.map((c) => `${c.speaker}: ${c.text}`), [
-      'Alice: I moved to Lisbon in March.', 'Bob: ok', 'Alice: I moved to Lisbon in March.', 'Bob: ok',
-    ], 'repeated turns of a document keep their places');
+    assert.deepEqual(
+      chat.body.chunks.map((c) => `${c.speaker}: ${c.text}`),
+      ['Alice: I moved to Lisbon in March.', 'Bob: ok', 'Alice: I moved to Lisbon in March.', 'Bob: ok'],
+      'repeated turns of a document keep their places',
+    );
     const lisbon = await s.call<{ facts: Array<{ text: string }> }>('GET', '/v1/banks/dups/facts?documentId=chat-1');
     assert.equal(lisbon.body.facts.filter((f) => /Lisbon/.test(f.text)).length, 2, 'a fact per occurrence');
 
@@ -73,7 +88,12 @@ describe('retain hardening over HTTP', () => {
     const one = await s.call<Retain>('POST', '/v1/banks/dups/memories', { items: [{ content: 'ok', speaker: 'Alice' }] });
     assert.equal(one.body.result?.documentsUnchanged, 1);
     const appended = await s.call<Retain>('POST', '/v1/banks/dups/memories', {
-      documentMode: 'append', items: [{ content: 'ok', speaker: 'Bob', documentId: 'chat-1' }, { content: 'ok', speaker: 'Bob', documentId: 'chat-1' }, { content: 'ok', speaker: 'Bob', documentId: 'chat-1' }],
+      documentMode: 'append',
+      items: [
+        { content: 'ok', speaker: 'Bob', documentId: 'chat-1' },
+        { content: 'ok', speaker: 'Bob', documentId: 'chat-1' },
+        { content: 'ok', speaker: 'Bob', documentId: 'chat-1' },
+      ],
     });
     assert.equal(appended.status, 200, JSON.stringify(appended.body));
     const chatAfter = await s.call<{ chunks: Array<{ text: string }> }>('GET', '/v1/banks/dups/documents/chat-1');
@@ -92,7 +112,10 @@ describe('retain hardening over HTTP', () => {
 
   test('an operationId reused with another payload is refused, naming the conflict; nothing of it is stored', async () => {
     await newBank('idem');
-    const first = await s.call<Retain>('POST', '/v1/banks/idem/memories', { operationId: 'batch-7', items: [{ content: 'Dana runs a bakery in Porto.' }] });
+    const first = await s.call<Retain>('POST', '/v1/banks/idem/memories', {
+      operationId: 'batch-7',
+      items: [{ content: 'Dana runs a bakery in Porto.' }],
+    });
     assert.equal(first.status, 200);
     for (const changed of [
       { operationId: 'batch-7', items: [{ content: 'Erik sails a boat in Oslo.' }] },
@@ -107,20 +130,31 @@ describe('retain hardening over HTTP', () => {
     const facts = await s.call<{ facts: Array<{ text: string }> }>('GET', '/v1/banks/idem/facts');
     assert.ok(!facts.body.facts.some((f) => /Oslo/.test(f.text)), 'the refused items are not stored');
     // The same payload (key order and async aside) is the same request: its first outcome.
-    const same = await s.call<Retain>('POST', '/v1/banks/idem/memories', { items: [{ content: 'Dana runs a bakery in Porto.' }], operationId: 'batch-7', async: true });
+    const same = await s.call<Retain>('POST', '/v1/banks/idem/memories', {
+      items: [{ content: 'Dana runs a bakery in Porto.' }],
+      operationId: 'batch-7',
+      async: true,
+    });
     assert.equal(same.body.operationId, first.body.operationId);
   });
 
   test('parallel sync retains with one operationId run once', async () => {
     await newBank('race');
-    const items = Array.from({ length: 30 }, (_, i) => ({ content: `On day ${i} Gus repaired bicycle number ${i} in Ghent.`, speaker: 'Gus' }));
+    const items = Array.from({ length: 30 }, (_, i) => ({
+      content: `On day ${i} Gus repaired bicycle number ${i} in Ghent.`,
+      speaker: 'Gus',
+    }));
     const answers = await Promise.all(
       Array.from({ length: 6 }, () => s.call<Retain & ApiError>('POST', '/v1/banks/race/memories', { operationId: 'race-key', items })),
     );
     const ok = answers.filter((a) => a.status === 200);
     assert.ok(ok.length >= 1);
-    assert.ok(answers.every((a) => a.status === 200 || a.status === 409), answers.map((a) => a.status).join(','));
-    for (const busy of answers.filter((a) => a.status === 409)) assert.match(busy.body.error.message, /race-key.*still running|still running/);
+    assert.ok(
+      answers.every((a) => a.status === 200 || a.status === 409),
+      answers.map((a) => a.status).join(','),
+    );
+    for (const busy of answers.filter((a) => a.status === 409))
+      assert.match(busy.body.error.message, /race-key.*still running|still running/);
     assert.equal(new Set(ok.map((a) => a.body.operationId)).size, 1, 'one operation for the key');
     for (const a of ok) assert.deepEqual(a.body.result, ok[0].body.result, 'every answer is the first outcome');
     assert.equal(ok[0].body.result?.documentsUnchanged, 0);
@@ -136,7 +170,11 @@ describe('retain hardening over HTTP', () => {
     assert.equal(byId.body.status, 'succeeded');
     assert.deepEqual(byId.body.result, plain.body.result);
 
-    const keyed = await s.call<Retain>('POST', '/v1/banks/look/memories', { operationId: 'nightly/2024-05-01 ü', async: true, items: [{ content: 'Ivo plays chess.' }] });
+    const keyed = await s.call<Retain>('POST', '/v1/banks/look/memories', {
+      operationId: 'nightly/2024-05-01 ü',
+      async: true,
+      items: [{ content: 'Ivo plays chess.' }],
+    });
     assert.equal(keyed.status, 202);
     const done = await finished(keyed.body.operationId);
     assert.equal(done.body.status, 'succeeded');
@@ -150,7 +188,10 @@ describe('retain hardening over HTTP', () => {
 
     // A key used in two banks names two operations: the bank says which.
     await newBank('look-2');
-    const other = await s.call<Retain>('POST', '/v1/banks/look-2/memories', { operationId: 'nightly/2024-05-01 ü', items: [{ content: 'Jo bakes bread.' }] });
+    const other = await s.call<Retain>('POST', '/v1/banks/look-2/memories', {
+      operationId: 'nightly/2024-05-01 ü',
+      items: [{ content: 'Jo bakes bread.' }],
+    });
     assert.equal(other.status, 200);
     const ambiguous = await s.call<ApiError>('GET', `/v1/operations/${encodeURIComponent('nightly/2024-05-01 ü')}`);
     assert.equal(ambiguous.status, 409);
@@ -184,10 +225,16 @@ describe('retain hardening over HTTP', () => {
 
   test('deleting a bank during an async retain leaves the operation failed with a clear error', async () => {
     await newBank('doomed');
-    const items = Array.from({ length: 300 }, (_, i) => ({ content: `On day ${i} Lena counted ${i} herons at the lake near Delft.`, speaker: 'Lena' }));
+    const items = Array.from({ length: 300 }, (_, i) => ({
+      content: `On day ${i} Lena counted ${i} herons at the lake near Delft.`,
+      speaker: 'Lena',
+    }));
     const r = await s.call<Retain>('POST', '/v1/banks/doomed/memories', { items, async: true, operationId: 'doomed-import' });
     assert.equal(r.status, 202);
-    const queued = await s.call<Retain>('POST', '/v1/banks/doomed/memories', { items: [{ content: 'Queued behind the first.' }], async: true });
+    const queued = await s.call<Retain>('POST', '/v1/banks/doomed/memories', {
+      items: [{ content: 'Queued behind the first.' }],
+      async: true,
+    });
     assert.equal((await s.call('DELETE', '/v1/banks/doomed')).status, 200);
     for (const id of [r.body.operationId, queued.body.operationId]) {
       const done = await finished(id);
@@ -196,10 +243,18 @@ describe('retain hardening over HTTP', () => {
       assert.match(done.body.error ?? '', /bank 'doomed' was deleted/);
     }
     assert.equal((await op('doomed-import', '?bank=doomed')).body.id, r.body.operationId, 'by its key too');
-    assert.equal((await op(r.body.operationId, '?include=input')).body.input, null, 'the deleted bank\'s content is not kept in the operation');
+    assert.equal(
+      (await op(r.body.operationId, '?include=input')).body.input,
+      null,
+      "the deleted bank's content is not kept in the operation",
+    );
     const recreated = await s.call('POST', '/v1/banks', { id: 'doomed' });
     assert.equal(recreated.status, 201);
-    assert.equal((await s.call<{ total: number }>('GET', '/v1/banks/doomed/facts?limit=1')).body.total, 0, 'nothing of the running retain reached the new bank');
+    assert.equal(
+      (await s.call<{ total: number }>('GET', '/v1/banks/doomed/facts?limit=1')).body.total,
+      0,
+      'nothing of the running retain reached the new bank',
+    );
     // A retry with the same key and items runs again (a failed operation does not hold its key).
     const retry = await s.call<Retain>('POST', '/v1/banks/doomed/memories', { items, async: true, operationId: 'doomed-import' });
     assert.notEqual(retry.body.operationId, r.body.operationId);
@@ -210,10 +265,28 @@ describe('retain hardening over HTTP', () => {
   test('after a restart, a synchronous retain the process was running fails with a clear error; a keyed one is finished', async () => {
     await newBank('restarted');
     const now = new Date().toISOString();
-    const base = { bankId: 'restarted', kind: 'retain', status: 'running' as const, result: null, error: null, createdAt: now, updatedAt: now };
+    const base = {
+      bankId: 'restarted',
+      kind: 'retain',
+      status: 'running' as const,
+      result: null,
+      error: null,
+      createdAt: now,
+      updatedAt: now,
+    };
     await s.store.createOperation({ ...base, id: 'op-sync-plain', progress: { done: 0, total: 1 }, input: null });
     const input = { items: [{ content: 'Rosa keeps bees in Utrecht.' }], documentMode: 'replace' };
-    assert.equal((await s.store.bindOperationKey('restarted', 'sync-key', 'h', { ...base, id: 'op-sync-keyed', progress: { done: 0, total: 1 }, input })).created, true);
+    assert.equal(
+      (
+        await s.store.bindOperationKey('restarted', 'sync-key', 'h', {
+          ...base,
+          id: 'op-sync-keyed',
+          progress: { done: 0, total: 1 },
+          input,
+        })
+      ).created,
+      true,
+    );
     await s.engine.operations.resume();
     await s.engine.operations.idle();
     const plain = await op('op-sync-plain');

@@ -11,7 +11,16 @@ const SERVICES = ['billing', 'gateway', 'search', 'ingest', 'scheduler', 'auth',
 const TOOLS = ['Redis', 'PostgreSQL', 'Kafka', 'nginx', 'Docker', 'Kubernetes', 'Prometheus', 'Grafana', 'Elasticsearch', 'RabbitMQ'];
 const PEOPLE = ['Priya', 'Marcus', 'Elena', 'Tomasz', 'Aiko', 'Jonas', 'Fatima', 'Diego'];
 const VERBS = ['reduced', 'raised', 'capped', 'doubled', 'moved', 'rewrote', 'cached', 'split', 'retried', 'sharded'];
-const THINGS = ['the connection pool', 'the request timeout', 'the batch size', 'the worker count', 'the cache TTL', 'the queue depth', 'the retry budget', 'the index build'];
+const THINGS = [
+  'the connection pool',
+  'the request timeout',
+  'the batch size',
+  'the worker count',
+  'the cache TTL',
+  'the queue depth',
+  'the retry budget',
+  'the index build',
+];
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 /** Technical chat text of about `size` characters, the same for the same seed. */
@@ -134,14 +143,25 @@ test('semantic links still join a long item to the facts before it and across it
   await s.call('POST', '/v1/banks/links/memories', { items: [{ content: said }] });
   // Code gives no facts: between the two mentions lie more chunks than one write batch holds, and few facts.
   const code = (i: number): string =>
-    ['```ts', ...Array.from({ length: 40 }, (_, j) => `export const limit${i}_${j} = createLimit({ max: ${i + j}, windowMs: ${1000 * j} });`), '```'].join('\n');
+    [
+      '```ts',
+      ...Array.from({ length: 40 }, (_, j) => `export const limit${i}_${j} = createLimit({ max: ${i + j}, windowMs: ${1000 * j} });`),
+      '```',
+    ].join('\n');
   const content = [`${said} It runs at 02:00.`, ...Array.from({ length: 80 }, (_, i) => code(i)), `Again: ${said}`].join('\n\n');
   const r = await s.call<{ result: { factIds: string[] } }>('POST', '/v1/banks/links/memories', { items: [{ content }] });
   assert.equal(r.status, 200);
   const facts = (await s.store.listFacts('links', { limit: 100, offset: 0 })).facts.filter((f) => f.text.includes('billing export'));
   assert.equal(facts.length, 3, JSON.stringify(facts.map((f) => f.text)));
-  const [before, first, last] = [...facts].sort((a, b) => (a.createdAt === b.createdAt ? (a.source?.start ?? 0) - (b.source?.start ?? 0) : a.createdAt < b.createdAt ? -1 : 1));
-  const links = (await s.store.graph.linksOf('links', facts.map((f) => f.id))).filter((l) => l.type === 'semantic');
+  const [before, first, last] = [...facts].sort((a, b) =>
+    a.createdAt === b.createdAt ? (a.source?.start ?? 0) - (b.source?.start ?? 0) : a.createdAt < b.createdAt ? -1 : 1,
+  );
+  const links = (
+    await s.store.graph.linksOf(
+      'links',
+      facts.map((f) => f.id),
+    )
+  ).filter((l) => l.type === 'semantic');
   const joined = (a: string, b: string): boolean => links.some((l) => (l.from === a && l.to === b) || (l.from === b && l.to === a));
   assert.ok(joined(first.id, before.id), 'the item links to the fact stored before it');
   assert.ok(joined(last.id, first.id), 'the end of the item links to its start, written in an earlier batch');

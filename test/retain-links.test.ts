@@ -28,7 +28,10 @@ async function chain(bank: string): Promise<string[]> {
   const facts = (await t.store.listFacts(bank, { kinds: ['world', 'experience'], limit: 100, offset: 0 })).facts;
   const order = new Map(facts.map((f) => [f.id, TURNS.findIndex((turn) => turn.timestamp === f.mentionedAt)]));
   const text = new Map(facts.map((f) => [f.id, f.text]));
-  const links: FactLink[] = await t.store.graph.linksOf(bank, facts.map((f) => f.id));
+  const links: FactLink[] = await t.store.graph.linksOf(
+    bank,
+    facts.map((f) => f.id),
+  );
   const pairs = new Set<string>();
   for (const l of links) {
     if (l.type !== 'temporal') continue;

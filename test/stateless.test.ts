@@ -39,7 +39,11 @@ test('a write through one API is read the same through the other', async () => {
     const fromA = await a.call<Recall>('POST', '/v1/banks/shared/recall', { query });
     const fromB = await b.call<Recall>('POST', '/v1/banks/shared/recall', { query });
     assert.ok(fromA.body.results.length > 0);
-    assert.deepEqual(fromB.body.results.map((x) => x.id), fromA.body.results.map((x) => x.id), query);
+    assert.deepEqual(
+      fromB.body.results.map((x) => x.id),
+      fromA.body.results.map((x) => x.id),
+      query,
+    );
   }
   const bank = await b.call<{ id: string }>('GET', '/v1/banks/shared');
   assert.equal(bank.status, 200);
@@ -51,7 +55,9 @@ test('two workers on one store consolidate every fact exactly once', async () =>
   assert.equal(status.status, 200);
   const db = (a.store as unknown as { db: import('better-sqlite3').Database }).db;
   const facts = db.prepare(`SELECT count(*) AS n FROM facts WHERE bank_id = 'shared' AND kind != 'observation'`).get() as { n: number };
-  const done = db.prepare(`SELECT count(*) AS n FROM facts WHERE bank_id = 'shared' AND kind != 'observation' AND consolidated_at IS NOT NULL`).get() as { n: number };
+  const done = db
+    .prepare(`SELECT count(*) AS n FROM facts WHERE bank_id = 'shared' AND kind != 'observation' AND consolidated_at IS NOT NULL`)
+    .get() as { n: number };
   assert.equal(done.n, facts.n);
   // Exactly once: every fact's first revision mention is unique (no fact created or supported twice).
   const twice = db

@@ -13,7 +13,14 @@ import type { MemoryItem, ThreadMessage } from '../src/threads/types.ts';
 
 type Err = { error: { code: string; message: string } };
 type Append = { threadId: string; recordId: string; messages: ThreadMessage[]; warnings: string[] };
-type Context = { prefix: string; prefixHash: string; totalTokens: number; messages: ThreadMessage[]; currentTask: string | null; workingMemory: boolean };
+type Context = {
+  prefix: string;
+  prefixHash: string;
+  totalTokens: number;
+  messages: ThreadMessage[];
+  currentTask: string | null;
+  workingMemory: boolean;
+};
 
 const SMALL = { messageTokens: 120, bufferTokens: false, observationTokens: 0, workingMemory: { autoUpdate: false } };
 
@@ -36,14 +43,22 @@ describe('thread memory API', () => {
       { role: 'tool', content: '{"flights": []}' },
     ]);
     assert.equal(many.status, 200, JSON.stringify(many.body));
-    const env = await s.call<Append>('POST', '/v1/banks/a/threads/t1/messages', { messages: [{ role: 'user', content: 'Any on Friday?', timestamp: '2024-03-01T10:00:00Z' }] });
+    const env = await s.call<Append>('POST', '/v1/banks/a/threads/t1/messages', {
+      messages: [{ role: 'user', content: 'Any on Friday?', timestamp: '2024-03-01T10:00:00Z' }],
+    });
     assert.equal(env.status, 200);
     assert.equal(env.body.messages[0].timestamp, '2024-03-01T10:00:00.000Z');
     const listed = await s.call<{ messages: ThreadMessage[] }>('GET', '/v1/banks/a/threads/t1/messages');
-    assert.deepEqual(listed.body.messages.map((m) => m.content), ['I need a flight to Lisbon.', 'Searching.', '{"flights": []}', 'Any on Friday?']);
+    assert.deepEqual(
+      listed.body.messages.map((m) => m.content),
+      ['I need a flight to Lisbon.', 'Searching.', '{"flights": []}', 'Any on Friday?'],
+    );
     assert.deepEqual(listed.body.messages[1].toolCalls, [{ name: 'search_flights', arguments: { to: 'LIS' } }]);
     const seqs = listed.body.messages.map((m) => m.seq);
-    assert.deepEqual(seqs, [...seqs].sort((x, y) => x - y));
+    assert.deepEqual(
+      seqs,
+      [...seqs].sort((x, y) => x - y),
+    );
 
     const bad = [
       [{ role: 'user', content: '  ' }, /content/],
@@ -81,11 +96,18 @@ describe('thread memory API', () => {
       assert.equal(r.body.error.code, 'bad_request');
       assert.match(r.body.error.message, pattern);
     }
-    const saved = await s.call<{ settings: Record<string, unknown>; effective: { messageTokens: number } }>('GET', '/v1/banks/cfg/thread-settings');
+    const saved = await s.call<{ settings: Record<string, unknown>; effective: { messageTokens: number } }>(
+      'GET',
+      '/v1/banks/cfg/thread-settings',
+    );
     assert.deepEqual(saved.body.settings, {});
     assert.equal(saved.body.effective.messageTokens, DEFAULT_THREAD_SETTINGS.messageTokens);
 
-    const ok = await s.call<{ effective: { bufferTokens: number; keepTokens: number; blockAfterTokens: number } }>('PATCH', '/v1/banks/cfg/thread-settings', { messageTokens: 1000, bufferTokens: 0.2, bufferActivation: 0.7, blockAfter: 1.5 });
+    const ok = await s.call<{ effective: { bufferTokens: number; keepTokens: number; blockAfterTokens: number } }>(
+      'PATCH',
+      '/v1/banks/cfg/thread-settings',
+      { messageTokens: 1000, bufferTokens: 0.2, bufferActivation: 0.7, blockAfter: 1.5 },
+    );
     assert.equal(ok.status, 200);
     assert.deepEqual([ok.body.effective.bufferTokens, ok.body.effective.keepTokens, ok.body.effective.blockAfterTokens], [200, 300, 1500]);
 
@@ -108,8 +130,17 @@ describe('thread memory API', () => {
     await s.call('PATCH', '/v1/banks/obs/thread-settings', { ...SMALL, messageTokens: 150 });
     const messages = [
       { role: 'user', name: 'Dana', content: 'Hi there!' },
-      { role: 'user', name: 'Dana', content: 'I need to migrate our billing service to Postgres before the March 15 deadline. We must not drop the audit tables.' },
-      { role: 'assistant', content: 'Here is the schema dump:\n```sql\nCREATE TABLE invoices (id serial primary key, total numeric);\n```\nI ran the exporter.', toolCalls: [{ name: 'run_exporter', arguments: { db: 'billing' } }] },
+      {
+        role: 'user',
+        name: 'Dana',
+        content: 'I need to migrate our billing service to Postgres before the March 15 deadline. We must not drop the audit tables.',
+      },
+      {
+        role: 'assistant',
+        content:
+          'Here is the schema dump:\n```sql\nCREATE TABLE invoices (id serial primary key, total numeric);\n```\nI ran the exporter.',
+        toolCalls: [{ name: 'run_exporter', arguments: { db: 'billing' } }],
+      },
       { role: 'tool', content: 'exported 48213 rows in 12.4s; warnings: 0; checksum 9f8a7b6c5d4e' },
       { role: 'assistant', content: 'We decided to use logical replication for the cutover. The export finished without errors.' },
       { role: 'user', name: 'Dana', content: 'Thanks! Next we still need to update the connection strings in the payments app.' },
@@ -146,17 +177,30 @@ describe('thread memory API', () => {
     });
     assert.equal(a.body.recordId, 'resource:user-42');
     await s.memory.idle();
-    const b = await s.call<Append>('POST', '/v1/banks/res/threads/beta/messages', { resourceId: 'user-42', messages: [{ role: 'user', content: 'What should I bring?' }] });
+    const b = await s.call<Append>('POST', '/v1/banks/res/threads/beta/messages', {
+      resourceId: 'user-42',
+      messages: [{ role: 'user', content: 'What should I bring?' }],
+    });
     assert.equal(b.body.recordId, 'resource:user-42');
     await s.call('POST', '/v1/banks/res/threads/alpha/remember', { note: 'Prefers metric units' });
     const ctx = (await s.call<Context>('GET', '/v1/banks/res/threads/beta/context')).body;
     assert.match(ctx.prefix, /peanut/, 'thread beta sees what was observed in thread alpha');
     assert.match(ctx.prefix, /Prefers metric units/, 'working memory is shared by the resource');
-    assert.deepEqual(ctx.messages.map((m) => m.content), ['What should I bring?'], 'the raw tail is the thread’s own');
-    const other = await s.call<Append>('POST', '/v1/banks/res/threads/gamma/messages', { resourceId: 'user-7', messages: [{ role: 'user', content: 'Hello' }] });
+    assert.deepEqual(
+      ctx.messages.map((m) => m.content),
+      ['What should I bring?'],
+      'the raw tail is the thread’s own',
+    );
+    const other = await s.call<Append>('POST', '/v1/banks/res/threads/gamma/messages', {
+      resourceId: 'user-7',
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
     assert.doesNotMatch((await s.call<Context>('GET', '/v1/banks/res/threads/gamma/context')).body.prefix, /peanut/);
     assert.equal(other.body.recordId, 'resource:user-7');
-    const move = await s.call<Err>('POST', '/v1/banks/res/threads/alpha/messages', { resourceId: 'user-7', messages: [{ role: 'user', content: 'x' }] });
+    const move = await s.call<Err>('POST', '/v1/banks/res/threads/alpha/messages', {
+      resourceId: 'user-7',
+      messages: [{ role: 'user', content: 'x' }],
+    });
     assert.equal(move.status, 409);
     const noResource = await s.call<Err>('POST', '/v1/banks/res/threads/delta/messages', { role: 'user', content: 'hi' });
     assert.equal(noResource.status, 400);
@@ -164,7 +208,11 @@ describe('thread memory API', () => {
   });
 
   test('working memory: template, remember, replace, cap, updates after turns, in the prefix', async () => {
-    await s.call('PATCH', '/v1/banks/wm/thread-settings', { messageTokens: 2000, bufferTokens: false, workingMemory: { template: '# Profile\n\n## Preferences\n\n## Notes\n', maxTokens: 80 } });
+    await s.call('PATCH', '/v1/banks/wm/thread-settings', {
+      messageTokens: 2000,
+      bufferTokens: false,
+      workingMemory: { template: '# Profile\n\n## Preferences\n\n## Notes\n', maxTokens: 80 },
+    });
     await s.call('POST', '/v1/banks/wm/threads/w/messages', { role: 'user', content: 'I prefer window seats on long flights.' });
     await s.memory.idle();
     let doc = (await s.call<{ content: string }>('GET', '/v1/banks/wm/threads/w/working-memory')).body.content;
@@ -173,7 +221,8 @@ describe('thread memory API', () => {
     assert.equal(remembered.status, 200);
     assert.match(remembered.body.content, /## Notes\n- Wife is called Ana/);
     assert.equal((await s.call('POST', '/v1/banks/wm/threads/w/remember', { note: '   ' })).status, 400);
-    for (let i = 0; i < 12; i++) await s.call('POST', '/v1/banks/wm/threads/w/remember', { note: `Fact number ${i} about the trip to Kyoto in spring` });
+    for (let i = 0; i < 12; i++)
+      await s.call('POST', '/v1/banks/wm/threads/w/remember', { note: `Fact number ${i} about the trip to Kyoto in spring` });
     doc = (await s.call<{ content: string }>('GET', '/v1/banks/wm/threads/w/working-memory')).body.content;
     assert.ok(countTokens(doc) <= 80, `working memory holds ${countTokens(doc)} tokens, cap 80`);
     assert.match(doc, /Fact number 11/, 'the newest note survives the cap');
@@ -181,12 +230,18 @@ describe('thread memory API', () => {
     const ctx = (await s.call<Context>('GET', '/v1/banks/wm/threads/w/context')).body;
     assert.ok(ctx.workingMemory, 'working memory is in the context');
     assert.match(ctx.prefix, /## Working memory\n# Profile/);
-    const replaced = await s.call<{ content: string }>('PUT', '/v1/banks/wm/threads/w/working-memory', { content: '# Profile\n- Vegetarian\n' });
+    const replaced = await s.call<{ content: string }>('PUT', '/v1/banks/wm/threads/w/working-memory', {
+      content: '# Profile\n- Vegetarian\n',
+    });
     assert.equal(replaced.body.content, '# Profile\n- Vegetarian\n');
   });
 
   test('the profile follows the latest facts: a new value for an attribute replaces the old one', async () => {
-    await s.call('PATCH', '/v1/banks/prof/thread-settings', { messageTokens: 4000, bufferTokens: false, workingMemory: { maxTokens: 1000 } });
+    await s.call('PATCH', '/v1/banks/prof/thread-settings', {
+      messageTokens: 4000,
+      bufferTokens: false,
+      workingMemory: { maxTokens: 1000 },
+    });
     const say = async (content: string): Promise<void> => {
       assert.equal((await s.call('POST', '/v1/banks/prof/threads/p/messages', { role: 'user', content })).status, 200);
       await s.memory.idle();
@@ -207,7 +262,16 @@ describe('thread memory API', () => {
     const doc = (await s.call<{ content: string }>('GET', '/v1/banks/prof/threads/p/working-memory')).body.content;
     const lines = doc.split('\n').filter((l) => l.startsWith('- '));
     const current = lines.filter((l) => !/^- Previously:/.test(l)).join('\n');
-    for (const latest of [/Lisbon/, /Channel 4/, /Priya Nair/, /turned 35/, /favourite band is Pulp/, /favourite food is ramen/, /married to Jo/, /window seats/])
+    for (const latest of [
+      /Lisbon/,
+      /Channel 4/,
+      /Priya Nair/,
+      /turned 35/,
+      /favourite band is Pulp/,
+      /favourite food is ramen/,
+      /married to Jo/,
+      /window seats/,
+    ])
       assert.match(current, latest, doc);
     for (const old of [/Leeds/, /Porto/, /BBC/, /Sam Hale/, /34 years/, /Blur/, /partner is Alex/, /sound engineer/])
       assert.doesNotMatch(current, old, `an earlier value is still stated as current:\n${doc}`);
@@ -215,13 +279,26 @@ describe('thread memory API', () => {
   });
 
   test('SSE streams buffering, activation and observation events with token counts and durations, and resumes', async () => {
-    await s.call('PATCH', '/v1/banks/sse/thread-settings', { messageTokens: 200, bufferTokens: 60, bufferActivation: 0.8, blockAfter: 1.5, observationTokens: 0, workingMemory: { enabled: false } });
-    await s.call('POST', '/v1/banks/sse/threads/e/messages', { role: 'user', content: 'Kickoff: we are planning the Q3 offsite in Porto for twelve people.' });
+    await s.call('PATCH', '/v1/banks/sse/thread-settings', {
+      messageTokens: 200,
+      bufferTokens: 60,
+      bufferActivation: 0.8,
+      blockAfter: 1.5,
+      observationTokens: 0,
+      workingMemory: { enabled: false },
+    });
+    await s.call('POST', '/v1/banks/sse/threads/e/messages', {
+      role: 'user',
+      content: 'Kickoff: we are planning the Q3 offsite in Porto for twelve people.',
+    });
     const stream = readEvents(`${s.url}/v1/banks/sse/threads/e/events`);
     await stream.ready;
     await new Promise((r) => setTimeout(r, 50));
     for (let i = 0; i < 16; i++) {
-      await s.call('POST', '/v1/banks/sse/threads/e/messages', { role: i % 2 ? 'assistant' : 'user', content: `Item ${i}: we booked venue option ${i} near the river and decided the budget is ${1000 + i * 50} euros.` });
+      await s.call('POST', '/v1/banks/sse/threads/e/messages', {
+        role: i % 2 ? 'assistant' : 'user',
+        content: `Item ${i}: we booked venue option ${i} near the river and decided the budget is ${1000 + i * 50} euros.`,
+      });
       await s.memory.idle();
     }
     await new Promise((r) => setTimeout(r, 100));
@@ -232,14 +309,20 @@ describe('thread memory API', () => {
       const start = stream.events.find((e) => e.type === 'buffering.start' && e.cycleId === end.cycleId);
       assert.ok(start, 'each end has its start');
       assert.equal(end.inputTokens, start.inputTokens);
-      assert.ok(end.outputTokens !== null && end.outputTokens > 0 && end.outputTokens < end.inputTokens, `buffered ${end.inputTokens} tokens into ${end.outputTokens}`);
+      assert.ok(
+        end.outputTokens !== null && end.outputTokens > 0 && end.outputTokens < end.inputTokens,
+        `buffered ${end.inputTokens} tokens into ${end.outputTokens}`,
+      );
       assert.ok(end.durationMs !== null && end.durationMs >= 0, 'duration reported');
       assert.equal(end.by, 'offline');
     }
     const activation = stream.events.find((e) => e.type === 'activation');
     assert.ok(activation?.chunks && activation.chunks >= 1 && activation.count > 0, `activation event: ${JSON.stringify(activation)}`);
     const status = (await s.call<MemoryStatusReport>('GET', '/v1/banks/sse/threads/e/memory')).body;
-    assert.ok(status.windows.active.messages.tokens <= status.windows.active.messages.blockAfter, 'unobserved tokens stay under blockAfter');
+    assert.ok(
+      status.windows.active.messages.tokens <= status.windows.active.messages.blockAfter,
+      'unobserved tokens stay under blockAfter',
+    );
     const activated = stream.events.filter((e) => e.type === 'activation' || e.type === 'observation.end').reduce((n, e) => n + e.count, 0);
     assert.equal(activated, status.messages.count - status.windows.active.messages.count, 'messages observed per events vs status');
 
@@ -255,7 +338,10 @@ describe('thread memory API', () => {
 
   test('clear removes the memory but keeps the messages, which are observed again', async () => {
     await s.call('PATCH', '/v1/banks/clr/thread-settings', SMALL);
-    const long = Array.from({ length: 8 }, (_, i) => ({ role: 'user', content: `Requirement ${i}: the report must include revenue for region ${i} by Monday.` }));
+    const long = Array.from({ length: 8 }, (_, i) => ({
+      role: 'user',
+      content: `Requirement ${i}: the report must include revenue for region ${i} by Monday.`,
+    }));
     await s.call('POST', '/v1/banks/clr/threads/c/messages', long);
     await s.memory.idle();
     const before = (await s.call<MemoryStatusReport>('GET', '/v1/banks/clr/threads/c/memory')).body;
@@ -281,15 +367,27 @@ describe('thread memory API', () => {
       { role: 'tool', content: 'lookup result: 17 rows' },
     ]);
     await s.memory.idle();
-    const facts = await s.call<{ facts: Array<{ text: string; metadata: Record<string, string> }>; total: number }>('GET', '/v1/banks/br/facts');
+    const facts = await s.call<{ facts: Array<{ text: string; metadata: Record<string, string> }>; total: number }>(
+      'GET',
+      '/v1/banks/br/facts',
+    );
     assert.ok(facts.body.total >= 1, 'the bridged message became facts');
-    assert.ok(facts.body.facts.some((f) => /Nairobi/.test(f.text) && f.metadata.threadId === 'b'), JSON.stringify(facts.body.facts));
+    assert.ok(
+      facts.body.facts.some((f) => /Nairobi/.test(f.text) && f.metadata.threadId === 'b'),
+      JSON.stringify(facts.body.facts),
+    );
     assert.ok(!facts.body.facts.some((f) => /lookup result/.test(f.text)), 'tool output is not retained');
     await s.call('POST', '/v1/banks/br/threads/b/messages', { role: 'user', content: 'Second message.' });
     await s.memory.idle();
     const again = await s.call<{ facts: Array<{ metadata: Record<string, string> }> }>('GET', '/v1/banks/br/facts');
-    const fromFirst = again.body.facts.filter((f) => f.metadata.messageId === facts.body.facts.find((x) => x.metadata.messageId)?.metadata.messageId);
-    assert.equal(fromFirst.length, facts.body.facts.filter((f) => f.metadata.messageId === fromFirst[0]?.metadata.messageId).length, 'a message is retained once');
+    const fromFirst = again.body.facts.filter(
+      (f) => f.metadata.messageId === facts.body.facts.find((x) => x.metadata.messageId)?.metadata.messageId,
+    );
+    assert.equal(
+      fromFirst.length,
+      facts.body.facts.filter((f) => f.metadata.messageId === fromFirst[0]?.metadata.messageId).length,
+      'a message is retained once',
+    );
 
     await s.call('PATCH', '/v1/banks/bro/thread-settings', { ...SMALL, messageTokens: 60, bridge: 'observations' });
     await s.call('POST', '/v1/banks/bro/threads/o/messages', [
@@ -300,16 +398,32 @@ describe('thread memory API', () => {
     ]);
     await s.memory.idle();
     // (The bank's own consolidation may add facts of kind 'observation' from these; the retained ones are the others.)
-    const observed = await s.call<{ facts: Array<{ kind: string; text: string; metadata: Record<string, string> }> }>('GET', '/v1/banks/bro/facts');
+    const observed = await s.call<{ facts: Array<{ kind: string; text: string; metadata: Record<string, string> }> }>(
+      'GET',
+      '/v1/banks/bro/facts',
+    );
     const retained = observed.body.facts.filter((f) => f.kind !== 'observation');
     assert.ok(retained.length >= 1, 'the observation became facts');
-    assert.ok(retained.every((f) => f.metadata.observationId), `facts come from observations: ${JSON.stringify(retained)}`);
-    assert.ok(retained.some((f) => /Lagos/.test(f.text)), JSON.stringify(retained));
+    assert.ok(
+      retained.every((f) => f.metadata.observationId),
+      `facts come from observations: ${JSON.stringify(retained)}`,
+    );
+    assert.ok(
+      retained.some((f) => /Lagos/.test(f.text)),
+      JSON.stringify(retained),
+    );
   });
 
   test('CLI command bodies list, report and clear a thread’s memory', async () => {
     await s.call('PATCH', '/v1/banks/cli/thread-settings', SMALL);
-    await s.call('POST', '/v1/banks/cli/threads/k/messages', Array.from({ length: 6 }, (_, i) => ({ role: 'user', content: `Decision ${i}: ship version ${i}.0 of the mobile app to the beta group on Friday.` })));
+    await s.call(
+      'POST',
+      '/v1/banks/cli/threads/k/messages',
+      Array.from({ length: 6 }, (_, i) => ({
+        role: 'user',
+        content: `Decision ${i}: ship version ${i}.0 of the mobile app to the beta group on Friday.`,
+      })),
+    );
     await s.memory.idle();
     const list = await runMemoryCommand(s.memory, 'list', { bank: 'cli', thread: 'k' });
     assert.match(list, /obs_\S+ {2}observation {2}active/);
@@ -324,7 +438,14 @@ describe('thread memory API', () => {
 
   test('the OpenAPI document lists the thread routes', async () => {
     const doc = await s.call<{ paths: Record<string, unknown> }>('GET', '/openapi.json');
-    for (const p of ['/v1/banks/{bank}/threads/{thread}/messages', '/v1/banks/{bank}/threads/{thread}/context', '/v1/banks/{bank}/threads/{thread}/memory', '/v1/banks/{bank}/threads/{thread}/events', '/v1/banks/{bank}/threads/{thread}/remember', '/v1/banks/{bank}/thread-settings'])
+    for (const p of [
+      '/v1/banks/{bank}/threads/{thread}/messages',
+      '/v1/banks/{bank}/threads/{thread}/context',
+      '/v1/banks/{bank}/threads/{thread}/memory',
+      '/v1/banks/{bank}/threads/{thread}/events',
+      '/v1/banks/{bank}/threads/{thread}/remember',
+      '/v1/banks/{bank}/thread-settings',
+    ])
       assert.ok(doc.body.paths[p], p);
   });
 

@@ -16,7 +16,14 @@ import { SqliteThreadStore } from '../src/store/sqlite/threads.ts';
 import { ThreadMemory } from '../src/threads/memory.ts';
 import { startFakeLlm } from './support/threads.ts';
 
-const SETTINGS = { messageTokens: 400, bufferTokens: 100, blockAfter: 1.5, observationTokens: 0, observer: 'llm', workingMemory: { enabled: false } };
+const SETTINGS = {
+  messageTokens: 400,
+  bufferTokens: 100,
+  blockAfter: 1.5,
+  observationTokens: 0,
+  observer: 'llm',
+  workingMemory: { enabled: false },
+};
 const TOTAL = 60;
 
 const messageText = (i: number): string =>
@@ -28,7 +35,15 @@ async function child(): Promise<void> {
   const store = new SqliteStore({ file: db });
   const llm = createOpenAiCompatibleProvider({ baseUrl: llmUrl, model: 'fake-model' });
   const memory = new ThreadMemory({ store: new SqliteThreadStore(store.db), banks: store, llmFor: () => llm });
-  await store.createBank({ id: 'crash', name: 'crash', mission: '', config: { threads: SETTINGS }, embedder: null, createdAt: new Date().toISOString(), updatedAt: new Date().toISOString() });
+  await store.createBank({
+    id: 'crash',
+    name: 'crash',
+    mission: '',
+    config: { threads: SETTINGS },
+    embedder: null,
+    createdAt: new Date().toISOString(),
+    updatedAt: new Date().toISOString(),
+  });
   for (let i = 0; i < TOTAL; i++) {
     const r = await memory.append('crash', 'doomed', { messages: [{ role: i % 2 ? 'assistant' : 'user', content: messageText(i) }] });
     process.stdout.write(`ack ${i} ${r.messages[0].id}\n`);
@@ -50,7 +65,13 @@ if (process.env.CAIRN_THREADS_CRASH_CHILD) {
     });
     try {
       const proc = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
-        env: { ...process.env, CAIRN_THREADS_CRASH_CHILD: '1', CAIRN_THREADS_CRASH_DB: file, CAIRN_THREADS_CRASH_LLM: llm.url, CAIRN_LOG_LEVEL: 'error' },
+        env: {
+          ...process.env,
+          CAIRN_THREADS_CRASH_CHILD: '1',
+          CAIRN_THREADS_CRASH_DB: file,
+          CAIRN_THREADS_CRASH_LLM: llm.url,
+          CAIRN_LOG_LEVEL: 'error',
+        },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       const acked: string[] = [];
@@ -77,7 +98,11 @@ if (process.env.CAIRN_THREADS_CRASH_CHILD) {
       const stored = await threads.listMessages('crash', 'doomed');
       const ids = stored.map((m) => m.id);
       for (const id of acked) assert.ok(ids.includes(id), `acknowledged message ${id} was lost`);
-      assert.deepEqual(stored.map((m) => m.content), stored.map((_, i) => messageText(i)), 'stored messages are the sent ones, in order, once each');
+      assert.deepEqual(
+        stored.map((m) => m.content),
+        stored.map((_, i) => messageText(i)),
+        'stored messages are the sent ones, in order, once each',
+      );
       const interrupted = await threads.listItems('crash', 'thread:doomed', { statuses: ['running'] });
       assert.equal(interrupted.length, 1, 'the chunk being buffered at the kill is recorded as running');
       const chunkEnd = stored.findIndex((m) => m.seq === interrupted[0].toSeq);
@@ -88,8 +113,14 @@ if (process.env.CAIRN_THREADS_CRASH_CHILD) {
       await store.updateBank({ ...(await store.getBank('crash'))!, config: { threads: { ...SETTINGS, observer: 'offline' } } });
       const memory = new ThreadMemory({ store: threads, banks: store });
       const before = await memory.status('crash', 'doomed');
-      assert.equal(before.windows.buffered.observations.items.filter((i) => i.status === 'running').length, 0, 'recovery discarded the dead chunk');
-      await memory.append('crash', 'doomed', { messages: [{ role: 'user', content: 'Back after the crash: please confirm the launch plan.' }] });
+      assert.equal(
+        before.windows.buffered.observations.items.filter((i) => i.status === 'running').length,
+        0,
+        'recovery discarded the dead chunk',
+      );
+      await memory.append('crash', 'doomed', {
+        messages: [{ role: 'user', content: 'Back after the crash: please confirm the launch plan.' }],
+      });
       await memory.idle();
       const all = await threads.listMessages('crash', 'doomed');
       const items = await threads.listItems('crash', 'thread:doomed', { statuses: ['buffered', 'active'] });
@@ -100,7 +131,10 @@ if (process.env.CAIRN_THREADS_CRASH_CHILD) {
       for (const m of all) assert.ok(covered.has(m.seq), `message ${m.seq} is neither observed, buffered nor in the context tail`);
       const status = await memory.status('crash', 'doomed');
       assert.notEqual(status.windows.buffered.observations.status, 'running');
-      assert.ok(status.windows.active.observations.count + status.windows.buffered.observations.chunks > 0, 'the recovered thread has observations');
+      assert.ok(
+        status.windows.active.observations.count + status.windows.buffered.observations.chunks > 0,
+        'the recovered thread has observations',
+      );
       await store.close();
     } finally {
       await llm.close();

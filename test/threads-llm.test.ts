@@ -5,7 +5,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { MemoryStatusReport } from '../src/threads/status.ts';
-import { readEvents, startFakeLlm, startThreadServer, type ChatRequestBody, type FakeLlm, type FakeReply, type ThreadTestServer } from './support/threads.ts';
+import {
+  readEvents,
+  startFakeLlm,
+  startThreadServer,
+  type ChatRequestBody,
+  type FakeLlm,
+  type FakeReply,
+  type ThreadTestServer,
+} from './support/threads.ts';
 import type { MemoryItem } from '../src/threads/types.ts';
 
 const schemaOf = (b: ChatRequestBody): string => b.response_format?.json_schema?.name ?? '';
@@ -24,12 +32,18 @@ describe('thread memory with an LLM', () => {
         if (failObservations) return { status: 500, error: 'model overloaded' };
         if (observerDelayMs) await new Promise((r) => setTimeout(r, observerDelayMs));
         const lines = (prompt.match(/^\[\d{4}-[^\]]+\] /gm) ?? []).length;
-        return JSON.stringify({ observations: `LLM observation of ${lines} messages about the Kyoto trip.`, currentTask: 'Plan the Kyoto trip', suggestedResponse: 'Ask for travel dates' });
+        return JSON.stringify({
+          observations: `LLM observation of ${lines} messages about the Kyoto trip.`,
+          currentTask: 'Plan the Kyoto trip',
+          suggestedResponse: 'Ask for travel dates',
+        });
       }
-      if (kind === 'reflection') return JSON.stringify({ reflection: `LLM reflection of ${(prompt.match(/^#\d+ /gm) ?? []).length} items.` });
+      if (kind === 'reflection')
+        return JSON.stringify({ reflection: `LLM reflection of ${(prompt.match(/^#\d+ /gm) ?? []).length} items.` });
       if (kind === 'working_memory') {
         const said = body.messages[body.messages.length - 1].content.split('New messages:')[1] ?? '';
-        if (/moved to Porto/.test(said)) return JSON.stringify({ document: '# Working memory\n\n## Profile\n- Lives in Porto (previously Leeds)\n' });
+        if (/moved to Porto/.test(said))
+          return JSON.stringify({ document: '# Working memory\n\n## Profile\n- Lives in Porto (previously Leeds)\n' });
         if (/live in Leeds/.test(said)) return JSON.stringify({ document: '# Working memory\n\n## Profile\n- Lives in Leeds\n' });
         return JSON.stringify({ document: '# Working memory\n\n## Goals\n- Visit Kyoto in April\n' });
       }
@@ -38,8 +52,12 @@ describe('thread memory with an LLM', () => {
     s = await startThreadServer({ llm: llm.provider });
     assert.equal((await s.call('POST', '/v1/banks', { id: 'llm' })).status, 201);
     const settings = {
-      messageTokens: 60, bufferTokens: false, observationTokens: 30, reflectionConsolidationThreshold: 2,
-      observerInstructions: 'Focus on travel plans and budgets.', reflectorInstructions: 'Always keep the dates.',
+      messageTokens: 60,
+      bufferTokens: false,
+      observationTokens: 30,
+      reflectionConsolidationThreshold: 2,
+      observerInstructions: 'Focus on travel plans and budgets.',
+      reflectorInstructions: 'Always keep the dates.',
     };
     assert.equal((await s.call('PATCH', '/v1/banks/llm/thread-settings', settings)).status, 200);
   });
@@ -48,7 +66,10 @@ describe('thread memory with an LLM', () => {
     await llm.close();
   });
 
-  const turn = (i: number) => ({ role: 'user', content: `Turn ${i}: for the Kyoto trip in April we should compare ryokan number ${i} with the hotel near Gion station.` });
+  const turn = (i: number) => ({
+    role: 'user',
+    content: `Turn ${i}: for the Kyoto trip in April we should compare ryokan number ${i} with the hotel near Gion station.`,
+  });
 
   test('custom instructions reach the prompts; replies become observations, reflections and working memory', async () => {
     for (let i = 0; i < 12; i++) {
@@ -61,16 +82,34 @@ describe('thread memory with an LLM', () => {
     const reflectorCalls = llm.requests.filter((b) => schemaOf(b) === 'reflection');
     assert.ok(observerCalls.length >= 3, `${observerCalls.length} observer calls`);
     assert.ok(reflectorCalls.length >= 3, `${reflectorCalls.length} reflector calls`);
-    assert.ok(observerCalls.every((b) => system(b).includes('Focus on travel plans and budgets.')), 'observer instructions in the system prompt');
-    assert.ok(reflectorCalls.every((b) => system(b).includes('Always keep the dates.')), 'reflector instructions in the system prompt');
-    assert.ok(observerCalls.some((b) => b.messages.some((m) => m.content.includes('ryokan number 0'))), 'the messages reach the observer');
+    assert.ok(
+      observerCalls.every((b) => system(b).includes('Focus on travel plans and budgets.')),
+      'observer instructions in the system prompt',
+    );
+    assert.ok(
+      reflectorCalls.every((b) => system(b).includes('Always keep the dates.')),
+      'reflector instructions in the system prompt',
+    );
+    assert.ok(
+      observerCalls.some((b) => b.messages.some((m) => m.content.includes('ryokan number 0'))),
+      'the messages reach the observer',
+    );
 
     const items = (await s.call<{ items: MemoryItem[] }>('GET', '/v1/banks/llm/threads/k/observations?status=active,archived')).body.items;
     const observations = items.filter((i) => i.kind === 'observation');
-    assert.ok(observations.every((o) => /^LLM observation of \d+ messages/.test(o.text)), observations.map((o) => o.text).join(' | '));
-    assert.ok(observations.every((o) => /^LLM observation of (\d+)/.exec(o.text)?.[1] === String(o.messageCount)), 'each observation saw exactly its messages');
+    assert.ok(
+      observations.every((o) => /^LLM observation of \d+ messages/.test(o.text)),
+      observations.map((o) => o.text).join(' | '),
+    );
+    assert.ok(
+      observations.every((o) => /^LLM observation of (\d+)/.exec(o.text)?.[1] === String(o.messageCount)),
+      'each observation saw exactly its messages',
+    );
     const reflections = items.filter((i) => i.kind === 'reflection');
-    assert.ok(reflections.some((r) => r.generation === 2 && r.text === 'LLM reflection of 2 items.'), 'a second generation condensed two reflections');
+    assert.ok(
+      reflections.some((r) => r.generation === 2 && r.text === 'LLM reflection of 2 items.'),
+      'a second generation condensed two reflections',
+    );
     const status = (await s.call<MemoryStatusReport>('GET', '/v1/banks/llm/threads/k/memory')).body;
     assert.equal(status.observer, 'llm:openai-compatible/fake-model');
     assert.ok(status.generationCount >= 2, `generation count ${status.generationCount}`);
@@ -79,14 +118,19 @@ describe('thread memory with an LLM', () => {
     assert.match(ctx.prefix, /## Working memory\n# Working memory\n\n## Goals\n- Visit Kyoto in April/);
   });
 
-  test('the working-memory model is told to replace an attribute\'s old value, and its document is stored', async () => {
+  test("the working-memory model is told to replace an attribute's old value, and its document is stored", async () => {
     assert.equal((await s.call('POST', '/v1/banks', { id: 'llm-profile' })).status, 201);
-    assert.equal((await s.call('PATCH', '/v1/banks/llm-profile/thread-settings', { messageTokens: 4000, bufferTokens: false })).status, 200);
+    assert.equal(
+      (await s.call('PATCH', '/v1/banks/llm-profile/thread-settings', { messageTokens: 4000, bufferTokens: false })).status,
+      200,
+    );
     for (const content of ['I live in Leeds.', 'I moved to Porto.']) {
       assert.equal((await s.call('POST', '/v1/banks/llm-profile/threads/p/messages', { role: 'user', content })).status, 200);
       await s.memory.idle();
     }
-    const calls = llm.requests.filter((b) => schemaOf(b) === 'working_memory' && /I live in Leeds|I moved to Porto/.test(b.messages[b.messages.length - 1].content));
+    const calls = llm.requests.filter(
+      (b) => schemaOf(b) === 'working_memory' && /I live in Leeds|I moved to Porto/.test(b.messages[b.messages.length - 1].content),
+    );
     assert.equal(calls.length, 2);
     assert.match(system(calls[1]), /follows the latest facts.*where the user lives.*replace the old\s+statement instead of keeping both/s);
     const asked = calls[1].messages[calls[1].messages.length - 1].content;
@@ -130,7 +174,14 @@ describe('thread memory with an LLM', () => {
 
   test('past blockAfter an append waits for the background chunk, activates it and observes the rest synchronously', async () => {
     assert.equal((await s.call('POST', '/v1/banks', { id: 'slow' })).status, 201);
-    const settings = { messageTokens: 200, bufferTokens: 60, bufferActivation: 0.8, blockAfter: 1.2, observationTokens: 0, workingMemory: { enabled: false } };
+    const settings = {
+      messageTokens: 200,
+      bufferTokens: 60,
+      bufferActivation: 0.8,
+      blockAfter: 1.2,
+      observationTokens: 0,
+      workingMemory: { enabled: false },
+    };
     assert.equal((await s.call('PATCH', '/v1/banks/slow/thread-settings', settings)).status, 200);
     await s.call('POST', '/v1/banks/slow/threads/b/messages', turn(0));
     const stream = readEvents(`${s.url}/v1/banks/slow/threads/b/events`);
@@ -142,7 +193,11 @@ describe('thread memory with an LLM', () => {
       // Two turns start a background chunk (slow to come back); then a burst far past blockAfter arrives at once.
       for (let i = 1; i < 3; i++) assert.equal((await s.call('POST', '/v1/banks/slow/threads/b/messages', turn(i))).status, 200);
       const started = Date.now();
-      const burst = await s.call('POST', '/v1/banks/slow/threads/b/messages', Array.from({ length: 10 }, (_, i) => turn(10 + i)));
+      const burst = await s.call(
+        'POST',
+        '/v1/banks/slow/threads/b/messages',
+        Array.from({ length: 10 }, (_, i) => turn(10 + i)),
+      );
       assert.equal(burst.status, 200);
       blocked = { ms: Date.now() - started, status: (await s.call<MemoryStatusReport>('GET', '/v1/banks/slow/threads/b/memory')).body };
       await s.memory.idle();
@@ -157,6 +212,9 @@ describe('thread memory with an LLM', () => {
     const sync = stream.events.find((e) => e.type === 'observation.end');
     assert.ok(sync && sync.by === 'llm:openai-compatible/fake-model' && (sync.durationMs ?? 0) >= 300, types.join(','));
     const activation = stream.events.findIndex((e) => e.type === 'activation');
-    assert.ok(activation >= 0 && activation < stream.events.indexOf(sync), `the buffered chunk activates before the synchronous observation: ${types.join(',')}`);
+    assert.ok(
+      activation >= 0 && activation < stream.events.indexOf(sync),
+      `the buffered chunk activates before the synchronous observation: ${types.join(',')}`,
+    );
   });
 });

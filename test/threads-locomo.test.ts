@@ -27,7 +27,13 @@ const SETTINGS = {
   workingMemory: { maxTokens: 120 },
 };
 
-type Context = { prefix: string; prefixHash: string; prefixTokens: number; totalTokens: number; messages: Array<{ content: string; toolCalls: unknown }> };
+type Context = {
+  prefix: string;
+  prefixHash: string;
+  prefixTokens: number;
+  totalTokens: number;
+  messages: Array<{ content: string; toolCalls: unknown }>;
+};
 
 const LOCOMO = process.env.CAIRN_LOCOMO_PATH ?? DEFAULT_LOCOMO_PATH;
 const available = locomoAvailable(LOCOMO);
@@ -94,7 +100,10 @@ describe('thread memory replaying a LoCoMo conversation', { skip: !available && 
     }
     assert.ok(stableTurns > conversation.turns.length / 3, `only ${stableTurns} turns had unchanged memory; the check proved little`);
     assert.ok(changedTurns > 10, `memory changed only ${changedTurns} times`);
-    assert.ok(maxSeen > MAX_TOKENS * 0.8 && nearBudget > 0, `the context never came near its budget (max ${maxSeen}); thresholds too large to test it`);
+    assert.ok(
+      maxSeen > MAX_TOKENS * 0.8 && nearBudget > 0,
+      `the context never came near its budget (max ${maxSeen}); thresholds too large to test it`,
+    );
 
     // Generations: every reflection above generation 1 condenses exactly THRESHOLD reflections of the one below;
     // generation-1 reflections condense observations; what is still active stays below the threshold per generation.
@@ -105,16 +114,27 @@ describe('thread memory replaying a LoCoMo conversation', { skip: !available && 
     assert.ok(top >= 3, `expected at least 3 generations over ${conversation.turns.length} turns, got ${top}`);
     for (const r of reflections) {
       const covered = r.covers.map((id) => byId.get(id));
-      assert.ok(covered.every((c) => c && c.status === 'archived'), `reflection ${r.id} covers an item that is not archived`);
-      if (r.generation === 1) assert.ok(covered.every((c) => c?.kind === 'observation'), `generation-1 reflection ${r.id} covers a non-observation`);
+      assert.ok(
+        covered.every((c) => c && c.status === 'archived'),
+        `reflection ${r.id} covers an item that is not archived`,
+      );
+      if (r.generation === 1)
+        assert.ok(
+          covered.every((c) => c?.kind === 'observation'),
+          `generation-1 reflection ${r.id} covers a non-observation`,
+        );
       else {
         assert.equal(covered.length, THRESHOLD, `generation ${r.generation} reflection condensed ${covered.length} reflections`);
-        assert.ok(covered.every((c) => c?.kind === 'reflection' && c.generation === r.generation - 1), `reflection ${r.id} covers the wrong generation`);
+        assert.ok(
+          covered.every((c) => c?.kind === 'reflection' && c.generation === r.generation - 1),
+          `reflection ${r.id} covers the wrong generation`,
+        );
       }
     }
     const status = (await s.call<MemoryStatusReport>('GET', '/v1/banks/loco/threads/t/memory')).body;
     assert.equal(status.generationCount, top);
-    for (const n of Object.values(status.windows.active.reflections.byGeneration)) assert.ok(n < THRESHOLD, `${n} active reflections of one generation (threshold ${THRESHOLD})`);
+    for (const n of Object.values(status.windows.active.reflections.byGeneration))
+      assert.ok(n < THRESHOLD, `${n} active reflections of one generation (threshold ${THRESHOLD})`);
 
     // Events against state.
     await new Promise((r) => setTimeout(r, 200));
@@ -123,7 +143,8 @@ describe('thread memory replaying a LoCoMo conversation', { skip: !available && 
     const cycles = new Map<string, string[]>();
     for (const e of events) cycles.set(e.cycleId, [...(cycles.get(e.cycleId) ?? []), e.type]);
     for (const [cycle, types] of cycles) {
-      if (types[0].endsWith('.start')) assert.ok(types.length === 2 && /\.(end|failed)$/.test(types[1]), `cycle ${cycle} is ${types.join(', ')}`);
+      if (types[0].endsWith('.start'))
+        assert.ok(types.length === 2 && /\.(end|failed)$/.test(types[1]), `cycle ${cycle} is ${types.join(', ')}`);
     }
     const observed = events.filter((e) => (e.type === 'activation' && e.operation === 'observation') || e.type === 'observation.end');
     const observedMessages = observed.reduce((n, e) => n + e.count, 0);
@@ -134,9 +155,15 @@ describe('thread memory replaying a LoCoMo conversation', { skip: !available && 
     const bufferedEnds = events.filter((e) => e.type === 'buffering.end' && e.operation === 'observation').flatMap((e) => e.itemIds);
     const stillBuffered = bufferedEnds.filter((id) => !observedIds.has(id));
     assert.equal(stillBuffered.length, status.windows.buffered.observations.chunks, 'buffered chunks per events vs status');
-    const reflected = events.filter((e) => e.type === 'reflection.end' || (e.type === 'activation' && e.operation === 'reflection')).flatMap((e) => e.itemIds);
+    const reflected = events
+      .filter((e) => e.type === 'reflection.end' || (e.type === 'activation' && e.operation === 'reflection'))
+      .flatMap((e) => e.itemIds);
     assert.deepEqual(new Set(reflected), new Set(reflections.map((r) => r.id)), 'reflection ids per events vs stored reflections');
     assert.equal(events[events.length - 1].generationCount, status.generationCount);
-    for (const e of events.filter((e) => e.type.endsWith('.end'))) assert.ok(e.durationMs !== null && e.durationMs >= 0 && e.outputTokens !== null, `event without duration or tokens: ${JSON.stringify(e)}`);
+    for (const e of events.filter((e) => e.type.endsWith('.end')))
+      assert.ok(
+        e.durationMs !== null && e.durationMs >= 0 && e.outputTokens !== null,
+        `event without duration or tokens: ${JSON.stringify(e)}`,
+      );
   });
 });

@@ -29,7 +29,14 @@ export function createApp(engine: Engine, options: AppOptions): OpenAPIHono {
   const maxSize = options.maxBodyBytes ?? 16 * 1024 * 1024;
   app.use(
     '/v1/*',
-    bodyLimit({ maxSize, onError: (c) => c.json(errorBody('payload_too_large', `request body is larger than ${maxSize} bytes; send fewer or smaller items per request`), 413) }),
+    bodyLimit({
+      maxSize,
+      onError: (c) =>
+        c.json(
+          errorBody('payload_too_large', `request body is larger than ${maxSize} bytes; send fewer or smaller items per request`),
+          413,
+        ),
+    }),
   );
   app.use('/v1/*', jsonDepthLimit());
   app.get('/health', (c) => c.json({ status: 'ok', store: engine.storeName, embedder: engine.embedderId }));
@@ -37,7 +44,7 @@ export function createApp(engine: Engine, options: AppOptions): OpenAPIHono {
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
     scheme: 'bearer',
-    description: 'The server\'s CAIRN_API_KEY; required on every route but /health when the server has one',
+    description: "The server's CAIRN_API_KEY; required on every route but /health when the server has one",
   });
   app.doc31('/openapi.json', {
     openapi: '3.1.0',

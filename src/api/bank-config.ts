@@ -25,10 +25,14 @@ export function bankConfigProblems(config: BankConfig): string[] {
   check(() => bankOverride('retain', config));
   check(() => retainModeOf(config));
   check(() => parseThreadSettings(config.threads, 'config.threads'));
-  if (config.retainMission !== undefined && typeof config.retainMission !== 'string') problems.push('config.retainMission must be a string');
+  if (config.retainMission !== undefined && typeof config.retainMission !== 'string')
+    problems.push('config.retainMission must be a string');
   if (config.disposition !== undefined) {
     const parsed = DispositionSchema.safeParse(config.disposition);
-    if (!parsed.success) problems.push(`config.disposition must be {skepticism, literalism, empathy}, each a number from 1 to 5: ${z.prettifyError(parsed.error).replace(/\s*\n\s*/g, ' ')}`);
+    if (!parsed.success)
+      problems.push(
+        `config.disposition must be {skepticism, literalism, empathy}, each a number from 1 to 5: ${z.prettifyError(parsed.error).replace(/\s*\n\s*/g, ' ')}`,
+      );
   }
   return problems;
 }

@@ -18,7 +18,10 @@ export function onError(err: Error, c: Context): Response {
   if (err instanceof SyntaxError) return c.json(errorBody('bad_request', `request body is not valid JSON: ${err.message}`), 400);
   const status = (err as { status?: unknown }).status;
   if (status === 415)
-    return c.json(errorBody('unsupported_media_type', 'the request body must be JSON: send it with the header content-type: application/json'), 415);
+    return c.json(
+      errorBody('unsupported_media_type', 'the request body must be JSON: send it with the header content-type: application/json'),
+      415,
+    );
   if (typeof status === 'number' && status >= 400 && status < 500)
     return c.json(errorBody('bad_request', err.message), status as ContentfulStatusCode);
   log.error(`unhandled error on ${c.req.method} ${c.req.path}: ${err.stack ?? err.message}`);

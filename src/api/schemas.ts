@@ -53,14 +53,18 @@ export const forwardOccurredRange = <T extends z.ZodType<{ occurredFrom?: string
 
 /** Text that must hold more than whitespace. */
 const nonBlank = (field: string, max: number, tooLong: string) =>
-  z.string().max(max, tooLong).refine((v) => v.trim() !== '', { message: `${field} must not be empty or blank` });
+  z
+    .string()
+    .max(max, tooLong)
+    .refine((v) => v.trim() !== '', { message: `${field} must not be empty or blank` });
 
-export const ErrorSchema = z
-  .object({ error: z.object({ code: z.string(), message: z.string() }) })
-  .openapi('Error');
+export const ErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) }).openapi('Error');
 
 /** A bank id under the one rule every entry point applies (core/ids.ts). */
-export const BankIdSchema = z.string().refine(isBankId, { message: BANK_ID_RULE }).openapi({ example: 'alice', pattern: BANK_ID_PATTERN.source });
+export const BankIdSchema = z
+  .string()
+  .refine(isBankId, { message: BANK_ID_RULE })
+  .openapi({ example: 'alice', pattern: BANK_ID_PATTERN.source });
 
 export const BankIdParam = z.object({
   bank: BankIdSchema.openapi({ param: { name: 'bank', in: 'path' }, example: 'alice' }),
@@ -99,7 +103,11 @@ export const UpdateBankSchema = CreateBankSchema.omit({ id: true }).openapi('Upd
 
 export const RetainItemSchema = z
   .object({
-    content: nonBlank('content', MAX_ITEM_CHARS, `content must be at most ${MAX_ITEM_CHARS} characters; split the document into several items`),
+    content: nonBlank(
+      'content',
+      MAX_ITEM_CHARS,
+      `content must be at most ${MAX_ITEM_CHARS} characters; split the document into several items`,
+    ),
     timestamp: isoTimestamp('timestamp').optional(),
     context: z.string().max(2000).optional(),
     speaker: z.string().max(200).optional(),
@@ -145,7 +153,11 @@ export const OperationSchema = z
     error: z.string().nullable(),
     createdAt: z.string(),
     updatedAt: z.string(),
-    owner: z.string().nullable().optional().openapi({ description: 'The process running it (its heartbeat id); another takes it over if that one dies' }),
+    owner: z
+      .string()
+      .nullable()
+      .optional()
+      .openapi({ description: 'The process running it (its heartbeat id); another takes it over if that one dies' }),
   })
   .openapi('Operation');
 
@@ -169,30 +181,35 @@ export const RetainResponseSchema = z
 
 export const FactKindSchema = z.enum(['world', 'experience', 'observation']);
 
-export const RecallRequestSchema = forwardOccurredRange(z
-  .object({
-    query: nonBlank('query', 4000, 'query must be at most 4000 characters'),
-    types: z.array(FactKindSchema).min(1).max(FactKindSchema.options.length).optional(),
-    budget: z.enum(['low', 'mid', 'high']).optional(),
-    maxTokens: z.number().int().min(1).max(200_000).optional(),
-    limit: z.number().int().min(1).max(500).optional(),
-    queryTime: isoTimestamp('queryTime').optional(),
-    asOf: isoTimestamp('asOf').optional(),
-    ...TimeFilterFields,
-    tags: z.array(z.string().max(100)).max(MAX_TAGS, `tags may hold at most ${MAX_TAGS} tags`).optional(),
-    trace: z.boolean().optional(),
-    mmr: z.number().min(0).max(1).optional().openapi({ description: 'MMR diversity lambda (0 = off)' }),
-    include: z.object({ sourceFacts: z.boolean().optional() }).strict().optional(),
-    perSource: z.number().int().min(0).max(500).optional().openapi({
-      description: 'Most results read from one source passage (an item, or a section of a long one); default 2, 0 lifts the cap',
-    }),
-    group: z.enum(['source']).optional().openapi({
-      description: "'source': also return the passages (whole messages, or sections of long ones) the results came from, each once with its " +
-        "results' spans; maxTokens then counts the passages' texts",
-    }),
-  })
-  .strict())
-  .openapi('RecallRequest');
+export const RecallRequestSchema = forwardOccurredRange(
+  z
+    .object({
+      query: nonBlank('query', 4000, 'query must be at most 4000 characters'),
+      types: z.array(FactKindSchema).min(1).max(FactKindSchema.options.length).optional(),
+      budget: z.enum(['low', 'mid', 'high']).optional(),
+      maxTokens: z.number().int().min(1).max(200_000).optional(),
+      limit: z.number().int().min(1).max(500).optional(),
+      queryTime: isoTimestamp('queryTime').optional(),
+      asOf: isoTimestamp('asOf').optional(),
+      ...TimeFilterFields,
+      tags: z.array(z.string().max(100)).max(MAX_TAGS, `tags may hold at most ${MAX_TAGS} tags`).optional(),
+      trace: z.boolean().optional(),
+      mmr: z.number().min(0).max(1).optional().openapi({ description: 'MMR diversity lambda (0 = off)' }),
+      include: z.object({ sourceFacts: z.boolean().optional() }).strict().optional(),
+      perSource: z.number().int().min(0).max(500).optional().openapi({
+        description: 'Most results read from one source passage (an item, or a section of a long one); default 2, 0 lifts the cap',
+      }),
+      group: z
+        .enum(['source'])
+        .optional()
+        .openapi({
+          description:
+            "'source': also return the passages (whole messages, or sections of long ones) the results came from, each once with its " +
+            "results' spans; maxTokens then counts the passages' texts",
+        }),
+    })
+    .strict(),
+).openapi('RecallRequest');
 
 /** Where a fact was read: its document, chunk and item, and the character span in the chunk. */
 export const SourceLocationSchema = z
@@ -202,7 +219,11 @@ export const SourceLocationSchema = z
     itemId: z.string(),
     start: z.number(),
     end: z.number(),
-    session: z.string().nullable().optional().openapi({ description: "The session of the item (its `session`, else its documentId); null: none" }),
+    session: z
+      .string()
+      .nullable()
+      .optional()
+      .openapi({ description: 'The session of the item (its `session`, else its documentId); null: none' }),
   })
   .openapi('SourceLocation');
 
@@ -213,7 +234,13 @@ export const SourceSpanSchema = SourceLocationSchema.extend({
   timestamp: z.string().nullable(),
   context: z.string().nullable(),
   document: z
-    .object({ id: z.string(), metadata: z.record(z.string(), z.string()), tags: z.array(z.string()), createdAt: z.string(), updatedAt: z.string() })
+    .object({
+      id: z.string(),
+      metadata: z.record(z.string(), z.string()),
+      tags: z.array(z.string()),
+      createdAt: z.string(),
+      updatedAt: z.string(),
+    })
     .nullable(),
 }).openapi('SourceSpan');
 
@@ -231,8 +258,14 @@ export const FactSchema = z
     speaker: z.string().nullable(),
     metadata: z.record(z.string(), z.string()),
     tags: z.array(z.string()),
-    stance: z.enum(['instruction', 'preference']).nullable().openapi({ description: 'A standing instruction or preference the fact states (read at retain); recall adds these to the questions they bear on.' }),
-    context: z.string().nullable().openapi({ description: "What the fact's keyword index reads beside its text: its heading, its passage's names and identifiers, the sentence before it." }),
+    stance: z.enum(['instruction', 'preference']).nullable().openapi({
+      description:
+        'A standing instruction or preference the fact states (read at retain); recall adds these to the questions they bear on.',
+    }),
+    context: z.string().nullable().openapi({
+      description:
+        "What the fact's keyword index reads beside its text: its heading, its passage's names and identifiers, the sentence before it.",
+    }),
     status: z.enum(['active', 'superseded']),
     validFrom: z.string().nullable(),
     validTo: z.string().nullable(),
@@ -268,7 +301,11 @@ export const ChunkSchema = z
     speaker: z.string().nullable(),
     timestamp: z.string().nullable(),
     context: z.string().nullable(),
-    session: z.string().nullable().optional().openapi({ description: 'The session of the item (its `session`, else its documentId); null: none' }),
+    session: z
+      .string()
+      .nullable()
+      .optional()
+      .openapi({ description: 'The session of the item (its `session`, else its documentId); null: none' }),
   })
   .openapi('Chunk');
 
@@ -285,18 +322,26 @@ export const EntitySchema = z
   })
   .openapi('Entity');
 
-export const PageQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
-  offset: z.coerce.number().int().min(0).default(0),
-}).strict();
+export const PageQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(1000).default(100),
+    offset: z.coerce.number().int().min(0).default(0),
+  })
+  .strict();
 
 // ---- thread memory (routes/threads.ts)
 
 export const ThreadParams = BankIdParam.extend({
-  thread: z.string().min(1).max(256).openapi({ param: { name: 'thread', in: 'path' }, example: 'chat-1' }),
+  thread: z
+    .string()
+    .min(1)
+    .max(256)
+    .openapi({ param: { name: 'thread', in: 'path' }, example: 'chat-1' }),
 });
 
-export const ToolCallSchema = z.object({ id: z.string().max(200).optional(), name: z.string().min(1).max(200), arguments: z.unknown().optional() }).strict();
+export const ToolCallSchema = z
+  .object({ id: z.string().max(200).optional(), name: z.string().min(1).max(200), arguments: z.unknown().optional() })
+  .strict();
 
 export const MessageInputSchema = z
   .object({
@@ -307,7 +352,10 @@ export const MessageInputSchema = z
     toolCalls: z.array(ToolCallSchema).max(100).optional(),
   })
   .strict()
-  .refine((m) => m.content.trim() !== '' || (m.toolCalls?.length ?? 0) > 0, { message: 'content must not be empty (unless the message carries toolCalls)', path: ['content'] })
+  .refine((m) => m.content.trim() !== '' || (m.toolCalls?.length ?? 0) > 0, {
+    message: 'content must not be empty (unless the message carries toolCalls)',
+    path: ['content'],
+  })
   .openapi('ThreadMessageInput');
 
 export const MessageList = z.array(MessageInputSchema).min(1, 'send at least one message').max(MAX_MESSAGES_PER_APPEND);
@@ -319,18 +367,39 @@ export const AppendSchema = z.union([AppendEnvelope, MessageList, MessageInputSc
 
 export const MessageSchema = z
   .object({
-    seq: z.number(), id: z.string(), bankId: z.string(), threadId: z.string(), role: z.string(), name: z.string().nullable(), content: z.string(),
+    seq: z.number(),
+    id: z.string(),
+    bankId: z.string(),
+    threadId: z.string(),
+    role: z.string(),
+    name: z.string().nullable(),
+    content: z.string(),
     toolCalls: z.array(z.object({ id: z.string().optional(), name: z.string(), arguments: z.unknown().optional() })).nullable(),
-    timestamp: z.string(), tokens: z.number(), createdAt: z.string(),
+    timestamp: z.string(),
+    tokens: z.number(),
+    createdAt: z.string(),
   })
   .openapi('ThreadMessage');
 
 export const AppendResponse = z
-  .object({ threadId: z.string(), resourceId: z.string().nullable(), recordId: z.string(), messages: z.array(MessageSchema), warnings: z.array(z.string()) })
+  .object({
+    threadId: z.string(),
+    resourceId: z.string().nullable(),
+    recordId: z.string(),
+    messages: z.array(MessageSchema),
+    warnings: z.array(z.string()),
+  })
   .openapi('ThreadAppendResult');
 
 export const ThreadSchema = z
-  .object({ bankId: z.string(), id: z.string(), resourceId: z.string().nullable(), settings: z.record(z.string(), z.unknown()), createdAt: z.string(), updatedAt: z.string() })
+  .object({
+    bankId: z.string(),
+    id: z.string(),
+    resourceId: z.string().nullable(),
+    settings: z.record(z.string(), z.unknown()),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
   .openapi('Thread');
 
 export const Settings = z.record(z.string(), z.unknown()).openapi({
@@ -343,42 +412,91 @@ export const SettingsResponse = z.object({ settings: Settings, effective: z.reco
 
 export const MemoryItemSchema = z
   .object({
-    id: z.string(), bankId: z.string(), recordId: z.string(), threadId: z.string().nullable(), kind: z.enum(['observation', 'reflection']),
-    generation: z.number(), status: z.enum(['running', 'buffered', 'active', 'archived']), text: z.string(), tokens: z.number(),
-    fromSeq: z.number().nullable(), toSeq: z.number().nullable(), messageCount: z.number(), inputTokens: z.number(), covers: z.array(z.string()),
-    currentTask: z.string().nullable(), suggestedResponse: z.string().nullable(), firstAt: z.string().nullable(), lastAt: z.string().nullable(),
-    createdAt: z.string(), activatedAt: z.string().nullable(), archivedAt: z.string().nullable(),
+    id: z.string(),
+    bankId: z.string(),
+    recordId: z.string(),
+    threadId: z.string().nullable(),
+    kind: z.enum(['observation', 'reflection']),
+    generation: z.number(),
+    status: z.enum(['running', 'buffered', 'active', 'archived']),
+    text: z.string(),
+    tokens: z.number(),
+    fromSeq: z.number().nullable(),
+    toSeq: z.number().nullable(),
+    messageCount: z.number(),
+    inputTokens: z.number(),
+    covers: z.array(z.string()),
+    currentTask: z.string().nullable(),
+    suggestedResponse: z.string().nullable(),
+    firstAt: z.string().nullable(),
+    lastAt: z.string().nullable(),
+    createdAt: z.string(),
+    activatedAt: z.string().nullable(),
+    archivedAt: z.string().nullable(),
   })
   .openapi('MemoryItem');
 
 export const ContextSchema = z
   .object({
-    threadId: z.string(), recordId: z.string(), maxTokens: z.number().nullable(),
+    threadId: z.string(),
+    recordId: z.string(),
+    maxTokens: z.number().nullable(),
     prefix: z.string().openapi({ description: 'Memory prefix; byte-identical between calls until memory changes' }),
     prefixHash: z.string().openapi({ description: 'sha256 of the prefix' }),
-    prefixTokens: z.number(), messages: z.array(MessageSchema), messageTokens: z.number(), totalTokens: z.number(), omittedMessages: z.number(),
-    reflectionIds: z.array(z.string()), observationIds: z.array(z.string()), omittedReflections: z.number(), omittedObservations: z.number(),
-    currentTask: z.string().nullable(), workingMemory: z.boolean(),
+    prefixTokens: z.number(),
+    messages: z.array(MessageSchema),
+    messageTokens: z.number(),
+    totalTokens: z.number(),
+    omittedMessages: z.number(),
+    reflectionIds: z.array(z.string()),
+    observationIds: z.array(z.string()),
+    omittedReflections: z.number(),
+    omittedObservations: z.number(),
+    currentTask: z.string().nullable(),
+    workingMemory: z.boolean(),
   })
   .openapi('ThreadContext');
 
 export const ThreadWindowSchema = z.object({ count: z.number(), tokens: z.number(), threshold: z.number(), blockAfter: z.number() });
 export const StatusSchema = z
   .object({
-    bankId: z.string(), threadId: z.string(), resourceId: z.string().nullable(), scope: z.enum(['thread', 'resource']), recordId: z.string(),
-    observer: z.string(), reflector: z.string(), messages: z.object({ count: z.number(), tokens: z.number() }),
+    bankId: z.string(),
+    threadId: z.string(),
+    resourceId: z.string().nullable(),
+    scope: z.enum(['thread', 'resource']),
+    recordId: z.string(),
+    observer: z.string(),
+    reflector: z.string(),
+    messages: z.object({ count: z.number(), tokens: z.number() }),
     windows: z.object({
       active: z.object({
-        messages: ThreadWindowSchema, observations: ThreadWindowSchema,
+        messages: ThreadWindowSchema,
+        observations: ThreadWindowSchema,
         reflections: z.object({ count: z.number(), tokens: z.number(), byGeneration: z.record(z.string(), z.number()) }),
       }),
       buffered: z.object({
         observations: z.object({
-          chunks: z.number(), messageTokens: z.number(), projectedMessageRemoval: z.number(), observationTokens: z.number(),
+          chunks: z.number(),
+          messageTokens: z.number(),
+          projectedMessageRemoval: z.number(),
+          observationTokens: z.number(),
           status: z.enum(['idle', 'running', 'complete']),
-          items: z.array(z.object({ id: z.string(), status: z.enum(['running', 'complete']), messages: z.number(), messageTokens: z.number(), observationTokens: z.number() })),
+          items: z.array(
+            z.object({
+              id: z.string(),
+              status: z.enum(['running', 'complete']),
+              messages: z.number(),
+              messageTokens: z.number(),
+              observationTokens: z.number(),
+            }),
+          ),
         }),
-        reflection: z.object({ status: z.enum(['idle', 'running', 'complete']), inputObservationTokens: z.number(), observationTokens: z.number(), generation: z.number().nullable() }),
+        reflection: z.object({
+          status: z.enum(['idle', 'running', 'complete']),
+          inputObservationTokens: z.number(),
+          observationTokens: z.number(),
+          generation: z.number().nullable(),
+        }),
       }),
     }),
     archived: z.object({ observations: z.number(), reflections: z.number() }),
@@ -387,4 +505,6 @@ export const StatusSchema = z
   })
   .openapi('ThreadMemoryStatus');
 
-export const WorkingMemorySchema = z.object({ bankId: z.string(), key: z.string(), content: z.string(), updatedAt: z.string() }).openapi('WorkingMemory');
+export const WorkingMemorySchema = z
+  .object({ bankId: z.string(), key: z.string(), content: z.string(), updatedAt: z.string() })
+  .openapi('WorkingMemory');

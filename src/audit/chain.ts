@@ -27,13 +27,24 @@ export async function requireObservation(store: AuditReads, bankId: string, obse
 export async function evidenceChain(store: AuditReads & RecallReads, bankId: string, observationId: string): Promise<EvidenceChain> {
   const observation = await requireObservation(store, bankId, observationId);
   const evidence = await store.evidenceOf(bankId, observationId);
-  const facts = new Map((await store.getFacts(bankId, evidence.map((e) => e.factId))).map((f) => [f.id, f]));
+  const facts = new Map(
+    (
+      await store.getFacts(
+        bankId,
+        evidence.map((e) => e.factId),
+      )
+    ).map((f) => [f.id, f]),
+  );
   const sources = await sourcesOf(store, bankId, [...facts.values()]);
   const links: EvidenceLink[] = evidence.flatMap((e) => {
     const fact = facts.get(e.factId);
     return fact ? [{ role: e.role, linkedAt: e.createdAt, fact, source: sources.get(fact.id) ?? null }] : [];
   });
-  return { observation, supporting: links.filter((l) => l.role === 'supports'), contradicting: links.filter((l) => l.role === 'contradicts') };
+  return {
+    observation,
+    supporting: links.filter((l) => l.role === 'supports'),
+    contradicting: links.filter((l) => l.role === 'contradicts'),
+  };
 }
 
 export interface ObservationOfFact {
@@ -45,7 +56,14 @@ export interface ObservationOfFact {
 /** The observations a fact supports or contradicts. */
 export async function observationsOfFact(store: AuditReads, bankId: string, factId: string): Promise<ObservationOfFact[]> {
   const links = await store.observationsOfFact(bankId, factId);
-  const observations = new Map((await store.getObservations(bankId, links.map((l) => l.observationId))).map((o) => [o.id, o]));
+  const observations = new Map(
+    (
+      await store.getObservations(
+        bankId,
+        links.map((l) => l.observationId),
+      )
+    ).map((o) => [o.id, o]),
+  );
   return links.flatMap((l) => {
     const observation = observations.get(l.observationId);
     return observation ? [{ role: l.role, linkedAt: l.createdAt, observation }] : [];

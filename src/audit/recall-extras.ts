@@ -38,7 +38,11 @@ export async function observationExtras(
   const sources = options.sourceFacts ? await sourceFactsOf(store, bankId, ids, options.sourceFactsLimit) : null;
   const outdated = await outdatedObservations(store, bankId, ids);
   for (const o of observations) {
-    const extras: ObservationExtras = { stale: stale.has(o.id) || outdated.has(o.id), outdated: outdated.has(o.id), proofCount: o.proofCount };
+    const extras: ObservationExtras = {
+      stale: stale.has(o.id) || outdated.has(o.id),
+      outdated: outdated.has(o.id),
+      proofCount: o.proofCount,
+    };
     if (sources) extras.sourceFacts = sources.get(o.id) ?? [];
     if (options.asOf) extras.textAsOf = await observationTextAsOf(store, bankId, o.id, options.asOf);
     out.set(o.id, extras);
@@ -49,7 +53,11 @@ export async function observationExtras(
 /** Observations whose supporting facts have all been superseded (contradicting evidence does not count). */
 async function outdatedObservations(store: AuditReads & RecallReads, bankId: string, ids: string[]): Promise<Set<string>> {
   const supporting = new Map<string, string[]>();
-  for (const id of ids) supporting.set(id, (await store.evidenceOf(bankId, id)).filter((e) => e.role === 'supports').map((e) => e.factId));
+  for (const id of ids)
+    supporting.set(
+      id,
+      (await store.evidenceOf(bankId, id)).filter((e) => e.role === 'supports').map((e) => e.factId),
+    );
   // One read of every supporting fact, not one per observation.
   const status = new Map((await store.getFacts(bankId, [...new Set([...supporting.values()].flat())])).map((f) => [f.id, f.status]));
   const out = new Set<string>();

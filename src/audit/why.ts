@@ -34,7 +34,15 @@ export async function why(store: AuditReads & RecallReads & ConsolidationQueue, 
   if (fact.kind === 'observation') {
     const chain = await evidenceChain(store, bankId, id);
     const stale = (await staleObservations(store, bankId, [chain.observation])).has(id);
-    return { id, kind: 'observation', observation: chain.observation, stale, supporting: chain.supporting, contradicting: chain.contradicting, history: await store.historyOf(bankId, id) };
+    return {
+      id,
+      kind: 'observation',
+      observation: chain.observation,
+      stale,
+      supporting: chain.supporting,
+      contradicting: chain.contradicting,
+      history: await store.historyOf(bankId, id),
+    };
   }
   const [replacement] = fact.supersededBy ? await store.getFacts(bankId, [fact.supersededBy]) : [];
   const sources = await sourcesOf(store, bankId, replacement ? [fact, replacement] : [fact]);

@@ -8,11 +8,14 @@ import { configureLog, log } from '../log.ts';
 import { MEMORY_COMMANDS } from './commands/thread-memory-report.ts';
 
 /** A commander parser for a whole number in [min, max], refusing anything else with a message naming the option. */
-const wholeNumber = (name: string, min: number, max: number) => (value: string): number => {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || n < min || n > max) throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}.`);
-  return n;
-};
+const wholeNumber =
+  (name: string, min: number, max: number) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || n < min || n > max)
+      throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}.`);
+    return n;
+  };
 
 const instant = (value: string): string => {
   const at = isoInstant(value);
@@ -55,18 +58,31 @@ function program(): Command {
     .requiredOption('-b, --bank <bank>', 'bank id')
     .option('-l, --limit <n>', 'results (1 to 500)', wholeNumber('limit', 1, 500), 10)
     .option('--query-time <iso>', 'read relative dates in the query from this instant (ISO 8601)', instant)
-    .option('--per-source <n>', 'most results from one source passage (0 to 500; 0 lifts the cap; default 2)', wholeNumber('per-source', 0, 500))
+    .option(
+      '--per-source <n>',
+      'most results from one source passage (0 to 500; 0 lifts the cap; default 2)',
+      wholeNumber('per-source', 0, 500),
+    )
     .option('--passages', 'also print the whole passages the results came from (group: source)')
     .option('--json', 'print JSON')
-    .action(async (query: string, opts: { bank: string; limit: number; queryTime?: string; perSource?: number; passages?: boolean; json?: boolean }) => {
-      const { RecallRequestSchema, describeIssues } = await import('../api/index.ts');
-      const request = RecallRequestSchema.safeParse({
-        query, limit: opts.limit, queryTime: opts.queryTime, perSource: opts.perSource, ...(opts.passages ? { group: 'source' } : {}),
-      });
-      if (!request.success) throw new Error(describeIssues(request.error.issues));
-      const { recallCommand } = await import('./commands/memory-commands.ts');
-      await recallCommand(configuration(), opts.bank, request.data, opts);
-    });
+    .action(
+      async (
+        query: string,
+        opts: { bank: string; limit: number; queryTime?: string; perSource?: number; passages?: boolean; json?: boolean },
+      ) => {
+        const { RecallRequestSchema, describeIssues } = await import('../api/index.ts');
+        const request = RecallRequestSchema.safeParse({
+          query,
+          limit: opts.limit,
+          queryTime: opts.queryTime,
+          perSource: opts.perSource,
+          ...(opts.passages ? { group: 'source' } : {}),
+        });
+        if (!request.success) throw new Error(describeIssues(request.error.issues));
+        const { recallCommand } = await import('./commands/memory-commands.ts');
+        await recallCommand(configuration(), opts.bank, request.data, opts);
+      },
+    );
   cli
     .command('reembed <bank>')
     .description('re-embed every fact of a bank with the active embedder (after changing CAIRN_EMBEDDER)')

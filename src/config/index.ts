@@ -15,7 +15,12 @@ export type { ConsolidateConfig } from './consolidate.ts';
 export type { EmbedConfig, EmbedderChoice, RerankerChoice } from './embed.ts';
 export type { HttpConfig } from './http.ts';
 export {
-  LLM_OPERATIONS, PROVIDER_CHOICES, type LlmConfig, type LlmVariables, type ProviderChoice, type StructuredOutputMode,
+  LLM_OPERATIONS,
+  PROVIDER_CHOICES,
+  type LlmConfig,
+  type LlmVariables,
+  type ProviderChoice,
+  type StructuredOutputMode,
 } from './llm.ts';
 export type { LogConfig, LogLevel } from './log.ts';
 export type { RetainConfig } from './retain.ts';

@@ -96,7 +96,10 @@ export const LLM = section(
   }),
   (v): LlmConfig => ({
     shared: group(v, 'CAIRN_LLM_'),
-    operations: Object.fromEntries(LLM_OPERATIONS.map((operation) => [operation, group(v, prefixOf(operation))])) as Record<LlmOperation, LlmVariables>,
+    operations: Object.fromEntries(LLM_OPERATIONS.map((operation) => [operation, group(v, prefixOf(operation))])) as Record<
+      LlmOperation,
+      LlmVariables
+    >,
     groqApiKey: v.GROQ_API_KEY,
     openaiApiKey: v.OPENAI_API_KEY,
   }),

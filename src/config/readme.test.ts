@@ -12,7 +12,9 @@ function documented(): string[] {
   const start = README.indexOf('\n## Configuration');
   assert.ok(start >= 0, 'the README has a Configuration section');
   const end = README.indexOf('\n## ', start + 1);
-  const rows = README.slice(start, end).split('\n').filter((line) => line.startsWith('| `'));
+  const rows = README.slice(start, end)
+    .split('\n')
+    .filter((line) => line.startsWith('| `'));
   return rows.flatMap((row) => [...row.split('|')[1].matchAll(/`([^`]+)`/g)].map((m) => m[1]));
 }
 

@@ -7,4 +7,7 @@ export interface RetainConfig {
   extractThreads: number;
 }
 
-export const RETAIN = section(z.object({ CAIRN_EXTRACT_THREADS: integer(0) }), (v): RetainConfig => ({ extractThreads: v.CAIRN_EXTRACT_THREADS ?? 0 }));
+export const RETAIN = section(
+  z.object({ CAIRN_EXTRACT_THREADS: integer(0) }),
+  (v): RetainConfig => ({ extractThreads: v.CAIRN_EXTRACT_THREADS ?? 0 }),
+);

@@ -22,7 +22,13 @@ test('the settings, with their defaults', () => {
     qdrant: { url: 'http://q:6333', apiKey: undefined, collectionPrefix: undefined },
   });
   const full = serverOptionsFrom({
-    NEO4J_URI: 'neo4j+s://x', NEO4J_USER: 'cairn', NEO4J_PASSWORD: 'pw', NEO4J_DATABASE: 'memory', QDRANT_URL: 'https://q', QDRANT_API_KEY: 'k', CAIRN_QDRANT_PREFIX: 'prod',
+    NEO4J_URI: 'neo4j+s://x',
+    NEO4J_USER: 'cairn',
+    NEO4J_PASSWORD: 'pw',
+    NEO4J_DATABASE: 'memory',
+    QDRANT_URL: 'https://q',
+    QDRANT_API_KEY: 'k',
+    CAIRN_QDRANT_PREFIX: 'prod',
   });
   assert.equal(full.neo4j.user, 'cairn');
   assert.equal(full.neo4j.database, 'memory');

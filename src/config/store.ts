@@ -42,7 +42,11 @@ export const STORE = section(
       if (v.CAIRN_STORE !== 'server') return;
       const missing = SERVER_REQUIRED.filter((name) => v[name] === undefined);
       if (missing.length)
-        ctx.addIssue({ code: 'custom', path: [], message: `CAIRN_STORE=server needs ${missing.join(', ')} (see the README's server-mode section)` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [],
+          message: `CAIRN_STORE=server needs ${missing.join(', ')} (see the README's server-mode section)`,
+        });
     }),
   (v): StoreConfig => {
     const dataDir = v.CAIRN_DATA_DIR ?? 'data';

@@ -37,7 +37,14 @@ export function integer(min: number, max?: number) {
 
 /** One of a few words; unset when blank. `allowed` says them in the error (default "one of a, b, c"). */
 export function oneOf<const T extends readonly [string, ...string[]]>(values: T, allowed = `one of ${values.join(', ')}`) {
-  return z.preprocess(blankIsUnset, z.string().trim().pipe(z.enum(values, { error: `must be ${allowed}` })).optional());
+  return z.preprocess(
+    blankIsUnset,
+    z
+      .string()
+      .trim()
+      .pipe(z.enum(values, { error: `must be ${allowed}` }))
+      .optional(),
+  );
 }
 
 /** A section of the configuration: the variables it reads and how they become its settings. */

@@ -3,7 +3,8 @@
 // (it was going well, now it goes badly, or the reverse), read from a small lexicon of outcome words.
 import { words } from '../text/index.ts';
 
-const CHANGE = /\b(however|instead|no longer|not any ?more|any ?more|switched|switching|replaced|replacing|quit|cancel+ed|downgraded|reverted|abandoned|rolled back|gave up|scrapped|called off|broke up|reversed)\b/i;
+const CHANGE =
+  /\b(however|instead|no longer|not any ?more|any ?more|switched|switching|replaced|replacing|quit|cancel+ed|downgraded|reverted|abandoned|rolled back|gave up|scrapped|called off|broke up|reversed)\b/i;
 
 const GOOD = new Set(
   `improve improved improves improving improvement lift lifted lifts gain gains gained boost boosted grew grow growing growth

@@ -7,9 +7,7 @@ import { consolidationStatus, type ConsolidationStatus } from './status.ts';
 import type { ConsolidationWorker, DrainReport } from './worker.ts';
 
 /** A run asked for without waiting: started (a batch was claimed) or not, and why not. */
-export type StartOutcome =
-  | { started: true; status: ConsolidationStatus }
-  | { started: false; reason: string; status: ConsolidationStatus };
+export type StartOutcome = { started: true; status: ConsolidationStatus } | { started: false; reason: string; status: ConsolidationStatus };
 
 export class Consolidation {
   constructor(

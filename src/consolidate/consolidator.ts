@@ -32,7 +32,11 @@ export interface ConsolidationInput {
 }
 
 /** Every fact a consolidation input shows: the new ones, the related ones and the observations' evidence. */
-export const factsInView = (input: ConsolidationInput): Fact[] => [...input.facts, ...input.relatedFacts, ...input.observations.flatMap((r) => r.facts)];
+export const factsInView = (input: ConsolidationInput): Fact[] => [
+  ...input.facts,
+  ...input.relatedFacts,
+  ...input.observations.flatMap((r) => r.facts),
+];
 
 /**
  * What to do. `create` names its new observation by `ref` (unique within one answer) so later decisions of the

@@ -43,7 +43,8 @@ export async function loadContext(
   }
   const nearIds = new Map<string, number>();
   for (const v of factVectors.values()) {
-    for (const n of await store.vectors.search(bankId, v, options.nearestPerFact, { kinds: ['observation'] })) nearIds.set(n.id, Math.max(nearIds.get(n.id) ?? 0, n.score));
+    for (const n of await store.vectors.search(bankId, v, options.nearestPerFact, { kinds: ['observation'] }))
+      nearIds.set(n.id, Math.max(nearIds.get(n.id) ?? 0, n.score));
   }
   const unseen = [...nearIds.keys()].filter((id) => !byId.has(id));
   for (const f of await store.getFacts(bankId, unseen)) byId.set(f.id, f);
@@ -53,7 +54,11 @@ export async function loadContext(
   }
   const candidates = [...byId.values()];
   const rank = (a: Fact, b: Fact): number => (score.get(b.id) ?? 0) - (score.get(a.id) ?? 0) || b.createdAt.localeCompare(a.createdAt);
-  const observationIds = candidates.filter((f) => f.kind === 'observation').sort(rank).slice(0, options.batchSize).map((f) => f.id);
+  const observationIds = candidates
+    .filter((f) => f.kind === 'observation')
+    .sort(rank)
+    .slice(0, options.batchSize)
+    .map((f) => f.id);
   const relatedFacts = candidates
     .filter((f) => f.kind !== 'observation')
     .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || rank(a, b))
@@ -65,14 +70,22 @@ export async function loadContext(
   const windows: Array<{ observation: Observation; evidence: Evidence[]; ids: string[] }> = [];
   for (const observation of observations) {
     const evidence = await store.evidenceOf(bankId, observation.id);
-    const ids = evidence.length <= options.evidenceWindow ? evidence.map((e) => e.factId) : [evidence[0].factId, ...evidence.slice(-(options.evidenceWindow - 1)).map((e) => e.factId)];
+    const ids =
+      evidence.length <= options.evidenceWindow
+        ? evidence.map((e) => e.factId)
+        : [evidence[0].factId, ...evidence.slice(-(options.evidenceWindow - 1)).map((e) => e.factId)];
     for (const id of ids) evidenceIds.add(id);
     windows.push({ observation, evidence, ids });
   }
   const known = new Map<string, Fact>([...facts, ...relatedFacts].map((f) => [f.id, f]));
   const missing = [...evidenceIds].filter((id) => !known.has(id));
   for (const f of await store.getFacts(bankId, missing)) known.set(f.id, f);
-  for (const w of windows) related.push({ observation: w.observation, evidence: w.evidence, facts: w.ids.map((id) => known.get(id)).filter((f): f is Fact => !!f) });
+  for (const w of windows)
+    related.push({
+      observation: w.observation,
+      evidence: w.evidence,
+      facts: w.ids.map((id) => known.get(id)).filter((f): f is Fact => !!f),
+    });
 
   const vectorIds = [...observationIds, ...relatedFacts.map((f) => f.id), ...missing].filter((id) => !factVectors.has(id));
   const vectors = new Map(factVectors);

@@ -42,7 +42,11 @@ const tagsText = (tags: readonly string[]): string => `[${[...tags].sort().join(
 const same = (a: string, b: string): boolean => normalize(a) === normalize(b);
 
 function normalize(text: string): string {
-  return text.toLowerCase().replace(/\s+/g, ' ').trim().replace(/[.!?;,\s]+$/u, '');
+  return text
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[.!?;,\s]+$/u, '');
 }
 
 function listed(aliases: string[]): string {
@@ -127,7 +131,10 @@ class Interpretation {
   private sameTags(facts: ShownFact[], tags: string, label: string, field: string): boolean {
     const odd = facts.find((f) => tagsKey(f.fact.tags) !== tags);
     if (!odd) return true;
-    this.problem(field, `${odd.alias} has tags ${tagsText(odd.fact.tags)} but ${label} has tags ${tagsText(JSON.parse(tags) as string[])}; facts only join observations with the same tags`);
+    this.problem(
+      field,
+      `${odd.alias} has tags ${tagsText(odd.fact.tags)} but ${label} has tags ${tagsText(JSON.parse(tags) as string[])}; facts only join observations with the same tags`,
+    );
     return false;
   }
 
@@ -137,7 +144,8 @@ class Interpretation {
     if (!t || !facts || !this.sameTags(facts, t.tags, alias, 'factIds')) return;
     const ids = this.link(t, facts);
     // Facts it already has add nothing: nothing to write.
-    if (ids.length) this.decisions.push({ action: 'update', observationId: t.id, text: null, reason: 'supported', supports: ids, contradicts: [] });
+    if (ids.length)
+      this.decisions.push({ action: 'update', observationId: t.id, text: null, reason: 'supported', supports: ids, contradicts: [] });
   }
 
   private update(d: Extract<LlmDecision, { action: 'update' }>, refs: Set<string>): void {
@@ -151,13 +159,19 @@ class Interpretation {
     if (d.kind === 'contradict') {
       const restated = facts.find((f) => same(d.newText, f.fact.text));
       if (restated) {
-        this.problem('newText', `it only restates ${restated.alias}; a contradiction keeps the earlier state: tell how it changed over time, with dates`);
+        this.problem(
+          'newText',
+          `it only restates ${restated.alias}; a contradiction keeps the earlier state: tell how it changed over time, with dates`,
+        );
         return;
       }
     }
     const ids = this.link(t, facts);
     if (ids.length === 0) {
-      this.problem('evidence', `${facts.map((f) => f.alias).join(', ')} already back ${d.observationId}; cite the new facts that change it`);
+      this.problem(
+        'evidence',
+        `${facts.map((f) => f.alias).join(', ')} already back ${d.observationId}; cite the new facts that change it`,
+      );
       return;
     }
     t.text = d.newText;
@@ -192,21 +206,34 @@ class Interpretation {
     if (ref !== null) this.created.set(ref, t);
     else this.targets.set(id, t);
     const facet = d.facet?.trim();
-    this.decisions.push({ action: 'create', ref: id, text: d.text, supports: this.link(t, facts), contradicts: [], ...(facet ? { facet } : {}) });
+    this.decisions.push({
+      action: 'create',
+      ref: id,
+      text: d.text,
+      supports: this.link(t, facts),
+      contradicts: [],
+      ...(facet ? { facet } : {}),
+    });
   }
 
   private supersede(older: string, newer: string): void {
     const facts: Array<ShownFact | null> = [older, newer].map((alias, i) => {
       const shown = this.view.factsByAlias.get(alias);
-      if (!shown) this.problem(i ? 'by' : 'factId', `"${alias}" is not one of the facts shown; the facts are ${listed([...this.view.factsByAlias.keys()])}`);
+      if (!shown)
+        this.problem(
+          i ? 'by' : 'factId',
+          `"${alias}" is not one of the facts shown; the facts are ${listed([...this.view.factsByAlias.keys()])}`,
+        );
       return shown ?? null;
     });
     const [a, b] = facts;
     if (!a || !b) return;
     if (a === b) return this.problem('by', 'a fact cannot supersede itself');
-    if (!a.isNew && !b.isNew) return this.problem('factId', `neither ${a.alias} nor ${b.alias} is a new fact; every decision must cite at least one`);
+    if (!a.isNew && !b.isNew)
+      return this.problem('factId', `neither ${a.alias} nor ${b.alias} is a new fact; every decision must cite at least one`);
     if (a.fact.status !== 'active' || this.superseded.has(a.fact.id)) return this.problem('factId', `${a.alias} is already superseded`);
-    if (tagsKey(a.fact.tags) !== tagsKey(b.fact.tags)) return this.problem('by', `${a.alias} and ${b.alias} have different tags; only facts with the same tags supersede each other`);
+    if (tagsKey(a.fact.tags) !== tagsKey(b.fact.tags))
+      return this.problem('by', `${a.alias} and ${b.alias} have different tags; only facts with the same tags supersede each other`);
     this.superseded.add(a.fact.id);
     this.decisions.push({ action: 'supersede', factId: a.fact.id, by: b.fact.id });
   }

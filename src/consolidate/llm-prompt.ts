@@ -172,14 +172,18 @@ export function consolidationMessages(view: ConsolidationView): ChatMessage[] {
           const facet = r.observation.metadata.facet ? ` [facet: ${r.observation.metadata.facet}]` : '';
           const more = r.evidence.length > o.evidence.length ? ` (${r.evidence.length} evidence facts in all; these shown)` : '';
           const roles = new Map(r.evidence.map((e) => [e.factId, e.role]));
-          const evidence = o.evidence.map((s) => `    ${roles.get(s.fact.id) === 'contradicts' ? 'changed by' : 'supported by'} ${factLine(s)}`);
+          const evidence = o.evidence.map(
+            (s) => `    ${roles.get(s.fact.id) === 'contradicts' ? 'changed by' : 'supported by'} ${factLine(s)}`,
+          );
           return [`${o.alias}${facet}${tagsOf(r.observation.tags)}: ${r.observation.text}`, `  evidence${more}:`, ...evidence].join('\n');
         })
         .join('\n')
     : '(none)';
   const user = [
     `Existing observations related to the new facts:\n${observations}`,
-    ...(view.otherFacts.length ? [`Other stored facts about the same people and things:\n${view.otherFacts.map(factLine).join('\n')}`] : []),
+    ...(view.otherFacts.length
+      ? [`Other stored facts about the same people and things:\n${view.otherFacts.map(factLine).join('\n')}`]
+      : []),
     `New facts to consolidate (oldest first):\n${view.newFacts.map(factLine).join('\n')}`,
   ].join('\n\n');
   return [
@@ -191,7 +195,9 @@ export function consolidationMessages(view: ConsolidationView): ChatMessage[] {
 /** After deletions: the observation is rewritten from the evidence it has left, and nothing else. */
 export function resynthesisMessages(mission: string, facet: string | null, evidence: RemainingEvidence[]): ChatMessage[] {
   const ordered = [...evidence].sort((a, b) => byTime(a.fact, b.fact));
-  const lines = ordered.map((e, i) => `${e.role === 'contradicts' ? 'changed by' : 'supported by'} F${i + 1} (${day(factTime(e.fact))}): ${e.fact.text}`);
+  const lines = ordered.map(
+    (e, i) => `${e.role === 'contradicts' ? 'changed by' : 'supported by'} F${i + 1} (${day(factTime(e.fact))}): ${e.fact.text}`,
+  );
   const system = [
     "You rewrite one observation of an AI agent's long-term memory from its evidence facts alone: some of its facts were deleted, " +
       'and nothing they said may survive. Use only what the facts below say. When the facts tell a change over time, tell it with dates.',

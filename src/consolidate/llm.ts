@@ -9,7 +9,14 @@ import type { Embedder } from '../embed/index.ts';
 import { type UsageLedger, type LlmProvider, generateObject, type GenerateObjectOptions } from '../llm/index.ts';
 import type { ConsolidationDecision, ConsolidationInput, Consolidator, RemainingEvidence } from './consolidator.ts';
 import { checkedReplySchema, interpretReply } from './llm-decisions.ts';
-import { consolidationMessages, DEFAULT_PROMPT_LIMITS, resynthesisMessages, ResynthesisReplySchema, viewOf, type PromptLimits } from './llm-prompt.ts';
+import {
+  consolidationMessages,
+  DEFAULT_PROMPT_LIMITS,
+  resynthesisMessages,
+  ResynthesisReplySchema,
+  viewOf,
+  type PromptLimits,
+} from './llm-prompt.ts';
 import { OfflineConsolidator } from './offline.ts';
 
 /** The provider a bank's consolidation uses, or null for the fallback (e.g. resolveLlm('consolidation', bank.config)). */
@@ -43,7 +50,8 @@ export class LlmConsolidator implements Consolidator {
     readonly options: LlmConsolidatorOptions = {},
   ) {
     this.llmFor = typeof llm === 'function' ? llm : () => llm;
-    const resolved = typeof llm === 'function' ? (options.fallback ? `llm|${options.fallback.name}` : 'llm') : `llm:${llm.provider}/${llm.model}`;
+    const resolved =
+      typeof llm === 'function' ? (options.fallback ? `llm|${options.fallback.name}` : 'llm') : `llm:${llm.provider}/${llm.model}`;
     this.name = options.name ?? resolved;
     this.limits = { ...DEFAULT_PROMPT_LIMITS, ...options.limits };
   }
@@ -71,7 +79,11 @@ export class LlmConsolidator implements Consolidator {
     if (evidence.length === 0) return '';
     const { value } = await generateObject(
       llm,
-      { ...this.request(bank.id), schemaName: 'observation', messages: resynthesisMessages(bank.mission, observation.metadata.facet ?? null, evidence) },
+      {
+        ...this.request(bank.id),
+        schemaName: 'observation',
+        messages: resynthesisMessages(bank.mission, observation.metadata.facet ?? null, evidence),
+      },
       ResynthesisReplySchema,
       this.callOptions(),
     );
@@ -101,6 +113,10 @@ export class LlmConsolidator implements Consolidator {
  * The consolidator of a deployment: the LLM one for banks whose resolver gives a provider, the offline one over
  * the embedder for the others. The composition root passes resolveLlm('consolidation', bank.config, ...).
  */
-export function consolidatorFor(embedder: Embedder, llmFor: ConsolidationLlmFor, options: Omit<LlmConsolidatorOptions, 'fallback'> = {}): Consolidator {
+export function consolidatorFor(
+  embedder: Embedder,
+  llmFor: ConsolidationLlmFor,
+  options: Omit<LlmConsolidatorOptions, 'fallback'> = {},
+): Consolidator {
   return new LlmConsolidator(llmFor, { ...options, fallback: new OfflineConsolidator(embedder) });
 }

@@ -54,7 +54,12 @@ export function missionProfile(mission: string, embedder: Embedder, calibration:
     const words = missionTerms(text);
     found = (words.length ? embedder.embed(words) : Promise.resolve([])).then((vectors) => ({
       text,
-      terms: words.map((word, i) => ({ word, stem: stemmer(word), vector: vectors[i] ?? null, baseline: vectors[i] ? calibration.baselineOf(vectors[i]) : 0 })),
+      terms: words.map((word, i) => ({
+        word,
+        stem: stemmer(word),
+        vector: vectors[i] ?? null,
+        baseline: vectors[i] ? calibration.baselineOf(vectors[i]) : 0,
+      })),
     }));
     found.catch(() => profiles.delete(key));
     if (profiles.size > 1000) profiles.clear();
@@ -80,7 +85,12 @@ function usesTerm(stems: ReadonlySet<string>, term: string): boolean {
   return false;
 }
 
-export function missionRelevance(profile: MissionProfile, stems: ReadonlySet<string>, vector: Float32Array | null, calibration: Calibration): Relevance {
+export function missionRelevance(
+  profile: MissionProfile,
+  stems: ReadonlySet<string>,
+  vector: Float32Array | null,
+  calibration: Calibration,
+): Relevance {
   if (profile.terms.length === 0) return { score: 1, term: null };
   let best: Relevance = { score: 0, term: null };
   for (const t of profile.terms) {

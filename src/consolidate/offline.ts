@@ -14,7 +14,13 @@ import { type Bank, type Fact, type Observation, cosine } from '../core/index.ts
 import type { Embedder } from '../embed/index.ts';
 import { nameKey } from '../text/index.ts';
 import { changesStory } from './change.ts';
-import { factsInView, type ConsolidationDecision, type ConsolidationInput, type Consolidator, type RemainingEvidence } from './consolidator.ts';
+import {
+  factsInView,
+  type ConsolidationDecision,
+  type ConsolidationInput,
+  type Consolidator,
+  type RemainingEvidence,
+} from './consolidator.ts';
 import { missionProfile, missionRelevance, type MissionProfile, type Relevance } from './mission.ts';
 import { calibrate, type Calibration } from './similarity.ts';
 import { stemSet } from './stems.ts';
@@ -91,7 +97,8 @@ const SMALL_TALK = stemSet(
 const tagsKey = (tags: readonly string[]): string => JSON.stringify([...tags].sort());
 
 /** Thanks, greetings and farewells: politeness, not beliefs. */
-const POLITENESS = /^(?:thanks|thank you|thx|congrats|congratulations|hi|hey|hello|bye|goodbye|good night|see you|take care|cheers|you're welcome|no problem|sorry)\b/i;
+const POLITENESS =
+  /^(?:thanks|thank you|thx|congrats|congratulations|hi|hey|hello|bye|goodbye|good night|see you|take care|cheers|you're welcome|no problem|sorry)\b/i;
 
 export class OfflineConsolidator implements Consolidator {
   readonly name = 'offline';
@@ -122,7 +129,11 @@ export class OfflineConsolidator implements Consolidator {
   async resynthesize(bank: Bank, _observation: Observation, evidence: RemainingEvidence[]): Promise<string> {
     const calibration = await calibrate(this.embedder);
     const mission = await missionProfile(bank.mission, this.embedder, calibration);
-    const items = evidence.map((e) => ({ fact: e.fact, role: e.role, weight: missionRelevance(mission, stemSet(e.fact.text), null, calibration).score }));
+    const items = evidence.map((e) => ({
+      fact: e.fact,
+      role: e.role,
+      weight: missionRelevance(mission, stemSet(e.fact.text), null, calibration).score,
+    }));
     return synthesize(items, { maxSentences: this.options.maxSentences });
   }
 }
@@ -200,8 +211,15 @@ class Run {
       const stated = statedPart(f.text);
       const evidence = !POLITENESS.test(stated) && !/\?\s*$/.test(f.text) && f.kind !== 'observation';
       i = {
-        fact: f, vector, topics, says, names: entityNames, speaker: f.speaker ? nameKey(f.speaker) : null,
-        relevance: missionRelevance(this.mission, stems, vector, this.calibration), anchors: new Set(), evidence,
+        fact: f,
+        vector,
+        topics,
+        says,
+        names: entityNames,
+        speaker: f.speaker ? nameKey(f.speaker) : null,
+        relevance: missionRelevance(this.mission, stems, vector, this.calibration),
+        anchors: new Set(),
+        evidence,
       };
       this.infos.set(f.id, i);
       i.anchors = this.subjects.anchorsOf(f);
@@ -269,7 +287,8 @@ class Run {
     let topics = 0;
     for (const t of i.topics) if (other.topics.has(t)) topics++;
     // A near twin says the same about the same people: similar as a whole and sharing what it is about.
-    if ((cos >= o.sameSimilarity && samePeople && topics > 0) || (i.says.size >= 2 && [...i.says].every((w) => other.says.has(w)))) return 1;
+    if ((cos >= o.sameSimilarity && samePeople && topics > 0) || (i.says.size >= 2 && [...i.says].every((w) => other.says.has(w))))
+      return 1;
     if (topics >= 2) return Math.max(0.8 + 0.05 * Math.min(topics - 2, 2), cos);
     if (topics === 1) {
       if (cos >= o.joinSimilarity) return 0.7;
@@ -323,7 +342,10 @@ class Run {
     if (!i.evidence) return;
     const replaced = this.supersede(f);
     const holder = replaced.length
-      ? this.working.find((w) => replaced.some((id) => w.items.has(id)) && w.tagsKey === tagsKey(f.tags) && w.anchors && intersect(w.anchors, i.anchors).size)
+      ? this.working.find(
+          (w) =>
+            replaced.some((id) => w.items.has(id)) && w.tagsKey === tagsKey(f.tags) && w.anchors && intersect(w.anchors, i.anchors).size,
+        )
       : undefined;
     if (holder) return this.update(holder, i, 'contradicted');
     // Small talk ("wow, that's great!") says too little to join or start a belief; a statement of someone's
@@ -331,7 +353,10 @@ class Run {
     if (i.topics.size < this.options.minTopicWords && !this.statementOf(f)) return;
     const best = this.bestObservation(i);
     if (best) {
-      const latest = [...best.w.items.values()].map((x) => x.fact).sort(byTime).map((x) => x.text);
+      const latest = [...best.w.items.values()]
+        .map((x) => x.fact)
+        .sort(byTime)
+        .map((x) => x.text);
       if (changesStory(f.text, latest)) return this.update(best.w, i, 'contradicted');
       return this.update(best.w, i, best.closest >= 1 ? 'supported' : 'refined');
     }
@@ -346,7 +371,14 @@ class Run {
     const item: EvidenceItem = { fact: i.fact, role: 'supports', weight: i.relevance.score };
     const text = synthesize([item], { maxSentences: this.options.maxSentences });
     const w: Working = {
-      id: ref, isNew: true, text, tagsKey: tagsKey(i.fact.tags), facet: i.relevance.term, entities: new Set(), items: new Map(), anchors: null,
+      id: ref,
+      isNew: true,
+      text,
+      tagsKey: tagsKey(i.fact.tags),
+      facet: i.relevance.term,
+      entities: new Set(),
+      items: new Map(),
+      anchors: null,
     };
     this.addItem(w, item);
     this.working.push(w);

@@ -33,7 +33,11 @@ interface State {
 }
 
 const minOf = (xs: Array<string | null>): string | null => xs.filter((x): x is string => !!x).sort()[0] ?? null;
-const maxOf = (xs: Array<string | null>): string | null => xs.filter((x): x is string => !!x).sort().at(-1) ?? null;
+const maxOf = (xs: Array<string | null>): string | null =>
+  xs
+    .filter((x): x is string => !!x)
+    .sort()
+    .at(-1) ?? null;
 
 /** Widens an observation's entities and times to cover newly cited facts. */
 function cover(o: Observation, facts: Fact[]): void {
@@ -107,15 +111,42 @@ export async function planWrite(
       const first = cited[0];
       const tags = first.tags.filter((t) => cited.every((f) => f.tags.includes(t)));
       const observation: Observation = {
-        id, bankId, kind: 'observation', text: d.text.trim(), occurredStart: null, occurredEnd: null, mentionedAt: first.mentionedAt,
-        entities: [], source: null, speaker: null, metadata: { consolidator: ctx.consolidator, ...(d.facet ? { facet: d.facet } : {}) }, tags,
-        stance: null, context: null, status: 'active', validFrom: null, validTo: null, supersededBy: null, supersededAt: null, consolidatedAt: now, createdAt: now, updatedAt: now,
+        id,
+        bankId,
+        kind: 'observation',
+        text: d.text.trim(),
+        occurredStart: null,
+        occurredEnd: null,
+        mentionedAt: first.mentionedAt,
+        entities: [],
+        source: null,
+        speaker: null,
+        metadata: { consolidator: ctx.consolidator, ...(d.facet ? { facet: d.facet } : {}) },
+        tags,
+        stance: null,
+        context: null,
+        status: 'active',
+        validFrom: null,
+        validTo: null,
+        supersededBy: null,
+        supersededAt: null,
+        consolidatedAt: now,
+        createdAt: now,
+        updatedAt: now,
         proofCount: supports.length,
       };
       cover(observation, cited);
       states.set(id, { observation, isNew: true, textChanged: true, subject });
       cite(id, supports, contradicts);
-      revisions.push({ id: newId('rev'), observationId: id, oldText: null, newText: observation.text, factIds: cited.map((f) => f.id), reason: 'created', at: now });
+      revisions.push({
+        id: newId('rev'),
+        observationId: id,
+        oldText: null,
+        newText: observation.text,
+        factIds: cited.map((f) => f.id),
+        reason: 'created',
+        at: now,
+      });
       summary.created++;
       continue;
     }
@@ -128,7 +159,12 @@ export async function planWrite(
         continue;
       }
       const subject = subjects.sharedBy(loadedEvidence.get(id) ?? []);
-      state = { observation: { ...stored, entities: [...stored.entities], metadata: { ...stored.metadata } }, isNew: false, textChanged: false, subject };
+      state = {
+        observation: { ...stored, entities: [...stored.entities], metadata: { ...stored.metadata } },
+        isNew: false,
+        textChanged: false,
+        subject,
+      };
     }
     const subject = intersect(state.subject, subjects.sharedBy(cited));
     if (subject.size === 0) {
@@ -150,7 +186,15 @@ export async function planWrite(
     o.updatedAt = now;
     o.proofCount += supports.filter((f) => !evidence.some((e) => e.observationId === id && e.factId === f.id)).length;
     cite(id, supports, contradicts);
-    revisions.push({ id: newId('rev'), observationId: id, oldText, newText: o.text, factIds: cited.map((f) => f.id), reason: d.reason, at: now });
+    revisions.push({
+      id: newId('rev'),
+      observationId: id,
+      oldText,
+      newText: o.text,
+      factIds: cited.map((f) => f.id),
+      reason: d.reason,
+      at: now,
+    });
   }
 
   const touched = [...states.values()];
@@ -168,7 +212,9 @@ export async function planWrite(
       removeObservationIds: [],
       consolidatedFactIds: input.facts.map((f) => f.id),
       workerId: ctx.workerId,
-      expectUnchanged: touched.filter((s) => !s.isNew).map((s) => ({ id: s.observation.id, updatedAt: existing.get(s.observation.id)?.updatedAt ?? '' })),
+      expectUnchanged: touched
+        .filter((s) => !s.isNew)
+        .map((s) => ({ id: s.observation.id, updatedAt: existing.get(s.observation.id)?.updatedAt ?? '' })),
     },
     summary,
   };

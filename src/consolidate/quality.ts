@@ -31,7 +31,15 @@ function nameWithBaseVerb(text: string, names: readonly string[]): boolean {
     const word = next.text.toLowerCase();
     if (word === 'am' || word === 'are') return true;
     const tags = new Set(next.tags);
-    if (tags.has('Verb') && tags.has('Infinitive') && !tags.has('Modal') && !tags.has('PastTense') && !tags.has('Gerund') && !word.endsWith('s')) return true;
+    if (
+      tags.has('Verb') &&
+      tags.has('Infinitive') &&
+      !tags.has('Modal') &&
+      !tags.has('PastTense') &&
+      !tags.has('Gerund') &&
+      !word.endsWith('s')
+    )
+      return true;
   }
   return false;
 }

@@ -7,7 +7,12 @@ import { CairnError, newId, nowIso, type Fact, type Observation, type Observatio
 import type { Embedder } from '../embed/index.ts';
 import { log } from '../log.ts';
 import {
-  FORGOTTEN_TEXT, type AuditReads, type BankStore, type ConsolidationQueue, type DeleteResult, type Forgetting,
+  FORGOTTEN_TEXT,
+  type AuditReads,
+  type BankStore,
+  type ConsolidationQueue,
+  type DeleteResult,
+  type Forgetting,
   type RecallReads,
 } from '../store/index.ts';
 import type { Consolidator } from './consolidator.ts';
@@ -26,7 +31,11 @@ export interface ReviseResult {
 }
 
 const minOf = (xs: Array<string | null>): string | null => xs.filter((x): x is string => !!x).sort()[0] ?? null;
-const maxOf = (xs: Array<string | null>): string | null => xs.filter((x): x is string => !!x).sort().at(-1) ?? null;
+const maxOf = (xs: Array<string | null>): string | null =>
+  xs
+    .filter((x): x is string => !!x)
+    .sort()
+    .at(-1) ?? null;
 
 /** Rebuilds (or removes) the observations a deletion blanked. */
 export async function reviseAfterDelete(deps: ReviseDeps, bankId: string, deleted: DeleteResult): Promise<ReviseResult> {
@@ -36,11 +45,23 @@ export async function reviseAfterDelete(deps: ReviseDeps, bankId: string, delete
 /** Finds observations of the bank still blank (e.g. the process died between a delete and its rebuild) and rebuilds them. */
 export async function repairBlanked(deps: ReviseDeps, bankId: string): Promise<ReviseResult> {
   const hits = await deps.store.keywords.searchFacts(bankId, FORGOTTEN_TEXT, 10_000, { kinds: ['observation'] });
-  const blank = (await deps.store.getFacts(bankId, hits.map((h) => h.id))).filter((f) => f.text === FORGOTTEN_TEXT).map((f) => f.id);
+  const blank = (
+    await deps.store.getFacts(
+      bankId,
+      hits.map((h) => h.id),
+    )
+  )
+    .filter((f) => f.text === FORGOTTEN_TEXT)
+    .map((f) => f.id);
   return blank.length ? reviseObservations(deps, bankId, blank, new Set()) : { revised: [], removed: [] };
 }
 
-async function reviseObservations(deps: ReviseDeps, bankId: string, observationIds: string[], deletedIds: Set<string>): Promise<ReviseResult> {
+async function reviseObservations(
+  deps: ReviseDeps,
+  bankId: string,
+  observationIds: string[],
+  deletedIds: Set<string>,
+): Promise<ReviseResult> {
   const result: ReviseResult = { revised: [], removed: [] };
   if (observationIds.length === 0) return result;
   for (let attempt = 1; ; attempt++) {
@@ -68,7 +89,14 @@ async function reviseOnce(deps: ReviseDeps, bankId: string, ids: string[], delet
     if (observation.text !== FORGOTTEN_TEXT) continue;
     read.set(observation.id, observation.updatedAt);
     const evidence = await store.evidenceOf(bankId, observation.id);
-    const facts = new Map((await store.getFacts(bankId, evidence.map((e) => e.factId))).map((f) => [f.id, f]));
+    const facts = new Map(
+      (
+        await store.getFacts(
+          bankId,
+          evidence.map((e) => e.factId),
+        )
+      ).map((f) => [f.id, f]),
+    );
     const remaining = evidence.flatMap((e) => {
       const fact = facts.get(e.factId);
       return fact ? [{ fact, role: e.role }] : [];
@@ -92,7 +120,15 @@ async function reviseOnce(deps: ReviseDeps, bankId: string, ids: string[], delet
       updatedAt: now,
       proofCount: remaining.filter((r) => r.role === 'supports').length,
     });
-    revisions.push({ id: newId('rev'), observationId: observation.id, oldText: null, newText: text, factIds: lost, reason: 'evidence-removed', at: now });
+    revisions.push({
+      id: newId('rev'),
+      observationId: observation.id,
+      oldText: null,
+      newText: text,
+      factIds: lost,
+      reason: 'evidence-removed',
+      at: now,
+    });
   }
   if (rebuilt.length) {
     const vectors = await embedder.embed(rebuilt.map((o) => o.text));

@@ -12,7 +12,10 @@ export function workerOptions(config: ConsolidateConfig): Partial<WorkerOptions>
   if (config.leaseMs !== undefined) out.leaseMs = config.leaseMs;
   if (config.heartbeatMs !== undefined || config.deadAfterMs !== undefined) {
     // loadConfig checked that the beat is shorter than the silence presumed death.
-    out.liveness = { intervalMs: config.heartbeatMs ?? DEFAULT_LIVENESS.intervalMs, deadAfterMs: config.deadAfterMs ?? DEFAULT_LIVENESS.deadAfterMs };
+    out.liveness = {
+      intervalMs: config.heartbeatMs ?? DEFAULT_LIVENESS.intervalMs,
+      deadAfterMs: config.deadAfterMs ?? DEFAULT_LIVENESS.deadAfterMs,
+    };
   }
   if (config.maxAttempts !== undefined) out.maxAttempts = config.maxAttempts;
   if (config.backoffMs !== undefined) out.backoffMs = config.backoffMs;

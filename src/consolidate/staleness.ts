@@ -6,7 +6,11 @@ import type { ConsolidationQueue, RecallReads } from '../store/index.ts';
 const WINDOW = 64;
 
 /** Ids of the given observations that have facts about their entities waiting in the consolidation queue. */
-export async function staleObservations(store: ConsolidationQueue & RecallReads, bankId: string, observations: Array<{ id: string; entities: string[] }>): Promise<Set<string>> {
+export async function staleObservations(
+  store: ConsolidationQueue & RecallReads,
+  bankId: string,
+  observations: Array<{ id: string; entities: string[] }>,
+): Promise<Set<string>> {
   const stale = new Set<string>();
   if (observations.length === 0 || !(await store.hasWaiting(bankId))) return stale;
   const waitingByEntity = new Map<string, boolean>();

@@ -33,7 +33,13 @@ test('the same value, another subject or another attribute replaces nothing', ()
 });
 
 test('many-valued verbs are not statements at all', () => {
-  for (const t of ['Alice likes pizza.', 'Caroline went to a support group.', 'Alice is a teacher.', 'Alice is interested in art.', 'Melanie visited Rome.'])
+  for (const t of [
+    'Alice likes pizza.',
+    'Caroline went to a support group.',
+    'Alice is a teacher.',
+    'Alice is interested in art.',
+    'Melanie visited Rome.',
+  ])
     assert.equal(parseStatement(t), null, t);
 });
 
@@ -47,7 +53,11 @@ test('a possessive attribute is its own subject, and a named relative is about t
 });
 
 test('things are compound noun phrases, not names, times or single words', () => {
-  assert.deepEqual(analyse('The LLM-powered search feature improved engagement by 30%.').things, ['llm power', 'power search', 'search featur']);
+  assert.deepEqual(analyse('The LLM-powered search feature improved engagement by 30%.').things, [
+    'llm power',
+    'power search',
+    'search featur',
+  ]);
   assert.deepEqual(analyse('LLM search engagement stayed high.').things, ['llm search', 'search engag']);
   assert.deepEqual(analyse('Melanie ran a charity race for mental health last Saturday.').things, ['chariti race', 'mental health']);
   assert.deepEqual(analyse('Hi! Maya just started a new job.').things, ['new job']);

@@ -30,7 +30,8 @@ const PASSIVE_STATES = new Set(['married', 'engaged', 'based', 'located', 'emplo
 const MOVES: Record<string, string> = { 'move to': 'live in', 'relocate to': 'live in' };
 const PRESENT_FORMS = new Set(['simple-present', 'auxiliary-present', 'present-perfect', 'passive-present', 'present-progressive']);
 /** Where an object phrase ends. */
-const OBJECT_END = /\s*(?:[,;:(]|\s(?:as|with|since|because|and|but|for|in|at|on|from|until|when|while|after|before|during|by|anymore|any more|now|again|this|last|next)\b|[.!?]\s*$)/i;
+const OBJECT_END =
+  /\s*(?:[,;:(]|\s(?:as|with|since|because|and|but|for|in|at|on|from|until|when|while|after|before|during|by|anymore|any more|now|again|this|last|next)\b|[.!?]\s*$)/i;
 
 interface VerbJson {
   text: string;
@@ -39,7 +40,8 @@ interface VerbJson {
 }
 
 /** Discourse words before a subject ("Actually", "Hi!", "So") and adverbs after it ("now", "still"). */
-const LEADING = /^(?:(?:actually|so|well|and|but|now|also|then|anyway|oh|ok|okay|yeah|yes|hi|hey|hello|wow|thanks|guess what|by the way)\b[\s,!.:;-]*)+/i;
+const LEADING =
+  /^(?:(?:actually|so|well|and|but|now|also|then|anyway|oh|ok|okay|yeah|yes|hi|hey|hello|wow|thanks|guess what|by the way)\b[\s,!.:;-]*)+/i;
 const TRAILING = /(?:\s+(?:now|still|also|currently|really|just|actually|finally|already|recently|officially))+$/i;
 /** Words that qualify an attribute without changing which attribute it is ("new manager" is the manager). */
 const QUALIFIERS = new Set(['new', 'current', 'old', 'former', 'latest', 'previous', 'here', 'now', 'present', 'actual', 'real', 'main']);
@@ -56,7 +58,10 @@ export function subjectKey(subjectText: string, resolve: (name: string) => strin
     const head = rest.split(/\s+(?:at|in|of|for|from|on|with|who|that)\s+/i)[0];
     const name = /(\p{Lu}[\p{L}'’-]*(?:\s+\p{Lu}[\p{L}'’-]*)*)$/u.exec(head.replace(/^\p{Lu}/u, (c) => c.toLowerCase()));
     if (name) return resolve(name[1]);
-    const attribute = [...stemSet(head)].filter((w) => !QUALIFIERS.has(w)).sort().join(' ');
+    const attribute = [...stemSet(head)]
+      .filter((w) => !QUALIFIERS.has(w))
+      .sort()
+      .join(' ');
     return `${resolve(owner)}|${attribute}`;
   }
   return resolve(text);
@@ -118,7 +123,9 @@ function thingsOf(terms: TermJson[]): string[] {
 
 /** Capitalised words that stand for someone without naming them. */
 const PRONOUNS = new Set(
-  'i it its we they he she you this that these those here there everyone everybody someone somebody nobody everything something nothing one all both each mine ours'.split(' '),
+  'i it its we they he she you this that these those here there everyone everybody someone somebody nobody everything something nothing one all both each mine ours'.split(
+    ' ',
+  ),
 );
 
 /**

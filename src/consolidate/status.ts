@@ -75,29 +75,48 @@ function claimStatus(c: { workerId: string; facts: number; leaseUntil: string },
 
 /** `lapsed`: facts of claims the store already counts as ready (lease ended or heartbeat lapsed). */
 function describe(
-  backlog: number, ready: number, lapsed: number, claims: ClaimStatus[], retrying: ConsolidationStatus['waiting']['retrying'], loops: number,
+  backlog: number,
+  ready: number,
+  lapsed: number,
+  claims: ClaimStatus[],
+  retrying: ConsolidationStatus['waiting']['retrying'],
+  loops: number,
 ): string | null {
   if (backlog === 0) return null;
   const parts: string[] = [];
   for (const c of claims) {
     const beat = c.heartbeatAgeSeconds === null ? 'no heartbeat' : `last heartbeat ${c.heartbeatAgeSeconds} s ago`;
-    if (c.holder === 'alive') parts.push(`${plural(c.facts, 'fact')} claimed by worker ${c.workerId} (${beat}, lease until ${c.leaseUntil})`);
-    else if (c.holder === 'dead') parts.push(`${plural(c.facts, 'fact')} claimed by worker ${c.workerId}, presumed dead (${c.gone}): the next claim takes them over`);
-    else parts.push(`${plural(c.facts, 'fact')} claimed by worker ${c.workerId}, whose lease ended at ${c.leaseUntil}: the next claim takes them over`);
+    if (c.holder === 'alive')
+      parts.push(`${plural(c.facts, 'fact')} claimed by worker ${c.workerId} (${beat}, lease until ${c.leaseUntil})`);
+    else if (c.holder === 'dead')
+      parts.push(`${plural(c.facts, 'fact')} claimed by worker ${c.workerId}, presumed dead (${c.gone}): the next claim takes them over`);
+    else
+      parts.push(
+        `${plural(c.facts, 'fact')} claimed by worker ${c.workerId}, whose lease ended at ${c.leaseUntil}: the next claim takes them over`,
+      );
   }
   const holder = claims.find((c) => c.holder === 'alive');
   const free = ready - lapsed;
   if (free > 0) {
-    if (holder) parts.push(`${plural(free, 'fact')} wait for worker ${holder.workerId} to finish its batch (one worker per bank at a time)`);
+    if (holder)
+      parts.push(`${plural(free, 'fact')} wait for worker ${holder.workerId} to finish its batch (one worker per bank at a time)`);
     else parts.push(`${plural(free, 'fact')} ready to claim`);
   }
   if (retrying.facts > 0)
-    parts.push(`${plural(retrying.facts, 'fact')} wait for a retry after an error (next at ${retrying.nextAttemptAt}; error: ${retrying.lastError ?? 'unknown'})`);
-  if (!holder && ready > 0 && loops === 0) parts.push('no worker loop is alive: POST /consolidate runs them in the API process, or start `cairn worker`');
+    parts.push(
+      `${plural(retrying.facts, 'fact')} wait for a retry after an error (next at ${retrying.nextAttemptAt}; error: ${retrying.lastError ?? 'unknown'})`,
+    );
+  if (!holder && ready > 0 && loops === 0)
+    parts.push('no worker loop is alive: POST /consolidate runs them in the API process, or start `cairn worker`');
   return parts.join('; ');
 }
 
-export async function consolidationStatus(store: ConsolidationQueue & Heartbeats & AuditReads, worker: ConsolidationWorker, bankId: string, now = Date.now()): Promise<ConsolidationStatus> {
+export async function consolidationStatus(
+  store: ConsolidationQueue & Heartbeats & AuditReads,
+  worker: ConsolidationWorker,
+  bankId: string,
+  now = Date.now(),
+): Promise<ConsolidationStatus> {
   const b = await store.backlog(bankId);
   const detail = await store.queueDetail(bankId);
   const beats = await store.heartbeats();
@@ -123,7 +142,12 @@ export async function consolidationStatus(store: ConsolidationQueue & Heartbeats
     consolidated: b.consolidated,
     failed: b.failed,
     observations,
-    waiting: { ready: detail.ready, claims, retrying: detail.retrying, reason: describe(b.waiting, detail.ready, lapsed, claims, detail.retrying, loops) },
+    waiting: {
+      ready: detail.ready,
+      claims,
+      retrying: detail.retrying,
+      reason: describe(b.waiting, detail.ready, lapsed, claims, detail.retrying, loops),
+    },
     workers,
     rate: worker.meter.snapshot(bankId, now),
     lastError: worker.lastErrors.get(bankId) ?? null,

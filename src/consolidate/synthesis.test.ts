@@ -6,9 +6,28 @@ import type { Fact } from '../core/types.ts';
 import { synthesize } from './synthesis.ts';
 
 const fact = (id: string, text: string, at: string): Fact => ({
-  id, bankId: 'b', kind: 'world', text, occurredStart: null, occurredEnd: null, mentionedAt: at, entities: [], source: null, speaker: null,
-  metadata: {}, tags: [], stance: null, context: null, status: 'active', validFrom: at, validTo: null, supersededBy: null, supersededAt: null, consolidatedAt: null,
-  createdAt: at, updatedAt: at,
+  id,
+  bankId: 'b',
+  kind: 'world',
+  text,
+  occurredStart: null,
+  occurredEnd: null,
+  mentionedAt: at,
+  entities: [],
+  source: null,
+  speaker: null,
+  metadata: {},
+  tags: [],
+  stance: null,
+  context: null,
+  status: 'active',
+  validFrom: at,
+  validTo: null,
+  supersededBy: null,
+  supersededAt: null,
+  consolidatedAt: null,
+  createdAt: at,
+  updatedAt: at,
 });
 
 test('a changed story leads with the newest state, then tells the earlier ones in time order, whatever order they come in', () => {
@@ -30,13 +49,26 @@ test('without changes it shows the weightiest facts, the must-show one included,
   const facts = ['Ann paints landscapes.', 'Ann sold a painting.', 'Ann teaches a painting class.', 'Ann bought new brushes.'].map((t, i) =>
     fact(`f${i}`, t, `2024-0${i + 1}-01T00:00:00Z`),
   );
-  const text = synthesize(facts.map((f, i) => ({ fact: f, role: 'supports' as const, weight: [0.9, 0.1, 0.8, 0.2][i] })), { maxSentences: 3, mustShow: 'f3' });
+  const text = synthesize(
+    facts.map((f, i) => ({ fact: f, role: 'supports' as const, weight: [0.9, 0.1, 0.8, 0.2][i] })),
+    { maxSentences: 3, mustShow: 'f3' },
+  );
   assert.equal(text, 'Ann paints landscapes. Ann teaches a painting class. Ann bought new brushes.');
-  for (const sentence of text.split(/(?<=\.) /)) assert.ok(facts.some((f) => f.text === sentence), `"${sentence}" is an evidence sentence`);
+  for (const sentence of text.split(/(?<=\.) /))
+    assert.ok(
+      facts.some((f) => f.text === sentence),
+      `"${sentence}" is an evidence sentence`,
+    );
 });
 
 test('opening interjections are not shown, nor a sentence saying "you" to someone unnamed while others are left', () => {
   const a = fact('a', 'Hi! Maya just started a new job at a design studio.', '2024-01-01T00:00:00Z');
   const b = fact('b', 'Wow, Maya is proud of you for the design studio job!', '2024-01-02T00:00:00Z');
-  assert.equal(synthesize([{ fact: a, role: 'supports', weight: 1 }, { fact: b, role: 'supports', weight: 1 }]), 'Maya just started a new job at a design studio.');
+  assert.equal(
+    synthesize([
+      { fact: a, role: 'supports', weight: 1 },
+      { fact: b, role: 'supports', weight: 1 },
+    ]),
+    'Maya just started a new job at a design studio.',
+  );
 });

@@ -29,18 +29,26 @@ export const factTime = (f: Fact): string => f.validFrom ?? f.occurredStart ?? f
  * When a fact's state last held: the end of when it happened, else when it was told. "Moved to Porto last month"
  * said in February ends in January, after something said on January 15th, so it is the later of the two.
  */
-export const storyTime = (f: Pick<Fact, 'occurredStart' | 'occurredEnd' | 'mentionedAt'>): string => f.occurredEnd ?? f.occurredStart ?? f.mentionedAt;
+export const storyTime = (f: Pick<Fact, 'occurredStart' | 'occurredEnd' | 'mentionedAt'>): string =>
+  f.occurredEnd ?? f.occurredStart ?? f.mentionedAt;
 
 /** Story order: which of two facts tells the later state (supersession and the told changes follow it). */
 export function byStoryTime(a: Fact, b: Fact): number {
-  return storyTime(a).localeCompare(storyTime(b)) || a.mentionedAt.localeCompare(b.mentionedAt) || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
+  return (
+    storyTime(a).localeCompare(storyTime(b)) ||
+    a.mentionedAt.localeCompare(b.mentionedAt) ||
+    a.createdAt.localeCompare(b.createdAt) ||
+    a.id.localeCompare(b.id)
+  );
 }
 
 /** A fact's date as told: its day, or its month when it happened over a whole month ("last month"). */
 function dateOf(f: Fact): string {
   const start = factTime(f).slice(0, 10);
   const end = (f.occurredEnd ?? '').slice(0, 10);
-  return f.occurredStart && end && end !== start && start.endsWith('-01') && start.slice(0, 7) === end.slice(0, 7) ? start.slice(0, 7) : start;
+  return f.occurredStart && end && end !== start && start.endsWith('-01') && start.slice(0, 7) === end.slice(0, 7)
+    ? start.slice(0, 7)
+    : start;
 }
 
 export function byTime(a: Fact, b: Fact): number {
@@ -53,7 +61,8 @@ const INTERJECTION =
 
 /** The part of a fact that states something: opening interjections dropped ("Hi! Maya started ..." -> "Maya started ..."). */
 /** Closing exclamations ("... Congrats!", "... Thanks!", "... We got this!") add nothing to what is stated. */
-const CLOSING = /(?<=[.!?])\s+(?:(?:thanks|thank you)\b[^.!?]*|congrats|congratulations|wow|yay|haha|lol|we got this|you got this|good luck|take care|cheers|keep it up)[!.]*\s*$/i;
+const CLOSING =
+  /(?<=[.!?])\s+(?:(?:thanks|thank you)\b[^.!?]*|congrats|congratulations|wow|yay|haha|lol|we got this|you got this|good luck|take care|cheers|keep it up)[!.]*\s*$/i;
 
 export function statedPart(text: string): string {
   const rest = text.trim().replace(INTERJECTION, '').replace(CLOSING, '');
@@ -102,5 +111,8 @@ export function synthesize(items: EvidenceItem[], options: SynthesisOptions = {}
     if (chosen.size >= maxSentences) break;
     chosen.add(i);
   }
-  return ordered.filter((i) => chosen.has(i)).map((i) => sentence(shown(i.fact))).join(' ');
+  return ordered
+    .filter((i) => chosen.has(i))
+    .map((i) => sentence(shown(i.fact)))
+    .join(' ');
 }

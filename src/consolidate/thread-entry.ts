@@ -22,10 +22,7 @@ export interface ThreadData {
 const WAIT_PER_WORK = 3;
 const API_FIRST_MS = 1_000;
 
-export type ToThread =
-  | { type: 'notify'; bankId?: string }
-  | { type: 'drain' | 'now'; id: number; bankId: string }
-  | { type: 'stop' };
+export type ToThread = { type: 'notify'; bankId?: string } | { type: 'drain' | 'now'; id: number; bankId: string } | { type: 'stop' };
 
 export type FromThread =
   | { type: 'batch'; report: BatchReport; lastError: { error: string; at: string } | null }
@@ -81,7 +78,10 @@ async function main(): Promise<void> {
         });
         return;
       case 'stop':
-        void worker.stop().then(shutdown).finally(() => port.close());
+        void worker
+          .stop()
+          .then(shutdown)
+          .finally(() => port.close());
         return;
     }
   });

@@ -92,7 +92,9 @@ export class ThreadLoop implements RemoteLoop {
     this.thread = thread;
     this.stopped = null;
     thread.on('message', (m: FromThread) => this.receive(m));
-    thread.on('error', (e) => log.error(`consolidation thread ${this.id} failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`));
+    thread.on('error', (e) =>
+      log.error(`consolidation thread ${this.id} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+    );
     thread.on('exit', (code) => {
       if (this.thread === thread) this.thread = null;
       for (const id of [...this.pending.keys()]) this.settle(id, new Error(`the consolidation thread exited (code ${code})`));

@@ -262,7 +262,8 @@ export class ConsolidationWorker {
     try {
       for (const bank of await this.deps.store.listBanks()) {
         const r = await repairBlanked(this.deps, bank.id);
-        if (r.revised.length || r.removed.length) log.info(`rebuilt ${r.revised.length} and removed ${r.removed.length} blanked observation(s) of ${bank.id}`);
+        if (r.revised.length || r.removed.length)
+          log.info(`rebuilt ${r.revised.length} and removed ${r.removed.length} blanked observation(s) of ${bank.id}`);
       }
     } catch (e) {
       log.warn(`consolidation worker ${this.id}: repair of blanked observations failed: ${message(e)}`);
@@ -362,7 +363,10 @@ export class ConsolidationWorker {
       } catch (e) {
         if (!(e instanceof CairnError && e.code === 'conflict') || attempt >= 3) throw e;
         if (isLeaseLost(e)) {
-          const left = await store.getFacts(bank.id, facts.map((f) => f.id));
+          const left = await store.getFacts(
+            bank.id,
+            facts.map((f) => f.id),
+          );
           if (left.length === facts.length) throw e;
           facts = left;
         }

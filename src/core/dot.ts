@@ -4,7 +4,11 @@
 
 /** The inner product of data[offset, offset + dim) and q[0, dim). */
 export function dot(data: Float32Array, offset: number, q: Float32Array, dim: number): number {
-  let a = 0, b = 0, c = 0, d = 0, i = 0;
+  let a = 0,
+    b = 0,
+    c = 0,
+    d = 0,
+    i = 0;
   for (; i + 3 < dim; i += 4) {
     a += data[offset + i] * q[i];
     b += data[offset + i + 1] * q[i + 1];

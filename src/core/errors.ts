@@ -34,8 +34,7 @@ export class CairnError extends Error {
   }
 }
 
-export const notFound = (what: string, id: string): CairnError =>
-  new CairnError('not_found', `${what} '${id}' does not exist`);
+export const notFound = (what: string, id: string): CairnError => new CairnError('not_found', `${what} '${id}' does not exist`);
 
 export const badRequest = (message: string): CairnError => new CairnError('bad_request', message);
 

@@ -38,14 +38,17 @@ export const isBankId = (id: string): boolean => BANK_ID_PATTERN.test(id);
 
 /** Throws a 400 naming the rule when `id` breaks it. */
 export function checkBankId(id: string): string {
-  if (!isBankId(id)) throw new CairnError('bad_request', `bank id '${id.length > 140 ? `${id.slice(0, 140)}...` : id}' is not allowed: ${BANK_ID_RULE}`);
+  if (!isBankId(id))
+    throw new CairnError('bad_request', `bank id '${id.length > 140 ? `${id.slice(0, 140)}...` : id}' is not allowed: ${BANK_ID_RULE}`);
   return id;
 }
 
 /** JSON with object keys sorted at every level, so equal values give equal text whatever their key order. */
 function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 }
 

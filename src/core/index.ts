@@ -5,12 +5,34 @@ export { cosine, dot } from './dot.ts';
 export { badRequest, bankDeletedError, CairnError, notFound } from './errors.ts';
 export { Events } from './events.ts';
 export {
-  BANK_ID_PATTERN, BANK_ID_RULE, checkBankId, contentHash, derivedId, isBankId, newId, payloadHash,
+  BANK_ID_PATTERN,
+  BANK_ID_RULE,
+  checkBankId,
+  contentHash,
+  derivedId,
+  isBankId,
+  newId,
+  payloadHash,
 } from './ids.ts';
 export { SerialQueue } from './serial.ts';
 export { DAY_MS, ISO_HINT, isoInstant, nowIso, parseTimestamp } from './time.ts';
 export { TopK } from './top-k.ts';
 export type {
-  Bank, BankConfig, Chunk, DocumentRecord, Entity, Evidence, EvidenceRole, Fact, FactKind, FactLink, FactStatus,
-  LinkType, Observation, ObservationRevision, Operation, OperationStatus, Stance,
+  Bank,
+  BankConfig,
+  Chunk,
+  DocumentRecord,
+  Entity,
+  Evidence,
+  EvidenceRole,
+  Fact,
+  FactKind,
+  FactLink,
+  FactStatus,
+  LinkType,
+  Observation,
+  ObservationRevision,
+  Operation,
+  OperationStatus,
+  Stance,
 } from './types.ts';

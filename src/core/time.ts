@@ -5,10 +5,12 @@ export const nowIso = (): string => new Date().toISOString();
 
 // A calendar date, optionally followed by a time of day with optional seconds, fraction and UTC offset (RFC 3339
 // and the usual ISO 8601 extended forms). Years are four digits; a time without an offset is read as UTC.
-const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?)?$/;
+const ISO_INSTANT =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?)?$/;
 
 const isLeap = (y: number): boolean => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-const daysInMonth = (year: number, month: number): number => (month === 2 ? (isLeap(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31);
+const daysInMonth = (year: number, month: number): number =>
+  month === 2 ? (isLeap(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
 
 /** The instants the canonical form writes with a four-digit year (an offset can push a date past them). */
 const MIN_MS = Date.parse('0000-01-01T00:00:00.000Z');

@@ -9,7 +9,10 @@ export class TopK {
   private n = 0;
 
   /** precision 'single': scores are compared as float32 (vector similarities); 'double': as given. */
-  constructor(private readonly m: number, precision: 'single' | 'double' = 'single') {
+  constructor(
+    private readonly m: number,
+    precision: 'single' | 'double' = 'single',
+  ) {
     this.single = precision === 'single';
     this.scores = this.single ? new Float32Array(Math.max(0, m)) : new Float64Array(Math.max(0, m));
     this.positions = new Float64Array(Math.max(0, m));
@@ -29,8 +32,9 @@ export class TopK {
     if (score < this.scores[0] || (score === this.scores[0] && position >= this.positions[0])) return;
     this.scores[0] = score;
     this.positions[0] = position;
-    for (let j = 0; ;) {
-      const l = 2 * j + 1, r = l + 1;
+    for (let j = 0; ; ) {
+      const l = 2 * j + 1,
+        r = l + 1;
       let least = j;
       if (l < m && this.below(l, least)) least = l;
       if (r < m && this.below(r, least)) least = r;
@@ -48,7 +52,9 @@ export class TopK {
 
   /** Best first; equal scores in position order. */
   sorted(): { positions: number[]; scores: number[] } {
-    const order = Array.from({ length: this.n }, (_, i) => i).sort((a, b) => this.scores[b] - this.scores[a] || this.positions[a] - this.positions[b]);
+    const order = Array.from({ length: this.n }, (_, i) => i).sort(
+      (a, b) => this.scores[b] - this.scores[a] || this.positions[a] - this.positions[b],
+    );
     return { positions: order.map((i) => this.positions[i]), scores: order.map((i) => this.scores[i]) };
   }
 

@@ -90,7 +90,17 @@ test('words missing from the table fall back to a word with the same stem', asyn
 
 test('the tokenizer lowercases and splits clitics the way GloVe saw them', () => {
   assert.deepEqual(tokenize("I can't believe it's John's well-known e-mail, don’t you?"), [
-    'i', 'can', 'not', 'believe', 'it', 'john', 'well-known', 'e-mail', 'do', 'not', 'you',
+    'i',
+    'can',
+    'not',
+    'believe',
+    'it',
+    'john',
+    'well-known',
+    'e-mail',
+    'do',
+    'not',
+    'you',
   ]);
 });
 
@@ -99,7 +109,10 @@ test('embedding is far cheaper than retaining (1,000 sentences well under a seco
   const subjects = ['Melanie', 'my sister', 'the team', 'our neighbour', 'John'];
   const verbs = ['painted', 'adopted', 'visited', 'talked about', 'cooked'];
   const objects = ['a sunset over the lake', 'two cats from the shelter', 'the museum downtown', 'her new job', 'pasta with friends'];
-  const sentences = Array.from({ length: 1000 }, (_, i) => `${subjects[i % 5]} ${verbs[(i >> 2) % 5]} ${objects[(i >> 4) % 5]} on day ${i}.`);
+  const sentences = Array.from(
+    { length: 1000 },
+    (_, i) => `${subjects[i % 5]} ${verbs[(i >> 2) % 5]} ${objects[(i >> 4) % 5]} on day ${i}.`,
+  );
   await glove.embed(sentences.slice(0, 50)); // warm-up
   const started = performance.now();
   const vectors = await glove.embed(sentences);

@@ -67,7 +67,10 @@ test('a transformers model missing from CAIRN_MODELS_DIR fails with a message th
     assert.match(error.message, /CAIRN_MODELS_DIR/);
     return true;
   });
-  await assert.rejects(createReranker(embed({ CAIRN_RERANKER: 'Xenova/ms-marco-MiniLM-L-6-v2', CAIRN_MODELS_DIR: empty })), /CAIRN_RERANKER=none/);
+  await assert.rejects(
+    createReranker(embed({ CAIRN_RERANKER: 'Xenova/ms-marco-MiniLM-L-6-v2', CAIRN_MODELS_DIR: empty })),
+    /CAIRN_RERANKER=none/,
+  );
 });
 
 test('without network the hub download fails with the same guidance', async () => {
@@ -97,6 +100,9 @@ test('CAIRN_EMBEDDER values', () => {
   assert.deepEqual(embedderChoice({}), { kind: 'glove' });
   assert.deepEqual(embedderChoice({ CAIRN_EMBEDDER: GLOVE_ID }), { kind: 'glove' });
   assert.deepEqual(embedderChoice({ CAIRN_EMBEDDER: 'transformers' }), { kind: 'transformers', model: 'Xenova/bge-small-en-v1.5' });
-  assert.deepEqual(embedderChoice({ CAIRN_EMBEDDER: 'transformers:Xenova/all-MiniLM-L6-v2' }), { kind: 'transformers', model: 'Xenova/all-MiniLM-L6-v2' });
+  assert.deepEqual(embedderChoice({ CAIRN_EMBEDDER: 'transformers:Xenova/all-MiniLM-L6-v2' }), {
+    kind: 'transformers',
+    model: 'Xenova/all-MiniLM-L6-v2',
+  });
   assert.throws(() => embedderChoice({ CAIRN_EMBEDDER: 'glove:other-300d' }), /not a known GloVe embedder/);
 });

@@ -82,7 +82,9 @@ function transformersOptions(config: EmbedConfig, options: SelectOptions) {
 }
 
 function origin(config: EmbedConfig): string {
-  return config.modelsDir !== undefined ? `local models in ${config.modelsDir}` : `Hugging Face hub, cached in ${modelCacheDir(config.cacheDir)}`;
+  return config.modelsDir !== undefined
+    ? `local models in ${config.modelsDir}`
+    : `Hugging Face hub, cached in ${modelCacheDir(config.cacheDir)}`;
 }
 
 async function withHint<T>(hint: string, load: () => Promise<T>): Promise<T> {
@@ -91,8 +93,12 @@ async function withHint<T>(hint: string, load: () => Promise<T>): Promise<T> {
   } catch (error) {
     const { ModelLoadError } = await transformers();
     if (!(error instanceof ModelLoadError)) throw error;
-    throw new ModelLoadError(error.model, `${error.message.replace(/\.$/, '')}. ${hint} (<dir>/${error.model}/ with config.json, tokenizer files and onnx/model.onnx).`, {
-      cause: error.cause,
-    });
+    throw new ModelLoadError(
+      error.model,
+      `${error.message.replace(/\.$/, '')}. ${hint} (<dir>/${error.model}/ with config.json, tokenizer files and onnx/model.onnx).`,
+      {
+        cause: error.cause,
+      },
+    );
   }
 }

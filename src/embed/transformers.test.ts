@@ -78,7 +78,17 @@ test('the reranker gives one finite score per document, in order, deterministic 
 
   // The fixture averages over padding too (a real cross-encoder masks it), so compare batched with single scores
   // on documents of equal token length, where a batch needs no padding: 5 batches of 2 over 9 documents.
-  const documents = ['the cat sat', 'a dog ran', 'my mom cooked', 'we all left', 'his car broke', 'our team won', 'her band played', 'it rained hard', 'you said yes'];
+  const documents = [
+    'the cat sat',
+    'a dog ran',
+    'my mom cooked',
+    'we all left',
+    'his car broke',
+    'our team won',
+    'her band played',
+    'it rained hard',
+    'you said yes',
+  ];
   const batched = await reranker.score(query, documents);
   const singles: number[] = [];
   for (const doc of documents) singles.push(...(await reranker.score(query, [doc])));
@@ -124,8 +134,16 @@ test('with remote allowed, models download into the cache dir with progress, and
   const cacheDir = mkdtempSync(join(tmpdir(), 'cairn-hub-cache-'));
   const events: ModelProgress[] = [];
   try {
-    const online = await TransformersEmbedder.load({ model: 'tiny-random-embed', cacheDir, allowRemote: true, onProgress: (p) => events.push(p) });
-    assert.ok(hub.requests.some((path) => path.endsWith('/onnx/model.onnx')), 'the weights came from the hub');
+    const online = await TransformersEmbedder.load({
+      model: 'tiny-random-embed',
+      cacheDir,
+      allowRemote: true,
+      onProgress: (p) => events.push(p),
+    });
+    assert.ok(
+      hub.requests.some((path) => path.endsWith('/onnx/model.onnx')),
+      'the weights came from the hub',
+    );
     assert.ok(existsSync(join(cacheDir, 'tiny-random-embed', 'onnx', 'model.onnx')), 'and were kept in the cache dir');
     const progress = events.filter((e) => e.file === 'onnx/model.onnx' && e.status === 'progress');
     assert.ok(progress.length > 0, 'download progress was reported');

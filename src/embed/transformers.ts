@@ -83,7 +83,14 @@ export class TransformersEmbedder implements Embedder {
   readonly #batchSize: number;
   readonly #serial: LimitFunction = pLimit(1);
 
-  private constructor(model: string, id: string, extractor: FeatureExtractionPipeline, pooling: Pooling, dimensions: number, batchSize: number) {
+  private constructor(
+    model: string,
+    id: string,
+    extractor: FeatureExtractionPipeline,
+    pooling: Pooling,
+    dimensions: number,
+    batchSize: number,
+  ) {
     this.model = model;
     this.id = id;
     this.#extractor = extractor;
@@ -112,7 +119,12 @@ export class TransformersEmbedder implements Embedder {
     const order = texts.map((_, i) => i).sort((a, b) => texts[b].length - texts[a].length);
     for (let start = 0; start < order.length; start += this.#batchSize) {
       const batch = order.slice(start, start + this.#batchSize);
-      const tensor = await this.#serial(() => this.#extractor(batch.map((i) => texts[i]), { pooling: this.#pooling, normalize: true }));
+      const tensor = await this.#serial(() =>
+        this.#extractor(
+          batch.map((i) => texts[i]),
+          { pooling: this.#pooling, normalize: true },
+        ),
+      );
       const rows = splitRows(tensor, this.dimensions);
       batch.forEach((textIndex, row) => {
         out[textIndex] = rows[row];
@@ -147,7 +159,10 @@ export class TransformersReranker implements Reranker {
     const dtype = options.dtype ?? 'fp32';
     const shared = pretrainedOptions(model, options);
     const [tokenizer, classifier] = await loading(model, options, () =>
-      Promise.all([AutoTokenizer.from_pretrained(model, shared), AutoModelForSequenceClassification.from_pretrained(model, { ...shared, dtype })]),
+      Promise.all([
+        AutoTokenizer.from_pretrained(model, shared),
+        AutoModelForSequenceClassification.from_pretrained(model, { ...shared, dtype }),
+      ]),
     );
     const id = `transformers:${model}${dtype === 'fp32' ? '' : `:${dtype}`}`;
     return new TransformersReranker(model, id, tokenizer, classifier, options.batchSize ?? 16);

@@ -112,10 +112,7 @@ function globalEndpoint(llm: LlmConfig): Endpoint | null {
 }
 
 /** The bank's override for one operation, validated (throws a 400 naming the problem). */
-export function bankOverride(
-  operation: LlmOperation,
-  bankConfig: BankConfig | undefined,
-): z.infer<typeof bankOverrideSchema> | undefined {
+export function bankOverride(operation: LlmOperation, bankConfig: BankConfig | undefined): z.infer<typeof bankOverrideSchema> | undefined {
   if (bankConfig?.llm === undefined) return undefined;
   const parsed = bankLlmConfigSchema.safeParse(bankConfig.llm);
   if (!parsed.success) {
@@ -146,7 +143,10 @@ export function readLlmSettings(operation: LlmOperation, bankConfig: BankConfig 
   if (!endpoint) return null;
 
   const model = bank?.model ?? lookup(llm, operation, 'model') ?? DEFAULT_MODEL[endpoint.provider];
-  if (!model) throw configError(`${operation}: no model for ${endpoint.baseUrl}; set CAIRN_LLM_MODEL (or CAIRN_${operation.toUpperCase()}_LLM_MODEL)`);
+  if (!model)
+    throw configError(
+      `${operation}: no model for ${endpoint.baseUrl}; set CAIRN_LLM_MODEL (or CAIRN_${operation.toUpperCase()}_LLM_MODEL)`,
+    );
 
   const wellKnownVar = WELL_KNOWN_KEY[endpoint.provider];
   const wellKnown = wellKnownKey(llm, endpoint.provider);
@@ -154,8 +154,7 @@ export function readLlmSettings(operation: LlmOperation, bankConfig: BankConfig 
   if (sameEndpoint(fromEnv, endpoint)) {
     // The operation's own key; else the global key, if the operation uses the global endpoint; else the
     // provider's well-known variable.
-    apiKey =
-      llm.operations[operation].apiKey ?? (sameEndpoint(globalEndpoint(llm), endpoint) ? llm.shared.apiKey : undefined) ?? wellKnown;
+    apiKey = llm.operations[operation].apiKey ?? (sameEndpoint(globalEndpoint(llm), endpoint) ? llm.shared.apiKey : undefined) ?? wellKnown;
   } else if (endpoint.baseUrl === DEFAULT_BASE_URL[endpoint.provider]) {
     apiKey = wellKnown;
   }
@@ -213,11 +212,7 @@ const providers = new Map<string, LlmProvider>();
  * The provider for an operation (adapter + timeouts/retries + the endpoint's shared concurrency limit), or null
  * when the operation runs offline. The same settings give the same instance.
  */
-export function resolveLlm(
-  operation: LlmOperation,
-  bankConfig: BankConfig | undefined,
-  options: ResolveLlmOptions,
-): LlmProvider | null {
+export function resolveLlm(operation: LlmOperation, bankConfig: BankConfig | undefined, options: ResolveLlmOptions): LlmProvider | null {
   const settings = readLlmSettings(operation, bankConfig, options.llm);
   if (!settings) return null;
   const { operation: _op, ...shape } = settings;

@@ -50,4 +50,3 @@ export function createGroqProvider(options: GroqProviderOptions): ChatCompletion
     },
   });
 }
-

@@ -2,7 +2,12 @@
 // Other folders import llm through this file only (src/layout.test.ts checks it).
 export { bankOverride } from './config.ts';
 export {
-  emptyTotals, type UsageEntry, type UsageGroup, type UsageLedger, type UsageQuery, type UsageReport,
+  emptyTotals,
+  type UsageEntry,
+  type UsageGroup,
+  type UsageLedger,
+  type UsageQuery,
+  type UsageReport,
   type UsageTotals,
 } from './ledger.ts';
 export type { ChatMessage, LlmOperation, LlmProvider, LlmUsage } from './ports.ts';

@@ -56,9 +56,18 @@ test('totals per operation and model, and the grand total, equal the sum of the 
   const sum = (pick: (u: ScriptedUsage) => number) => usages.reduce((n, u) => n + pick(u), 0);
   assert.equal(report.total.calls, 4);
   assert.equal(report.total.failures, 0);
-  assert.equal(report.total.inputTokens, sum((u) => u.prompt));
-  assert.equal(report.total.outputTokens, sum((u) => u.completion));
-  assert.equal(report.total.cachedTokens, sum((u) => u.cached ?? 0));
+  assert.equal(
+    report.total.inputTokens,
+    sum((u) => u.prompt),
+  );
+  assert.equal(
+    report.total.outputTokens,
+    sum((u) => u.completion),
+  );
+  assert.equal(
+    report.total.cachedTokens,
+    sum((u) => u.cached ?? 0),
+  );
 
   const retain = report.groups.find((g) => g.operation === 'retain');
   assert.ok(retain);
@@ -68,11 +77,18 @@ test('totals per operation and model, and the grand total, equal the sum of the 
   assert.equal(retain.inputTokens, 2000);
   assert.equal(retain.outputTokens, 400);
   assert.equal(retain.cachedTokens, 200);
-  assert.deepEqual(report.groups.map((g) => g.operation), ['consolidation', 'reflect', 'retain']);
+  assert.deepEqual(
+    report.groups.map((g) => g.operation),
+    ['consolidation', 'reflect', 'retain'],
+  );
 
   const groqCost = usages
     .slice(0, 3)
-    .reduce((n, u) => n + estimateCostUsd('llama-3.3-70b-versatile', { inputTokens: u.prompt, outputTokens: u.completion, cachedTokens: u.cached ?? 0 }), 0);
+    .reduce(
+      (n, u) =>
+        n + estimateCostUsd('llama-3.3-70b-versatile', { inputTokens: u.prompt, outputTokens: u.completion, cachedTokens: u.cached ?? 0 }),
+      0,
+    );
   assert.ok(groqCost > 0);
   assert.ok(Math.abs(report.total.costUsd - groqCost) < 1e-12, 'the local model must cost nothing');
   const consolidation = report.groups.find((g) => g.operation === 'consolidation');
@@ -85,7 +101,11 @@ test('failed calls are recorded with their error; other banks and other times ar
     withResilience(createOpenAiCompatibleProvider({ baseUrl: server.openaiBaseUrl, model: 'm' }), { retries: 0 }),
     ledger,
   );
-  server.script(reply.error(401, 'bad key'), reply.text('x', { prompt: 10, completion: 1 }), reply.text('y', { prompt: 99, completion: 9 }));
+  server.script(
+    reply.error(401, 'bad key'),
+    reply.text('x', { prompt: 10, completion: 1 }),
+    reply.text('y', { prompt: 99, completion: 9 }),
+  );
   await assert.rejects(llm.complete(ask('reflect')));
   await llm.complete(ask('reflect'));
   await llm.complete(ask('reflect', 'bank_b'));

@@ -45,8 +45,6 @@ export function estimateCostUsd(model: string, usage: LlmUsage, table?: Readonly
   const cached = Math.min(usage.cachedTokens, usage.inputTokens);
   const fresh = usage.inputTokens - cached;
   const cost =
-    fresh * price.inputPerMTok +
-    cached * (price.cachedInputPerMTok ?? price.inputPerMTok) +
-    usage.outputTokens * price.outputPerMTok;
+    fresh * price.inputPerMTok + cached * (price.cachedInputPerMTok ?? price.inputPerMTok) + usage.outputTokens * price.outputPerMTok;
   return cost / 1_000_000;
 }

@@ -136,8 +136,20 @@ test('a caller abort stops the call and is not retried', async () => {
 });
 
 test('backoff grows exponentially, with jitter inside [step/2, step], and is capped', () => {
-  assert.equal(backoffDelayMs(1, 100, 10_000, () => 0), 50);
-  assert.equal(backoffDelayMs(1, 100, 10_000, () => 1), 100);
-  assert.equal(backoffDelayMs(4, 100, 10_000, () => 1), 800);
-  assert.equal(backoffDelayMs(20, 100, 1_000, () => 1), 1_000);
+  assert.equal(
+    backoffDelayMs(1, 100, 10_000, () => 0),
+    50,
+  );
+  assert.equal(
+    backoffDelayMs(1, 100, 10_000, () => 1),
+    100,
+  );
+  assert.equal(
+    backoffDelayMs(4, 100, 10_000, () => 1),
+    800,
+  );
+  assert.equal(
+    backoffDelayMs(20, 100, 1_000, () => 1),
+    1_000,
+  );
 });

@@ -63,7 +63,7 @@ test('malformed JSON, then a valid reply after a retry that shows the reply and 
   assert.match(retry[2].content, /never closed/);
 });
 
-test('a schema violation is retried with zod\'s description of what is wrong', async () => {
+test("a schema violation is retried with zod's description of what is wrong", async () => {
   server.script(
     reply.json({ facts: [{ text: 'x', confidence: 7 }] }),
     reply.text('```json\n{"facts": [{"text": "x", "confidence": 0.7},]}\n```'),
@@ -89,10 +89,7 @@ test('twice unusable: LlmOutputError with the last reply, never junk', async () 
 });
 
 test('a cut-off reply says so in the correction', async () => {
-  server.script(
-    { type: 'completion', content: '{"facts": [{"text": "long', finishReason: 'length' },
-    reply.json({ facts: [] }),
-  );
+  server.script({ type: 'completion', content: '{"facts": [{"text": "long', finishReason: 'length' }, reply.json({ facts: [] }));
   const before = server.requests.length;
   await generateObject(openai(), request, Facts);
   assert.match(server.requests[before + 1].body.messages.at(-1)?.content ?? '', /cut off at the token limit/);

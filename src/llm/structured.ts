@@ -36,10 +36,7 @@ const jsonSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
 export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
   let json = jsonSchemas.get(schema);
   if (!json) {
-    const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<
-      string,
-      unknown
-    >;
+    const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
     json = rest;
     jsonSchemas.set(schema, json);
   }

@@ -26,7 +26,14 @@ export async function* exportBank(store: ExportReads, bankId: string, options: E
   if (!bank) throw notFound('bank', bankId);
   const page = options.pageSize ?? 256;
   const withVectors = Boolean(options.embeddings && bank.embedder);
-  const header: ExportHeader = { format: EXPORT_FORMAT, version: EXPORT_VERSION, bank, embedder: bank.embedder, vectors: withVectors, exportedAt: nowIso() };
+  const header: ExportHeader = {
+    format: EXPORT_FORMAT,
+    version: EXPORT_VERSION,
+    bank,
+    embedder: bank.embedder,
+    vectors: withVectors,
+    exportedAt: nowIso(),
+  };
   yield JSON.stringify(header);
   const counts = emptyCounts();
   const line = (r: ExportRecord): string => JSON.stringify(r);
@@ -52,7 +59,12 @@ export async function* exportBank(store: ExportReads, bankId: string, options: E
 
   for (let offset = 0; ; offset += page) {
     const { facts } = await store.listFacts(bankId, { limit: page, offset, includeSuperseded: true });
-    const vectors = withVectors ? await store.getVectors(bankId, facts.map((f) => f.id)) : new Map<string, Float32Array>();
+    const vectors = withVectors
+      ? await store.getVectors(
+          bankId,
+          facts.map((f) => f.id),
+        )
+      : new Map<string, Float32Array>();
     for (const fact of facts) {
       const v = vectors.get(fact.id);
       const vector = v ? encodeVector(v) : undefined;

@@ -54,7 +54,18 @@ export interface ExportCounts {
 }
 
 export const emptyCounts = (): ExportCounts => ({
-  entities: 0, documents: 0, chunks: 0, facts: 0, observations: 0, links: 0, vectors: 0, threads: 0, messages: 0, memoryItems: 0, workingMemory: 0, tombstones: 0,
+  entities: 0,
+  documents: 0,
+  chunks: 0,
+  facts: 0,
+  observations: 0,
+  links: 0,
+  vectors: 0,
+  threads: 0,
+  messages: 0,
+  memoryItems: 0,
+  workingMemory: 0,
+  tombstones: 0,
 });
 
 /** Counts an `end` record announces; a version 1 archive names none of the thread or tombstone counts (they are 0). */
@@ -82,14 +93,29 @@ export function parseHeader(line: string): ExportHeader {
   } catch {
     throw new Error('not a Cairn export: the first line is not JSON');
   }
-  if (!isRecord(raw) || raw.format !== EXPORT_FORMAT) throw new Error(`not a Cairn export: the first line has no "format": "${EXPORT_FORMAT}"`);
+  if (!isRecord(raw) || raw.format !== EXPORT_FORMAT)
+    throw new Error(`not a Cairn export: the first line has no "format": "${EXPORT_FORMAT}"`);
   if (typeof raw.version !== 'number' || raw.version < 1) throw new Error('the export has no valid version');
-  if (raw.version > EXPORT_VERSION) throw new Error(`the export is version ${raw.version}; this Cairn reads version ${EXPORT_VERSION}: upgrade Cairn`);
+  if (raw.version > EXPORT_VERSION)
+    throw new Error(`the export is version ${raw.version}; this Cairn reads version ${EXPORT_VERSION}: upgrade Cairn`);
   if (!isRecord(raw.bank) || typeof raw.bank.id !== 'string') throw new Error('the export header has no bank');
   return raw as unknown as ExportHeader;
 }
 
-const TYPES = new Set(['entity', 'document', 'chunk', 'fact', 'observation', 'link', 'thread', 'message', 'memory', 'working-memory', 'tombstone', 'end']);
+const TYPES = new Set([
+  'entity',
+  'document',
+  'chunk',
+  'fact',
+  'observation',
+  'link',
+  'thread',
+  'message',
+  'memory',
+  'working-memory',
+  'tombstone',
+  'end',
+]);
 
 export function parseRecord(line: string, lineNumber: number): ExportRecord {
   let raw: unknown;
@@ -98,6 +124,7 @@ export function parseRecord(line: string, lineNumber: number): ExportRecord {
   } catch {
     throw new Error(`line ${lineNumber} of the export is not JSON`);
   }
-  if (!isRecord(raw) || typeof raw.type !== 'string' || !TYPES.has(raw.type)) throw new Error(`line ${lineNumber} of the export is not a known record`);
+  if (!isRecord(raw) || typeof raw.type !== 'string' || !TYPES.has(raw.type))
+    throw new Error(`line ${lineNumber} of the export is not a known record`);
   return raw as unknown as ExportRecord;
 }

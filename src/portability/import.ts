@@ -10,16 +10,40 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import {
-  CairnError, BANK_ID_RULE, isBankId, type Chunk, type DocumentRecord, type Entity, type Evidence, type Fact,
-  type FactLink, type Observation, type ObservationRevision,
+  CairnError,
+  BANK_ID_RULE,
+  isBankId,
+  type Chunk,
+  type DocumentRecord,
+  type Entity,
+  type Evidence,
+  type Fact,
+  type FactLink,
+  type Observation,
+  type ObservationRevision,
 } from '../core/index.ts';
 import type { Embedder } from '../embed/index.ts';
 import {
-  FORGOTTEN_TEXT, type BankStore, type ConsolidationQueue, type Forgetting, type MemoryWrites, type Tombstone,
-  type VectorRecord, legacySession,
+  FORGOTTEN_TEXT,
+  type BankStore,
+  type ConsolidationQueue,
+  type Forgetting,
+  type MemoryWrites,
+  type Tombstone,
+  type VectorRecord,
+  legacySession,
 } from '../store/index.ts';
 import type { StoredItem, StoredMessage, ThreadStore, Thread } from '../threads/index.ts';
-import { announcedCounts, decodeVector, emptyCounts, parseHeader, parseRecord, type ExportCounts, type ExportHeader, type ExportRecord } from './format.ts';
+import {
+  announcedCounts,
+  decodeVector,
+  emptyCounts,
+  parseHeader,
+  parseRecord,
+  type ExportCounts,
+  type ExportHeader,
+  type ExportRecord,
+} from './format.ts';
 
 export interface ImportOptions {
   /** Where the bank's threads and their memory go. */
@@ -121,7 +145,8 @@ class Importer {
         this.counts.documents++;
         return;
       case 'chunk':
-        if (!this.current || this.current.document.id !== r.chunk.documentId) throw new Error(`chunk ${r.chunk.id} comes outside its document`);
+        if (!this.current || this.current.document.id !== r.chunk.documentId)
+          throw new Error(`chunk ${r.chunk.id} comes outside its document`);
         this.current.chunks.push(rebank(withSession(r.chunk), this.bankId));
         this.counts.chunks++;
         return;
@@ -136,7 +161,10 @@ class Importer {
       case 'observation':
         await this.flushDocument();
         await this.flushFacts();
-        this.observations.push({ observation: { ...rebank(withStanceAndContext(r.observation), this.bankId), kind: 'observation', proofCount: 0 }, vector: this.vectorOf(r.vector) });
+        this.observations.push({
+          observation: { ...rebank(withStanceAndContext(r.observation), this.bankId), kind: 'observation', proofCount: 0 },
+          vector: this.vectorOf(r.vector),
+        });
         this.evidence.push(...r.evidence);
         this.history.push(...r.history);
         this.counts.observations++;
@@ -253,7 +281,15 @@ class Importer {
     this.documents.set(document.id, document);
     this.lastDocument = document;
     await this.store.writeItem({
-      bankId: this.bankId, document, chunks, removeChunkIds: [], facts: [], entities: this.takeEntities(), links: [], vectors: [], embedder: this.embedder.id,
+      bankId: this.bankId,
+      document,
+      chunks,
+      removeChunkIds: [],
+      facts: [],
+      entities: this.takeEntities(),
+      links: [],
+      vectors: [],
+      embedder: this.embedder.id,
     });
   }
 
@@ -287,8 +323,16 @@ class Importer {
     this.observations = [];
     const vectors = await this.vectors(run.map((r) => ({ id: r.observation.id, text: r.observation.text, vector: r.vector })));
     await this.store.applyObservations({
-      bankId: this.bankId, observations: run.map((r) => r.observation), vectors, embedder: this.embedder.id, evidence: [], revisions: [], supersede: [],
-      removeObservationIds: [], consolidatedFactIds: [], workerId: IMPORT_WORKER,
+      bankId: this.bankId,
+      observations: run.map((r) => r.observation),
+      vectors,
+      embedder: this.embedder.id,
+      evidence: [],
+      revisions: [],
+      supersede: [],
+      removeObservationIds: [],
+      consolidatedFactIds: [],
+      workerId: IMPORT_WORKER,
     });
   }
 
@@ -302,16 +346,31 @@ class Importer {
     await this.flushObservations();
     for (let i = 0; i < Math.max(this.evidence.length, this.history.length); i += this.batch * 4)
       await this.store.applyObservations({
-        bankId: this.bankId, observations: [], vectors: [], embedder: this.embedder.id, evidence: this.evidence.slice(i, i + this.batch * 4),
-        revisions: this.history.slice(i, i + this.batch * 4), supersede: [], removeObservationIds: [], consolidatedFactIds: [], workerId: IMPORT_WORKER,
+        bankId: this.bankId,
+        observations: [],
+        vectors: [],
+        embedder: this.embedder.id,
+        evidence: this.evidence.slice(i, i + this.batch * 4),
+        revisions: this.history.slice(i, i + this.batch * 4),
+        supersede: [],
+        removeObservationIds: [],
+        consolidatedFactIds: [],
+        workerId: IMPORT_WORKER,
       });
     if (this.links.length) {
       const document = this.lastDocument;
       if (!document) throw new Error('the archive has links but no documents to write them with');
       for (let i = 0; i < this.links.length; i += this.batch * 4)
         await this.store.writeItem({
-          bankId: this.bankId, document, chunks: [], removeChunkIds: [], facts: [], entities: this.takeEntities(), links: this.links.slice(i, i + this.batch * 4),
-          vectors: [], embedder: this.embedder.id,
+          bankId: this.bankId,
+          document,
+          chunks: [],
+          removeChunkIds: [],
+          facts: [],
+          entities: this.takeEntities(),
+          links: this.links.slice(i, i + this.batch * 4),
+          vectors: [],
+          embedder: this.embedder.id,
         });
     }
   }
@@ -323,7 +382,10 @@ class Importer {
  * hold the original bank's facts.
  */
 export async function importBank(
-  store: BankStore & MemoryWrites & ConsolidationQueue & Forgetting, embedder: Embedder, source: string | AsyncIterable<string>, options: ImportOptions,
+  store: BankStore & MemoryWrites & ConsolidationQueue & Forgetting,
+  embedder: Embedder,
+  source: string | AsyncIterable<string>,
+  options: ImportOptions,
 ): Promise<ImportReport> {
   const lines = linesOf(source)[Symbol.asyncIterator]();
   let first = await lines.next();
@@ -333,7 +395,10 @@ export async function importBank(
   const bankId = options.bankId ?? header.bank.id;
   // An archive of a bank made under an older, looser rule imports under another id.
   if (options.bankId === undefined && !isBankId(bankId))
-    throw new CairnError('bad_request', `the archive's bank id '${bankId}' is not allowed: ${BANK_ID_RULE}; import it under another id (--bank)`);
+    throw new CairnError(
+      'bad_request',
+      `the archive's bank id '${bankId}' is not allowed: ${BANK_ID_RULE}; import it under another id (--bank)`,
+    );
   if (await store.getBank(bankId)) throw new CairnError('conflict', `bank '${bankId}' already exists; import into a new bank id (--bank)`);
   await store.createBank({ ...header.bank, id: bankId, embedder: null });
   const { threads } = options;
@@ -355,8 +420,21 @@ export async function importBank(
     }
     if (!ended) throw new Error('the export is truncated (no end record)');
     await importer.finish();
-    for (const key of ['entities', 'documents', 'chunks', 'facts', 'observations', 'links', 'threads', 'messages', 'memoryItems', 'workingMemory', 'tombstones'] as const)
-      if (importer.counts[key] !== ended[key]) throw new Error(`the export is inconsistent: ${ended[key]} ${key} announced, ${importer.counts[key]} found`);
+    for (const key of [
+      'entities',
+      'documents',
+      'chunks',
+      'facts',
+      'observations',
+      'links',
+      'threads',
+      'messages',
+      'memoryItems',
+      'workingMemory',
+      'tombstones',
+    ] as const)
+      if (importer.counts[key] !== ended[key])
+        throw new Error(`the export is inconsistent: ${ended[key]} ${key} announced, ${importer.counts[key]} found`);
   } catch (e) {
     await threads.deleteBank(bankId).catch(() => undefined);
     await store.deleteBank(bankId).catch(() => undefined);

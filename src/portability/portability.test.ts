@@ -29,31 +29,69 @@ import { exportBank, exportBankToFile } from './export.ts';
 import { importBank } from './import.ts';
 
 const BANK = 'alice';
-const QUERIES = ['Where does Alice live?', 'What instrument does Anna play?', 'Who is Miso?', 'What did Alice do in June 2023?', 'robotics startup'];
+const QUERIES = [
+  'Where does Alice live?',
+  'What instrument does Anna play?',
+  'Who is Miso?',
+  'What did Alice do in June 2023?',
+  'robotics startup',
+];
 
 const conversation = [
-  { content: 'I moved to Berlin to join a robotics startup.', speaker: 'Alice', timestamp: '2023-06-14T10:00:00Z', documentId: 'chat-1', tags: ['life'] },
-  { content: 'My sister Anna is a violinist in Vienna.', speaker: 'Alice', timestamp: '2023-06-14T10:05:00Z', documentId: 'chat-1', tags: ['family'] },
-  { content: 'Anna plays the violin every evening.', speaker: 'Alice', timestamp: '2023-06-14T10:06:00Z', documentId: 'chat-1', tags: ['family'] },
+  {
+    content: 'I moved to Berlin to join a robotics startup.',
+    speaker: 'Alice',
+    timestamp: '2023-06-14T10:00:00Z',
+    documentId: 'chat-1',
+    tags: ['life'],
+  },
+  {
+    content: 'My sister Anna is a violinist in Vienna.',
+    speaker: 'Alice',
+    timestamp: '2023-06-14T10:05:00Z',
+    documentId: 'chat-1',
+    tags: ['family'],
+  },
+  {
+    content: 'Anna plays the violin every evening.',
+    speaker: 'Alice',
+    timestamp: '2023-06-14T10:06:00Z',
+    documentId: 'chat-1',
+    tags: ['family'],
+  },
   { content: 'I adopted a grey cat called Miso.', speaker: 'Alice', timestamp: '2024-01-20T10:00:00Z', documentId: 'chat-2' },
   { content: 'Miso likes to sleep on my keyboard.', speaker: 'Alice', timestamp: '2024-01-21T10:00:00Z', documentId: 'chat-2' },
   { content: 'Bob started learning to paint watercolours.', speaker: 'Carol', timestamp: '2024-02-11T10:00:00Z', documentId: 'chat-3' },
 ];
 const later = [
   { content: 'I moved to Munich last month.', speaker: 'Alice', timestamp: '2024-05-02T10:00:00Z', documentId: 'chat-4', tags: ['life'] },
-  { content: 'I work at a robotics startup in Munich now.', speaker: 'Alice', timestamp: '2024-05-02T10:01:00Z', documentId: 'chat-4', tags: ['life'] },
+  {
+    content: 'I work at a robotics startup in Munich now.',
+    speaker: 'Alice',
+    timestamp: '2024-05-02T10:01:00Z',
+    documentId: 'chat-4',
+    tags: ['life'],
+  },
 ];
 
 // A thread that bridges its messages into facts, and two threads of one resource pooling their memory (whose
 // observations are bridged); settings small enough for observations, archived ones and reflections to appear.
 const tripLines = [
-  'I am planning a trip to Lisbon in May with my sister Anna.', 'We want a hotel near the Alfama district, under 150 euros a night.',
-  'Anna is vegetarian, so restaurants must have vegetarian dishes.', 'I prefer trains over flights for the trip from Porto.',
-  'Book a fado show for the second evening.', 'My budget for the whole trip is 2000 euros.', 'Anna arrives one day later, on the 12th of May.',
+  'I am planning a trip to Lisbon in May with my sister Anna.',
+  'We want a hotel near the Alfama district, under 150 euros a night.',
+  'Anna is vegetarian, so restaurants must have vegetarian dishes.',
+  'I prefer trains over flights for the trip from Porto.',
+  'Book a fado show for the second evening.',
+  'My budget for the whole trip is 2000 euros.',
+  'Anna arrives one day later, on the 12th of May.',
   'We would like a day trip to Sintra.',
 ];
 const THREAD_SETTINGS = {
-  messageTokens: 40, bufferTokens: false, observationTokens: 60, reflectionBufferActivation: false, reflectionConsolidationThreshold: 2,
+  messageTokens: 40,
+  bufferTokens: false,
+  observationTokens: 60,
+  reflectionBufferActivation: false,
+  reflectionConsolidationThreshold: 2,
   workingMemory: { autoUpdate: true },
 };
 
@@ -63,10 +101,16 @@ async function buildThreads(memory: ThreadMemory, bankId: string): Promise<void>
   let t = Date.parse('2024-04-01T10:00:00Z');
   const at = (): string => new Date((t += 60_000)).toISOString();
   for (const content of tripLines)
-    await memory.append(bankId, 'trip', { messages: [{ role: 'user', content, timestamp: at() }, { role: 'assistant', name: 'planner', content: `Noted: ${content}`, timestamp: at() }] });
+    await memory.append(bankId, 'trip', {
+      messages: [
+        { role: 'user', content, timestamp: at() },
+        { role: 'assistant', name: 'planner', content: `Noted: ${content}`, timestamp: at() },
+      ],
+    });
   await memory.putThread(bankId, 'u1-a', { resourceId: 'user-1', settings: { scope: 'resource', bridge: 'observations' } });
   await memory.putThread(bankId, 'u1-b', { resourceId: 'user-1', settings: { scope: 'resource' } });
-  for (const [i, content] of tripLines.entries()) await memory.append(bankId, i % 2 ? 'u1-a' : 'u1-b', { messages: [{ role: 'user', content, timestamp: at() }] });
+  for (const [i, content] of tripLines.entries())
+    await memory.append(bankId, i % 2 ? 'u1-a' : 'u1-b', { messages: [{ role: 'user', content, timestamp: at() }] });
   await memory.remember(bankId, 'u1-a', 'Prefers window seats');
   await memory.idle();
 }
@@ -74,7 +118,10 @@ async function buildThreads(memory: ThreadMemory, bankId: string): Promise<void>
 /** A bank's thread memory as the thread port shows it: threads, messages, items of every record, working memory, bridge state. */
 async function threadSnapshot(threads: ThreadStore, bankId: string) {
   const list = await threads.listThreads(bankId, { limit: 1000, offset: 0 });
-  const records = [...list.map((t) => threadRecordId(t.id)), ...new Set(list.flatMap((t) => (t.resourceId ? [resourceRecordId(t.resourceId)] : [])))];
+  const records = [
+    ...list.map((t) => threadRecordId(t.id)),
+    ...new Set(list.flatMap((t) => (t.resourceId ? [resourceRecordId(t.resourceId)] : []))),
+  ];
   return {
     threads: list.map((t) => ({ ...t, bankId: 'x' })),
     messages: await Promise.all(list.map(async (t) => (await threads.listMessages(bankId, t.id)).map((m) => ({ ...m, bankId: 'x' })))),
@@ -82,10 +129,12 @@ async function threadSnapshot(threads: ThreadStore, bankId: string) {
     unbridgedMessages: await Promise.all(list.map(async (t) => (await threads.unbridgedMessages(bankId, t.id, 1000)).map((m) => m.id))),
     items: await Promise.all(records.map(async (r) => (await threads.listItems(bankId, r)).map((i) => ({ ...i, bankId: 'x' })))),
     unbridgedItems: await Promise.all(records.map(async (r) => (await threads.unbridgedObservations(bankId, r, 1000)).map((i) => i.id))),
-    workingMemory: await Promise.all(records.map(async (r) => {
-      const wm = await threads.getWorkingMemory(bankId, r);
-      return wm && { ...wm, bankId: 'x' };
-    })),
+    workingMemory: await Promise.all(
+      records.map(async (r) => {
+        const wm = await threads.getWorkingMemory(bankId, r);
+        return wm && { ...wm, bankId: 'x' };
+      }),
+    ),
   };
 }
 
@@ -119,7 +168,10 @@ async function snapshot(store: MemoryStore, bankId: string) {
   const facts = (await store.listFacts(bankId, { limit: 10_000, offset: 0, includeSuperseded: true })).facts;
   const documents = await store.listDocuments(bankId, 1000, 0);
   const observationIds = facts.filter((f) => f.kind === 'observation').map((f) => f.id);
-  const vectors = await store.getVectors(bankId, facts.map((f) => f.id));
+  const vectors = await store.getVectors(
+    bankId,
+    facts.map((f) => f.id),
+  );
   return {
     bank: bank && { name: bank.name, mission: bank.mission, config: bank.config, embedder: bank.embedder, createdAt: bank.createdAt },
     documents: documents.map((d) => ({ id: d.id, contentHash: d.contentHash, metadata: d.metadata, tags: d.tags, createdAt: d.createdAt })),
@@ -127,7 +179,9 @@ async function snapshot(store: MemoryStore, bankId: string) {
     facts: facts.map((f) => ({ ...f, bankId: 'x', entities: [...f.entities].sort() })),
     entities: await store.listEntities(bankId, 10_000, 0).then((es) => es.map((e) => ({ ...e, bankId: 'x' }))),
     links: (await store.listLinks(bankId, 10_000, 0)).map((l) => `${l.from}>${l.to}:${l.type}:${l.weight}`).sort(),
-    observations: await store.getObservations(bankId, observationIds).then((os) => os.map((o) => ({ id: o.id, text: o.text, proofCount: o.proofCount }))),
+    observations: await store
+      .getObservations(bankId, observationIds)
+      .then((os) => os.map((o) => ({ id: o.id, text: o.text, proofCount: o.proofCount }))),
     evidence: await Promise.all(observationIds.map((id) => store.evidenceOf(bankId, id))),
     history: await Promise.all(observationIds.map((id) => store.historyOf(bankId, id))),
     vectors: Object.fromEntries([...vectors].map(([id, v]) => [id, Array.from(v)])),
@@ -154,14 +208,23 @@ describe('export and import', () => {
     embedder = (await createEmbedder(loadConfig({ CAIRN_CACHE_DIR: TEST_CACHE_DIR }).embed)).embedder;
     source = new SqliteStore({ dataDir: tempDir() });
     const engine = engineOn(source, embedder);
-    await engine.createBank({ id: BANK, name: 'Alice', mission: 'Track where Alice lives and works, and her family', config: { retainMission: 'people and places' } });
+    await engine.createBank({
+      id: BANK,
+      name: 'Alice',
+      mission: 'Track where Alice lives and works, and her family',
+      config: { retainMission: 'people and places' },
+    });
     const worker = new ConsolidationWorker({ store: source, embedder, consolidator: new OfflineConsolidator(embedder) });
     await engine.retain(BANK, { items: conversation });
     await worker.drain(BANK);
     await engine.retain(BANK, { items: later });
     await worker.drain(BANK);
     sourceThreads = new SqliteThreadStore(source.db);
-    const memory = new ThreadMemory({ store: sourceThreads, banks: source, bridge: async (bankId, items) => void (await engine.retain(bankId, { items, documentMode: 'append' })) });
+    const memory = new ThreadMemory({
+      store: sourceThreads,
+      banks: source,
+      bridge: async (bankId, items) => void (await engine.retain(bankId, { items, documentMode: 'append' })),
+    });
     await buildThreads(memory, BANK);
     await worker.drain(BANK);
     // A deletion: its observation is blanked (no vector), a tombstone is written.
@@ -184,35 +247,82 @@ describe('export and import', () => {
   test('the bank built for the test has what an export must carry', () => {
     assert.ok(original.facts.length >= 8);
     assert.ok(original.observations.length >= 1, 'observations');
-    assert.ok(original.evidence.some((e) => e.length >= 2), 'an observation with several pieces of evidence');
-    assert.ok(original.history.some((h) => h.length >= 1), 'history');
+    assert.ok(
+      original.evidence.some((e) => e.length >= 2),
+      'an observation with several pieces of evidence',
+    );
+    assert.ok(
+      original.history.some((h) => h.length >= 1),
+      'history',
+    );
     assert.ok(original.links.length >= 3, 'links');
     assert.ok(original.entities.length >= 3, 'entities');
-    assert.ok(original.facts.some((f) => f.status === 'superseded'), 'a superseded fact');
+    assert.ok(
+      original.facts.some((f) => f.status === 'superseded'),
+      'a superseded fact',
+    );
     assert.ok(Object.keys(original.vectors).length >= 8, 'vectors');
     assert.deepEqual(original.tombstones.map((t) => t.kind).sort(), ['document', 'fact'], 'tombstones of a fact and of a document');
     const t = originalThreads;
     assert.equal(t.threads.length, 3, 'threads');
-    assert.ok(t.threads.some((x) => x.resourceId) && t.threads.some((x) => Object.keys(x.settings).length), 'a resource and thread settings');
+    assert.ok(
+      t.threads.some((x) => x.resourceId) && t.threads.some((x) => Object.keys(x.settings).length),
+      'a resource and thread settings',
+    );
     assert.ok(t.messages.flat().some((m) => m.name) && t.messages.flat().length >= 24, 'messages');
     const items = t.items.flat();
-    assert.ok(items.some((i) => i.kind === 'reflection' && i.generation >= 1 && i.covers.length), 'a reflection');
+    assert.ok(
+      items.some((i) => i.kind === 'reflection' && i.generation >= 1 && i.covers.length),
+      'a reflection',
+    );
     assert.ok(items.some((i) => i.status === 'archived') && items.some((i) => i.status === 'active'), 'archived and active items');
-    assert.ok(items.some((i) => i.recordId.startsWith('resource:')), 'memory of a resource');
+    assert.ok(
+      items.some((i) => i.recordId.startsWith('resource:')),
+      'memory of a resource',
+    );
     assert.ok(t.workingMemory.filter(Boolean).length >= 2, 'working memory');
-    assert.ok(t.unbridgedMessages.flat().length > 0 && t.unbridgedMessages.flat().length < t.messages.flat().length, 'bridged and unbridged messages');
+    assert.ok(
+      t.unbridgedMessages.flat().length > 0 && t.unbridgedMessages.flat().length < t.messages.flat().length,
+      'bridged and unbridged messages',
+    );
     assert.ok(t.unbridgedItems.flat().length < items.filter((i) => i.kind === 'observation').length, 'bridged observations');
-    assert.ok(t.watermarks.some((w) => w.observed > 0), 'observed messages');
+    assert.ok(
+      t.watermarks.some((w) => w.observed > 0),
+      'observed messages',
+    );
   });
 
   test('the archive: a versioned header, one record per line, an end record with the counts', () => {
-    const lines = readFileSync(archive, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = readFileSync(archive, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.deepEqual(
-      { format: lines[0].format, version: lines[0].version, embedder: lines[0].embedder, vectors: lines[0].vectors, bank: (lines[0].bank as { id: string }).id },
+      {
+        format: lines[0].format,
+        version: lines[0].version,
+        embedder: lines[0].embedder,
+        vectors: lines[0].vectors,
+        bank: (lines[0].bank as { id: string }).id,
+      },
       { format: 'cairn-export', version: 2, embedder: embedder.id, vectors: true, bank: BANK },
     );
     const types = new Set(lines.slice(1).map((l) => l.type));
-    for (const t of ['entity', 'document', 'chunk', 'fact', 'observation', 'link', 'thread', 'message', 'memory', 'working-memory', 'tombstone', 'end']) assert.ok(types.has(t), t);
+    for (const t of [
+      'entity',
+      'document',
+      'chunk',
+      'fact',
+      'observation',
+      'link',
+      'thread',
+      'message',
+      'memory',
+      'working-memory',
+      'tombstone',
+      'end',
+    ])
+      assert.ok(types.has(t), t);
     const end = lines.at(-1) as { type: string; counts: Record<string, number> };
     assert.equal(end.type, 'end');
     assert.equal(end.counts.facts + end.counts.observations, original.facts.length);
@@ -249,7 +359,11 @@ describe('export and import', () => {
       assert.ok(report.reembedded >= original.facts.length - 1);
       const again = await snapshot(copy, BANK);
       assert.deepEqual({ ...again, vectors: {} }, { ...original, vectors: {} });
-      for (const [id, v] of Object.entries(original.vectors)) assert.ok(again.vectors[id].every((x, i) => Math.abs(x - v[i]) < 1e-6), id);
+      for (const [id, v] of Object.entries(original.vectors))
+        assert.ok(
+          again.vectors[id].every((x, i) => Math.abs(x - v[i]) < 1e-6),
+          id,
+        );
       assert.deepEqual(await recallIds(engineOn(copy, embedder), BANK), originalRecall);
     } finally {
       await copy.close();
@@ -295,9 +409,26 @@ describe('export and import', () => {
       const newer = join(tempDir(), 'newer.jsonl');
       writeFileSync(newer, [JSON.stringify({ ...JSON.parse(lines[0]), version: 99 }), ...lines.slice(1)].join('\n'));
       await assert.rejects(importBank(copy, embedder, newer, { threads }), /version 99/);
-      await assert.rejects(importBank(copy, embedder, (async function* () { yield '{"hello": 1}'; })(), { threads }), /not a Cairn export/);
+      await assert.rejects(
+        importBank(
+          copy,
+          embedder,
+          (async function* () {
+            yield '{"hello": 1}';
+          })(),
+          { threads },
+        ),
+        /not a Cairn export/,
+      );
 
-      await importBank(copy, embedder, (async function* () { yield* lines; })(), { threads });
+      await importBank(
+        copy,
+        embedder,
+        (async function* () {
+          yield* lines;
+        })(),
+        { threads },
+      );
       await assert.rejects(importBank(copy, embedder, archive, { threads }), /already exists/);
       assert.equal((await copy.listFacts(BANK, { limit: 1000, offset: 0, includeSuperseded: true })).total, original.facts.length);
       assert.equal((await threads.listThreads(BANK, { limit: 10, offset: 0 })).length, 3);
@@ -319,13 +450,26 @@ describe('export and import', () => {
       const seqs = originalThreads.messages.flat().map((m) => m.seq);
       const middle = originalThreads.messages[0][Math.floor(originalThreads.messages[0].length / 2)];
       await memory.putThread('other', 'chat', {});
-      await threads.restoreMessages('other', 'chat', [{ ...middle, id: 'msg-other-1', bankId: 'other', threadId: 'chat', bridgedAt: null }], false);
+      await threads.restoreMessages(
+        'other',
+        'chat',
+        [{ ...middle, id: 'msg-other-1', bankId: 'other', threadId: 'chat', bridgedAt: null }],
+        false,
+      );
       await importBank(copy, embedder, file, { threads, batchSize: 5 });
       const got = await threadSnapshot(threads, BANK);
-      assert.deepEqual(got.messages.flat().map((m) => m.seq), seqs, 'every message kept its number');
+      assert.deepEqual(
+        got.messages.flat().map((m) => m.seq),
+        seqs,
+        'every message kept its number',
+      );
       assert.deepEqual(bySeqIds(got), bySeqIds(originalThreads));
       assert.ok(bySeqIds(got).messages.every((t) => t.ascending));
-      assert.deepEqual((await threads.listMessages('other', 'chat')).map((m) => [m.id, m.seq]), [['msg-other-1', middle.seq]], 'the other bank is untouched');
+      assert.deepEqual(
+        (await threads.listMessages('other', 'chat')).map((m) => [m.id, m.seq]),
+        [['msg-other-1', middle.seq]],
+        'the other bank is untouched',
+      );
       // The imported thread goes on: a new message comes after the imported ones of its thread.
       const before = (await threads.listMessages(BANK, 'u1-b')).map((m) => m.seq);
       const next = await memory.append(BANK, 'u1-b', { messages: [{ role: 'user', content: 'One more thing.' }] });
@@ -337,7 +481,10 @@ describe('export and import', () => {
 
   test('an archive of format version 1 (no threads or tombstones) is still read', async () => {
     const fixture = join(import.meta.dirname, 'fixtures', 'export-v1.jsonl');
-    const records = readFileSync(fixture, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { version?: number; type?: string; fact?: { id: string; text: string } });
+    const records = readFileSync(fixture, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { version?: number; type?: string; fact?: { id: string; text: string } });
     assert.equal(records[0].version, 1);
     const copy = new SqliteStore({ dataDir: tempDir() });
     try {
@@ -346,7 +493,10 @@ describe('export and import', () => {
       assert.equal(report.bankId, 'legacy');
       assert.equal(report.counts.threads, 0);
       const facts = (await copy.listFacts('legacy', { limit: 100, offset: 0, includeSuperseded: true })).facts;
-      assert.deepEqual(facts.map((f) => [f.id, f.text]), records.filter((r) => r.type === 'fact').map((r) => [r.fact?.id, r.fact?.text]));
+      assert.deepEqual(
+        facts.map((f) => [f.id, f.text]),
+        records.filter((r) => r.type === 'fact').map((r) => [r.fact?.id, r.fact?.text]),
+      );
       assert.deepEqual(await threads.listThreads('legacy', { limit: 10, offset: 0 }), []);
       // Written before sessions: each named document is one, as the store's own upgrade makes them.
       const documents = [...new Set(facts.flatMap((f) => (f.source ? [f.source.documentId] : [])))];

@@ -30,7 +30,8 @@ const VERB_PREDICATES: Record<string, string[]> = {
 export function askedAttribute(query: string): AskedAttribute | null {
   const q = query.trim().replace(/[?.!\s]+$/, '');
   const where = /^where\s+(?:does|did|do|is)\s+(.+?)\s+(live|stay|work|study)(?:ing)?\b/i.exec(q);
-  if (where) return { subject: nameKey(where[1]), predicates: VERB_PREDICATES[where[2].toLowerCase()], cue: VERB_CUES[where[2].toLowerCase()] };
+  if (where)
+    return { subject: nameKey(where[1]), predicates: VERB_PREDICATES[where[2].toLowerCase()], cue: VERB_CUES[where[2].toLowerCase()] };
   const attribute = /^(?:who|what|which)\s+(?:is|are|was)\s+(.+?['’]s?\s+.+?)(?:\s+(?:now|currently|these days))?$/i.exec(q);
   if (attribute) {
     const subject = subjectKey(attribute[1], nameKey);
@@ -39,7 +40,8 @@ export function askedAttribute(query: string): AskedAttribute | null {
     return { subject, predicates: ['be'], cue: new RegExp(stems.map((w) => `(?=.*\\b${w.replace(/[^a-z0-9]/g, '')})`).join(''), 'is') };
   }
   const married = /^who\s+is\s+(.+?)\s+(married|engaged)\s+to$/i.exec(q);
-  if (married) return { subject: nameKey(married[1]), predicates: [`be ${married[2].toLowerCase()} to`], cue: new RegExp(`\\b${married[2]}`, 'i') };
+  if (married)
+    return { subject: nameKey(married[1]), predicates: [`be ${married[2].toLowerCase()} to`], cue: new RegExp(`\\b${married[2]}`, 'i') };
   return null;
 }
 
@@ -56,7 +58,11 @@ export function statesAttribute(text: string, asked: AskedAttribute): boolean {
  * Puts the candidates that state the asked attribute now first, the one told latest leading (stable otherwise).
  * Candidates whose fact is not in `facts` stay where they are.
  */
-export function raiseAnswers<T extends { id: string; score: number }>(candidates: T[], facts: Map<string, Fact>, asked: AskedAttribute | null): T[] {
+export function raiseAnswers<T extends { id: string; score: number }>(
+  candidates: T[],
+  facts: Map<string, Fact>,
+  asked: AskedAttribute | null,
+): T[] {
   if (!asked || candidates.length === 0) return candidates;
   const answering = candidates.filter((c) => {
     const f = facts.get(c.id);

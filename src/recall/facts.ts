@@ -16,7 +16,11 @@ export class FactLoader {
     const missing = [...new Set(ids.filter((id) => !this.loaded.has(id)))];
     if (missing.length) {
       const batch = this.store.getFacts(this.bankId, missing).then((facts) => new Map(facts.map((f) => [f.id, f])));
-      for (const id of missing) this.loaded.set(id, batch.then((m) => m.get(id)));
+      for (const id of missing)
+        this.loaded.set(
+          id,
+          batch.then((m) => m.get(id)),
+        );
     }
     const facts = await Promise.all(ids.map((id) => this.loaded.get(id)));
     return facts.filter((f): f is Fact => f !== undefined);

@@ -4,9 +4,28 @@ import type { Fact } from '../core/types.ts';
 import { matchesFilter } from './filter.ts';
 
 const fact = (over: Partial<Fact>): Fact => ({
-  id: 'f', bankId: 'b', kind: 'world', text: 't', occurredStart: null, occurredEnd: null, mentionedAt: '2024-01-01T00:00:00.000Z',
-  entities: [], source: null, speaker: null, metadata: {}, tags: ['a', 'b'], stance: null, context: null, status: 'active', validFrom: null, validTo: null,
-  supersededBy: null, supersededAt: null, consolidatedAt: null, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z',
+  id: 'f',
+  bankId: 'b',
+  kind: 'world',
+  text: 't',
+  occurredStart: null,
+  occurredEnd: null,
+  mentionedAt: '2024-01-01T00:00:00.000Z',
+  entities: [],
+  source: null,
+  speaker: null,
+  metadata: {},
+  tags: ['a', 'b'],
+  stance: null,
+  context: null,
+  status: 'active',
+  validFrom: null,
+  validTo: null,
+  supersededBy: null,
+  supersededAt: null,
+  consolidatedAt: null,
+  createdAt: '2024-01-01T00:00:00.000Z',
+  updatedAt: '2024-01-01T00:00:00.000Z',
   ...over,
 });
 
@@ -52,7 +71,12 @@ test('valid time: validFrom <= validAt < validTo, open ends unbounded', () => {
   assert.ok(matchesFilter(fact({ validFrom: null }), { validAt: t }), 'no validFrom: valid from the beginning');
   assert.ok(!matchesFilter(fact({ validFrom: null, validTo: t }), { validAt: t }), 'validTo is exclusive');
   assert.ok(matchesFilter(fact({ validFrom: null, validTo: '2023-06-01T00:00:00.001Z' }), { validAt: t }));
-  const old = fact({ status: 'superseded', supersededAt: '2024-01-01T00:00:00.000Z', validFrom: '2022-01-01T00:00:00.000Z', validTo: '2024-01-01T00:00:00.000Z' });
+  const old = fact({
+    status: 'superseded',
+    supersededAt: '2024-01-01T00:00:00.000Z',
+    validFrom: '2022-01-01T00:00:00.000Z',
+    validTo: '2024-01-01T00:00:00.000Z',
+  });
   assert.ok(!matchesFilter(old, { validAt: t }), 'still only active facts by default');
   assert.ok(matchesFilter(old, { validAt: t, includeSuperseded: true }));
   assert.ok(!matchesFilter(old, { validAt: '2024-02-01T00:00:00.000Z', includeSuperseded: true }));

@@ -55,7 +55,12 @@ export async function followingTurns(ctx: FollowupContext, from: Fact[]): Promis
       const held = id === undefined ? undefined : last.get(id);
       if (id !== undefined && (!held || (f.source?.start ?? 0) > (held.source?.start ?? 0))) last.set(id, f);
     }
-    const links = (await ctx.store.graph.linksOf(ctx.bankId, [...last.values()].map((f) => f.id))).filter((l) => l.type === 'temporal');
+    const links = (
+      await ctx.store.graph.linksOf(
+        ctx.bankId,
+        [...last.values()].map((f) => f.id),
+      )
+    ).filter((l) => l.type === 'temporal');
     const neighbours = new Map((await ctx.facts.get(links.map((l) => l.to))).map((f) => [f.id, f]));
     await loadChunks([...neighbours.values()].flatMap((f) => (f.source ? [f.source.chunkId] : [])));
     const byLastFact = new Map([...last].map(([chunkId, f]) => [f.id, chunks.get(chunkId)]));
@@ -112,7 +117,8 @@ export async function raiseFollowups<N extends string>(
       delta.set(f.id, -shares.questionPenalty * score);
     }
     const own = f.speaker;
-    if (turns.next && own !== null && turns.reply.speaker !== own && turns.next.speaker === own) give(turns.next, shares.continuation * score);
+    if (turns.next && own !== null && turns.reply.speaker !== own && turns.next.speaker === own)
+      give(turns.next, shares.continuation * score);
   }
   if (chunkGain.size)
     for (const { factId, chunkId } of await ctx.store.factIdsOfChunks(ctx.bankId, [...chunkGain.keys()], ctx.filter))

@@ -29,10 +29,16 @@ test('k decides between one top rank and agreement lower down', () => {
 
 test('a zero-weight list is ignored; duplicates count once; ties are deterministic', () => {
   const fused = fuse([list('a', ['m', 'n', 'm']), list('b', ['n', 'm'], 0)], 60);
-  assert.deepEqual(fused.map((f) => f.id), ['m', 'n']);
+  assert.deepEqual(
+    fused.map((f) => f.id),
+    ['m', 'n'],
+  );
   assert.deepEqual(fused[0].ranks, { a: 1 });
   const tie = fuse([list('a', ['b1']), list('b', ['a1'])], 60);
-  assert.deepEqual(tie.map((f) => f.id), ['a1', 'b1']);
+  assert.deepEqual(
+    tie.map((f) => f.id),
+    ['a1', 'b1'],
+  );
 });
 
 test('no lists, no results; a negative k is refused', () => {

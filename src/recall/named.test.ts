@@ -9,9 +9,16 @@ const fact = (id: string, entities: string[]): Fact => ({ id, entities }) as unk
 
 test('a candidate mentioning a named entity rises above a slightly better one that does not', () => {
   const candidates = [candidate('other', 1), candidate('about', 0.8), candidate('far', 0.3)];
-  const facts = new Map([['other', fact('other', ['bob'])], ['about', fact('about', ['alice', 'bob'])], ['far', fact('far', ['alice'])]]);
+  const facts = new Map([
+    ['other', fact('other', ['bob'])],
+    ['about', fact('about', ['alice', 'bob'])],
+    ['far', fact('far', ['alice'])],
+  ]);
   const raised = raiseNamed(candidates, facts, new Set(['alice']), 1);
-  assert.deepEqual(raised.map((c) => c.id), ['about', 'other', 'far']);
+  assert.deepEqual(
+    raised.map((c) => c.id),
+    ['about', 'other', 'far'],
+  );
   assert.equal(raised[0].score, 1.6);
   assert.equal(raised[2].score, 0.6);
 });
@@ -21,5 +28,8 @@ test('nothing named, a zero share or unknown facts leave the order as it was', (
   const facts = new Map([['b', fact('b', ['alice'])]]);
   assert.deepEqual(raiseNamed(candidates, facts, new Set(), 1), candidates);
   assert.deepEqual(raiseNamed(candidates, facts, new Set(['alice']), 0), candidates);
-  assert.deepEqual(raiseNamed(candidates, new Map(), new Set(['alice']), 1).map((c) => c.id), ['a', 'b']);
+  assert.deepEqual(
+    raiseNamed(candidates, new Map(), new Set(['alice']), 1).map((c) => c.id),
+    ['a', 'b'],
+  );
 });

@@ -9,7 +9,12 @@ import { reweigh } from './reweigh.ts';
  * Raises, by `share` of its score, each candidate whose fact mentions one of `named`, and re-sorts (stable on
  * ties). Candidates whose fact is not in `facts` keep their score.
  */
-export function raiseNamed<T extends { id: string; score: number }>(candidates: T[], facts: Map<string, Fact>, named: Set<string>, share: number): T[] {
+export function raiseNamed<T extends { id: string; score: number }>(
+  candidates: T[],
+  facts: Map<string, Fact>,
+  named: Set<string>,
+  share: number,
+): T[] {
   if (named.size === 0 || share === 0) return candidates;
   return reweigh(candidates, facts, (fact) => (fact.entities.some((e) => named.has(e)) ? 1 + share : 1));
 }

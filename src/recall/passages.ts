@@ -13,7 +13,11 @@ export interface Grouped {
 }
 
 /** The results (in order) with their passages, while the passages' texts fit in maxTokens. */
-export function groupBySource(results: Array<Omit<RecallResult, 'tokens'>>, chunks: ReadonlyMap<string, Chunk>, maxTokens: number): Grouped {
+export function groupBySource(
+  results: Array<Omit<RecallResult, 'tokens'>>,
+  chunks: ReadonlyMap<string, Chunk>,
+  maxTokens: number,
+): Grouped {
   const passages = new Map<string, RecallPassage>();
   const kept: RecallResult[] = [];
   let tokens = 0;

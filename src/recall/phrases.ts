@@ -11,7 +11,10 @@ const MAX_QUERY_WORDS = 64;
 const MAX_TEXT_WORDS = 400;
 
 /** The words of a text as compared in runs: lower case, stemmed. */
-const stems = (text: string): string[] => words(text.slice(0, MAX_TEXT_WORDS * 20)).slice(0, MAX_TEXT_WORDS).map((w) => stemmer(w));
+const stems = (text: string): string[] =>
+  words(text.slice(0, MAX_TEXT_WORDS * 20))
+    .slice(0, MAX_TEXT_WORDS)
+    .map((w) => stemmer(w));
 
 /** The longest run of the query's words the text holds in the same order, counted in content words. */
 export function longestRun(queryStems: readonly string[], queryContent: readonly boolean[], text: string): number {

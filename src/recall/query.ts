@@ -57,7 +57,15 @@ export function withoutNames(query: string, keys: Set<string>): string {
   for (let i = 0; i < tokens.length; ) {
     let skip = 0;
     for (let n = Math.min(MAX_NAME_WORDS, tokens.length - i); n >= 1 && skip === 0; n--)
-      if (keys.has(tokens.slice(i, i + n).map((t) => t.key).join(' '))) skip = n;
+      if (
+        keys.has(
+          tokens
+            .slice(i, i + n)
+            .map((t) => t.key)
+            .join(' '),
+        )
+      )
+        skip = n;
     if (skip) i += skip;
     else kept.push(tokens[i++].text);
   }
@@ -87,5 +95,10 @@ export async function analyzeQuery(store: RecallReads, bankId: string, query: st
   const hubs = entities.filter((e) => e.mentionCount >= Math.max(HUB_SHARE * total, HUB_MIN_MENTIONS));
   const hubKeys = new Set(hubs.flatMap((e) => [e.name, ...e.aliases].map(nameKey)));
   const stripped = hubKeys.size ? withoutNames(query, hubKeys) : query;
-  return { entities, hubs: new Set(hubs.map((e) => e.id)), focus: withoutMeta(hasContent(stripped) ? stripped : query, hasContent), facts: total };
+  return {
+    entities,
+    hubs: new Set(hubs.map((e) => e.id)),
+    focus: withoutMeta(hasContent(stripped) ? stripped : query, hasContent),
+    facts: total,
+  };
 }

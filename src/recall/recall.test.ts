@@ -57,15 +57,31 @@ const idOf = (key: string): string => {
 };
 let seq = 0;
 
-async function writeDocument(store: SqliteStore, bankId: string, docId: string, chunkSpecs: ChunkSpec[], links: Array<[string, string, FactLink['type']]> = []): Promise<void> {
+async function writeDocument(
+  store: SqliteStore,
+  bankId: string,
+  docId: string,
+  chunkSpecs: ChunkSpec[],
+  links: Array<[string, string, FactLink['type']]> = [],
+): Promise<void> {
   const now = new Date().toISOString();
   const entities = new Map<string, Entity>();
   const chunks: Chunk[] = [];
   const facts: Fact[] = [];
   chunkSpecs.forEach((c, i) => {
     const chunk: Chunk = {
-      id: `${bankId}-${docId}-c${i}`, bankId, documentId: docId, index: i, itemId: `${docId}-i${i}`, text: c.text, contentHash: `h${i}`,
-      speaker: c.speaker ?? null, timestamp: c.timestamp, context: null, metadata: { source: 'test' }, tags: [],
+      id: `${bankId}-${docId}-c${i}`,
+      bankId,
+      documentId: docId,
+      index: i,
+      itemId: `${docId}-i${i}`,
+      text: c.text,
+      contentHash: `h${i}`,
+      speaker: c.speaker ?? null,
+      timestamp: c.timestamp,
+      context: null,
+      metadata: { source: 'test' },
+      tags: [],
     };
     chunks.push(chunk);
     for (const spec of c.facts) {
@@ -73,19 +89,44 @@ async function writeDocument(store: SqliteStore, bankId: string, docId: string, 
       ids.set(`${bankId}:${spec.key}`, id);
       const entityIds = (spec.entities ?? []).map((name) => {
         const eid = `ent_${bankId}_${name.toLowerCase()}`;
-        const e = entities.get(eid) ?? { id: eid, bankId, name, aliases: [], type: 'person', mentionCount: 0, firstSeen: c.timestamp, lastSeen: c.timestamp };
+        const e = entities.get(eid) ?? {
+          id: eid,
+          bankId,
+          name,
+          aliases: [],
+          type: 'person',
+          mentionCount: 0,
+          firstSeen: c.timestamp,
+          lastSeen: c.timestamp,
+        };
         e.mentionCount++;
         entities.set(eid, e);
         return eid;
       });
       const start = Math.max(0, c.text.indexOf(spec.text.split(' ')[1] ?? ''));
       facts.push({
-        id, bankId, kind: spec.kind ?? 'world', text: spec.text,
-        occurredStart: spec.occurredStart ?? null, occurredEnd: spec.occurredEnd ?? null, mentionedAt: c.timestamp,
-        entities: entityIds, source: { documentId: docId, chunkId: chunk.id, itemId: chunk.itemId, start, end: start + 5 },
-        speaker: c.speaker ?? null, metadata: { source: 'test', doc: docId }, tags: spec.tags ?? [], stance: null, context: null,
-        status: spec.supersededAt ? 'superseded' : 'active', validFrom: null, validTo: null, supersededBy: null,
-        supersededAt: spec.supersededAt ?? null, consolidatedAt: null, createdAt: spec.createdAt ?? now, updatedAt: now,
+        id,
+        bankId,
+        kind: spec.kind ?? 'world',
+        text: spec.text,
+        occurredStart: spec.occurredStart ?? null,
+        occurredEnd: spec.occurredEnd ?? null,
+        mentionedAt: c.timestamp,
+        entities: entityIds,
+        source: { documentId: docId, chunkId: chunk.id, itemId: chunk.itemId, start, end: start + 5 },
+        speaker: c.speaker ?? null,
+        metadata: { source: 'test', doc: docId },
+        tags: spec.tags ?? [],
+        stance: null,
+        context: null,
+        status: spec.supersededAt ? 'superseded' : 'active',
+        validFrom: null,
+        validTo: null,
+        supersededBy: null,
+        supersededAt: spec.supersededAt ?? null,
+        consolidatedAt: null,
+        createdAt: spec.createdAt ?? now,
+        updatedAt: now,
       });
     }
   });
@@ -117,20 +158,37 @@ before(async () => {
   store = new SqliteStore({ file: join(dir, 'x.db') });
   deps = { store, embedder: hashEmbedder };
   const now = new Date().toISOString();
-  for (const id of [A, B, C, D]) await store.createBank({ id, name: id, mission: '', config: {}, embedder: null, createdAt: now, updatedAt: now });
+  for (const id of [A, B, C, D])
+    await store.createBank({ id, name: id, mission: '', config: {}, embedder: null, createdAt: now, updatedAt: now });
 
   await writeDocument(store, A, 'chat-1', [
     {
       text: 'Maya: We finally went hiking in the Dolomites with my sister. The views were unreal.',
       speaker: 'Maya',
       timestamp: '2024-08-20T10:00:00.000Z',
-      facts: [{ key: 'hike', text: 'Maya went hiking in the Dolomites with her sister.', entities: ['Maya'], kind: 'experience', tags: ['personal'] }],
+      facts: [
+        {
+          key: 'hike',
+          text: 'Maya went hiking in the Dolomites with her sister.',
+          entities: ['Maya'],
+          kind: 'experience',
+          tags: ['personal'],
+        },
+      ],
     },
     {
       text: 'Priya: We tried the new bakery on Elm Street yesterday.',
       speaker: 'Priya',
       timestamp: '2024-09-02T10:00:00.000Z',
-      facts: [{ key: 'bakery', text: 'Priya tried a new bakery.', entities: ['Priya'], tags: ['personal'], occurredStart: '2024-09-01T00:00:00.000Z' }],
+      facts: [
+        {
+          key: 'bakery',
+          text: 'Priya tried a new bakery.',
+          entities: ['Priya'],
+          tags: ['personal'],
+          occurredStart: '2024-09-01T00:00:00.000Z',
+        },
+      ],
     },
     {
       text: 'Priya: My favourite pastry is a cardamom bun, no contest.',
@@ -153,7 +211,9 @@ before(async () => {
       {
         text: 'The team shipped the billing release on June 18.',
         timestamp: '2024-06-18T16:00:00.000Z',
-        facts: [{ key: 'release', text: 'The team shipped the billing release.', occurredStart: '2024-06-18T16:00:00.000Z', tags: ['work'] }],
+        facts: [
+          { key: 'release', text: 'The team shipped the billing release.', occurredStart: '2024-06-18T16:00:00.000Z', tags: ['work'] },
+        ],
       },
       {
         text: 'The office moved to the third floor in January.',
@@ -182,7 +242,15 @@ before(async () => {
     {
       text: 'Maya lives in Porto.',
       timestamp: '2024-01-10T09:00:00.000Z',
-      facts: [{ key: 'porto', text: 'Maya lives in Porto.', entities: ['Maya'], createdAt: '2024-01-10T09:00:00.000Z', supersededAt: '2024-09-01T00:00:00.000Z' }],
+      facts: [
+        {
+          key: 'porto',
+          text: 'Maya lives in Porto.',
+          entities: ['Maya'],
+          createdAt: '2024-01-10T09:00:00.000Z',
+          supersededAt: '2024-09-01T00:00:00.000Z',
+        },
+      ],
     },
     {
       text: 'Maya lives in Lisbon now.',
@@ -191,31 +259,67 @@ before(async () => {
     },
   ]);
   // Bank C: a hub (Ana, in most facts), near-duplicates for MMR, and two documents for the document flow.
-  const hubTopics = ['tea', 'chess', 'tennis', 'piano', 'sailing', 'knitting', 'poetry', 'astronomy', 'origami', 'cycling', 'gardening', 'jazz'];
-  await writeDocument(
-    store,
-    C,
-    'ana',
-    [
-      ...hubTopics.map((topic, i) => ({
-        text: `Ana: I spent the day on ${topic}.`,
-        speaker: 'Ana',
-        timestamp: `2024-03-${String(i + 1).padStart(2, '0')}T10:00:00.000Z`,
-        facts: [{ key: `ana-${topic}`, text: `Ana spent the day on ${topic}.`, entities: ['Ana'] }],
-      })),
-      // A question by someone else shares more words with a query about what Ana said than her answer does.
-      { text: 'Ben: When does the harbour ferry schedule change?', speaker: 'Ben', timestamp: '2024-03-20T10:00:00.000Z', facts: [{ key: 'ferry-question', text: 'Ben asked when the harbour ferry schedule changes.', entities: ['Ben'] }] },
-      { text: 'Ana: The ferry runs hourly from May.', speaker: 'Ana', timestamp: '2024-03-20T10:01:00.000Z', facts: [{ key: 'ferry-answer', text: 'Ana said the ferry runs hourly from May.', entities: ['Ana'] }] },
-    ],
-  );
+  const hubTopics = [
+    'tea',
+    'chess',
+    'tennis',
+    'piano',
+    'sailing',
+    'knitting',
+    'poetry',
+    'astronomy',
+    'origami',
+    'cycling',
+    'gardening',
+    'jazz',
+  ];
+  await writeDocument(store, C, 'ana', [
+    ...hubTopics.map((topic, i) => ({
+      text: `Ana: I spent the day on ${topic}.`,
+      speaker: 'Ana',
+      timestamp: `2024-03-${String(i + 1).padStart(2, '0')}T10:00:00.000Z`,
+      facts: [{ key: `ana-${topic}`, text: `Ana spent the day on ${topic}.`, entities: ['Ana'] }],
+    })),
+    // A question by someone else shares more words with a query about what Ana said than her answer does.
+    {
+      text: 'Ben: When does the harbour ferry schedule change?',
+      speaker: 'Ben',
+      timestamp: '2024-03-20T10:00:00.000Z',
+      facts: [{ key: 'ferry-question', text: 'Ben asked when the harbour ferry schedule changes.', entities: ['Ben'] }],
+    },
+    {
+      text: 'Ana: The ferry runs hourly from May.',
+      speaker: 'Ana',
+      timestamp: '2024-03-20T10:01:00.000Z',
+      facts: [{ key: 'ferry-answer', text: 'Ana said the ferry runs hourly from May.', entities: ['Ana'] }],
+    },
+  ]);
   await writeDocument(store, C, 'lighthouse', [
-    { text: 'The lighthouse keeper painted the door blue.', timestamp: '2024-04-01T10:00:00.000Z', facts: [{ key: 'lighthouse', text: 'The lighthouse keeper painted the door blue.' }] },
-    { text: 'Leo bakes sourdough bread.', timestamp: '2024-04-02T10:00:00.000Z', facts: [{ key: 'sourdough-1', text: 'Leo bakes sourdough bread.' }] },
-    { text: 'Leo bakes sourdough bread daily.', timestamp: '2024-04-03T10:00:00.000Z', facts: [{ key: 'sourdough-2', text: 'Leo bakes sourdough bread daily.' }] },
-    { text: 'Leo sells sourdough at the market.', timestamp: '2024-04-04T10:00:00.000Z', facts: [{ key: 'sourdough-3', text: 'Leo sells sourdough at the market.' }] },
+    {
+      text: 'The lighthouse keeper painted the door blue.',
+      timestamp: '2024-04-01T10:00:00.000Z',
+      facts: [{ key: 'lighthouse', text: 'The lighthouse keeper painted the door blue.' }],
+    },
+    {
+      text: 'Leo bakes sourdough bread.',
+      timestamp: '2024-04-02T10:00:00.000Z',
+      facts: [{ key: 'sourdough-1', text: 'Leo bakes sourdough bread.' }],
+    },
+    {
+      text: 'Leo bakes sourdough bread daily.',
+      timestamp: '2024-04-03T10:00:00.000Z',
+      facts: [{ key: 'sourdough-2', text: 'Leo bakes sourdough bread daily.' }],
+    },
+    {
+      text: 'Leo sells sourdough at the market.',
+      timestamp: '2024-04-04T10:00:00.000Z',
+      facts: [{ key: 'sourdough-3', text: 'Leo sells sourdough at the market.' }],
+    },
   ]);
   // Same fact, same chunk text, in two documents; only trip-a has more chunks about kayaks.
-  await writeDocument(store, C, 'trip-b', [{ text: 'We rented a kayak.', timestamp: '2024-05-01T10:00:00.000Z', facts: [{ key: 'aa-kayak', text: 'Rented a kayak.' }] }]);
+  await writeDocument(store, C, 'trip-b', [
+    { text: 'We rented a kayak.', timestamp: '2024-05-01T10:00:00.000Z', facts: [{ key: 'aa-kayak', text: 'Rented a kayak.' }] },
+  ]);
   await writeDocument(store, C, 'trip-a', [
     { text: 'We rented a kayak.', timestamp: '2024-05-02T10:00:00.000Z', facts: [{ key: 'zz-kayak', text: 'Rented a kayak.' }] },
     { text: 'The kayak was red and fast, the best kayak on the lake.', timestamp: '2024-05-02T10:05:00.000Z', facts: [] },
@@ -226,12 +330,44 @@ before(async () => {
     D,
     'chat',
     [
-      { text: 'Lou: We finally repainted the kitchen.', speaker: 'Lou', timestamp: '2024-07-01T10:00:00.000Z', facts: [{ key: 'kitchen', text: 'Lou repainted the kitchen.' }] },
-      { text: 'Kim: Lovely! How long have you two been married?', speaker: 'Kim', timestamp: '2024-07-01T10:01:00.000Z', facts: [{ key: 'lovely', text: 'Lovely!' }, { key: 'question', text: 'How long have you two been married?' }] },
-      { text: 'Lou: Five years already. Time flies.', speaker: 'Lou', timestamp: '2024-07-01T10:02:00.000Z', facts: [{ key: 'answer', text: 'Five years already.' }, { key: 'flies', text: 'Time flies.' }] },
-      { text: 'Kim: The garden looks great too.', speaker: 'Kim', timestamp: '2024-07-01T10:03:00.000Z', facts: [{ key: 'garden', text: 'The garden looks great.' }] },
+      {
+        text: 'Lou: We finally repainted the kitchen.',
+        speaker: 'Lou',
+        timestamp: '2024-07-01T10:00:00.000Z',
+        facts: [{ key: 'kitchen', text: 'Lou repainted the kitchen.' }],
+      },
+      {
+        text: 'Kim: Lovely! How long have you two been married?',
+        speaker: 'Kim',
+        timestamp: '2024-07-01T10:01:00.000Z',
+        facts: [
+          { key: 'lovely', text: 'Lovely!' },
+          { key: 'question', text: 'How long have you two been married?' },
+        ],
+      },
+      {
+        text: 'Lou: Five years already. Time flies.',
+        speaker: 'Lou',
+        timestamp: '2024-07-01T10:02:00.000Z',
+        facts: [
+          { key: 'answer', text: 'Five years already.' },
+          { key: 'flies', text: 'Time flies.' },
+        ],
+      },
+      {
+        text: 'Kim: The garden looks great too.',
+        speaker: 'Kim',
+        timestamp: '2024-07-01T10:03:00.000Z',
+        facts: [{ key: 'garden', text: 'The garden looks great.' }],
+      },
     ],
-    [['kitchen', 'lovely', 'temporal'], ['lovely', 'question', 'temporal'], ['question', 'answer', 'temporal'], ['answer', 'flies', 'temporal'], ['flies', 'garden', 'temporal']],
+    [
+      ['kitchen', 'lovely', 'temporal'],
+      ['lovely', 'question', 'temporal'],
+      ['question', 'answer', 'temporal'],
+      ['answer', 'flies', 'temporal'],
+      ['flies', 'garden', 'temporal'],
+    ],
   );
   // A speaker goes on, after the other side's reply, with what the query asks about in other words.
   await writeDocument(
@@ -239,12 +375,31 @@ before(async () => {
     D,
     'chat-2',
     [
-      { text: 'Sam: I use my influence to help causes I believe in.', speaker: 'Sam', timestamp: '2024-07-02T10:00:00.000Z', facts: [{ key: 'causes', text: 'Sam uses influence to help causes.' }] },
-      { text: 'Ria: That is admirable.', speaker: 'Ria', timestamp: '2024-07-02T10:01:00.000Z', facts: [{ key: 'admirable', text: 'That is admirable.' }] },
-      { text: 'Sam: Youth sports, mostly, and clean water.', speaker: 'Sam', timestamp: '2024-07-02T10:02:00.000Z', facts: [{ key: 'youth', text: 'Youth sports and clean water.' }] },
+      {
+        text: 'Sam: I use my influence to help causes I believe in.',
+        speaker: 'Sam',
+        timestamp: '2024-07-02T10:00:00.000Z',
+        facts: [{ key: 'causes', text: 'Sam uses influence to help causes.' }],
+      },
+      {
+        text: 'Ria: That is admirable.',
+        speaker: 'Ria',
+        timestamp: '2024-07-02T10:01:00.000Z',
+        facts: [{ key: 'admirable', text: 'That is admirable.' }],
+      },
+      {
+        text: 'Sam: Youth sports, mostly, and clean water.',
+        speaker: 'Sam',
+        timestamp: '2024-07-02T10:02:00.000Z',
+        facts: [{ key: 'youth', text: 'Youth sports and clean water.' }],
+      },
       { text: 'Ria: Nice.', speaker: 'Ria', timestamp: '2024-07-02T10:03:00.000Z', facts: [{ key: 'nice', text: 'Nice.' }] },
     ],
-    [['causes', 'admirable', 'temporal'], ['admirable', 'youth', 'temporal'], ['youth', 'nice', 'temporal']],
+    [
+      ['causes', 'admirable', 'temporal'],
+      ['admirable', 'youth', 'temporal'],
+      ['youth', 'nice', 'temporal'],
+    ],
   );
   await writeDocument(store, B, 'other', [
     {
@@ -262,8 +417,10 @@ after(async () => {
 
 const NO_FOLLOWUPS = { answerShare: 0, continuationShare: 0, questionPenalty: 0 };
 
-const armIds = (trace: NonNullable<Awaited<ReturnType<typeof recall>>['trace']>, arm: 'semantic' | 'keyword' | 'graph' | 'temporal'): string[] =>
-  trace.arms[arm].hits.map((h) => h.id);
+const armIds = (
+  trace: NonNullable<Awaited<ReturnType<typeof recall>>['trace']>,
+  arm: 'semantic' | 'keyword' | 'graph' | 'temporal',
+): string[] => trace.arms[arm].hits.map((h) => h.id);
 
 test('semantic and keyword arms rank the fact sharing the query words first', async () => {
   const r = await recall(deps, A, { query: 'cardamom buns', trace: true });
@@ -297,7 +454,10 @@ test('the graph arm finds a fact that shares no word with the query but concerns
   const greyhound = idOf(`${A}:greyhound`);
   assert.equal(armIds(r.trace, 'graph')[0], greyhound);
   assert.ok(!armIds(r.trace, 'keyword').includes(greyhound));
-  assert.deepEqual(((r.trace.arms.graph.detail?.entities ?? []) as Array<{ name: string }>).map((e) => e.name), ['Zoltan']);
+  assert.deepEqual(
+    ((r.trace.arms.graph.detail?.entities ?? []) as Array<{ name: string }>).map((e) => e.name),
+    ['Zoltan'],
+  );
   assert.equal(r.results[0].id, greyhound);
   assert.deepEqual(r.results[0].entities, ['Zoltan']);
 });
@@ -346,7 +506,10 @@ test('banks are isolated', async () => {
   const b = await recall(deps, B, { query: 'cardamom buns', limit: 20 });
   assert.ok(a.results.length > 1);
   assert.ok(a.results.every((r) => r.id.startsWith(`fct_${A}_`)));
-  assert.deepEqual(b.results.map((r) => r.id), [idOf(`${B}:cardamom`)]);
+  assert.deepEqual(
+    b.results.map((r) => r.id),
+    [idOf(`${B}:cardamom`)],
+  );
   await assert.rejects(recall(deps, 'no-such-bank', { query: 'x' }), /does not exist/);
 });
 
@@ -366,8 +529,14 @@ test('maxTokens trims the results with the real tokenizer; limit caps them', asy
   assert.ok(full.results.length >= 4);
   const budget = full.results[0].tokens + full.results[1].tokens + 1;
   const trimmed = await recall(deps, A, { query: 'Maya Priya billing', limit: 20, maxTokens: budget });
-  assert.deepEqual(trimmed.results.map((r) => r.id), full.results.slice(0, 2).map((r) => r.id));
-  assert.equal(trimmed.tokens, trimmed.results.reduce((n, r) => n + countTokens(r.text), 0));
+  assert.deepEqual(
+    trimmed.results.map((r) => r.id),
+    full.results.slice(0, 2).map((r) => r.id),
+  );
+  assert.equal(
+    trimmed.tokens,
+    trimmed.results.reduce((n, r) => n + countTokens(r.text), 0),
+  );
   assert.ok(trimmed.tokens <= budget);
   const limited = await recall(deps, A, { query: 'Maya Priya billing', limit: 3 });
   assert.equal(limited.results.length, 3);
@@ -398,7 +567,11 @@ test('a cross-encoder rescores the top candidates', async () => {
       return documents.map((d) => contentWords(d).filter((w) => q.has(w)).length);
     },
   };
-  const r = await recall({ ...deps, reranker: overlap, settings: { rerankWeight: 1 } }, A, { query: 'billing dashboard work', budget: 'low', trace: true });
+  const r = await recall({ ...deps, reranker: overlap, settings: { rerankWeight: 1 } }, A, {
+    query: 'billing dashboard work',
+    budget: 'low',
+    trace: true,
+  });
   assert.equal(r.results[0].id, idOf(`${A}:dashboard`));
   assert.equal(r.results[0].scores.rerank, 3);
   assert.equal(r.trace?.reranker, 'word-overlap');
@@ -421,15 +594,21 @@ test('a hub named in the query is left out of the text search but raises the fac
   const r = await recall(deps, C, { query: 'What did Ana say about the lighthouse?', trace: true });
   assert.ok(r.trace);
   assert.equal(r.trace.focus, 'What did say about the lighthouse?');
-  assert.deepEqual(r.trace.entities.map((e) => [e.name, e.hub]), [['Ana', true]]);
+  assert.deepEqual(
+    r.trace.entities.map((e) => [e.name, e.hub]),
+    [['Ana', true]],
+  );
   assert.equal(r.results[0].id, idOf(`${C}:lighthouse`));
   // Not a hub: searched for by name and spread over.
   const z = await recall(deps, A, { query: 'Tell me about Zoltan', trace: true });
   assert.equal(z.trace?.focus, 'about Zoltan', '"tell me" is about the asking, not the topic');
-  assert.deepEqual(z.trace?.entities.map((e) => [e.name, e.hub]), [['Zoltan', false]]);
+  assert.deepEqual(
+    z.trace?.entities.map((e) => [e.name, e.hub]),
+    [['Zoltan', false]],
+  );
 });
 
-test('a fact mentioning an entity the query names rises above another speaker\'s fact on the same topic', async () => {
+test("a fact mentioning an entity the query names rises above another speaker's fact on the same topic", async () => {
   const query = 'What did Ana tell about the harbour ferry schedule?';
   const answer = idOf(`${C}:ferry-answer`);
   const question = idOf(`${C}:ferry-question`);
@@ -460,7 +639,7 @@ test('the turn after a question found is raised as its answer', async () => {
   assert.ok(after < before);
 });
 
-test('a speaker\'s next turn after the other side\'s reply is raised as going on with the same thing', async () => {
+test("a speaker's next turn after the other side's reply is raised as going on with the same thing", async () => {
   const query = 'Which causes get help?';
   const plain = await recall({ ...deps, settings: NO_FOLLOWUPS }, D, { query });
   const r = await recall(deps, D, { query });
@@ -469,7 +648,7 @@ test('a speaker\'s next turn after the other side\'s reply is raised as going on
   assert.equal(rank(plain, 'causes'), 0);
   assert.equal(rank(r, 'causes'), 0);
   assert.ok(rank(plain, 'youth') > rank(plain, 'admirable'));
-  assert.ok(rank(r, 'youth') < rank(r, 'admirable'), 'the speaker\'s next turn rises above the reply in between');
+  assert.ok(rank(r, 'youth') < rank(r, 'admirable'), "the speaker's next turn rises above the reply in between");
   assert.equal(scoreIn(r, 'admirable'), scoreIn(plain, 'admirable'), 'the reply in between is not raised');
 });
 

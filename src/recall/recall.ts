@@ -32,8 +32,17 @@ import { analyzeQuery } from './query.ts';
 import { rerank } from './rerank.ts';
 import { keepSessions, type SessionLabel, sessionLabel, sessionLabels, sessionScope } from './sessions.ts';
 import {
-  ARM_NAMES, type ArmName, type ArmTrace, DEFAULT_SETTINGS, type RecallRequest, type RecallResponse, type RecallResult,
-  type RecallSettings, type RecallStore, type RecallTrace, resolveRequest,
+  ARM_NAMES,
+  type ArmName,
+  type ArmTrace,
+  DEFAULT_SETTINGS,
+  type RecallRequest,
+  type RecallResponse,
+  type RecallResult,
+  type RecallSettings,
+  type RecallStore,
+  type RecallTrace,
+  resolveRequest,
 } from './types.ts';
 
 export interface RecallDeps {
@@ -86,21 +95,31 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
   const keyword = timed(keywordArm(ctx));
   const seeds: Promise<[Scored[], Scored[]]> = Promise.all([semantic, keyword]).then(([s, k]) => [s.hits, k.hits]);
   const [s, k, g, t, p] = await Promise.all([
-    semantic, keyword, timed(graphArm(ctx, seeds)), timed(temporalArm(ctx, vector, seeds)), timed(passageArm(ctx, Promise.all([semantic, keyword]), settings)),
+    semantic,
+    keyword,
+    timed(graphArm(ctx, seeds)),
+    timed(temporalArm(ctx, vector, seeds)),
+    timed(passageArm(ctx, Promise.all([semantic, keyword]), settings)),
   ]);
   const arms: Record<ArmName, ArmOutput & { ms: number }> = { semantic: s, keyword: k, graph: g, temporal: t, passage: p };
   const armsMs = since(started);
 
   // Fusion.
   let mark = performance.now();
-  let fused = fuse(ARM_NAMES.map((name) => ({ name, weight: settings.armWeights[name], hits: arms[name].hits })), settings.rrfK);
+  let fused = fuse(
+    ARM_NAMES.map((name) => ({ name, weight: settings.armWeights[name], hits: arms[name].hits })),
+    settings.rrfK,
+  );
   fused = await raiseFollowups({ store, bankId, facts, filter: req.filter }, fused, FOLLOWUP_WINDOW, {
     answer: settings.answerShare,
     continuation: settings.continuationShare,
     questionPenalty: settings.questionPenalty,
   });
   /** Re-orders the best `size` candidates by what their facts say; the rest keep their places below. */
-  const reorderTop = async (size: number, reorder: (window: typeof fused, windowFacts: Map<string, Fact>) => typeof fused): Promise<void> => {
+  const reorderTop = async (
+    size: number,
+    reorder: (window: typeof fused, windowFacts: Map<string, Fact>) => typeof fused,
+  ): Promise<void> => {
     const window = fused.slice(0, size);
     const windowFacts = new Map((await facts.get(window.map((f) => f.id))).map((f) => [f.id, f]));
     fused = [...reorder(window, windowFacts), ...fused.slice(size)];
@@ -114,7 +133,12 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
   if (asked) await reorderTop(NAMED_WINDOW, (w, wf) => raiseAnswers(w, wf, asked));
   if (settings.agentTurnWeight !== 1 && isFirstPerson(req.query))
     await reorderTop(AGENT_WINDOW, (w, wf) => lowerAgentTurns(w, wf, settings.agentTurnWeight));
-  const standing = bearsOnAsker(req.query, query.entities.some((e) => e.type === 'person')) ? await standingFor(store, bankId, req.filter, await vector, settings) : [];
+  const standing = bearsOnAsker(
+    req.query,
+    query.entities.some((e) => e.type === 'person'),
+  )
+    ? await standingFor(store, bankId, req.filter, await vector, settings)
+    : [];
   fused = placeStanding(fused, standing, settings.standingRank, (id, score) => ({ id, score, ranks: {}, scores: {} }));
   const fusionMs = since(mark);
 
@@ -146,19 +170,33 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
   ranked = oneResultPerText(ranked, poolFacts);
   ranked = capPerSource(ranked, poolFacts, req.perSource ?? settings.perSource);
   // Updated values and contradictions: the newest first, or both, as the question asks.
-  const changes = changePairs(ranked.map((r) => poolFacts.get(r.id)).filter((f): f is Fact => f !== undefined), req.limit);
+  const changes = changePairs(
+    ranked.map((r) => poolFacts.get(r.id)).filter((f): f is Fact => f !== undefined),
+    req.limit,
+  );
   ranked = orderChanges(ranked, changes, changeIntent(req.query), req.limit);
 
   // Diversity.
   mark = performance.now();
   const mmrLambda = req.mmrLambda === undefined ? settings.mmrLambda : req.mmrLambda;
   if (mmrLambda !== null && ranked.length > 1) {
-    const vectors = await store.getVectors(bankId, ranked.map((r) => r.id));
-    const groups = new Map(ranked.flatMap((r) => {
-      const source = sourceOf(poolFacts.get(r.id));
-      return source === null ? [] : [[r.id, source] as const];
-    }));
-    const order = mmr(ranked.map((r) => ({ id: r.id, relevance: r.score })), vectors, mmrLambda, req.limit, groups);
+    const vectors = await store.getVectors(
+      bankId,
+      ranked.map((r) => r.id),
+    );
+    const groups = new Map(
+      ranked.flatMap((r) => {
+        const source = sourceOf(poolFacts.get(r.id));
+        return source === null ? [] : [[r.id, source] as const];
+      }),
+    );
+    const order = mmr(
+      ranked.map((r) => ({ id: r.id, relevance: r.score })),
+      vectors,
+      mmrLambda,
+      req.limit,
+      groups,
+    );
     const byId = new Map(ranked.map((r) => [r.id, r]));
     ranked = order.map((id) => byId.get(id)).filter((r): r is (typeof ranked)[number] => r !== undefined);
   }
@@ -173,7 +211,10 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
   const fusedById = new Map(candidates.map((c) => [c.id, c]));
   // Each result names a partner shown with it when it has one (the pairs above start from the results in view
   // before reordering; the values shown now may pair among themselves).
-  const changeOf = changeLabels([...changePairs(chosen, chosen.length), ...changes], ranked.map((r) => r.id));
+  const changeOf = changeLabels(
+    [...changePairs(chosen, chosen.length), ...changes],
+    ranked.map((r) => r.id),
+  );
   const built = ranked.flatMap((r) => {
     const fact = poolFacts.get(r.id);
     const f = fusedById.get(r.id);
@@ -240,7 +281,10 @@ function toResult(
  * Observations get their staleness, proof count and (on request) source facts; as of a past instant they read as
  * they did then, and those that did not exist yet are dropped; outdated ones go below the current results.
  */
-function withExtras(results: Array<Omit<RecallResult, 'tokens'>>, extras: Map<string, ObservationExtras>): Array<Omit<RecallResult, 'tokens'>> {
+function withExtras(
+  results: Array<Omit<RecallResult, 'tokens'>>,
+  extras: Map<string, ObservationExtras>,
+): Array<Omit<RecallResult, 'tokens'>> {
   const current: Array<Omit<RecallResult, 'tokens'>> = [];
   const outdated: Array<Omit<RecallResult, 'tokens'>> = [];
   for (const r of results) {

@@ -17,10 +17,21 @@ export interface Reranked {
   rerank?: number;
 }
 
-export async function rerank(reranker: Reranker, query: string, candidates: RerankCandidate[], n: number, weight: number): Promise<Reranked[]> {
+export async function rerank(
+  reranker: Reranker,
+  query: string,
+  candidates: RerankCandidate[],
+  n: number,
+  weight: number,
+): Promise<Reranked[]> {
   if (!(weight >= 0 && weight <= 1)) throw new RangeError(`rerank weight must be within [0, 1], got ${weight}`);
   const top = candidates.slice(0, n);
-  const raw = top.length ? await reranker.score(query, top.map((c) => c.text)) : [];
+  const raw = top.length
+    ? await reranker.score(
+        query,
+        top.map((c) => c.text),
+      )
+    : [];
   if (raw.length !== top.length) throw new Error(`reranker ${reranker.id} returned ${raw.length} scores for ${top.length} documents`);
   const lo = Math.min(...raw);
   const hi = Math.max(...raw);
@@ -32,5 +43,8 @@ export async function rerank(reranker: Reranker, query: string, candidates: Rera
     return { id: c.id, score: weight * scaled + fusedShare(c), rerank: raw[i] };
   });
   // Stable: equal scores keep the fused order.
-  return out.map((r, i) => ({ r, i })).sort((a, b) => b.r.score - a.r.score || a.i - b.i).map(({ r }) => r);
+  return out
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => b.r.score - a.r.score || a.i - b.i)
+    .map(({ r }) => r);
 }

@@ -3,7 +3,11 @@
 import type { Fact } from '../core/index.ts';
 
 /** Each candidate's score times `factor(fact)` (1 when its fact is not in `facts`), best first, ties in input order. */
-export function reweigh<T extends { id: string; score: number }>(candidates: T[], facts: Map<string, Fact>, factor: (fact: Fact) => number): T[] {
+export function reweigh<T extends { id: string; score: number }>(
+  candidates: T[],
+  facts: Map<string, Fact>,
+  factor: (fact: Fact) => number,
+): T[] {
   const scored = candidates.map((c, i) => {
     const fact = facts.get(c.id);
     const f = fact === undefined ? 1 : factor(fact);

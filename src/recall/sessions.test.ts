@@ -33,11 +33,20 @@ test('on the day of a session (before or after its items), it is the current one
   assert.equal(currentSession(SESSIONS, new Date('2024-03-23T00:00:00Z')), null, 'the next day it is over');
 });
 
-test('a query in the past never counts back to sessions after it; ordinals are the bank\'s whatever the time', () => {
+test("a query in the past never counts back to sessions after it; ordinals are the bank's whatever the time", () => {
   assert.deepEqual(ords([ago(1)], '2024-03-10T00:00:00Z'), [2]);
   assert.deepEqual(ords([ago(5)], '2024-03-10T00:00:00Z'), [], 'before the first session');
   assert.deepEqual(ords([{ kind: 'ordinal', from: 4, to: 4 }], '2024-03-10T00:00:00Z'), [4]);
   assert.deepEqual(ords([{ kind: 'ordinal', from: 4, to: 9 }], '2024-04-10T00:00:00Z'), [4, 5], 'past the last: what exists');
-  assert.deepEqual(ords([{ kind: 'ordinal', from: 1, to: 1 }, { kind: 'ordinal', from: 3, to: 3 }], '2024-04-10T00:00:00Z'), [1, 3]);
+  assert.deepEqual(
+    ords(
+      [
+        { kind: 'ordinal', from: 1, to: 1 },
+        { kind: 'ordinal', from: 3, to: 3 },
+      ],
+      '2024-04-10T00:00:00Z',
+    ),
+    [1, 3],
+  );
   assert.deepEqual(resolveSessions([ago(1)], [], new Date()), []);
 });

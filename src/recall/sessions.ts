@@ -63,7 +63,11 @@ export function resolveSessions(refs: SessionRef[], sessions: SessionInfo[], at:
 export async function sessionScope(store: RecallReads, bankId: string, query: string, queryTime: Date): Promise<SessionScope | null> {
   const expressions = parseSessionExpressions(query);
   if (expressions.length === 0) return null;
-  const sessions = resolveSessions(expressions.map((e) => e.ref), await store.sessions(bankId), queryTime);
+  const sessions = resolveSessions(
+    expressions.map((e) => e.ref),
+    await store.sessions(bankId),
+    queryTime,
+  );
   return { expressions, sessions, ids: new Set(sessions.map((s) => s.id)) };
 }
 
@@ -74,7 +78,12 @@ export const inSessions = (fact: Fact, ids: Set<string>): boolean => fact.source
  * The fused candidates of the named sessions, in their order: a query that names sessions is answered from them
  * only. Facts are read a window at a time until `want` are kept (or the list ends). Unchanged without a scope.
  */
-export async function keepSessions<T extends { id: string }>(fused: T[], facts: FactLoader, scope: SessionScope | null, want: number): Promise<T[]> {
+export async function keepSessions<T extends { id: string }>(
+  fused: T[],
+  facts: FactLoader,
+  scope: SessionScope | null,
+  want: number,
+): Promise<T[]> {
   if (!scope || scope.ids.size === 0) return fused;
   const kept: T[] = [];
   const window = Math.max(want * 2, 50);

@@ -41,7 +41,10 @@ export async function standingFor(
 ): Promise<Scored[]> {
   if (settings.standingLimit <= 0) return [];
   const facts = await store.newestFacts(bankId, { ...filter, stances: [...STANCES], limit: MAX_READ });
-  const vectors = await store.getVectors(bankId, facts.map((f) => f.id));
+  const vectors = await store.getVectors(
+    bankId,
+    facts.map((f) => f.id),
+  );
   const scored: Array<Scored & { stance: Stance | null }> = [];
   for (const f of facts) {
     const v = vectors.get(f.id);
@@ -56,7 +59,12 @@ export async function standingFor(
 }
 
 /** The fused list with the statements placed from `rank` on (moved up if already present, never moved down). */
-export function placeStanding<T extends { id: string; score: number }>(fused: T[], standing: Scored[], rank: number, make: (id: string, score: number) => T): T[] {
+export function placeStanding<T extends { id: string; score: number }>(
+  fused: T[],
+  standing: Scored[],
+  rank: number,
+  make: (id: string, score: number) => T,
+): T[] {
   if (!standing.length) return fused;
   const at = Math.min(rank, fused.length);
   const placed = new Set<string>();

@@ -17,7 +17,8 @@ export type ChangeIntent = 'current' | 'history' | 'contradiction';
 // to make one ("how do I change", "what should I update", "the latest update"): those ask about the present.
 const HISTORY =
   /\b(?:what|how)\b[^?]*\b(?:changed|evolved|updated|shifted)\b|\b(?:what|how)\b[^?]*\b(?:did|has|have|had)\b[^?]*\b(?:chang(?:e|es|ing)|evolv(?:e|es|ing)|updat(?:e|es|ing)|shift(?:s|ing)?)\b|\bwhat changes\b|\b(?:originally|initially|at first|in the beginning|used to|previous(?:ly)?|before (?:i|we|you) (?:changed|updated|moved|switched)|over time|from \S+ to \S+|both (?:the )?(?:old|original))\b/i;
-const CONTRADICTION = /\b(?:have|had|did) (?:i|we|you) ever\b|\bis it true\b|\bcontradict|\bdid (?:i|we) (?:really|actually)\b|\bhave (?:i|we) (?:not|never)\b/i;
+const CONTRADICTION =
+  /\b(?:have|had|did) (?:i|we|you) ever\b|\bis it true\b|\bcontradict|\bdid (?:i|we) (?:really|actually)\b|\bhave (?:i|we) (?:not|never)\b/i;
 
 /** What a question asks of changing values (never null: a question is about the present unless it says otherwise). */
 export function changeIntent(query: string): ChangeIntent {
@@ -44,7 +45,29 @@ interface Shape {
   at: number;
 }
 
-const NUMBER_WORDS = new Set(['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'twenty', 'thirty', 'fifty', 'hundred', 'thousand', 'million', 'half', 'double', 'twice']);
+const NUMBER_WORDS = new Set([
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'twenty',
+  'thirty',
+  'fifty',
+  'hundred',
+  'thousand',
+  'million',
+  'half',
+  'double',
+  'twice',
+]);
 const MONTHS = /^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*$/;
 const NEGATION = /\b(?:never|not|no longer|n['’]t|none|nothing)\b/i;
 /** Least content words two facts share, and least share of the smaller one's, to be about the same thing. */
@@ -120,7 +143,12 @@ export function changePairs(all: readonly Fact[], anchors: number): ChangePair[]
  * contradiction, there too, in the order they ranked. Scores are re-assigned so the list stays sorted. One pass
  * over the pairs and one over the list, however many values a thing had.
  */
-export function orderChanges<T extends { id: string; score: number }>(ranked: T[], pairs: readonly ChangePair[], intent: ChangeIntent, inView: number): T[] {
+export function orderChanges<T extends { id: string; score: number }>(
+  ranked: T[],
+  pairs: readonly ChangePair[],
+  intent: ChangeIntent,
+  inView: number,
+): T[] {
   const position = new Map(ranked.map((r, i) => [r.id, i]));
   const time = new Map<string, number>();
   const parent = new Map<string, string>();

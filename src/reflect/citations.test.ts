@@ -6,7 +6,10 @@ import { scrubText } from './citations.ts';
 const gone = new Set(['fct_0bad0bad0bad', 'obs_deadbeef99']);
 
 test('a bracketed invented id goes whole; real ones stay', () => {
-  assert.equal(scrubText('Alice lives in Berlin [fct_0bad0bad0bad] [fct_0123456789ab].', gone), 'Alice lives in Berlin [fct_0123456789ab].');
+  assert.equal(
+    scrubText('Alice lives in Berlin [fct_0bad0bad0bad] [fct_0123456789ab].', gone),
+    'Alice lives in Berlin [fct_0123456789ab].',
+  );
 });
 
 test('an invented id inside a list of ids goes with its comma', () => {

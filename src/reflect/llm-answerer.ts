@@ -108,7 +108,10 @@ export class LlmAnswerer implements Answerer {
     if (input.answerSchema) {
       answer = honestStructuredAnswer(markdown, cited, input.answerSchema);
       if (answer === undefined)
-        throw new CairnError('unavailable', `reflect stopped before the model answered (${detail}), and responseSchema needs the model's answer`);
+        throw new CairnError(
+          'unavailable',
+          `reflect stopped before the model answered (${detail}), and responseSchema needs the model's answer`,
+        );
     }
     return { answer, cited: cited.map((m) => m.id), usage };
   }

@@ -32,8 +32,7 @@ export function systemPrompt(o: PromptOptions): string {
     '',
     'Rules:',
     '- Use only what the tools return. Never invent a memory or an id; cite only ids the tools showed you.',
-    '- Observations first; raw facts for detail and recency. When memories disagree over time, the most recent ' +
-      'usually holds: say so.',
+    '- Observations first; raw facts for detail and recency. When memories disagree over time, the most recent ' + 'usually holds: say so.',
     '- If memory does not hold the answer, say that plainly.',
     ...dispositionRules(dispositionOf(o.bank.config)).map((rule) => `- ${rule}`),
     '',
@@ -46,8 +45,7 @@ export function systemPrompt(o: PromptOptions): string {
 
 export const questionMessage = (query: string): string => `Question: ${query}`;
 
-export const LAST_STEP =
-  'This is your last step: reply now with {"done": {"answer": ..., "cited": [...]}} from what you have found.';
+export const LAST_STEP = 'This is your last step: reply now with {"done": {"answer": ..., "cited": [...]}} from what you have found.';
 
 /** What the model reads after a tool call: the memories (id, kind, when, text) and any source text. */
 export function toolResultMessage(call: ToolCall, outcome: ToolOutcome): string {

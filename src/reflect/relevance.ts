@@ -50,6 +50,12 @@ export function rankForQuestion(query: string, observations: Memory[], facts: Me
   });
   const best = Math.max(0, ...scored.map((s) => s.cover));
   const related = scored.filter((s) => s.answers || (s.cover > 0 && s.cover >= KEEP_SHARE * best));
-  related.sort((a, b) => Number(b.answers) - Number(a.answers) || (a.answers && b.answers ? storyTime(b.m).localeCompare(storyTime(a.m)) : 0) || b.score - a.score || a.order - b.order);
+  related.sort(
+    (a, b) =>
+      Number(b.answers) - Number(a.answers) ||
+      (a.answers && b.answers ? storyTime(b.m).localeCompare(storyTime(a.m)) : 0) ||
+      b.score - a.score ||
+      a.order - b.order,
+  );
   return { memories: related.map((s) => s.m) };
 }

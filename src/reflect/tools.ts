@@ -93,7 +93,10 @@ export class Toolbox implements ReflectTools {
     if (!fact) return { memories: [], error: `no memory with id '${id}' in this bank` };
     if (fact.kind === 'observation') {
       const evidence = await this.deps.store.evidenceOf(this.bank.id, id);
-      const facts = await this.deps.store.getFacts(this.bank.id, evidence.map((e) => e.factId));
+      const facts = await this.deps.store.getFacts(
+        this.bank.id,
+        evidence.map((e) => e.factId),
+      );
       const role = new Map(evidence.map((e) => [e.factId, e.role]));
       // Supporting evidence first, each group in the order recorded.
       const ordered = [...facts].sort((a, b) => Number(role.get(a.id) === 'contradicts') - Number(role.get(b.id) === 'contradicts'));
@@ -104,7 +107,10 @@ export class Toolbox implements ReflectTools {
     let document: string | null = null;
     if (scope === 'document') {
       const chunks = await this.deps.store.listChunks(this.bank.id, fact.source.documentId);
-      const text = [...chunks].sort((a, b) => a.index - b.index).map((c) => c.text).join('\n\n');
+      const text = [...chunks]
+        .sort((a, b) => a.index - b.index)
+        .map((c) => c.text)
+        .join('\n\n');
       document = text.length > MAX_DOCUMENT_CHARS ? `${text.slice(0, MAX_DOCUMENT_CHARS)}\n[... document truncated ...]` : text;
     }
     return {

@@ -8,8 +8,13 @@ import { sentencesOf } from '../text/sentences.ts';
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
 const TEXTS: Record<string, string> = {
-  paragraphs: Array.from({ length: 1500 }, (_, i) => `Person${i} moved to City${i % 97} in ${1990 + (i % 30)}.${i % 13 === 0 ? '\n\n' : ' '}`).join(''),
-  'one paragraph': Array.from({ length: 900 }, (_, i) => `Dr. Who met e.g. Person${i} at 3.5 p.m. in City${i % 97}! Really? yes.`).join(' '),
+  paragraphs: Array.from(
+    { length: 1500 },
+    (_, i) => `Person${i} moved to City${i % 97} in ${1990 + (i % 30)}.${i % 13 === 0 ? '\n\n' : ' '}`,
+  ).join(''),
+  'one paragraph': Array.from({ length: 900 }, (_, i) => `Dr. Who met e.g. Person${i} at 3.5 p.m. in City${i % 97}! Really? yes.`).join(
+    ' ',
+  ),
   'no sentence ends': 'word '.repeat(9000),
   'one long word': 'x'.repeat(40_000),
 };
@@ -22,7 +27,10 @@ test('sentences read in windows are the sentences of the whole text', () => {
     if (name === 'no sentence ends' || name === 'one long word') {
       // No sentence break to cut at: the windows cut at a space or the edge, and still cover the text in order.
       assert.equal(windowed.map((s) => s.segment).join(''), text, name);
-      assert.ok(windowed.every((s) => text.startsWith(s.segment, s.index)), name);
+      assert.ok(
+        windowed.every((s) => text.startsWith(s.segment, s.index)),
+        name,
+      );
     } else assert.deepEqual(windowed, whole, name);
   }
 });
@@ -57,6 +65,9 @@ test('a code block longer than a chunk is cut between its lines', () => {
   for (const c of chunks) {
     assert.equal(text.slice(c.offset, c.offset + c.text.length), c.text);
     assert.ok(c.text.length <= MAX_CHUNK_CHARS);
-    assert.ok(/^(Run this:|result_\d+ =|```)/.test(c.text) && /(\)|```|Done\.)$/.test(c.text), `cut between lines: ${c.text.slice(0, 30)}...${c.text.slice(-30)}`);
+    assert.ok(
+      /^(Run this:|result_\d+ =|```)/.test(c.text) && /(\)|```|Done\.)$/.test(c.text),
+      `cut between lines: ${c.text.slice(0, 30)}...${c.text.slice(-30)}`,
+    );
   }
 });

@@ -84,8 +84,10 @@ export function chunkText(content: string, max = MAX_CHUNK_CHARS): TextPiece[] {
     else for (let i = 0; i < s.segment.length; i += max) push(s.segment.slice(i, i + max), s.index + i);
   }
   if (current) pieces.push(current);
-  return pieces.map((p) => {
-    const lead = p.text.length - p.text.trimStart().length;
-    return { text: p.text.trim(), offset: p.offset + lead };
-  }).filter((p) => p.text.length > 0);
+  return pieces
+    .map((p) => {
+      const lead = p.text.length - p.text.trimStart().length;
+      return { text: p.text.trim(), offset: p.offset + lead };
+    })
+    .filter((p) => p.text.length > 0);
 }

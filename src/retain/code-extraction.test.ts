@@ -25,7 +25,12 @@ async function extractAll(): Promise<Array<{ message: Message; facts: ExtractedF
     const facts: ExtractedFact[] = [];
     for (const piece of chunkText(message.content)) {
       const found = await extractor.extract({
-        bankId: 'b', text: piece.text, speaker: message.role, fromAgent: message.role === 'assistant', timestamp: '2024-03-04T10:00:00.000Z', context: null,
+        bankId: 'b',
+        text: piece.text,
+        speaker: message.role,
+        fromAgent: message.role === 'assistant',
+        timestamp: '2024-03-04T10:00:00.000Z',
+        context: null,
       });
       facts.push(...found.map((f) => ({ ...f, start: f.start + piece.offset, end: f.end + piece.offset })));
     }
@@ -36,20 +41,99 @@ async function extractAll(): Promise<Array<{ message: Message; facts: ExtractedF
 
 const extracted = extractAll();
 
-const KEYWORDS = ['const', 'let', 'var', 'function', 'return', 'import', 'export', 'from', 'require', 'def', 'class', 'self', 'async', 'await', 'new', 'this', 'if', 'else', 'try', 'catch', 'except', 'null', 'true', 'false', 'none'];
+const KEYWORDS = [
+  'const',
+  'let',
+  'var',
+  'function',
+  'return',
+  'import',
+  'export',
+  'from',
+  'require',
+  'def',
+  'class',
+  'self',
+  'async',
+  'await',
+  'new',
+  'this',
+  'if',
+  'else',
+  'try',
+  'catch',
+  'except',
+  'null',
+  'true',
+  'false',
+  'none',
+];
 
 /** Code the old extractor took for names (and a few more any NLP would): none may be an entity. */
 const FORBIDDEN = [
-  'const', '});', 'res.status(500).json', 'require', 'console.log', 'app.listen', 'socket.on', 'io.on', 'jwt.verify', 'pd.read_csv', 'df',
-  'err', 'res', 'conn', 'Pool', 'Server', 'Object', 'Module', 'Error', 'TCPConnectWrap', 'STDIN WITH', 'READY   STATUS             RESTARTS   AGE',
-  'UPGRADE FAILED', 'ObjectMeta', 'Traceback', 'UnicodeDecodeError', 'ECONNREFUSED', 'ERR_CONNECTION_REFUSED', 'JWT_SECRET', "I'd", 'Kubernetes I\'d',
+  'const',
+  '});',
+  'res.status(500).json',
+  'require',
+  'console.log',
+  'app.listen',
+  'socket.on',
+  'io.on',
+  'jwt.verify',
+  'pd.read_csv',
+  'df',
+  'err',
+  'res',
+  'conn',
+  'Pool',
+  'Server',
+  'Object',
+  'Module',
+  'Error',
+  'TCPConnectWrap',
+  'STDIN WITH',
+  'READY   STATUS             RESTARTS   AGE',
+  'UPGRADE FAILED',
+  'ObjectMeta',
+  'Traceback',
+  'UnicodeDecodeError',
+  'ECONNREFUSED',
+  'ERR_CONNECTION_REFUSED',
+  'JWT_SECRET',
+  "I'd",
+  "Kubernetes I'd",
 ];
 
 /** Libraries, tools, services and files the conversation names: each must be an entity. */
 const REQUIRED = [
-  'Express', 'Socket.io', 'Node.js', 'PostgreSQL', 'Redis', 'ioredis', 'Docker', 'Kubernetes', 'kubectl', 'Helm', 'nginx', 'pg_dump',
-  'pg_restore', 'gsutil', 'JWT', 'OAuth2', 'HS256', 'GitHub Actions', 'Jest', 'Airflow', 'pandas', 'SQLAlchemy', 'charset-normalizer', 'Vite',
-  'docker-compose.yml', 'values.yaml', 'redis.conf', 'ghcr.io',
+  'Express',
+  'Socket.io',
+  'Node.js',
+  'PostgreSQL',
+  'Redis',
+  'ioredis',
+  'Docker',
+  'Kubernetes',
+  'kubectl',
+  'Helm',
+  'nginx',
+  'pg_dump',
+  'pg_restore',
+  'gsutil',
+  'JWT',
+  'OAuth2',
+  'HS256',
+  'GitHub Actions',
+  'Jest',
+  'Airflow',
+  'pandas',
+  'SQLAlchemy',
+  'charset-normalizer',
+  'Vite',
+  'docker-compose.yml',
+  'values.yaml',
+  'redis.conf',
+  'ghcr.io',
 ];
 
 test('no entity found in the code-bearing messages is a piece of code or a language keyword', async () => {
@@ -69,7 +153,10 @@ test('the libraries, tools, services and files the messages name are entities', 
 
 test('no fact is code: facts stay out of fenced blocks and read as prose', async () => {
   for (const { message, facts } of await extracted) {
-    const fenced = [...message.content.matchAll(/^[ \t]*```[^\n]*\n[\s\S]*?^[ \t]*```/gm)].map((m) => ({ start: m.index, end: m.index + m[0].length }));
+    const fenced = [...message.content.matchAll(/^[ \t]*```[^\n]*\n[\s\S]*?^[ \t]*```/gm)].map((m) => ({
+      start: m.index,
+      end: m.index + m[0].length,
+    }));
     for (const f of facts) {
       const inCode = fenced.reduce((n, c) => n + Math.max(0, Math.min(f.end, c.end) - Math.max(f.start, c.start)), 0);
       assert.equal(inCode, 0, `fact inside code: ${f.text}`);
@@ -101,20 +188,41 @@ test('code gives its identifiers to the sentence introducing it; lists, tables a
   fact('Setting: presence TTL; Value: 60 s; Why: two missed heartbeats allowed');
   fact('Method: COPY via psycopg; Time: 35 s');
   const error = fact('Error: JWT_SECRET is not set');
-  assert.deepEqual(error.entities.map((e) => e.name), ['user']);
-  assert.ok(!all.some((f) => f.text.includes('loadConfig')), 'no fact from the trace\'s frames');
+  assert.deepEqual(
+    error.entities.map((e) => e.name),
+    ['user'],
+  );
+  assert.ok(!all.some((f) => f.text.includes('loadConfig')), "no fact from the trace's frames");
 });
 
 test('any chunk: facts lie inside it, and no entity holds code punctuation', async () => {
   const extractor = new OfflineExtractor();
   const piece = fc.oneof(
-    fc.constantFrom('```py\n', '\n```\n', '\n- ', '\n| a | b |\n|---|---|\n| `x()` | Redis |', '\n    at f (a.js:1:2)', ' `res.json({ a })` ', ' Socket.io', ' {', '});', '. '),
+    fc.constantFrom(
+      '```py\n',
+      '\n```\n',
+      '\n- ',
+      '\n| a | b |\n|---|---|\n| `x()` | Redis |',
+      '\n    at f (a.js:1:2)',
+      ' `res.json({ a })` ',
+      ' Socket.io',
+      ' {',
+      '});',
+      '. ',
+    ),
     fc.string({ maxLength: 12 }),
   );
   await fc.assert(
     fc.asyncProperty(fc.array(piece, { maxLength: 30 }), async (parts) => {
       const text = parts.join('');
-      for (const f of await extractor.extract({ bankId: 'b', text, speaker: 'Sam', fromAgent: false, timestamp: '2024-03-04T10:00:00.000Z', context: null })) {
+      for (const f of await extractor.extract({
+        bankId: 'b',
+        text,
+        speaker: 'Sam',
+        fromAgent: false,
+        timestamp: '2024-03-04T10:00:00.000Z',
+        context: null,
+      })) {
         assert.ok(f.start >= 0 && f.start <= f.end && f.end <= text.length, JSON.stringify({ text, f }));
         for (const e of f.entities) assert.doesNotMatch(e.name, /[(){};=]/, JSON.stringify({ text, e }));
       }

@@ -28,7 +28,12 @@ export function passageNames(facts: readonly ExtractedFact[]): string[] {
 }
 
 /** The context of the chunk's i-th fact, or null when there is nothing to add to its text. */
-export function factContext(chunk: Pick<Chunk, 'context'>, facts: readonly ExtractedFact[], i: number, names: readonly string[]): string | null {
+export function factContext(
+  chunk: Pick<Chunk, 'context'>,
+  facts: readonly ExtractedFact[],
+  i: number,
+  names: readonly string[],
+): string | null {
   const fact = facts[i];
   const own = fact.text.toLowerCase();
   const parts: string[] = [];

@@ -26,7 +26,9 @@ async function withStores(fn: (a: SqliteStore, b: SqliteStore) => Promise<void>)
 }
 
 const holderOf = (store: SqliteStore, bankId: string) =>
-  (store.db.prepare('SELECT holder, lease_until AS until FROM bank_write_leases WHERE bank_id = ?').get(bankId) as { holder: string; until: string } | undefined) ?? null;
+  (store.db.prepare('SELECT holder, lease_until AS until FROM bank_write_leases WHERE bank_id = ?').get(bankId) as
+    | { holder: string; until: string }
+    | undefined) ?? null;
 
 test('a retain waits for the holder in another connection, then takes the lease, and gives it up', async () => {
   await withStores(async (a, b) => {
@@ -47,13 +49,21 @@ test('a retain waits for the holder in another connection, then takes the lease,
       await gate;
       events.push('first ends');
     });
-    await until('the first retain to hold the lease', () => holderOf(a, 'bank')?.holder, (h) => h === first.holder);
+    await until(
+      'the first retain to hold the lease',
+      () => holderOf(a, 'bank')?.holder,
+      (h) => h === first.holder,
+    );
     const two = second.run('bank', async () => {
       events.push('second starts');
       assert.equal(holderOf(b, 'bank')?.holder, second.holder);
     });
     // The second polls meanwhile, refused each time: it cannot start before the first ends.
-    await until('the second retain to be refused three times', () => attempts, (n) => n >= 3);
+    await until(
+      'the second retain to be refused three times',
+      () => attempts,
+      (n) => n >= 3,
+    );
     assert.deepEqual(events, ['first starts']);
     release();
     await Promise.all([one, two]);
@@ -62,14 +72,21 @@ test('a retain waits for the holder in another connection, then takes the lease,
   });
 });
 
-test("a holder whose process is gone is taken over at once, not when its lease runs out", async () => {
+test('a holder whose process is gone is taken over at once, not when its lease runs out', async () => {
   await withStores(async (a) => {
     // A pid that ran on this host and ended.
     const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
     const pid = Number(gone.stdout);
     assert.ok(pid > 0);
     const until = new Date(Date.now() + 3_600_000).toISOString();
-    await a.takeWriteLease({ bankId: 'bank', holder: 'retain-killed', host: THIS_PROCESS.host, pid, startedAt: THIS_PROCESS.startedAt, until });
+    await a.takeWriteLease({
+      bankId: 'bank',
+      holder: 'retain-killed',
+      host: THIS_PROCESS.host,
+      pid,
+      startedAt: THIS_PROCESS.startedAt,
+      until,
+    });
     const leases = new BankWriteLeases(a);
     const started = Date.now();
     await leases.run('bank', async () => assert.equal(holderOf(a, 'bank')?.holder, leases.holder));
@@ -82,7 +99,11 @@ test('a long retain renews its lease', async () => {
     const leases = new BankWriteLeases(a, 'retain-long', { leaseMs: 300, maxPollMs: 50 });
     await leases.run('bank', async () => {
       const first = holderOf(a, 'bank')!.until;
-      await until('a renewal', () => holderOf(a, 'bank')!.until, (u) => u > first);
+      await until(
+        'a renewal',
+        () => holderOf(a, 'bank')!.until,
+        (u) => u > first,
+      );
     });
   });
 });

@@ -34,15 +34,23 @@ export class BankWriteLeases {
   private async leased<T>(bankId: string, fn: () => Promise<T>): Promise<T> {
     await this.take(bankId);
     let renewing: Promise<unknown> | null = null;
-    const timer = setInterval(() => {
-      renewing ??= this.store
-        .takeWriteLease(this.lease(bankId))
-        .then((held) => {
-          if (held.holder !== this.holder) log.warn(`retain into bank '${bankId}': its write lease passed to ${held.holder} (this process stalled longer than the lease)`);
-        })
-        .catch((e: unknown) => log.warn(`retain into bank '${bankId}': renewing its write lease failed: ${e instanceof Error ? e.message : String(e)}`))
-        .finally(() => (renewing = null));
-    }, Math.max(50, Math.floor(this.options.leaseMs / 3)));
+    const timer = setInterval(
+      () => {
+        renewing ??= this.store
+          .takeWriteLease(this.lease(bankId))
+          .then((held) => {
+            if (held.holder !== this.holder)
+              log.warn(
+                `retain into bank '${bankId}': its write lease passed to ${held.holder} (this process stalled longer than the lease)`,
+              );
+          })
+          .catch((e: unknown) =>
+            log.warn(`retain into bank '${bankId}': renewing its write lease failed: ${e instanceof Error ? e.message : String(e)}`),
+          )
+          .finally(() => (renewing = null));
+      },
+      Math.max(50, Math.floor(this.options.leaseMs / 3)),
+    );
     timer.unref();
     try {
       return await fn();
@@ -62,7 +70,15 @@ export class BankWriteLeases {
     for (let wait = 10; ; wait = Math.min(wait * 2, this.options.maxPollMs)) {
       const held = await this.store.takeWriteLease(this.lease(bankId), takeOver);
       if (held.holder === this.holder) return;
-      const state = holderState({ id: held.holder, role: 'retain', host: held.host, pid: held.pid, startedAt: held.startedAt, beatAt: held.until, aliveUntil: held.until });
+      const state = holderState({
+        id: held.holder,
+        role: 'retain',
+        host: held.host,
+        pid: held.pid,
+        startedAt: held.startedAt,
+        beatAt: held.until,
+        aliveUntil: held.until,
+      });
       if (!state.alive) {
         // Its process is gone (or its lease ran out): take it over on the next attempt, only from that holder.
         takeOver = held.holder;

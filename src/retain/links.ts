@@ -68,9 +68,13 @@ export async function semanticLinks(
 ): Promise<FactLink[]> {
   const links: FactLink[] = [];
   for (const r of records) {
-    const stored = await store.vectors.search(bankId, r.vector, SEMANTIC_LINKS_PER_FACT, { kinds: [...LINKED_KINDS], recordedBefore: recent.since });
+    const stored = await store.vectors.search(bankId, r.vector, SEMANTIC_LINKS_PER_FACT, {
+      kinds: [...LINKED_KINDS],
+      recordedBefore: recent.since,
+    });
     const best = new Map<string, number>();
-    for (const n of [...stored, ...recent.alike(r.vector, minSimilarity)]) if (n.score >= minSimilarity && n.id !== r.id) best.set(n.id, n.score);
+    for (const n of [...stored, ...recent.alike(r.vector, minSimilarity)])
+      if (n.score >= minSimilarity && n.id !== r.id) best.set(n.id, n.score);
     const nearest = [...best].sort((a, b) => b[1] - a[1]).slice(0, SEMANTIC_LINKS_PER_FACT);
     for (const [to, weight] of nearest) links.push({ bankId, from: r.id, to, type: 'semantic', weight });
   }

@@ -7,9 +7,7 @@ import type { ChatMessage } from '../llm/index.ts';
 import type { ExtractInput, RetainMode } from './extractor.ts';
 import { isDateLike } from './occurred-range.ts';
 
-const DateText = z
-  .string()
-  .refine(isDateLike, { message: 'must be an ISO 8601 date: YYYY, YYYY-MM, YYYY-MM-DD or a full date-time' });
+const DateText = z.string().refine(isDateLike, { message: 'must be an ISO 8601 date: YYYY, YYYY-MM, YYYY-MM-DD or a full date-time' });
 
 export const LlmFactSchema = z.object({
   what: z.string().trim().min(1),
@@ -34,9 +32,7 @@ const MODE_RULES: Record<RetainMode, string> = {
   concise:
     'Mode: concise. Keep only facts worth remembering later. Merge closely related details into one fact. ' +
     'Skip greetings, small talk, filler and anything said only to keep the conversation going.',
-  verbose:
-    'Mode: verbose. Keep every fact the text states, each with all of its details (when, where, who, why) ' +
-    'written into "what".',
+  verbose: 'Mode: verbose. Keep every fact the text states, each with all of its details (when, where, who, why) ' + 'written into "what".',
   verbatim:
     'Mode: verbatim. The stored fact will be your "quote", word for word, so make each quote the complete ' +
     'sentence or sentences the fact comes from. Still fill in every other field.',

@@ -143,7 +143,7 @@ test('a reply malformed twice fails the retain visibly and nothing of the docume
     return true;
   });
   assert.equal(server.pending, 0);
-  assert.equal((await store.listFacts('b', { limit: 10, offset: 0 })).total, 0, 'not even the first chunk\'s fact');
+  assert.equal((await store.listFacts('b', { limit: 10, offset: 0 })).total, 0, "not even the first chunk's fact");
   assert.equal(await store.getDocument('b', 'chat'), null);
   assert.deepEqual(await store.listChunks('b', 'chat'), []);
   assert.equal((await store.backlog('b')).waiting, 0);
@@ -169,7 +169,10 @@ const modeReply = {
       where: 'the Lisbon office',
       who: ['Priya', 'Sam'],
       why: 'to plan the launch',
-      entities: [{ name: 'Priya', type: 'person' }, { name: 'Lisbon', type: 'place' }],
+      entities: [
+        { name: 'Priya', type: 'person' },
+        { name: 'Lisbon', type: 'place' },
+      ],
     },
   ],
 };
@@ -210,25 +213,44 @@ test('an empty list is a valid answer (nothing worth keeping), and invalid dates
   assert.equal(fact.occurredEnd, '2024-05-19T18:30:00.000Z', 'an instant is its own end');
 });
 
-test('the bank\'s retain mode: concise by default, a known mode as set, anything else a 400', () => {
+test("the bank's retain mode: concise by default, a known mode as set, anything else a 400", () => {
   assert.equal(retainModeOf({}), 'concise');
   assert.equal(retainModeOf({ retainMode: 'verbatim' }), 'verbatim');
-  assert.throws(() => retainModeOf({ retainMode: 'everything' }), (e: unknown) => e instanceof CairnError && e.status === 400);
+  assert.throws(
+    () => retainModeOf({ retainMode: 'everything' }),
+    (e: unknown) => e instanceof CairnError && e.status === 400,
+  );
 });
 
 test('code: the prompt keeps it out of facts and names, code fragments are dropped from entities, identifiers become terms', async () => {
   const extractor = new LlmExtractor(llm());
   const text = 'The nightly backup runs this:\n```bash\npg_dump -Fc chat > chat.dump\n```\nIt takes 25 minutes.';
-  server.script(reply.json({
-    facts: [{
-      what: 'The nightly backup runs pg_dump.',
-      kind: 'world',
-      quote: 'The nightly backup runs this:',
-      entities: [{ name: 'pg_dump', type: 'tool' }, { name: 'res.status(500).json', type: null }, { name: 'const', type: null }, { name: '});', type: null }],
-    }],
-  }));
+  server.script(
+    reply.json({
+      facts: [
+        {
+          what: 'The nightly backup runs pg_dump.',
+          kind: 'world',
+          quote: 'The nightly backup runs this:',
+          entities: [
+            { name: 'pg_dump', type: 'tool' },
+            { name: 'res.status(500).json', type: null },
+            { name: 'const', type: null },
+            { name: '});', type: null },
+          ],
+        },
+      ],
+    }),
+  );
   const before = server.requests.length;
-  const [fact] = await extractor.extract({ bankId: 'm', text, speaker: 'Sam', fromAgent: false, timestamp: '2024-05-20T12:00:00Z', context: null });
+  const [fact] = await extractor.extract({
+    bankId: 'm',
+    text,
+    speaker: 'Sam',
+    fromAgent: false,
+    timestamp: '2024-05-20T12:00:00Z',
+    context: null,
+  });
   assert.match(server.requests[before].body.messages[0].content, /never copy code into "what"/);
   assert.deepEqual(fact.entities, [{ name: 'pg_dump', type: 'tool' }]);
   assert.ok(fact.terms?.includes('pg_dump') && fact.terms.includes('chat.dump'), JSON.stringify(fact.terms));

@@ -8,12 +8,21 @@ const ref = new Date('2024-03-10T09:00:00Z');
 test('a year, a month and a day are widened to the whole period; an instant stays an instant', () => {
   assert.deepEqual(occurredRange('2022', null, null, ref), { start: '2022-01-01T00:00:00.000Z', end: '2022-12-31T23:59:59.999Z' });
   assert.deepEqual(occurredRange('2024-02', null, null, ref), { start: '2024-02-01T00:00:00.000Z', end: '2024-02-29T23:59:59.999Z' });
-  assert.deepEqual(occurredRange('2023-08-12', '2023-08-14', null, ref), { start: '2023-08-12T00:00:00.000Z', end: '2023-08-14T23:59:59.999Z' });
-  assert.deepEqual(occurredRange('2023-08-12T18:30:00Z', null, null, ref), { start: '2023-08-12T18:30:00.000Z', end: '2023-08-12T18:30:00.000Z' });
+  assert.deepEqual(occurredRange('2023-08-12', '2023-08-14', null, ref), {
+    start: '2023-08-12T00:00:00.000Z',
+    end: '2023-08-14T23:59:59.999Z',
+  });
+  assert.deepEqual(occurredRange('2023-08-12T18:30:00Z', null, null, ref), {
+    start: '2023-08-12T18:30:00.000Z',
+    end: '2023-08-12T18:30:00.000Z',
+  });
 });
 
 test('a reversed range is put in order; written dates beat words', () => {
-  assert.deepEqual(occurredRange('2023-09', '2023-07', 'yesterday', ref), { start: '2023-07-01T00:00:00.000Z', end: '2023-09-30T23:59:59.999Z' });
+  assert.deepEqual(occurredRange('2023-09', '2023-07', 'yesterday', ref), {
+    start: '2023-07-01T00:00:00.000Z',
+    end: '2023-09-30T23:59:59.999Z',
+  });
 });
 
 test('without dates, the words are read from the reference; nothing known stays null', () => {
@@ -35,5 +44,9 @@ test('a model\'s bare "when" takes its tense from the fact\'s words: a plan is t
     start: '2023-03-12T00:00:00.000Z',
     end: '2023-03-12T23:59:59.999Z',
   });
-  assert.equal(occurredRange(null, null, 'on Friday', ref, 'Maya will fly to Oslo.').start, '2024-03-15T00:00:00.000Z', 'the expression need not be in the words');
+  assert.equal(
+    occurredRange(null, null, 'on Friday', ref, 'Maya will fly to Oslo.').start,
+    '2024-03-15T00:00:00.000Z',
+    'the expression need not be in the words',
+  );
 });

@@ -22,7 +22,10 @@ test('entities: the speaker, typed names without relation words, other capitalis
 
 test('a named person in a lower-case sentence is still found', async () => {
   const [fact] = await extract('yesterday i called harry about the trip.');
-  assert.ok(fact.entities.some((e) => e.name === 'harry' && e.type === 'person'), JSON.stringify(fact.entities));
+  assert.ok(
+    fact.entities.some((e) => e.name === 'harry' && e.type === 'person'),
+    JSON.stringify(fact.entities),
+  );
 });
 
 test('a sentence starting "So" is caused by the one before it', async () => {
@@ -32,10 +35,17 @@ test('a sentence starting "So" is caused by the one before it', async () => {
 });
 
 test('markup: list items are facts of their own, headings are not facts but date and title the facts under them', async () => {
-  const text = '**March 20, 2024, 9:00 PM**\n- **Current Mood**: Sad and reflective.\n- Walked in Greenfield Park with Andrew\n\n### Next steps\nCall the lawyer about the will.';
+  const text =
+    '**March 20, 2024, 9:00 PM**\n- **Current Mood**: Sad and reflective.\n- Walked in Greenfield Park with Andrew\n\n### Next steps\nCall the lawyer about the will.';
   const facts = await extract(text);
-  assert.deepEqual(facts.map((f) => f.text), ['Current Mood: Sad and reflective.', 'Walked in Greenfield Park with Andrew', 'Call the lawyer about the will.']);
-  assert.deepEqual(facts.map((f) => f.section), ['March 20, 2024, 9:00 PM', 'March 20, 2024, 9:00 PM', 'Next steps']);
+  assert.deepEqual(
+    facts.map((f) => f.text),
+    ['Current Mood: Sad and reflective.', 'Walked in Greenfield Park with Andrew', 'Call the lawyer about the will.'],
+  );
+  assert.deepEqual(
+    facts.map((f) => f.section),
+    ['March 20, 2024, 9:00 PM', 'March 20, 2024, 9:00 PM', 'Next steps'],
+  );
   assert.equal(facts[1].occurredStart?.slice(0, 10), '2024-03-20');
   assert.equal(facts[2].occurredStart, null);
   assert.ok(facts[1].entities.some((e) => e.name === 'Andrew'));

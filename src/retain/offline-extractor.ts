@@ -4,8 +4,17 @@
 // from code, and causality marked by a sentence that starts "So ...", "Therefore ...", "As a result ...".
 import * as chrono from 'chrono-node';
 import {
-  hasUnresolvedYou, toThirdPerson, parseTimeExpressions, type TimeRange, isCodeFragment, isFileName, isLibraryName,
-  isShapedName, shapedNames, toolsInProse, isStopword,
+  hasUnresolvedYou,
+  toThirdPerson,
+  parseTimeExpressions,
+  type TimeRange,
+  isCodeFragment,
+  isFileName,
+  isLibraryName,
+  isShapedName,
+  shapedNames,
+  toolsInProse,
+  isStopword,
 } from '../text/index.ts';
 import { typedNames } from './named-entities.ts';
 import { unitsOf, type Unit } from './units.ts';
@@ -29,14 +38,18 @@ function isTimeWord(name: string): boolean {
 }
 
 function cleanName(name: string): string {
-  return name.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '').replace(/['’]s$/, '').trim();
+  return name
+    .replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '')
+    .replace(/['’]s$/, '')
+    .trim();
 }
 
 const FIRST_PERSON = /^I(?:['’](?:m|ve|ll|d))?$/;
 
 /** Capitalised words not at the start of the sentence (with lower-case dotted parts: "Node.js"): names compromise did
  * not type. */
-const CAPITALISED = /(?<=[\p{L}\p{N},;:]\s+)(\p{Lu}[\p{L}\p{N}’'-]*(?:\.\p{Ll}[\p{L}\p{N}]*)*(?:\s+\p{Lu}[\p{L}\p{N}’'-]*(?:\.\p{Ll}[\p{L}\p{N}]*)*)*)/gu;
+const CAPITALISED =
+  /(?<=[\p{L}\p{N},;:]\s+)(\p{Lu}[\p{L}\p{N}’'-]*(?:\.\p{Ll}[\p{L}\p{N}]*)*(?:\s+\p{Lu}[\p{L}\p{N}’'-]*(?:\.\p{Ll}[\p{L}\p{N}]*)*)*)/gu;
 /** Words shaped like file or library names in prose ("package.json", "socket.io"). */
 const DOTTED = /(?<![\w.@/-])[\w@][\w.@/-]*\.[A-Za-z][\w]*(?![\w/-])/g;
 
@@ -55,7 +68,9 @@ function entitiesOf(unit: Unit, speaker: string | null): ExtractedEntity[] {
     // A technical name is kept as written (".env", "@nestjs/core"), less what ends a sentence.
     const clean = technical
       ? name.replace(/[.,:;!?]+$/, '')
-      : cleanName(name).replace(/^(?:\p{Ll}[\p{L}'’-]*\s+)+(?=\p{Lu})/u, '').replace(/\s+I(?:['’]\p{L}+)?$/u, '');
+      : cleanName(name)
+          .replace(/^(?:\p{Ll}[\p{L}'’-]*\s+)+(?=\p{Lu})/u, '')
+          .replace(/\s+I(?:['’]\p{L}+)?$/u, '');
     if (clean.length < 2 || isStopword(clean) || FIRST_PERSON.test(clean) || isCodeFragment(clean) || isTimeWord(clean)) return;
     const key = clean.toLowerCase();
     const existing = found.get(key);
@@ -93,11 +108,12 @@ export class OfflineExtractor implements Extractor {
     const entities = units.map((u) => entitiesOf(u, input.speaker));
     // A name the chunk uses elsewhere is a name where it opens a unit too ("**Redis**: ..." after "use Redis").
     const named = new Map(units.length > 1 ? entities.flat().map((e) => [e.name.toLowerCase(), e]) : []);
-    if (named.size > 0) units.forEach((u, i) => {
-      const opener = OPENER.exec(u.plain)?.[1];
-      const known = opener && named.get(opener.toLowerCase());
-      if (known && !entities[i].some((e) => e.name.toLowerCase() === opener.toLowerCase())) entities[i].push(known);
-    });
+    if (named.size > 0)
+      units.forEach((u, i) => {
+        const opener = OPENER.exec(u.plain)?.[1];
+        const known = opener && named.get(opener.toLowerCase());
+        if (known && !entities[i].some((e) => e.name.toLowerCase() === opener.toLowerCase())) entities[i].push(known);
+      });
     const bySection = new Map<string, TimeRange[]>();
     const sectionTimes = (section: string): TimeRange[] => {
       let found = bySection.get(section);

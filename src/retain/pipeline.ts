@@ -3,7 +3,15 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import pLimit, { type LimitFunction } from 'p-limit';
 import {
-  contentHash, derivedId, newId, nowIso, type Bank, type Chunk, type DocumentRecord, type Fact, type FactLink,
+  contentHash,
+  derivedId,
+  newId,
+  nowIso,
+  type Bank,
+  type Chunk,
+  type DocumentRecord,
+  type Fact,
+  type FactLink,
   type Operation,
 } from '../core/index.ts';
 import type { Embedder } from '../embed/index.ts';
@@ -47,7 +55,13 @@ function planDocuments(bankId: string, items: RetainItem[], now: string): Planne
   for (const item of items) {
     const timestamp = item.timestamp ?? now;
     const itemHash = contentHash(
-      item.content, item.speaker, item.timestamp, item.context, JSON.stringify(item.metadata ?? {}), JSON.stringify(item.tags ?? []), ...sessionPart(item),
+      item.content,
+      item.speaker,
+      item.timestamp,
+      item.context,
+      JSON.stringify(item.metadata ?? {}),
+      JSON.stringify(item.tags ?? []),
+      ...sessionPart(item),
     );
     const key = contentHash(item.documentId, itemHash, item.role);
     const repeat = seen.get(key) ?? 0;
@@ -68,7 +82,14 @@ function chunksOf(bankId: string, doc: PlannedDocument, firstIndex: number): Chu
     const pieces = chunkText(item.content);
     pieces.forEach((piece, i) => {
       const hash = contentHash(
-        piece.text, item.speaker, item.timestamp, item.context, JSON.stringify(item.metadata ?? {}), JSON.stringify(item.tags ?? []), item.role, ...sessionPart(item),
+        piece.text,
+        item.speaker,
+        item.timestamp,
+        item.context,
+        JSON.stringify(item.metadata ?? {}),
+        JSON.stringify(item.tags ?? []),
+        item.role,
+        ...sessionPart(item),
       );
       chunks.push({
         id: derivedId('chk', bankId, doc.id, itemId, String(i), hash),
@@ -194,7 +215,10 @@ async function lastFactOf(store: RecallReads, bankId: string, chunkIds: string[]
   if (chunkIds.length === 0) return null;
   const facts = await store.factIdsOfChunks(bankId, chunkIds);
   for (const chunkId of chunkIds) {
-    const ids = facts.filter((f) => f.chunkId === chunkId).map((f) => f.factId).sort();
+    const ids = facts
+      .filter((f) => f.chunkId === chunkId)
+      .map((f) => f.factId)
+      .sort();
     if (ids.length) return ids[ids.length - 1];
   }
   return null;
@@ -231,7 +255,8 @@ async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest
     else for (const { write } of writes) await store.writeItem(write);
     // The operation in hand follows its stored record (what a failure later records keeps what was done).
     const recorded = writes.at(-1)?.write.operation;
-    if (run.operation && recorded) Object.assign(run.operation, { progress: recorded.progress, result: recorded.result, updatedAt: recorded.updatedAt });
+    if (run.operation && recorded)
+      Object.assign(run.operation, { progress: recorded.progress, result: recorded.result, updatedAt: recorded.updatedAt });
     for (const { completes } of writes) if (completes) run.progress?.(tally.itemsDone, request.items.length);
   };
   try {
@@ -265,7 +290,12 @@ async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest
         const last = i + WRITE_BATCH >= fresh.length;
         // Until the last batch is written the document keeps its old hash, so a crash mid-way re-processes the rest.
         const batchDoc = last ? document : { ...document, contentHash: stored?.contentHash ?? 'incomplete' };
-        const [write] = await buildWrites(deps, bank, [{ document: batchDoc, extracted: await extractions.of(batch), removeChunkIds: i === 0 ? removed : [], previousFactId }], recent);
+        const [write] = await buildWrites(
+          deps,
+          bank,
+          [{ document: batchDoc, extracted: await extractions.of(batch), removeChunkIds: i === 0 ? removed : [], previousFactId }],
+          recent,
+        );
         await apply([{ write, completes: last ? plan : undefined }]);
         // The next batch's chain goes on from this one's last fact.
         previousFactId = write.facts.at(-1)?.id ?? previousFactId;
@@ -278,15 +308,27 @@ async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest
 }
 
 const isRetainResult = (x: unknown): x is RetainResult =>
-  typeof x === 'object' && x !== null && Array.isArray((x as RetainResult).factIds) &&
-  (['documents', 'documentsUnchanged', 'chunksProcessed', 'chunksRemoved', 'facts', 'entities'] as const).every((k) => typeof (x as RetainResult)[k] === 'number');
+  typeof x === 'object' &&
+  x !== null &&
+  Array.isArray((x as RetainResult).factIds) &&
+  (['documents', 'documentsUnchanged', 'chunksProcessed', 'chunksRemoved', 'facts', 'entities'] as const).every(
+    (k) => typeof (x as RetainResult)[k] === 'number',
+  );
 
 /**
  * The running count of a retain: its result and the items done, going on from the record of a resumed operation.
  * `entities` counts distinct entities mentioned by the facts written.
  */
 class Tally {
-  readonly result: RetainResult = { documents: 0, documentsUnchanged: 0, chunksProcessed: 0, chunksRemoved: 0, facts: 0, factIds: [], entities: 0 };
+  readonly result: RetainResult = {
+    documents: 0,
+    documentsUnchanged: 0,
+    chunksProcessed: 0,
+    chunksRemoved: 0,
+    facts: 0,
+    factIds: [],
+    entities: 0,
+  };
   itemsDone = 0;
   private readonly entityIds = new Set<string>();
   /** The record this run went on from (a resumed operation's), if any. */
@@ -297,7 +339,8 @@ class Tally {
     operation: Operation | undefined,
   ) {
     const record = operation?.result;
-    this.base = operation && operation.progress.done > 0 && isRetainResult(record) ? { itemsDone: operation.progress.done, result: record } : null;
+    this.base =
+      operation && operation.progress.done > 0 && isRetainResult(record) ? { itemsDone: operation.progress.done, result: record } : null;
     if (this.base) {
       Object.assign(this.result, this.base.result, { factIds: [...this.base.result.factIds] });
       this.itemsDone = this.base.itemsDone;
@@ -471,7 +514,14 @@ async function buildWrites(deps: RetainDeps, bank: Bank, parts: WritePart[], rec
           occurredEnd: x.occurredEnd,
           mentionedAt: at,
           entities: entityIds,
-          source: { documentId: document.id, chunkId: chunk.id, itemId: chunk.itemId, start: x.start, end: x.end, session: chunk.session ?? null },
+          source: {
+            documentId: document.id,
+            chunkId: chunk.id,
+            itemId: chunk.itemId,
+            start: x.start,
+            end: x.end,
+            session: chunk.session ?? null,
+          },
           speaker: chunk.speaker,
           metadata: factMetadata(chunk, x),
           tags: chunk.tags,
@@ -487,7 +537,14 @@ async function buildWrites(deps: RetainDeps, bank: Bank, parts: WritePart[], rec
           updatedAt: now,
         };
         // Temporal links: each fact to the one told just before it in the document.
-        if (previous) links.push({ bankId: bank.id, from: previous.id, to: fact.id, type: 'temporal', weight: previous.chunkId === chunk.id ? 1 : 0.8 });
+        if (previous)
+          links.push({
+            bankId: bank.id,
+            from: previous.id,
+            to: fact.id,
+            type: 'temporal',
+            weight: previous.chunkId === chunk.id ? 1 : 0.8,
+          });
         for (const c of x.causedBy) if (ids[c]) links.push({ bankId: bank.id, from: ids[c], to: fact.id, type: 'causal', weight: 1 });
         ids.push(fact.id);
         own.push(fact);

@@ -13,8 +13,20 @@
 // holds becomes terms, and a name when it is shaped like one (a file, socket.io) or introduced as one ("run
 // `pg_dump`", "the `ioredis` package").
 import {
-  codeTerms, commandsOf, isCodeWord, isFileName, isKnownTool, isLibraryName, isShapedName, namedInCode,
-  type NamedThing, inlineCode, scanBlocks, withoutEmphasis, contentWords, sentencesOf,
+  codeTerms,
+  commandsOf,
+  isCodeWord,
+  isFileName,
+  isKnownTool,
+  isLibraryName,
+  isShapedName,
+  namedInCode,
+  type NamedThing,
+  inlineCode,
+  scanBlocks,
+  withoutEmphasis,
+  contentWords,
+  sentencesOf,
 } from '../text/index.ts';
 
 export type UnitKind = 'sentence' | 'item' | 'row' | 'error';
@@ -94,7 +106,10 @@ function readInline(code: string, before: string, after: string, into: { terms: 
   if (isFileName(word)) into.named.push({ name: word, type: 'file' });
   else if (isLibraryName(word) || isKnownTool(word)) into.named.push({ name: word, type: 'software' });
   else if (
-    /^@?[A-Za-z][\w-]*(?:\/[\w.-]+)?$/.test(word) && !isCodeWord(word) && !/^[a-z]+[A-Z]/.test(word) && !/^[A-Z0-9]+_[A-Z0-9_]+$/.test(word) &&
+    /^@?[A-Za-z][\w-]*(?:\/[\w.-]+)?$/.test(word) &&
+    !isCodeWord(word) &&
+    !/^[a-z]+[A-Z]/.test(word) &&
+    !/^[A-Z0-9]+_[A-Z0-9_]+$/.test(word) &&
     (INTRODUCES.test(before) || NAMED_AS.test(after))
   )
     into.named.push({ name: word, type: 'software' });
@@ -121,7 +136,10 @@ function quietLabel(_: string, space: string, _mark: string, label: string): str
 
 /** Title-case words after the first in lower case, unless shaped like names ("Check MongoDB configuration"). */
 function quiet(title: string): string {
-  return title.split(/(\s+)/).map((w, i) => (i === 0 || isShapedName(w) ? w : w.toLowerCase())).join('');
+  return title
+    .split(/(\s+)/)
+    .map((w, i) => (i === 0 || isShapedName(w) ? w : w.toLowerCase()))
+    .join('');
 }
 
 /** The unit's text (emphasis left out), its plain text, and what its inline code gives it. */
@@ -132,7 +150,12 @@ function finish(text: string, d: Draft): Unit {
   for (const s of spans) {
     plain += text.slice(at, s.start);
     at = s.end;
-    readInline(text.slice(s.code.start, s.code.end), text.slice(Math.max(d.start, s.start - 24), s.start), text.slice(s.end, s.end + 24), d);
+    readInline(
+      text.slice(s.code.start, s.code.end),
+      text.slice(Math.max(d.start, s.start - 24), s.start),
+      text.slice(s.end, s.end + 24),
+      d,
+    );
   }
   plain += text.slice(at, d.end);
   return {
@@ -170,7 +193,14 @@ function joinAcrossCode(text: string, sentences: Array<Span & { text: string }>,
   return out;
 }
 
-const draft = (kind: UnitKind, s: Span & { text: string }): Draft => ({ kind, start: s.start, end: s.end, text: s.text, terms: [], named: [] });
+const draft = (kind: UnitKind, s: Span & { text: string }): Draft => ({
+  kind,
+  start: s.start,
+  end: s.end,
+  text: s.text,
+  terms: [],
+  named: [],
+});
 
 /** A table row as a unit: each cell after its column's header; names read from the cells alone, each as the start of
  * a sentence (a capitalised header or first word is not taken for a name). */
@@ -260,7 +290,10 @@ export function unitsOf(text: string): Unit[] {
         prose.push(...sentences.in(b.body.start, b.body.end).map((s) => draft('sentence', s)));
         break;
       case 'list-item': {
-        const parts = mergeFragments(text, sentences.in(b.body.start, b.body.end).map((s) => draft('item', s)));
+        const parts = mergeFragments(
+          text,
+          sentences.in(b.body.start, b.body.end).map((s) => draft('item', s)),
+        );
         if (parts.length === 0) break;
         const whole = text.slice(b.body.start, b.body.end);
         if (lastItem && parts.length === 1 && contentWords(whole).length < 2) {
@@ -288,7 +321,10 @@ export function unitsOf(text: string): Unit[] {
       }
       case 'trace': {
         const body = text.slice(b.body.start, b.body.end);
-        const line = body.split('\n').map((l) => l.trim()).find((l) => ERROR_LINE.test(l));
+        const line = body
+          .split('\n')
+          .map((l) => l.trim())
+          .find((l) => ERROR_LINE.test(l));
         if (line) {
           const start = b.body.start + body.indexOf(line);
           push(draft('error', { start, end: start + line.length, text: line }));

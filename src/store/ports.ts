@@ -1,8 +1,19 @@
 // The storage ports the engine talks to. Adapters (store/sqlite, store/neo4j, store/qdrant) implement them;
 // domain modules (retain, consolidate, recall, reflect, threads) import only this file.
 import type {
-  Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactKind, FactLink, Observation, ObservationRevision,
-  Operation, OperationStatus, Stance,
+  Bank,
+  Chunk,
+  DocumentRecord,
+  Entity,
+  Evidence,
+  Fact,
+  FactKind,
+  FactLink,
+  Observation,
+  ObservationRevision,
+  Operation,
+  OperationStatus,
+  Stance,
 } from '../core/index.ts';
 
 export interface Scored {
@@ -405,5 +416,14 @@ export interface Maintenance {
  * hand each module the roles it takes.
  */
 export interface MemoryStore
-  extends BankStore, OrphanIndexes, MemoryWrites, RecallReads, ConsolidationQueue, Heartbeats, AuditReads, Forgetting, OperationStore, WriteLeases,
+  extends BankStore,
+    OrphanIndexes,
+    MemoryWrites,
+    RecallReads,
+    ConsolidationQueue,
+    Heartbeats,
+    AuditReads,
+    Forgetting,
+    OperationStore,
+    WriteLeases,
     Maintenance {}

@@ -58,7 +58,11 @@ function storedFact(row: Record<string, unknown>): StoredFact {
 }
 
 const sourceOf = (f: { id: string; bankId: string; kind: PointSource['kind']; tags: string[]; createdAt: string }): PointSource => ({
-  id: f.id, bankId: f.bankId, kind: f.kind, tags: f.tags, createdAt: f.createdAt,
+  id: f.id,
+  bankId: f.bankId,
+  kind: f.kind,
+  tags: f.tags,
+  createdAt: f.createdAt,
 });
 
 export async function reconcile(store: ServerStore, options: ReconcileOptions = {}): Promise<ReconcileReport> {
@@ -68,7 +72,15 @@ export async function reconcile(store: ServerStore, options: ReconcileOptions = 
   const cutoff = new Date(now.getTime() - (options.pendingOlderThanMs ?? 10 * 60_000)).toISOString();
   const { db, qdrant, records } = store;
   const report: ReconcileReport = {
-    dryRun, stagingsCompleted: 0, stagingsRolledBack: 0, stagedFactsCompleted: 0, orphanPoints: 0, missingPoints: 0, reembedded: 0, flagged: 0, sweptBanks: [],
+    dryRun,
+    stagingsCompleted: 0,
+    stagingsRolledBack: 0,
+    stagedFactsCompleted: 0,
+    orphanPoints: 0,
+    missingPoints: 0,
+    reembedded: 0,
+    flagged: 0,
+    sweptBanks: [],
     orphanKeywordIndexes: [],
   };
   const embedderFor = (bankEmbedder: string | null): Embedder | null =>
@@ -102,7 +114,9 @@ export async function reconcile(store: ServerStore, options: ReconcileOptions = 
   // 3. Document stagings older than the cutoff: complete, or roll back.
   const seenDocuments = new Set<string>();
   for (;;) {
-    const page = (await db.read(pending.stalePendingDocuments(cutoff, batch))).filter((r) => !seenDocuments.has(`${r.bankId}\u0000${r.id}`));
+    const page = (await db.read(pending.stalePendingDocuments(cutoff, batch))).filter(
+      (r) => !seenDocuments.has(`${r.bankId}\u0000${r.id}`),
+    );
     if (page.length === 0) break;
     for (const row of page) {
       const bankId = String(row.bankId);
@@ -116,10 +130,20 @@ export async function reconcile(store: ServerStore, options: ReconcileOptions = 
       if (vectors) {
         report.stagingsCompleted++;
         if (dryRun) continue;
-        if (bank.embedder && vectors.size) await qdrant.upsert(bank.embedder, facts.map((f) => ({ source: sourceOf(f), vector: vectors.get(f.id)! })));
+        if (bank.embedder && vectors.size)
+          await qdrant.upsert(
+            bank.embedder,
+            facts.map((f) => ({ source: sourceOf(f), vector: vectors.get(f.id)! })),
+          );
         const hash = row.hash === null || row.hash === undefined ? null : String(row.hash);
         await db.writeTx(async (tx) => {
-          for (const st of activate(bankId, facts.map((f) => f.id), chunkIds, hash ? { id: documentId, hash } : null)) await tx.run(st);
+          for (const st of activate(
+            bankId,
+            facts.map((f) => f.id),
+            chunkIds,
+            hash ? { id: documentId, hash } : null,
+          ))
+            await tx.run(st);
         });
       } else {
         report.stagingsRolledBack++;
@@ -154,19 +178,25 @@ export async function reconcile(store: ServerStore, options: ReconcileOptions = 
       const placeable = vectors ? facts : facts.filter((f) => f.pendingVector);
       if (bank.embedder && placeable.length) {
         const kept = vectors ?? new Map(placeable.map((f) => [f.id, Float32Array.from(f.pendingVector!)]));
-        await qdrant.upsert(bank.embedder, placeable.map((f) => ({ source: sourceOf(f), vector: kept.get(f.id)! })));
+        await qdrant.upsert(
+          bank.embedder,
+          placeable.map((f) => ({ source: sourceOf(f), vector: kept.get(f.id)! })),
+        );
       }
       // Facts whose vector could not be had become visible anyway; step 6 flags them.
-      await db.write(activateVectors(bankId, facts.map((f) => f.id)));
+      await db.write(
+        activateVectors(
+          bankId,
+          facts.map((f) => f.id),
+        ),
+      );
     }
   }
 
   // 5. Points without a fact that should have one.
   for (const collection of await qdrant.collections()) {
     for await (const points of qdrant.scroll(collection, batch)) {
-      const owners = new Map(
-        (await db.read(pending.pointOwners(points.map((p) => p.factId)))).map((r) => [String(r.id), r] as const),
-      );
+      const owners = new Map((await db.read(pending.pointOwners(points.map((p) => p.factId)))).map((r) => [String(r.id), r] as const));
       const orphans = points.filter((p) => {
         const o = owners.get(p.factId);
         if (!p.factId || !o || o.bankId === null || o.bankId === undefined) return true;
@@ -176,7 +206,11 @@ export async function reconcile(store: ServerStore, options: ReconcileOptions = 
         return embedder === null || qdrant.collectionOf(embedder) !== collection;
       });
       report.orphanPoints += orphans.length;
-      if (!dryRun && orphans.length) await qdrant.deletePoints(collection, orphans.map((p) => p.pointId));
+      if (!dryRun && orphans.length)
+        await qdrant.deletePoints(
+          collection,
+          orphans.map((p) => p.pointId),
+        );
     }
   }
 
@@ -189,7 +223,10 @@ export async function reconcile(store: ServerStore, options: ReconcileOptions = 
       if (rows.length === 0) break;
       const facts = rows.map(storedFact);
       afterSeq = Math.max(...rows.map((r) => Number(propsOf(r, 'fact').seq ?? 0)));
-      const present = await qdrant.existing(bank.embedder, facts.map((f) => f.id));
+      const present = await qdrant.existing(
+        bank.embedder,
+        facts.map((f) => f.id),
+      );
       const missing = facts.filter((f) => !present.has(f.id));
       report.missingPoints += missing.length;
       if (missing.length === 0) continue;
@@ -198,11 +235,25 @@ export async function reconcile(store: ServerStore, options: ReconcileOptions = 
         report.reembedded += missing.length;
         if (dryRun) continue;
         const vectors = await embedder.embed(missing.map((f) => f.text));
-        await qdrant.upsert(bank.embedder, missing.map((f, i) => ({ source: sourceOf(f), vector: vectors[i] })));
-        await db.write(pending.clearNeedsEmbedding(bank.id, missing.map((f) => f.id)));
+        await qdrant.upsert(
+          bank.embedder,
+          missing.map((f, i) => ({ source: sourceOf(f), vector: vectors[i] })),
+        );
+        await db.write(
+          pending.clearNeedsEmbedding(
+            bank.id,
+            missing.map((f) => f.id),
+          ),
+        );
       } else {
         report.flagged += missing.length;
-        if (!dryRun) await db.write(pending.markNeedsEmbedding(bank.id, missing.map((f) => f.id)));
+        if (!dryRun)
+          await db.write(
+            pending.markNeedsEmbedding(
+              bank.id,
+              missing.map((f) => f.id),
+            ),
+          );
       }
     }
   }

@@ -5,7 +5,7 @@ import { codeTerms, isCodeFragment, isFileName, namedInCode, shapedNames, toolsI
 
 const names = (code: string, lang?: string): string[] => namedInCode(code, lang).map((n) => n.name);
 
-test('imports and requires name packages, without subpaths, versions, relative paths or the runtime\'s own modules', () => {
+test("imports and requires name packages, without subpaths, versions, relative paths or the runtime's own modules", () => {
   const js = [
     "const express = require('express');",
     "const { createAdapter } = require('@socket.io/redis-adapter/dist/index');",
@@ -21,21 +21,36 @@ test('imports and requires name packages, without subpaths, versions, relative p
 });
 
 test('install commands, shell commands and base images name packages and tools', () => {
-  assert.deepEqual(names('npm install --save socket.io-client@4.6.1 ioredis\npip install -r requirements.txt "pandas[excel]>=2.1"', 'bash'), [
-    'socket.io-client', 'ioredis', 'pandas', 'npm', 'pip',
-  ]);
-  assert.deepEqual(names('sudo systemctl restart nginx && cd /srv\nPGPASSWORD=x pg_dump -Fc chat | gzip > out.dump\n# kubectl is next\necho done', 'bash'), [
-    'systemctl', 'pg_dump', 'gzip',
-  ]);
+  assert.deepEqual(
+    names('npm install --save socket.io-client@4.6.1 ioredis\npip install -r requirements.txt "pandas[excel]>=2.1"', 'bash'),
+    ['socket.io-client', 'ioredis', 'pandas', 'npm', 'pip'],
+  );
+  assert.deepEqual(
+    names('sudo systemctl restart nginx && cd /srv\nPGPASSWORD=x pg_dump -Fc chat | gzip > out.dump\n# kubectl is next\necho done', 'bash'),
+    ['systemctl', 'pg_dump', 'gzip'],
+  );
   // Outside a shell block only lines with a prompt are commands.
   assert.deepEqual(names('kubectl apply -f x.yaml\n$ helm upgrade chat ./chart'), ['helm']);
   assert.deepEqual(names('FROM node:18-alpine AS build\nservices:\n  cache:\n    image: "bitnami/redis:7.2"'), ['node', 'redis']);
 });
 
 test('terms: shaped identifiers first (versions, error codes, dotted and snake names), then other names; no keywords', () => {
-  const code = "const res = await fetch(url);\nif (err.code === 'ERR_CONNECTION_REFUSED') retry();\nsocket.io-client@4.6.1 on Node.js v18.15.0\nrun pg_dump --file backup.dump";
+  const code =
+    "const res = await fetch(url);\nif (err.code === 'ERR_CONNECTION_REFUSED') retry();\nsocket.io-client@4.6.1 on Node.js v18.15.0\nrun pg_dump --file backup.dump";
   const terms = codeTerms(code);
-  for (const t of ['ERR_CONNECTION_REFUSED', 'err.code', 'socket.io-client', '4.6.1', 'Node.js', 'v18.15.0', 'pg_dump', 'backup.dump', 'fetch', 'retry', 'url'])
+  for (const t of [
+    'ERR_CONNECTION_REFUSED',
+    'err.code',
+    'socket.io-client',
+    '4.6.1',
+    'Node.js',
+    'v18.15.0',
+    'pg_dump',
+    'backup.dump',
+    'fetch',
+    'retry',
+    'url',
+  ])
     assert.ok(terms.includes(t), `${t} in ${terms.join(' ')}`);
   for (const t of ['const', 'await', 'if', 'res']) assert.ok(!terms.includes(t), `${t} not in ${terms.join(' ')}`);
   assert.ok(terms.indexOf('pg_dump') < terms.indexOf('fetch'));
@@ -48,6 +63,12 @@ test('code fragments and keywords are not names; files, shaped words and lower-c
   for (const name of ['Express', 'socket.io', 'pg_dump', 'PostgreSQL', 'docker-compose.yml']) assert.ok(!isCodeFragment(name), name);
   for (const file of ['package.json', 'docker-compose.yml', '.env', 'src/config.js', 'Dockerfile']) assert.ok(isFileName(file), file);
   for (const notFile of ['console.log', 'e.g', 'Node.JS']) assert.ok(!isFileName(notFile), notFile);
-  assert.deepEqual(shapedNames('Use PostgreSQL (OAuth2) with JWT and Node.js, NOTE: GitHub. Task.Implement and Redis'), ['PostgreSQL', 'OAuth2', 'JWT', 'Node.js', 'GitHub']);
+  assert.deepEqual(shapedNames('Use PostgreSQL (OAuth2) with JWT and Node.js, NOTE: GitHub. Task.Implement and Redis'), [
+    'PostgreSQL',
+    'OAuth2',
+    'JWT',
+    'Node.js',
+    'GitHub',
+  ]);
   assert.deepEqual(toolsInProse('put nginx in front, keep docker-compose.yml, run pg_dump. make the go build'), ['nginx', 'pg_dump']);
 });

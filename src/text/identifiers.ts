@@ -36,7 +36,25 @@ export function isCodeFragment(name: string): boolean {
 const SHAPED = String.raw`\p{Lu}+\p{Ll}+\p{Lu}[\p{L}\p{N}]*|\p{Lu}\p{L}*\p{N}[\p{L}\p{N}]*|\p{Lu}[\p{L}\p{N}]*(?:\.\p{Ll}+)+|\p{Lu}{2,6}`;
 const SHAPED_NAME = new RegExp(`^(?:${SHAPED})$`, 'u');
 /** Capitals-only words that are not names. */
-const NOT_NAMES = new Set(['OK', 'OMG', 'LOL', 'WOW', 'NOTE', 'TODO', 'FYI', 'ASAP', 'BTW', 'PS', 'YES', 'NO', 'HEY', 'IMPORTANT', 'UPDATE', 'EDIT', 'TLDR']);
+const NOT_NAMES = new Set([
+  'OK',
+  'OMG',
+  'LOL',
+  'WOW',
+  'NOTE',
+  'TODO',
+  'FYI',
+  'ASAP',
+  'BTW',
+  'PS',
+  'YES',
+  'NO',
+  'HEY',
+  'IMPORTANT',
+  'UPDATE',
+  'EDIT',
+  'TLDR',
+]);
 
 export const isShapedName = (word: string): boolean => SHAPED_NAME.test(word) && !NOT_NAMES.has(word);
 
@@ -45,7 +63,22 @@ const FILE_NAME =
   /^(?:[\w.-]+\/)*[\w.-]*\w\.(?:json|jsonc|ya?ml|toml|ini|cfg|conf|env|lock|js|mjs|cjs|jsx|ts|tsx|py|ipynb|rb|go|rs|java|kt|cs|cpp|cc|c|h|hpp|php|swift|sh|bash|zsh|ps1|sql|md|txt|csv|tsv|parquet|html|css|scss|xml|gradle|tf|proto|graphql|vue|svelte|log)$|^(?:Dockerfile|Makefile|Procfile|Gemfile|Jenkinsfile|Vagrantfile|\.env(?:\.\w+)?|\.gitignore|\.dockerignore|\.npmrc|\.eslintrc(?:\.\w+)?|\.prettierrc)$/;
 
 /** Objects of the languages' runtimes, whose members look like file names ("console.log", "process.argv"). */
-const RUNTIME_OBJECTS = new Set(['console', 'process', 'module', 'window', 'document', 'self', 'this', 'math', 'json', 'os', 'sys', 'res', 'req', 'app']);
+const RUNTIME_OBJECTS = new Set([
+  'console',
+  'process',
+  'module',
+  'window',
+  'document',
+  'self',
+  'this',
+  'math',
+  'json',
+  'os',
+  'sys',
+  'res',
+  'req',
+  'app',
+]);
 
 /** Whether a word is a file name ("package.json", ".env"; not "console.log", a call). */
 export const isFileName = (word: string): boolean => FILE_NAME.test(word) && !RUNTIME_OBJECTS.has(word.split('.')[0].toLowerCase());
@@ -125,7 +158,10 @@ function packageName(spec: string): string | null {
   const scoped = s.startsWith('@');
   const parts = s.split('/');
   s = scoped ? parts.slice(0, 2).join('/') : parts[0];
-  s = s.replace(/(?!^)@.*$/, '').replace(/\[.*$/, '').replace(/[=<>~!^].*$/, '');
+  s = s
+    .replace(/(?!^)@.*$/, '')
+    .replace(/\[.*$/, '')
+    .replace(/[=<>~!^].*$/, '');
   if (!/^@?[\w][\w.-]*(?:\/[\w.-]+)?$/.test(s) || s.length < 2) return null;
   if (STANDARD_MODULES.has(s) || /^\d/.test(s)) return null;
   return s;

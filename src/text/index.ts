@@ -1,8 +1,18 @@
 // The face of src/text: the language helpers retain, recall, consolidation and threads share. Other folders import
 // text through this file only (src/layout.test.ts checks it).
 export {
-  codeTerms, commandsOf, isCodeFragment, isCodeWord, isFileName, isKnownTool, isLibraryName, isShapedName,
-  namedInCode, type NamedThing, shapedNames, toolsInProse,
+  codeTerms,
+  commandsOf,
+  isCodeFragment,
+  isCodeWord,
+  isFileName,
+  isKnownTool,
+  isLibraryName,
+  isShapedName,
+  namedInCode,
+  type NamedThing,
+  shapedNames,
+  toolsInProse,
 } from './identifiers.ts';
 export { codeSpans, inlineCode, scanBlocks, withoutEmphasis } from './markup.ts';
 export { CAUSATIVE, hasUnresolvedYou, toThirdPerson } from './person.ts';

@@ -8,14 +8,16 @@ import { inlineCode, isCodeLine, scanBlocks, withoutEmphasis } from './markup.ts
 /** The blocks as "kind: body" (a table as its rows' cells), to compare at a glance. */
 const shape = (text: string): string[] =>
   scanBlocks(text).map((b) =>
-    b.kind === 'table' ? `table: ${b.rows!.map((r) => r.cells.join('/')).join(' | ')}` : `${b.kind}${b.lang ? `(${b.lang})` : ''}: ${text.slice(b.body.start, b.body.end)}`,
+    b.kind === 'table'
+      ? `table: ${b.rows!.map((r) => r.cells.join('/')).join(' | ')}`
+      : `${b.kind}${b.lang ? `(${b.lang})` : ''}: ${text.slice(b.body.start, b.body.end)}`,
   );
 
 test('fenced code with ``` or ~~~ and a language, a fence right after a sentence, a fence inside a list item', () => {
   const text = [
     'Here is the server:',
     '```javascript',
-    "const app = express();",
+    'const app = express();',
     '',
     '# not a heading',
     '```',
@@ -71,16 +73,27 @@ test('headings, list items with their continuation lines, tables, rules', () => 
 });
 
 test('stack traces and log lines, fenced or not, are traces; their indented lines belong to them', () => {
-  const node = 'Error: connect ECONNREFUSED 127.0.0.1:6379\n    at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1494:16) {\n  errno: -111\n}';
-  const python = 'Traceback (most recent call last):\n  File "/app/load.py", line 48, in load\n    df = pd.read_csv(path)\nUnicodeDecodeError: \'utf-8\' codec can\'t decode byte 0xe9';
+  const node =
+    'Error: connect ECONNREFUSED 127.0.0.1:6379\n    at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1494:16) {\n  errno: -111\n}';
+  const python =
+    "Traceback (most recent call last):\n  File \"/app/load.py\", line 48, in load\n    df = pd.read_csv(path)\nUnicodeDecodeError: 'utf-8' codec can't decode byte 0xe9";
   const logs = '2024-03-01 10:00:01 ERROR db: pool exhausted\n[WARN] retrying in 5s';
-  for (const trace of [node, python, logs]) assert.deepEqual(shape(`I get this:\n${trace}\nAny idea?`), ['prose: I get this:', `trace: ${trace}`, 'prose: Any idea?'], trace);
+  for (const trace of [node, python, logs])
+    assert.deepEqual(shape(`I get this:\n${trace}\nAny idea?`), ['prose: I get this:', `trace: ${trace}`, 'prose: Any idea?'], trace);
 });
 
 test('code pasted without fences: indented after a blank line, or two code lines in a row', () => {
-  assert.deepEqual(shape('My config:\n\n    host: db\n    port: 5432\n\nThanks'), ['prose: My config:', 'code:     host: db\n    port: 5432', 'prose: Thanks']);
-  const pasted = "I wrote\nconst pool = new Pool({ max: 50 });\nmodule.exports = pool;\nand it hangs.";
-  assert.deepEqual(shape(pasted), ['prose: I wrote', 'code: const pool = new Pool({ max: 50 });\nmodule.exports = pool;', 'prose: and it hangs.']);
+  assert.deepEqual(shape('My config:\n\n    host: db\n    port: 5432\n\nThanks'), [
+    'prose: My config:',
+    'code:     host: db\n    port: 5432',
+    'prose: Thanks',
+  ]);
+  const pasted = 'I wrote\nconst pool = new Pool({ max: 50 });\nmodule.exports = pool;\nand it hangs.';
+  assert.deepEqual(shape(pasted), [
+    'prose: I wrote',
+    'code: const pool = new Pool({ max: 50 });\nmodule.exports = pool;',
+    'prose: and it hangs.',
+  ]);
 });
 
 test('conversation text is prose: words such as "let", "import", "return" and a colon or bracket do not make code', () => {
@@ -96,33 +109,76 @@ test('conversation text is prose: words such as "let", "import", "return" and a 
   }
   const turn = 'Hey Mel! Yesterday I went hiking.\nIt was great; the view was amazing.';
   assert.deepEqual(shape(turn), [`prose: ${turn}`]);
-  for (const line of ['const x = require("x");', '});', 'def load(path):', 'app.listen(3000)', 'SELECT id FROM users WHERE id = 1', 'from sqlalchemy import create_engine'])
+  for (const line of [
+    'const x = require("x");',
+    '});',
+    'def load(path):',
+    'app.listen(3000)',
+    'SELECT id FROM users WHERE id = 1',
+    'from sqlalchemy import create_engine',
+  ])
     assert.equal(isCodeLine(line), true, line);
 });
 
 test('inline code spans and emphasis', () => {
   const text = 'Run `pg_dump -Fc` or ``a ` b``, then **check** the *output*.';
-  assert.deepEqual(inlineCode(text).map((s) => text.slice(s.code.start, s.code.end)), ['pg_dump -Fc', 'a ` b']);
+  assert.deepEqual(
+    inlineCode(text).map((s) => text.slice(s.code.start, s.code.end)),
+    ['pg_dump -Fc', 'a ` b'],
+  );
   assert.equal(withoutEmphasis('**Redis**: a *fast* store, 2*3*4 and __init__ stay'), 'Redis: a fast store, 2*3*4 and __init__ stay');
 });
 
 test('a fence around prose (a journal entry, a letter) is read as prose; around a diagram or command output, as code', () => {
-  const journal = '```\nDate: March 6, 2024\n\nToday was the funeral for my uncle. The service was beautiful.\n- Went for a walk in the park\n```';
+  const journal =
+    '```\nDate: March 6, 2024\n\nToday was the funeral for my uncle. The service was beautiful.\n- Went for a walk in the park\n```';
   assert.deepEqual(shape(journal), [
     'prose: Date: March 6, 2024',
     'prose: Today was the funeral for my uncle. The service was beautiful.',
     'list-item: Went for a walk in the park',
   ]);
   const output = '```\n$ kubectl get pods\nNAME                READY   STATUS\nchat-api-7d9-2xkqp  0/1     CrashLoopBackOff\n```';
-  assert.deepEqual(shape(output).map((b) => b.split(':')[0]), ['code']);
+  assert.deepEqual(
+    shape(output).map((b) => b.split(':')[0]),
+    ['code'],
+  );
   const diagram = '```\nY-axis\n|        *\n|        (1, 2)\n+------------ X-axis\n```';
-  assert.deepEqual(shape(diagram).map((b) => b.split(':')[0]), ['code']);
+  assert.deepEqual(
+    shape(diagram).map((b) => b.split(':')[0]),
+    ['code'],
+  );
   // A fence naming a language is code, whatever it holds.
-  assert.deepEqual(shape('```python\n# load the orders from the partner files every hour\n```').map((b) => b.split(':')[0]), ['code(python)']);
+  assert.deepEqual(
+    shape('```python\n# load the orders from the partner files every hour\n```').map((b) => b.split(':')[0]),
+    ['code(python)'],
+  );
 });
 
 /** Pieces markdown is made of, so that random texts hit fences, lists, tables, traces and code lines. */
-const PIECES = ['```', '```js', '~~~', '\n', '\n\n', '    ', '- ', '1. ', '# ', '**', '`', '|', '|---|---|', ' at f (x.js:1:2)', 'Error: no', 'const a = 1;', '});', 'Redis is fast.', 'I went home', ':(', ' ', 'x'];
+const PIECES = [
+  '```',
+  '```js',
+  '~~~',
+  '\n',
+  '\n\n',
+  '    ',
+  '- ',
+  '1. ',
+  '# ',
+  '**',
+  '`',
+  '|',
+  '|---|---|',
+  ' at f (x.js:1:2)',
+  'Error: no',
+  'const a = 1;',
+  '});',
+  'Redis is fast.',
+  'I went home',
+  ':(',
+  ' ',
+  'x',
+];
 
 test('any text: blocks in order, inside the text, not overlapping, each body inside its block', () => {
   fc.assert(

@@ -86,7 +86,8 @@ const CODE_LINE = new RegExp(
     /^\s*(?:from\s+[\w.]+\s+import\s+[\w*(]|import\s+[\w.]+(?:\s+as\s+\w+)?\s*$)/.source,
     /^\s*(?:elif\s.*|except\b.*|try|else|finally)\s*:\s*$/.source,
     /^\s*(?:if|for|while|switch|catch|with)\s*\(.*\)\s*[{:]?\s*$/.source,
-    /^\s*(?:SELECT\s.*\bFROM\b|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(?:TABLE|INDEX|DATABASE|EXTENSION|UNIQUE)|ALTER\s+TABLE|DROP\s+TABLE)\b/.source,
+    /^\s*(?:SELECT\s.*\bFROM\b|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(?:TABLE|INDEX|DATABASE|EXTENSION|UNIQUE)|ALTER\s+TABLE|DROP\s+TABLE)\b/
+      .source,
     /^\s*await\s+[\w$.]+\(/.source,
     /^\s*@[A-Za-z]\w*(?:\(.*\))?\s*$/.source,
     /=>|===|!==|\+=|-=|&&|\|\||::/.source,
@@ -104,7 +105,8 @@ const isHeading = (line: string): boolean => line.length <= LONG_LINE && (HEADIN
 /** Whether a line reads as code (see CODE_LINE; inline code spans in it do not count); a list item or heading
  * never does. */
 export function isCodeLine(line: string): boolean {
-  if (line.length > LONG_LINE || BLANK.test(line) || isHeading(line) || (LIST_ITEM.test(line) && !/^\s*[-*+]\s*\d/.test(line))) return false;
+  if (line.length > LONG_LINE || BLANK.test(line) || isHeading(line) || (LIST_ITEM.test(line) && !/^\s*[-*+]\s*\d/.test(line)))
+    return false;
   return CODE_LINE.test(line.includes('`') ? line.replace(INLINE_CODE, 'x') : line);
 }
 
@@ -225,7 +227,12 @@ export function scanBlocks(text: string): Block[] {
       }
       if (isTraceLine(t)) {
         let j = i + 1;
-        while (j < to && !BLANK.test(lines[j].text) && (isTraceLine(lines[j].text) || indentOf(lines[j].text) >= 2 || /^\s*[}\])]/.test(lines[j].text))) j++;
+        while (
+          j < to &&
+          !BLANK.test(lines[j].text) &&
+          (isTraceLine(lines[j].text) || indentOf(lines[j].text) >= 2 || /^\s*[}\])]/.test(lines[j].text))
+        )
+          j++;
         blocks.push({ kind: 'trace', start: line.start, end: lines[j - 1].end, body: { start: line.start, end: lines[j - 1].end } });
         i = j;
         continue;
@@ -240,7 +247,12 @@ export function scanBlocks(text: string): Block[] {
           if (BLANK.test(next) || LIST_ITEM.test(next) || FENCE.test(next) || indentOf(next) < column) break;
           j++;
         }
-        blocks.push({ kind: 'list-item', start: line.start, end: lines[j - 1].end, body: { start: line.start + item[0].length, end: lines[j - 1].end } });
+        blocks.push({
+          kind: 'list-item',
+          start: line.start,
+          end: lines[j - 1].end,
+          body: { start: line.start + item[0].length, end: lines[j - 1].end },
+        });
         i = j;
         continue;
       }
@@ -326,7 +338,5 @@ export function inlineCode(text: string, start = 0, end = text.length): Array<Sp
 /** Text without markdown emphasis markers (**bold**, *italic*; __x__ stays, a Python name more often than bold). */
 export function withoutEmphasis(text: string): string {
   if (!text.includes('*')) return text;
-  return text
-    .replace(/\*\*(?=\S)([^\n]*?\S)\*\*/g, '$1')
-    .replace(/(?<![\w*])\*(?=[^\s*])([^*\n]*?[^\s*])\*(?![\w*])/g, '$1');
+  return text.replace(/\*\*(?=\S)([^\n]*?\S)\*\*/g, '$1').replace(/(?<![\w*])\*(?=[^\s*])([^*\n]*?[^\s*])\*(?![\w*])/g, '$1');
 }

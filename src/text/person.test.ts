@@ -20,7 +20,12 @@ const cases: Array<[string, string | null, string | null, string]> = [
   ['You are doing great with your painting.', 'Caroline', 'Melanie', "Melanie is doing great with Melanie's painting."],
   ['You paint every day, right.', 'Caroline', 'Melanie', 'Melanie paints every day, right.'],
   ['Make sure you take care of yourself.', 'Caroline', 'Melanie', 'Make sure Melanie takes care of Melanie.'],
-  ["I'll let you know, and I hope you really enjoy it.", 'Caroline', 'Melanie', 'Caroline will let Melanie know, and Caroline hopes Melanie really enjoys it.'],
+  [
+    "I'll let you know, and I hope you really enjoy it.",
+    'Caroline',
+    'Melanie',
+    'Caroline will let Melanie know, and Caroline hopes Melanie really enjoys it.',
+  ],
   ['They hired me at a company I like.', 'John', null, 'They hired John at a company John likes.'],
   ['Painting is great for expressing yourself.', 'Caroline', 'Melanie', 'Painting is great for expressing yourself.'],
   ['You never know what happens.', 'Caroline', 'Melanie', 'You never know what happens.'],
@@ -33,7 +38,16 @@ test('first and second person become names, and the verb agrees', () => {
 });
 
 test('third person forms', () => {
-  assert.deepEqual(['live', 'try', 'watch', 'go', 'have', 'do', 'play', 'fix'].map(thirdPersonForm), ['lives', 'tries', 'watches', 'goes', 'has', 'does', 'plays', 'fixes']);
+  assert.deepEqual(['live', 'try', 'watch', 'go', 'have', 'do', 'play', 'fix'].map(thirdPersonForm), [
+    'lives',
+    'tries',
+    'watches',
+    'goes',
+    'has',
+    'does',
+    'plays',
+    'fixes',
+  ]);
 });
 
 test('second person left unresolved is found, generic second person is not', () => {

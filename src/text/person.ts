@@ -12,10 +12,18 @@ export interface People {
 
 const MODALS = new Set(['can', 'could', 'will', 'would', 'shall', 'should', 'may', 'might', 'must', 'ought', 'need']);
 const IRREGULAR: Record<string, string> = { am: 'is', are: 'is', have: 'has', do: 'does', go: 'goes', were: 'was', be: 'is' };
-const CONTRACTED: Record<string, string> = { "don't": "doesn't", "haven't": "hasn't", "aren't": "isn't", "weren't": "wasn't", 'dont': "doesn't" };
+const CONTRACTED: Record<string, string> = {
+  "don't": "doesn't",
+  "haven't": "hasn't",
+  "aren't": "isn't",
+  "weren't": "wasn't",
+  dont: "doesn't",
+};
 /** Adverbs that may stand between the subject and its verb ("I really love"). */
 const ADVERBS = new Set(
-  'really also just still now always never usually often actually totally definitely truly sometimes finally already even mostly only recently currently kinda kind of literally seriously absolutely honestly personally rarely constantly especially'.split(' '),
+  'really also just still now always never usually often actually totally definitely truly sometimes finally already even mostly only recently currently kinda kind of literally seriously absolutely honestly personally rarely constantly especially'.split(
+    ' ',
+  ),
 );
 
 /** "live" -> "lives", "try" -> "tries", "watch" -> "watches" (a verb's third person singular). */
@@ -40,7 +48,9 @@ function isBaseVerb(word: string): boolean {
   if (MODALS.has(lower) || lower.endsWith('ed')) return false;
   let known = baseForms.get(lower);
   if (known === undefined) {
-    const tags = new Set<string>(((nlp(`I ${lower} it`).terms().json() as Array<{ terms: Array<{ tags: string[] }> }>)[1]?.terms?.[0]?.tags) ?? []);
+    const tags = new Set<string>(
+      (nlp(`I ${lower} it`).terms().json() as Array<{ terms: Array<{ tags: string[] }> }>)[1]?.terms?.[0]?.tags ?? [],
+    );
     known = tags.has('Verb') && tags.has('Infinitive') && !tags.has('PastTense') && !tags.has('Modal');
     if (baseForms.size > 20_000) baseForms.clear();
     baseForms.set(lower, known);
@@ -63,7 +73,8 @@ function agree(text: string, mark: string, name: string): string {
 }
 
 /** Verbs taking an object and a bare verb: "let you know", "made me feel". */
-export const CAUSATIVE = /^(?:let|lets|letting|help|helps|helped|helping|make|makes|made|making|have|has|had|watch|watched|see|saw|seen|hear|heard|bid)$/i;
+export const CAUSATIVE =
+  /^(?:let|lets|letting|help|helps|helped|helping|make|makes|made|making|have|has|had|watch|watched|see|saw|seen|hear|heard|bid)$/i;
 
 /** True when the words (a leading adverb allowed) start with a base-form verb. */
 function startsWithVerb(words: string): boolean {
@@ -73,7 +84,8 @@ function startsWithVerb(words: string): boolean {
 }
 
 /** Generic second person: says something of anyone, not of the addressee. */
-const GENERIC_YOU = /((?:^|[,.!?]\s*)you know\b|(?:^|[,.!?]\s*)you see\b|\b(?:you never know|you bet|if you|when you|whether you|you can never|thank you|you guys|you all|y'all|expressing yourself|be yourself)\b)/i;
+const GENERIC_YOU =
+  /((?:^|[,.!?]\s*)you know\b|(?:^|[,.!?]\s*)you see\b|\b(?:you never know|you bet|if you|when you|whether you|you can never|thank you|you guys|you all|y'all|expressing yourself|be yourself)\b)/i;
 
 export function toThirdPerson(sentence: string, people: People): string {
   let out = sentence;
@@ -109,7 +121,8 @@ export function toThirdPerson(sentence: string, people: People): string {
       // "you" is the subject where a verb follows ("make sure you take care"), except after a verb that takes an
       // object and a bare verb ("let you know", "help you find"); otherwise an object ("proud of you").
       .replace(/(\b[A-Za-z]+\s+)?\b[Yy]ou\b(?=((?:\s+[a-z]+)?\s+[a-z]+))/g, (_all: string, before: string | undefined, next: string) =>
-        (before && CAUSATIVE.test(before.trim())) || !startsWithVerb(next) ? `${before ?? ''}${addressee}` : `${before ?? ''}${mark}`)
+        (before && CAUSATIVE.test(before.trim())) || !startsWithVerb(next) ? `${before ?? ''}${addressee}` : `${before ?? ''}${mark}`,
+      )
       .replace(/\b[Yy]ou\b/g, addressee);
     out = agree(out, mark, addressee).split(mark).join(addressee);
   }

@@ -24,6 +24,9 @@ test('sentences of a long text of short sentences take time in proportion to its
     split(small); // warm
     const perCharSmall = best(() => split(small)) / small.length;
     const perCharLarge = best(() => split(large)) / large.length;
-    assert.ok(perCharLarge < perCharSmall * 4, `per character: ${perCharLarge.toExponential(2)} ms at 230 KB, ${perCharSmall.toExponential(2)} at 23 KB`);
+    assert.ok(
+      perCharLarge < perCharSmall * 4,
+      `per character: ${perCharLarge.toExponential(2)} ms at 230 KB, ${perCharSmall.toExponential(2)} at 23 KB`,
+    );
   }
 });

@@ -27,6 +27,7 @@ export function* sentencesOf(content: string): Generator<{ segment: string; inde
 
 /** Index of the space after the last `.`, `!` or `?` that is followed by a space, or -1. */
 function lastSentenceEnd(text: string): number {
-  for (let i = text.length - 2; i > 0; i--) if (text[i + 1] === ' ' && (text[i] === '.' || text[i] === '!' || text[i] === '?')) return i + 1;
+  for (let i = text.length - 2; i > 0; i--)
+    if (text[i + 1] === ' ' && (text[i] === '.' || text[i] === '!' || text[i] === '?')) return i + 1;
   return -1;
 }

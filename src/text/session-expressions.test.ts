@@ -97,7 +97,7 @@ test('the matched text and its place in the query', () => {
   assert.equal(r.text, 'sessions 2 through 4');
 });
 
-test('not sessions of ours: someone else\'s, of an event, a first time doing something else, plain words', () => {
+test("not sessions of ours: someone else's, of an event, a first time doing something else, plain words", () => {
   for (const text of [
     'When was the last time I went to Paris?',
     'Last time I checked, the build took 40 seconds.',

@@ -25,12 +25,48 @@ export interface SessionExpression {
 }
 
 const ORDINALS = [
-  'first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth', 'eleventh', 'twelfth', 'thirteenth',
-  'fourteenth', 'fifteenth', 'sixteenth', 'seventeenth', 'eighteenth', 'nineteenth', 'twentieth',
+  'first',
+  'second',
+  'third',
+  'fourth',
+  'fifth',
+  'sixth',
+  'seventh',
+  'eighth',
+  'ninth',
+  'tenth',
+  'eleventh',
+  'twelfth',
+  'thirteenth',
+  'fourteenth',
+  'fifteenth',
+  'sixteenth',
+  'seventeenth',
+  'eighteenth',
+  'nineteenth',
+  'twentieth',
 ];
 const CARDINALS = [
-  'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen',
-  'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+  'sixteen',
+  'seventeen',
+  'eighteen',
+  'nineteen',
+  'twenty',
 ];
 
 const ORD = `(?:${ORDINALS.join('|')}|\\d{1,3}(?:st|nd|rd|th))`;
@@ -76,7 +112,8 @@ interface Rule {
 const re = (source: string): RegExp => new RegExp(source, 'gi');
 
 /** "we talked", "you and I spoke", "we had a chat": the two of us conversing. */
-const WE_TALKED = '(?:that\\s+|when\\s+)?(?:we|you\\s+and\\s+i|i\\s+and\\s+you)\\s+(?:talked|spoke|chatted|met|discussed|had\\s+(?:a|our)\\s+(?:chat|talk|conversation|session)|were\\s+(?:talking|chatting))';
+const WE_TALKED =
+  '(?:that\\s+|when\\s+)?(?:we|you\\s+and\\s+i|i\\s+and\\s+you)\\s+(?:talked|spoke|chatted|met|discussed|had\\s+(?:a|our)\\s+(?:chat|talk|conversation|session)|were\\s+(?:talking|chatting))';
 /** After a bare "last time": a clause that reports what one of us said. */
 const SAID_AFTER =
   /^\s*,?\s*(?:i|you)\s+(?:told|said|mentioned|asked|suggested|recommended|promised|explained|shared|talked|spoke|described|gave|wanted|were\s+(?:telling|saying|asking))\b/i;
@@ -84,7 +121,9 @@ const SAID_AFTER =
 const RULES: Rule[] = [
   // "between our second and fourth sessions", "from the second to the fourth session"
   {
-    pattern: re(`\\b(?:between|from)\\s+(?:(?:our|the)\\s+)?(?:very\\s+)?(?<a>${ORD})\\s+(?:(?:session|conversation|chat)s?\\s+)?(?:and|to|through|thru|until|till)\\s+(?:(?:our|the)\\s+)?(?<b>${ORD})\\s+${NOUN_S}${END}`),
+    pattern: re(
+      `\\b(?:between|from)\\s+(?:(?:our|the)\\s+)?(?:very\\s+)?(?<a>${ORD})\\s+(?:(?:session|conversation|chat)s?\\s+)?(?:and|to|through|thru|until|till)\\s+(?:(?:our|the)\\s+)?(?<b>${ORD})\\s+${NOUN_S}${END}`,
+    ),
     read: (m) => [ordinal(numberOf(m.groups!.a), numberOf(m.groups!.b))],
   },
   // "sessions 2 through 4", "sessions 2-4", "session 3", "session #5", "sessions 2 and 5"
@@ -139,7 +178,9 @@ const RULES: Rule[] = [
   },
   // "in our earlier chats", "previous conversations", "an earlier session"
   {
-    pattern: re(`\\b(?:(?:all\\s+)?(?:our|the)\\s+|all\\s+|an\\s+|one\\s+of\\s+our\\s+)?(?:earlier|previous|prior|past|older|former)\\s+${NOUN_S}${END}`),
+    pattern: re(
+      `\\b(?:(?:all\\s+)?(?:our|the)\\s+|all\\s+|an\\s+|one\\s+of\\s+our\\s+)?(?:earlier|previous|prior|past|older|former)\\s+${NOUN_S}${END}`,
+    ),
     read: (m) => (m[0].toLowerCase().startsWith('an ') || /s$/i.test(m[0]) ? [{ kind: 'earlier' }] : null),
   },
   // "this session", "our current conversation"

@@ -14,7 +14,8 @@ const PREFERENCE =
 
 /** Words that, just before "I prefer", make it a question or someone else's advice ("should I prioritize", "Ronald
  * suggested I prioritize", "wonder whether I'd rather"): not the speaker's preference. */
-const NOT_STATED = /\b(?:should|shall|could|would|can|do|did|must|suggest(?:s|ed)?|recommend(?:s|ed)?|advise[ds]?|told|whether|if|wonder)\s+(?:\w+\s+)?$/i;
+const NOT_STATED =
+  /\b(?:should|shall|could|would|can|do|did|must|suggest(?:s|ed)?|recommend(?:s|ed)?|advise[ds]?|told|whether|if|wonder)\s+(?:\w+\s+)?$/i;
 
 /** Whether the sentence (in its speaker's own words) is a standing instruction, a preference, or neither. */
 export function stanceOf(sentence: string): Stance | null {

@@ -65,7 +65,8 @@ function nearest(text: string, from: number, to: number, expressionStart: number
     const end = from + c.end;
     const distance = end <= expressionStart ? expressionStart - end : start >= expressionEnd ? start - expressionEnd : 0;
     // On a tie the plan wins: "planned" in "is planned for" is both a past participle and a plan.
-    if (!best || distance < best.distance || (distance === best.distance && c.direction === 'future')) best = { distance, direction: c.direction };
+    if (!best || distance < best.distance || (distance === best.distance && c.direction === 'future'))
+      best = { distance, direction: c.direction };
   }
   return best?.direction ?? null;
 }

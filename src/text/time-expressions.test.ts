@@ -38,7 +38,7 @@ const BY_TENSE: Array<[sentence: string, expected: string[]]> = [
   ["I'm going to visit Mum on March 8.", ['2025-03-08']],
   ['My exam is scheduled for February 20.', ['2025-02-20']],
   ['We moved here on April 2.', ['2023-04-02']],
-  ['I can\'t wait for our trip on October 3!', ['2024-10-03']],
+  ["I can't wait for our trip on October 3!", ['2024-10-03']],
   ['The new cafe opened on October 3.', ['2023-10-03']],
   ['Her birthday is December 2.', ['2023-12-02']],
   ['On Friday we will go hiking.', ['2024-03-15']],

@@ -71,7 +71,8 @@ function steps(start: Date, unit: 'year' | 'week', monthOnly: boolean, direction
   const last = (d: Date): number => (monthOnly ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - 1 : dayOf(d));
   // chrono's reading is the nearest occurrence, so the one wanted is at most a step or two away.
   const candidates = [-2, -1, 0, 1, 2];
-  if (direction === 'future') return candidates.find((n) => (unit === 'week' ? dayOf(shift(start, unit, n)) > today : last(shift(start, unit, n)) >= today)) ?? 0;
+  if (direction === 'future')
+    return candidates.find((n) => (unit === 'week' ? dayOf(shift(start, unit, n)) > today : last(shift(start, unit, n)) >= today)) ?? 0;
   return candidates.findLast((n) => (unit === 'week' ? dayOf(shift(start, unit, n)) < today : first(shift(start, unit, n)) <= today)) ?? 0;
 }
 
@@ -127,7 +128,12 @@ export function parseTimeExpressions(text: string, reference: Date, context?: st
     const y = Number(m[1]);
     const index = (m.index ?? 0) + m[0].indexOf(m[1]);
     if (out.some((r) => index >= r.index && index < r.index + r.text.length)) continue;
-    out.push({ text: m[1], index, start: new Date(Date.UTC(y, 0, 1)).toISOString(), end: new Date(Date.UTC(y + 1, 0, 1) - 1).toISOString() });
+    out.push({
+      text: m[1],
+      index,
+      start: new Date(Date.UTC(y, 0, 1)).toISOString(),
+      end: new Date(Date.UTC(y + 1, 0, 1) - 1).toISOString(),
+    });
   }
   return out.sort((a, b) => a.index - b.index);
 }

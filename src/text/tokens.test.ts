@@ -6,7 +6,12 @@ import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import { countTokens } from './tokens.ts';
 
 test('ordinary text is counted exactly', () => {
-  for (const text of ['', 'Alice moved to Berlin last June.', 'Alice moved to Berlin. '.repeat(2000), `${'x'.repeat(255)} and ${'-'.repeat(200)} ${' '.repeat(100)}.`])
+  for (const text of [
+    '',
+    'Alice moved to Berlin last June.',
+    'Alice moved to Berlin. '.repeat(2000),
+    `${'x'.repeat(255)} and ${'-'.repeat(200)} ${' '.repeat(100)}.`,
+  ])
     assert.equal(countTokens(text), encode(text).length, text.slice(0, 40));
 });
 

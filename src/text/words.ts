@@ -15,7 +15,12 @@ export const isStopword = (word: string): boolean => STOPWORDS.has(word.toLowerC
 
 /** Lowercased word tokens (letters and digits, apostrophes dropped). */
 export function words(text: string): string[] {
-  return (text.toLowerCase().replace(/['’]/g, '').match(/[\p{L}\p{N}]+/gu) ?? []);
+  return (
+    text
+      .toLowerCase()
+      .replace(/['’]/g, '')
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
 }
 
 /** Words worth searching for: no stopwords, no single letters. */

@@ -12,20 +12,62 @@ function item(kind: MemoryItem['kind'], text: string, generation = kind === 'ref
   n++;
   const at = new Date(Date.UTC(2024, 0, 1, 0, n)).toISOString();
   return {
-    id: `${kind}-${n}`, bankId: 'b', recordId: 'thread:t', threadId: 't', kind, generation, status: 'active', text, tokens: countTokens(text),
-    fromSeq: n, toSeq: n, messageCount: 1, inputTokens: 100, covers: [], currentTask: null, suggestedResponse: null, firstAt: at, lastAt: at,
-    createdAt: at, activatedAt: at, archivedAt: null,
+    id: `${kind}-${n}`,
+    bankId: 'b',
+    recordId: 'thread:t',
+    threadId: 't',
+    kind,
+    generation,
+    status: 'active',
+    text,
+    tokens: countTokens(text),
+    fromSeq: n,
+    toSeq: n,
+    messageCount: 1,
+    inputTokens: 100,
+    covers: [],
+    currentTask: null,
+    suggestedResponse: null,
+    firstAt: at,
+    lastAt: at,
+    createdAt: at,
+    activatedAt: at,
+    archivedAt: null,
   };
 }
 function message(seq: number, content: string): ThreadMessage {
-  return { seq, id: `m${seq}`, bankId: 'b', threadId: 't', role: 'user', name: null, content, toolCalls: null, timestamp: '2024-01-02T00:00:00.000Z', tokens: countTokens(content) + 4, createdAt: '' };
+  return {
+    seq,
+    id: `m${seq}`,
+    bankId: 'b',
+    threadId: 't',
+    role: 'user',
+    name: null,
+    content,
+    toolCalls: null,
+    timestamp: '2024-01-02T00:00:00.000Z',
+    tokens: countTokens(content) + 4,
+    createdAt: '',
+  };
 }
 
-const observations = Array.from({ length: 10 }, (_, i) => item('observation', `[1 Jan 2024] User: observation number ${i} about the garden shed and its blue door.`));
-const reflections = [item('reflection', '[Dec 2023] Older summary: the user is building a garden shed.', 2), item('reflection', '[Dec 2023] User chose cedar wood.')];
+const observations = Array.from({ length: 10 }, (_, i) =>
+  item('observation', `[1 Jan 2024] User: observation number ${i} about the garden shed and its blue door.`),
+);
+const reflections = [
+  item('reflection', '[Dec 2023] Older summary: the user is building a garden shed.', 2),
+  item('reflection', '[Dec 2023] User chose cedar wood.'),
+];
 const base = (over: Partial<ContextInput>): ContextInput => ({
-  reflections, observations, currentTask: 'User: paint the door', suggestedResponse: null, workingMemory: '# WM\n- likes blue\n',
-  tail: [message(1, 'What colour again?'), message(2, 'Blue, as agreed.')], settings: resolveSettings({}, 't'), maxTokens: null, ...over,
+  reflections,
+  observations,
+  currentTask: 'User: paint the door',
+  suggestedResponse: null,
+  workingMemory: '# WM\n- likes blue\n',
+  tail: [message(1, 'What colour again?'), message(2, 'Blue, as agreed.')],
+  settings: resolveSettings({}, 't'),
+  maxTokens: null,
+  ...over,
 });
 
 test('the prefix does not depend on the tail', () => {

@@ -108,8 +108,14 @@ export function assembleContext(input: ContextInput): AssembledContext {
   let prefix = '';
   let prefixTokens = 0;
   for (;;) {
-    const refl = taken.filter((p) => p.kind === 'reflection').map((p) => p.item as MemoryItem).sort((a, b) => byCoverage(a, b) || rank(a) - rank(b));
-    const obs = taken.filter((p) => p.kind === 'observation').map((p) => p.item as MemoryItem).sort((a, b) => rank(a) - rank(b));
+    const refl = taken
+      .filter((p) => p.kind === 'reflection')
+      .map((p) => p.item as MemoryItem)
+      .sort((a, b) => byCoverage(a, b) || rank(a) - rank(b));
+    const obs = taken
+      .filter((p) => p.kind === 'observation')
+      .map((p) => p.item as MemoryItem)
+      .sort((a, b) => rank(a) - rank(b));
     const task = taken.some((p) => p.kind === 'task') ? taskText : null;
     const wm = taken.some((p) => p.kind === 'wm') ? wmText : null;
     prefix = render(refl, obs, task, wm);

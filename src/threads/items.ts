@@ -8,7 +8,13 @@ import type { ThreadScope } from './scope.ts';
 import type { MemoryItem, ThreadMessage } from './types.ts';
 
 /** An observation of messages: `running` (no draft yet) while the observer works, then buffered or active. */
-export function observationItem(scope: ThreadScope, messages: ThreadMessage[], draft: ObservationDraft | null, status: MemoryItem['status'], now: string): MemoryItem {
+export function observationItem(
+  scope: ThreadScope,
+  messages: ThreadMessage[],
+  draft: ObservationDraft | null,
+  status: MemoryItem['status'],
+  now: string,
+): MemoryItem {
   const times = messages.map((m) => m.timestamp).sort();
   return {
     id: newId('obs'),
@@ -36,10 +42,23 @@ export function observationItem(scope: ThreadScope, messages: ThreadMessage[], d
 }
 
 /** A reflection condensing `covered`; it carries forward their newest current task and suggested response. */
-export function reflectionItem(scope: ThreadScope, covered: MemoryItem[], generation: number, text: string | null, status: MemoryItem['status'], now: string): MemoryItem {
+export function reflectionItem(
+  scope: ThreadScope,
+  covered: MemoryItem[],
+  generation: number,
+  text: string | null,
+  status: MemoryItem['status'],
+  now: string,
+): MemoryItem {
   const newestTask = [...covered].reverse().find((c) => c.currentTask);
-  const first = covered.map((c) => c.firstAt).filter((t): t is string => !!t).sort();
-  const last = covered.map((c) => c.lastAt).filter((t): t is string => !!t).sort();
+  const first = covered
+    .map((c) => c.firstAt)
+    .filter((t): t is string => !!t)
+    .sort();
+  const last = covered
+    .map((c) => c.lastAt)
+    .filter((t): t is string => !!t)
+    .sort();
   return {
     id: newId('ref'),
     bankId: scope.bank.id,

@@ -20,7 +20,16 @@ import type { BridgeRetain, Observer, Reflector, ThreadStore, WorkingMemoryUpdat
 import type { ThreadScope, Workers } from './scope.ts';
 import { mergeSettings, parseThreadSettings, resolveSettings, type ResolvedThreadSettings, type ThreadSettingsInput } from './settings.ts';
 import { buildStatus, type MemoryStatusReport } from './status.ts';
-import { resourceRecordId, threadRecordId, type MemoryItem, type MemoryStatus, type MessageInput, type Thread, type ThreadMessage, type WorkingMemory } from './types.ts';
+import {
+  resourceRecordId,
+  threadRecordId,
+  type MemoryItem,
+  type MemoryStatus,
+  type MessageInput,
+  type Thread,
+  type ThreadMessage,
+  type WorkingMemory,
+} from './types.ts';
 import { addBullet, capDocument, NOTES_SECTION, OfflineWorkingMemoryUpdater, startDocument } from './working-memory.ts';
 
 export interface ThreadMemoryDeps {
@@ -99,9 +108,13 @@ export class ThreadMemory {
   private resolve(bank: Bank, threadLayer: ThreadSettingsInput, where: string): ResolvedThreadSettings {
     const settings = resolveSettings(mergeSettings(this.bankLayer(bank), threadLayer), where);
     if (settings.observer === 'llm' && !this.deps.llmFor?.(bank))
-      throw badRequest(`thread memory setting observer 'llm' (${where}) needs an LLM for threads; configure one (CAIRN_THREADS_LLM_* or CAIRN_LLM_*) or use observer 'auto' or 'offline'`);
+      throw badRequest(
+        `thread memory setting observer 'llm' (${where}) needs an LLM for threads; configure one (CAIRN_THREADS_LLM_* or CAIRN_LLM_*) or use observer 'auto' or 'offline'`,
+      );
     if (settings.bridge !== 'off' && !this.deps.bridge)
-      throw badRequest(`thread memory setting bridge '${settings.bridge}' (${where}) is not available: this server was started without a retain bridge`);
+      throw badRequest(
+        `thread memory setting bridge '${settings.bridge}' (${where}) is not available: this server was started without a retain bridge`,
+      );
     return settings;
   }
 
@@ -112,7 +125,11 @@ export class ThreadMemory {
   }
 
   /** Merges (or, with replace, sets) the bank's thread settings after checking the result. */
-  async updateBankSettings(bankId: string, patch: unknown, replace = false): Promise<{ settings: ThreadSettingsInput; effective: ResolvedThreadSettings }> {
+  async updateBankSettings(
+    bankId: string,
+    patch: unknown,
+    replace = false,
+  ): Promise<{ settings: ThreadSettingsInput; effective: ResolvedThreadSettings }> {
     const bank = await this.requireBank(bankId);
     const layer = parseThreadSettings(patch, `bank '${bankId}' update`);
     const next = replace ? layer : mergeSettings(this.bankLayer(bank), layer);
@@ -138,9 +155,12 @@ export class ThreadMemory {
   private scopeOf(bank: Bank, thread: Thread): ThreadScope {
     const settings = this.resolve(bank, parseThreadSettings(thread.settings, `thread '${thread.id}' settings`), `thread '${thread.id}'`);
     if (settings.scope === 'resource' && !thread.resourceId)
-      throw badRequest(`thread '${thread.id}' uses scope 'resource' but has no resourceId; send resourceId with the thread's first messages`);
+      throw badRequest(
+        `thread '${thread.id}' uses scope 'resource' but has no resourceId; send resourceId with the thread's first messages`,
+      );
     const recordId = settings.scope === 'resource' && thread.resourceId ? resourceRecordId(thread.resourceId) : threadRecordId(thread.id);
-    const wmKey = settings.workingMemory.scope === 'resource' && thread.resourceId ? resourceRecordId(thread.resourceId) : threadRecordId(thread.id);
+    const wmKey =
+      settings.workingMemory.scope === 'resource' && thread.resourceId ? resourceRecordId(thread.resourceId) : threadRecordId(thread.id);
     return { bank, thread, settings, recordId, wmKey, workers: this.workersFor(bank, settings) };
   }
 
@@ -184,7 +204,10 @@ export class ThreadMemory {
     const next: Thread = { ...thread, updatedAt: now };
     if (input.resourceId !== undefined && input.resourceId !== thread.resourceId) {
       if (existing && (await this.store.countMessages(bankId, threadId)).count > 0)
-        throw new CairnError('conflict', `thread '${threadId}' already has messages under resource '${thread.resourceId ?? '(none)'}'; its resourceId cannot change`);
+        throw new CairnError(
+          'conflict',
+          `thread '${threadId}' already has messages under resource '${thread.resourceId ?? '(none)'}'; its resourceId cannot change`,
+        );
       next.resourceId = input.resourceId;
     }
     if (input.settings !== undefined) {
@@ -194,7 +217,10 @@ export class ThreadMemory {
         const before = this.scopeOf(bank, thread);
         const after = this.scopeOf(bank, next);
         if (before.recordId !== after.recordId && (await this.store.listItems(bankId, before.recordId, { threadId })).length)
-          throw new CairnError('conflict', `thread '${threadId}' already has memory in ${before.recordId}; clear it before changing its scope`);
+          throw new CairnError(
+            'conflict',
+            `thread '${threadId}' already has memory in ${before.recordId}; clear it before changing its scope`,
+          );
       }
     }
     this.scopeOf(bank, next);
@@ -213,7 +239,8 @@ export class ThreadMemory {
   /** Stores the messages (before anything else), then runs the synchronous memory step and schedules the rest. */
   async append(bankId: string, threadId: string, input: AppendInput): Promise<AppendResult> {
     if (!input.messages.length) throw badRequest('messages must hold at least one message');
-    if (input.messages.length > MAX_MESSAGES_PER_APPEND) throw badRequest(`at most ${MAX_MESSAGES_PER_APPEND} messages per request; send the rest in further requests`);
+    if (input.messages.length > MAX_MESSAGES_PER_APPEND)
+      throw badRequest(`at most ${MAX_MESSAGES_PER_APPEND} messages per request; send the rest in further requests`);
     const bank = await this.requireBank(bankId);
     let thread = await this.store.getThread(bankId, threadId);
     if (!thread || (input.resourceId !== undefined && input.resourceId !== thread.resourceId))
@@ -326,8 +353,11 @@ export class ThreadMemory {
   /** Appends a note under the Notes section of the working-memory document. */
   async remember(bankId: string, threadId: string, note: string): Promise<WorkingMemory> {
     const scope = await this.scope(bankId, threadId);
-    if (!scope.settings.workingMemory.enabled) throw badRequest(`working memory is disabled for thread '${threadId}' (setting workingMemory.enabled)`);
-    return this.writeWorkingMemory(scope, (current) => capDocument(addBullet(current, NOTES_SECTION, note, 'exact'), scope.settings.workingMemory.maxTokens));
+    if (!scope.settings.workingMemory.enabled)
+      throw badRequest(`working memory is disabled for thread '${threadId}' (setting workingMemory.enabled)`);
+    return this.writeWorkingMemory(scope, (current) =>
+      capDocument(addBullet(current, NOTES_SECTION, note, 'exact'), scope.settings.workingMemory.maxTokens),
+    );
   }
 
   private async writeWorkingMemory(scope: ThreadScope, change: (current: string) => string): Promise<WorkingMemory> {
@@ -342,9 +372,23 @@ export class ThreadMemory {
       };
       await this.store.putWorkingMemory(doc);
       this.events.emit({
-        type: 'working-memory.updated', operation: null, cycleId: newId('cyc'), bankId: bank.id, recordId: scope.recordId, threadId: scope.thread.id,
-        at: doc.updatedAt, inputTokens: 0, outputTokens: countTokens(doc.content), durationMs: 0, count: 0, generation: null,
-        generationCount: await this.pipeline.generationCount(scope), chunks: null, by: 'api', error: null, itemIds: [],
+        type: 'working-memory.updated',
+        operation: null,
+        cycleId: newId('cyc'),
+        bankId: bank.id,
+        recordId: scope.recordId,
+        threadId: scope.thread.id,
+        at: doc.updatedAt,
+        inputTokens: 0,
+        outputTokens: countTokens(doc.content),
+        durationMs: 0,
+        count: 0,
+        generation: null,
+        generationCount: await this.pipeline.generationCount(scope),
+        chunks: null,
+        by: 'api',
+        error: null,
+        itemIds: [],
       });
       return doc;
     });

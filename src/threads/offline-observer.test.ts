@@ -23,7 +23,16 @@ const message = (name: string, content: string): ThreadMessage => ({
 });
 
 const observe = async (messages: ThreadMessage[], ratio = 0.6): Promise<string> =>
-  (await new OfflineObserver({ ratio }).observe({ bankId: 'b', threadId: 't', messages, previous: [], currentTask: null, instructions: '' })).text;
+  (
+    await new OfflineObserver({ ratio }).observe({
+      bankId: 'b',
+      threadId: 't',
+      messages,
+      previous: [],
+      currentTask: null,
+      instructions: '',
+    })
+  ).text;
 
 test('what someone did, with its date and names, wins over reactions and pep talk', async () => {
   const text = await observe([
@@ -35,7 +44,11 @@ test('what someone did, with its date and names, wins over reactions and pep tal
     message('Ben', 'Sounds like a great plan!'),
   ]);
   assert.match(text, /^\[8 May 2024\] /, 'dated');
-  assert.match(text, /Ana: Last Saturday I adopted a beagle called Pixel from the Lisbon shelter\. He turns 2 in June\./, 'the message stays one note, greeting dropped');
+  assert.match(
+    text,
+    /Ana: Last Saturday I adopted a beagle called Pixel from the Lisbon shelter\. He turns 2 in June\./,
+    'the message stays one note, greeting dropped',
+  );
   assert.match(text, /Ben: In March I moved to Porto/);
   assert.doesNotMatch(text, /awesome|give up|Keep pushing|how are you|great plan/);
 });
@@ -47,7 +60,10 @@ test('notes read back one per speaker turn, including consecutive turns of one s
     { date: '9 May 2024', speaker: 'Ben', text: 'We agreed on Porto.' },
   ];
   const text = formatNotes(notes);
-  assert.equal(text, '[8 May 2024] Ana: I adopted Pixel. He is a beagle. Ana: I start at the clinic on Monday.\n[9 May 2024] Ben: We agreed on Porto.');
+  assert.equal(
+    text,
+    '[8 May 2024] Ana: I adopted Pixel. He is a beagle. Ana: I start at the clinic on Monday.\n[9 May 2024] Ben: We agreed on Porto.',
+  );
   assert.deepEqual(parseNotes(text), notes);
   assert.deepEqual(
     parseNotes('Agreed, Ana. Ben: fine.').map((n) => n.speaker),

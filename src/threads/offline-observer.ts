@@ -6,7 +6,20 @@ import { countTokens } from '../text/index.ts';
 import { sumTokens } from './accounting.ts';
 import { formatNotes, parseNotes, type Note } from './notes.ts';
 import type { ObservationDraft, ObserveRequest, Observer } from './ports.ts';
-import { cuesOf, dayLabel, isBinding, isGreeting, isQuestion, noteScore, restates, salience, splitSentences, stripNoise, tidy, wordSet } from './salience.ts';
+import {
+  cuesOf,
+  dayLabel,
+  isBinding,
+  isGreeting,
+  isQuestion,
+  noteScore,
+  restates,
+  salience,
+  splitSentences,
+  stripNoise,
+  tidy,
+  wordSet,
+} from './salience.ts';
 import type { ThreadMessage } from './types.ts';
 
 export interface OfflineObserverOptions {
@@ -130,6 +143,7 @@ function suggestedResponse(messages: ThreadMessage[]): string | null {
   if (!last) return null;
   const sentences = splitSentences(stripNoise(last.content)).map(tidy).filter(Boolean);
   const question = [...sentences].reverse().find(isQuestion);
-  if (last.role === 'user') return `Answer ${speakerOf(last)}'s latest message${question ? `: ${question}` : sentences.length ? `: ${sentences[sentences.length - 1]}` : '.'}`;
+  if (last.role === 'user')
+    return `Answer ${speakerOf(last)}'s latest message${question ? `: ${question}` : sentences.length ? `: ${sentences[sentences.length - 1]}` : '.'}`;
   return question ? `Wait for the reply to: ${question}` : null;
 }

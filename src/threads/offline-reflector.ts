@@ -9,8 +9,10 @@ import type { ReflectRequest, Reflector } from './ports.ts';
 import { noteScore, properNouns, restates, salience, splitSentences, wordSet } from './salience.ts';
 
 /** Statements about a state (where someone lives, a deadline, a preference) that a later statement replaces. */
-const STATE = /\b(is|are|am|'m|'s|lives?|living|works?|working|prefers?|favou?rite|deadline|budget|due|name|called|costs?|price|meeting|moved|switched|now)\b/i;
-const VALUE = /^(?:\d[\d.,:]*|mon|tue|wed|thu|fri|sat|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|june|july|august|september|october|november|december)$/;
+const STATE =
+  /\b(is|are|am|'m|'s|lives?|living|works?|working|prefers?|favou?rite|deadline|budget|due|name|called|costs?|price|meeting|moved|switched|now)\b/i;
+const VALUE =
+  /^(?:\d[\d.,:]*|mon|tue|wed|thu|fri|sat|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|june|july|august|september|october|november|december)$/;
 
 /** One sentence of a note, as the "later information wins" pass sees it. */
 interface Statement {
@@ -56,7 +58,13 @@ export class OfflineReflector implements Reflector {
     let order = 0;
     request.items.forEach((item, source) => {
       for (const note of parseNotes(item.text)) {
-        const statements = splitSentences(note.text).map((text) => ({ text, speaker: note.speaker, words: wordSet(text), slot: slotOf(text), dropped: false }));
+        const statements = splitSentences(note.text).map((text) => ({
+          text,
+          speaker: note.speaker,
+          words: wordSet(text),
+          slot: slotOf(text),
+          dropped: false,
+        }));
         all.push({ note, statements, order: order++, source, generation: item.generation, tokens: 0, score: 0 });
       }
     });
@@ -67,7 +75,9 @@ export class OfflineReflector implements Reflector {
       if (s.words.size === 0) s.dropped = true;
       else
         s.dropped = later.some(
-          (k) => k.speaker === s.speaker && (restates(s.words, k.words, 0.75) || (STATE.test(s.text) && STATE.test(k.text) && s.slot !== '' && s.slot === k.slot)),
+          (k) =>
+            k.speaker === s.speaker &&
+            (restates(s.words, k.words, 0.75) || (STATE.test(s.text) && STATE.test(k.text) && s.slot !== '' && s.slot === k.slot)),
         );
       if (!s.dropped) later.push(s);
     }
@@ -82,7 +92,10 @@ export class OfflineReflector implements Reflector {
     const last = Math.max(1, request.items.length - 1);
     for (const u of kept) {
       u.score =
-        noteScore(u.statements.map((x) => ({ score: salience(x.text, { role: 'user' }) })), u.tokens) +
+        noteScore(
+          u.statements.map((x) => ({ score: salience(x.text, { role: 'user' }) })),
+          u.tokens,
+        ) +
         0.6 * (u.source / last) +
         0.3 * Math.min(u.generation, 3) +
         0.2 * Math.min(properNouns(u.note.text), 2);

@@ -105,7 +105,10 @@ export class Pipeline {
     const key = generationKey(scope);
     let count = this.generations.get(key);
     if (count === undefined) {
-      const reflections = await this.deps.store.listItems(scope.bank.id, scope.recordId, { kinds: ['reflection'], statuses: ['active', 'archived'] });
+      const reflections = await this.deps.store.listItems(scope.bank.id, scope.recordId, {
+        kinds: ['reflection'],
+        statuses: ['active', 'archived'],
+      });
       count = reflections.reduce((g, r) => Math.max(g, r.generation), 0);
       this.generations.set(key, count);
     }
@@ -138,7 +141,10 @@ export class Pipeline {
 
   private async observerContext(scope: ThreadScope): Promise<{ previous: string[]; currentTask: string | null }> {
     const active = await this.deps.store.listItems(scope.bank.id, scope.recordId, { statuses: ['active'] });
-    const previous = active.filter((i) => i.kind === 'observation' && i.text).slice(-OBSERVER_CONTEXT_ITEMS).map((i) => i.text);
+    const previous = active
+      .filter((i) => i.kind === 'observation' && i.text)
+      .slice(-OBSERVER_CONTEXT_ITEMS)
+      .map((i) => i.text);
     const withTask = [...active].reverse().find((i) => i.currentTask);
     return { previous, currentTask: withTask?.currentTask ?? null };
   }
@@ -162,7 +168,14 @@ export class Pipeline {
     const { text } = await reflector.reflect({
       bankId: scope.bank.id,
       recordId: scope.recordId,
-      items: covered.map((c) => ({ id: c.id, text: c.text, tokens: c.tokens, generation: c.generation, firstAt: c.firstAt, lastAt: c.lastAt })),
+      items: covered.map((c) => ({
+        id: c.id,
+        text: c.text,
+        tokens: c.tokens,
+        generation: c.generation,
+        firstAt: c.firstAt,
+        lastAt: c.lastAt,
+      })),
       generation,
       targetTokens: reflectionTarget(scope.settings.observationTokens, inputTokens),
       instructions: scope.settings.reflectorInstructions,
@@ -186,8 +199,16 @@ export class Pipeline {
         const { value, by } = await run(fallback);
         return { value, cycleId, durationMs: Date.now() - started, by };
       } catch (e) {
-        log.warn(`thread ${scope.thread.id}: ${operation} failed${fallback ? '' : canFallBack ? ' (falling back to offline)' : ''}: ${errorText(e)}`);
-        await this.emit(scope, `${operation}.failed`, { operation, cycleId, ...info, durationMs: Date.now() - started, error: errorText(e) });
+        log.warn(
+          `thread ${scope.thread.id}: ${operation} failed${fallback ? '' : canFallBack ? ' (falling back to offline)' : ''}: ${errorText(e)}`,
+        );
+        await this.emit(scope, `${operation}.failed`, {
+          operation,
+          cycleId,
+          ...info,
+          durationMs: Date.now() - started,
+          error: errorText(e),
+        });
         if (fallback || !canFallBack) throw e;
       }
     }
@@ -218,8 +239,13 @@ export class Pipeline {
 
   /** Activates buffered chunks, oldest first, until at most `keepTokens` unobserved tokens remain. */
   private async activateChunks(scope: ThreadScope, unobservedTokens: number, keepTokens: number): Promise<void> {
-    const chunks = (await this.deps.store.listItems(scope.bank.id, scope.recordId, { kinds: ['observation'], statuses: ['buffered'], threadId: scope.thread.id }))
-      .sort((a, b) => (a.fromSeq ?? 0) - (b.fromSeq ?? 0));
+    const chunks = (
+      await this.deps.store.listItems(scope.bank.id, scope.recordId, {
+        kinds: ['observation'],
+        statuses: ['buffered'],
+        threadId: scope.thread.id,
+      })
+    ).sort((a, b) => (a.fromSeq ?? 0) - (b.fromSeq ?? 0));
     const chosen: MemoryItem[] = [];
     let remaining = unobservedTokens;
     for (const c of chunks) {
@@ -264,8 +290,14 @@ export class Pipeline {
     const item = observationItem(scope, batch, result.value, 'active', this.deps.now());
     await this.deps.store.commit(scope.bank.id, { insert: [item] });
     await this.emit(scope, 'observation.end', {
-      operation: 'observation', cycleId: result.cycleId, inputTokens: item.inputTokens, outputTokens: item.tokens, count: batch.length,
-      durationMs: result.durationMs, by: result.by, itemIds: [item.id],
+      operation: 'observation',
+      cycleId: result.cycleId,
+      inputTokens: item.inputTokens,
+      outputTokens: item.tokens,
+      count: batch.length,
+      durationMs: result.durationMs,
+      by: result.by,
+      itemIds: [item.id],
     });
     this.afterObservationsActive(scope);
   }
@@ -290,12 +322,21 @@ export class Pipeline {
     if (!ready) return;
     const at = this.deps.now();
     await this.deps.store.commit(scope.bank.id, {
-      update: [{ id: ready.id, status: 'active', activatedAt: at }, ...ready.covers.map((id) => ({ id, status: 'archived' as const, archivedAt: at }))],
+      update: [
+        { id: ready.id, status: 'active', activatedAt: at },
+        ...ready.covers.map((id) => ({ id, status: 'archived' as const, archivedAt: at })),
+      ],
     });
     this.raiseGeneration(scope, ready.generation);
     await this.emit(scope, 'activation', {
-      operation: 'reflection', chunks: 1, inputTokens: ready.inputTokens, outputTokens: ready.tokens, count: ready.covers.length,
-      generation: ready.generation, itemIds: [ready.id], durationMs: 0,
+      operation: 'reflection',
+      chunks: 1,
+      inputTokens: ready.inputTokens,
+      outputTokens: ready.tokens,
+      count: ready.covers.length,
+      generation: ready.generation,
+      itemIds: [ready.id],
+      durationMs: 0,
     });
   }
 
@@ -314,11 +355,21 @@ export class Pipeline {
     );
     const item = reflectionItem(scope, covered, generation, result.value, 'active', this.deps.now());
     const at = this.deps.now();
-    await this.deps.store.commit(scope.bank.id, { insert: [item], update: covered.map((c) => ({ id: c.id, status: 'archived' as const, archivedAt: at })) });
+    await this.deps.store.commit(scope.bank.id, {
+      insert: [item],
+      update: covered.map((c) => ({ id: c.id, status: 'archived' as const, archivedAt: at })),
+    });
     this.raiseGeneration(scope, generation);
     await this.emit(scope, 'reflection.end', {
-      operation: 'reflection', cycleId: result.cycleId, inputTokens: item.inputTokens, outputTokens: item.tokens, count: covered.length,
-      generation, durationMs: result.durationMs, by: result.by, itemIds: [item.id],
+      operation: 'reflection',
+      cycleId: result.cycleId,
+      inputTokens: item.inputTokens,
+      outputTokens: item.tokens,
+      count: covered.length,
+      generation,
+      durationMs: result.durationMs,
+      by: result.by,
+      itemIds: [item.id],
     });
   }
 
@@ -353,7 +404,8 @@ export class Pipeline {
     if (s.reflectionBufferTokens > 0) this.spawn(() => this.once(`ref:${recordKey(scope)}`, () => this.bufferReflections(scope)));
     if (s.workingMemory.enabled && s.workingMemory.autoUpdate && added.length) this.spawn(() => this.updateWorkingMemory(scope, added));
     const bridge = this.deps.bridge;
-    if (s.bridge === 'messages' && bridge) this.spawn(() => this.once(`bridge:${threadKey(scope)}`, () => bridgeMessages(this.deps.store, bridge, scope)));
+    if (s.bridge === 'messages' && bridge)
+      this.spawn(() => this.once(`bridge:${threadKey(scope)}`, () => bridgeMessages(this.deps.store, bridge, scope)));
   }
 
   private afterObservationsActive(scope: ThreadScope): void {
@@ -385,7 +437,13 @@ export class Pipeline {
       const { item, batch } = reserved;
       const cycleId = newId('cyc');
       const started = Date.now();
-      await this.emit(scope, 'buffering.start', { operation: 'observation', cycleId, inputTokens: item.inputTokens, count: batch.length, itemIds: [item.id] });
+      await this.emit(scope, 'buffering.start', {
+        operation: 'observation',
+        cycleId,
+        inputTokens: item.inputTokens,
+        count: batch.length,
+        itemIds: [item.id],
+      });
       const call = this.observe(scope, scope.workers.observer, batch);
       this.chunkInFlight.set(key, call);
       let draft: ObservationDraft;
@@ -394,7 +452,13 @@ export class Pipeline {
       } catch (e) {
         await this.deps.store.commit(scope.bank.id, { remove: [item.id] });
         await this.emit(scope, 'buffering.failed', {
-          operation: 'observation', cycleId, inputTokens: item.inputTokens, count: batch.length, durationMs: Date.now() - started, error: errorText(e), itemIds: [item.id],
+          operation: 'observation',
+          cycleId,
+          inputTokens: item.inputTokens,
+          count: batch.length,
+          durationMs: Date.now() - started,
+          error: errorText(e),
+          itemIds: [item.id],
         });
         return;
       } finally {
@@ -402,12 +466,27 @@ export class Pipeline {
       }
       const tokens = countTokens(draft.text);
       const { missing } = await this.deps.store.commit(scope.bank.id, {
-        update: [{ id: item.id, status: 'buffered', text: draft.text, tokens, currentTask: draft.currentTask, suggestedResponse: draft.suggestedResponse }],
+        update: [
+          {
+            id: item.id,
+            status: 'buffered',
+            text: draft.text,
+            tokens,
+            currentTask: draft.currentTask,
+            suggestedResponse: draft.suggestedResponse,
+          },
+        ],
       });
       if (missing.length) return; // cleared meanwhile
       await this.emit(scope, 'buffering.end', {
-        operation: 'observation', cycleId, inputTokens: item.inputTokens, outputTokens: tokens, count: batch.length, durationMs: Date.now() - started,
-        by: scope.workers.observer.name, itemIds: [item.id],
+        operation: 'observation',
+        cycleId,
+        inputTokens: item.inputTokens,
+        outputTokens: tokens,
+        count: batch.length,
+        durationMs: Date.now() - started,
+        by: scope.workers.observer.name,
+        itemIds: [item.id],
       });
       // The threshold may have been crossed while the observer worked.
       await this.queue.run(recordKey(scope), () => this.settle(scope));
@@ -418,7 +497,10 @@ export class Pipeline {
     const s = scope.settings;
     for (;;) {
       const reserved = await this.queue.run(recordKey(scope), async () => {
-        const pendingReflections = await this.deps.store.listItems(scope.bank.id, scope.recordId, { kinds: ['reflection'], statuses: ['running', 'buffered'] });
+        const pendingReflections = await this.deps.store.listItems(scope.bank.id, scope.recordId, {
+          kinds: ['reflection'],
+          statuses: ['running', 'buffered'],
+        });
         if (pendingReflections.length) return null;
         const due = await this.dueForConsolidation(scope);
         if (due.items.length) {
@@ -437,7 +519,14 @@ export class Pipeline {
       const consolidation = item.generation > 1;
       const cycleId = newId('cyc');
       const started = Date.now();
-      await this.emit(scope, 'buffering.start', { operation: 'reflection', cycleId, inputTokens: item.inputTokens, count: covered.length, generation: item.generation, itemIds: [item.id] });
+      await this.emit(scope, 'buffering.start', {
+        operation: 'reflection',
+        cycleId,
+        inputTokens: item.inputTokens,
+        count: covered.length,
+        generation: item.generation,
+        itemIds: [item.id],
+      });
       const call = this.reflect(scope, scope.workers.reflector, covered, item.generation);
       this.reflectionInFlight.set(recordKey(scope), call);
       let text: string;
@@ -446,8 +535,14 @@ export class Pipeline {
       } catch (e) {
         await this.deps.store.commit(scope.bank.id, { remove: [item.id] });
         await this.emit(scope, 'buffering.failed', {
-          operation: 'reflection', cycleId, inputTokens: item.inputTokens, count: covered.length, generation: item.generation,
-          durationMs: Date.now() - started, error: errorText(e), itemIds: [item.id],
+          operation: 'reflection',
+          cycleId,
+          inputTokens: item.inputTokens,
+          count: covered.length,
+          generation: item.generation,
+          durationMs: Date.now() - started,
+          error: errorText(e),
+          itemIds: [item.id],
         });
         return;
       } finally {
@@ -457,8 +552,15 @@ export class Pipeline {
       const { missing } = await this.deps.store.commit(scope.bank.id, { update: [{ id: item.id, status: 'buffered', text, tokens }] });
       if (missing.length) return;
       await this.emit(scope, 'buffering.end', {
-        operation: 'reflection', cycleId, inputTokens: item.inputTokens, outputTokens: tokens, count: covered.length, generation: item.generation,
-        durationMs: Date.now() - started, by: scope.workers.reflector.name, itemIds: [item.id],
+        operation: 'reflection',
+        cycleId,
+        inputTokens: item.inputTokens,
+        outputTokens: tokens,
+        count: covered.length,
+        generation: item.generation,
+        durationMs: Date.now() - started,
+        by: scope.workers.reflector.name,
+        itemIds: [item.id],
       });
       // A consolidation replaces its reflections as soon as it is ready; a reflection of observations waits for the threshold.
       await this.queue.run(recordKey(scope), async () => {
@@ -476,14 +578,29 @@ export class Pipeline {
       const started = Date.now();
       let next: string;
       try {
-        next = capDocument((await scope.workers.workingMemory.update({ bankId: scope.bank.id, document, template: wm.template, messages: added, maxTokens: wm.maxTokens })).document, wm.maxTokens);
+        next = capDocument(
+          (
+            await scope.workers.workingMemory.update({
+              bankId: scope.bank.id,
+              document,
+              template: wm.template,
+              messages: added,
+              maxTokens: wm.maxTokens,
+            })
+          ).document,
+          wm.maxTokens,
+        );
       } catch (e) {
         log.warn(`thread ${scope.thread.id}: working-memory update failed: ${errorText(e)}`);
         return;
       }
       if (next === (existing?.content ?? '') || (!existing && !hasContent(next))) return;
       await this.deps.store.putWorkingMemory({ bankId: scope.bank.id, key: scope.wmKey, content: next, updatedAt: this.deps.now() });
-      await this.emit(scope, 'working-memory.updated', { outputTokens: countTokens(next), durationMs: Date.now() - started, by: scope.workers.workingMemory.name });
+      await this.emit(scope, 'working-memory.updated', {
+        outputTokens: countTokens(next),
+        durationMs: Date.now() - started,
+        by: scope.workers.workingMemory.name,
+      });
     });
   }
 }

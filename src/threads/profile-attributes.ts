@@ -59,7 +59,10 @@ const ATTRIBUTES: Attribute[] = [
   {
     key: 'age',
     section: 'Profile',
-    re: new RegExp(`\\bi(?:${A}m| am) (?:now )?\\d{1,3}(?: years old| years of age|(?=[.,!;]| and| now|$))|\\bi (?:just |recently )?turned \\d{1,3}\\b`, 'i'),
+    re: new RegExp(
+      `\\bi(?:${A}m| am) (?:now )?\\d{1,3}(?: years old| years of age|(?=[.,!;]| and| now|$))|\\bi (?:just |recently )?turned \\d{1,3}\\b`,
+      'i',
+    ),
   },
   {
     key: (m) => `favourite:${m[1].toLowerCase()}`,

@@ -6,11 +6,16 @@ import { contentWords, words, sentencesOf } from '../text/index.ts';
 export type Cue = 'decision' | 'intent' | 'progress' | 'pending' | 'constraint' | 'fact';
 
 const CUES: Record<Exclude<Cue, 'fact'>, RegExp> = {
-  decision: /\b(decided?|decision|chose|choose|chosen|going with|go with|agreed?|settled on|opted|picked|let'?s (?:use|go|do|try|plan)|plan is|switch(?:ed)? to|instead of|we'?ll use|i'?ll use)\b/i,
-  intent: /\b(i want|i'?d like|i would like|i need|i'?m looking for|looking to|my goal|goal is|goals?|trying to|help me|can you|could you|please|i hope|hoping to|i plan|planning|aim(?:ing)? to|dream of|wanna|want to)\b/i,
-  progress: /\b(done|finished|completed?|fixed|solved|resolved|works now|failed|broke|started|began|launched|shipped|deployed|won|lost|passed|graduated|moved|bought|adopted|joined|signed up|created|built|opened|got|went|visited|attended|painted|wrote|learned|took|made|received|finally)\b/i,
-  pending: /\b(todo|to-do|need to|needs to|have to|has to|still|pending|next|later|tomorrow|upcoming|soon|remind|follow up|not yet|haven'?t|going to|gonna|will)\b/i,
-  constraint: /\b(must|mustn'?t|should(?:n'?t| not)|don'?t|do not|never|always|only|at least|at most|no more than|deadline|budget|limit|required?|requirements?|allergic|can'?t(?! wait)|cannot|avoid|due)\b/i,
+  decision:
+    /\b(decided?|decision|chose|choose|chosen|going with|go with|agreed?|settled on|opted|picked|let'?s (?:use|go|do|try|plan)|plan is|switch(?:ed)? to|instead of|we'?ll use|i'?ll use)\b/i,
+  intent:
+    /\b(i want|i'?d like|i would like|i need|i'?m looking for|looking to|my goal|goal is|goals?|trying to|help me|can you|could you|please|i hope|hoping to|i plan|planning|aim(?:ing)? to|dream of|wanna|want to)\b/i,
+  progress:
+    /\b(done|finished|completed?|fixed|solved|resolved|works now|failed|broke|started|began|launched|shipped|deployed|won|lost|passed|graduated|moved|bought|adopted|joined|signed up|created|built|opened|got|went|visited|attended|painted|wrote|learned|took|made|received|finally)\b/i,
+  pending:
+    /\b(todo|to-do|need to|needs to|have to|has to|still|pending|next|later|tomorrow|upcoming|soon|remind|follow up|not yet|haven'?t|going to|gonna|will)\b/i,
+  constraint:
+    /\b(must|mustn'?t|should(?:n'?t| not)|don'?t|do not|never|always|only|at least|at most|no more than|deadline|budget|limit|required?|requirements?|allergic|can'?t(?! wait)|cannot|avoid|due)\b/i,
 };
 
 const CUE_WEIGHT: Record<Cue, number> = { decision: 1.6, intent: 1.4, progress: 1.0, pending: 1.0, constraint: 1.4, fact: 0.8 };
@@ -27,11 +32,12 @@ const LEAD_INTERJECTION =
 const FILLER = /\b(?:you know|i mean|kind of|sort of|basically|actually|literally|honestly|really|just|totally|super|pretty much)\b,?\s*/gi;
 
 /** The speaker telling what they (or their group) did: "I finally finished", "we adopted", "my sister moved". */
-const FIRST_PERSON_EVENT = /\b(?:i|we|my \w+)(?:'ve| have| had| just| finally| recently| also| actually)?\s+(?:\w+ed|went|got|made|took|saw|met|bought|began|ran|won|gave|found|came|wrote|read|lost|built|sold|left|drove|flew|taught|thought|felt|heard|kept|brought|spent|started|joined)\b/i;
+const FIRST_PERSON_EVENT =
+  /\b(?:i|we|my \w+)(?:'ve| have| had| just| finally| recently| also| actually)?\s+(?:\w+ed|went|got|made|took|saw|met|bought|began|ran|won|gave|found|came|wrote|read|lost|built|sold|left|drove|flew|taught|thought|felt|heard|kept|brought|spent|started|joined)\b/i;
 
 /** Sentences that address the other speaker rather than tell something: "You ...", "That's ...", "Sounds ...". */
-const ADDRESSED = /^(?:you(?:'re|'ve|'ll| are| have| should| must| can| could| will)?|your|that(?:'s| is| sounds| looks)|sounds|looks|what a|how (?:cool|nice|great|awesome|amazing|fun|exciting))\b/i;
-
+const ADDRESSED =
+  /^(?:you(?:'re|'ve|'ll| are| have| should| must| can| could| will)?|your|that(?:'s| is| sounds| looks)|sounds|looks|what a|how (?:cool|nice|great|awesome|amazing|fun|exciting))\b/i;
 
 /** Drops fenced and indented code, markdown decoration, emoji and lines that look like logs or data dumps. */
 export function stripNoise(text: string): string {
@@ -45,7 +51,12 @@ export function stripNoise(text: string): string {
     return symbols / t.length < 0.12;
   });
   return lines
-    .map((l) => l.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '').replace(/^#+\s+/, '').replace(/[*_`]{1,3}([^*_`]+)[*_`]{1,3}/g, '$1'))
+    .map((l) =>
+      l
+        .replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '')
+        .replace(/^#+\s+/, '')
+        .replace(/[*_`]{1,3}([^*_`]+)[*_`]{1,3}/g, '$1'),
+    )
     .join('\n')
     .replace(/\p{Extended_Pictographic}\uFE0F?/gu, '')
     .trim();
@@ -65,7 +76,11 @@ export function splitSentences(text: string): string[] {
 /** Removes leading interjections and filler words; keeps the sentence's own words otherwise. */
 export function tidy(sentence: string): string {
   let s = sentence.replace(LEAD_INTERJECTION, '');
-  s = s.replace(FILLER, '').replace(/\s+([,.!?;:])/g, '$1').replace(/\s{2,}/g, ' ').trim();
+  s = s
+    .replace(FILLER, '')
+    .replace(/\s+([,.!?;:])/g, '$1')
+    .replace(/\s{2,}/g, ' ')
+    .trim();
   s = s.replace(/^[,;:.\s-]+/, '');
   if (!s) return '';
   s = (s[0].toUpperCase() + s.slice(1)).replace(/[\s,;:-]+$/, '');
@@ -90,7 +105,12 @@ export function isQuestion(sentence: string): boolean {
 export function cuesOf(sentence: string): Set<Cue> {
   const found = new Set<Cue>();
   for (const [cue, re] of Object.entries(CUES) as Array<[Exclude<Cue, 'fact'>, RegExp]>) if (re.test(sentence)) found.add(cue);
-  if (/\d/.test(sentence) || TIME_WORDS.test(sentence) || properNouns(sentence) > 0 || /\b(?:i am|i'm|i have|i've|my|our)\b/i.test(sentence))
+  if (
+    /\d/.test(sentence) ||
+    TIME_WORDS.test(sentence) ||
+    properNouns(sentence) > 0 ||
+    /\b(?:i am|i'm|i have|i've|my|our)\b/i.test(sentence)
+  )
     found.add('fact');
   return found;
 }

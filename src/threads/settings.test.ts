@@ -24,12 +24,18 @@ test('defaults resolve into absolute token counts', () => {
 test('fractions, absolute counts and "off" values', () => {
   const s = resolveSettings({ messageTokens: 1000, bufferTokens: 150, bufferActivation: 400, blockAfter: 1800 }, 't');
   assert.deepEqual([s.bufferTokens, s.keepTokens, s.blockAfterTokens], [150, 400, 1800]);
-  const off = resolveSettings({ messageTokens: 1000, bufferTokens: false, observationTokens: 0, memoryTokenBudget: 0, messageTokenBudget: 0 }, 't');
+  const off = resolveSettings(
+    { messageTokens: 1000, bufferTokens: false, observationTokens: 0, memoryTokenBudget: 0, messageTokenBudget: 0 },
+    't',
+  );
   assert.deepEqual([off.bufferTokens, off.keepTokens, off.blockAfterTokens, off.reflectionBufferTokens], [0, 0, 1000, 0]);
 });
 
 test('layers merge, working memory field by field', () => {
-  const merged = mergeSettings({ messageTokens: 500, workingMemory: { maxTokens: 100, template: 'T' } }, { workingMemory: { maxTokens: 50 } });
+  const merged = mergeSettings(
+    { messageTokens: 500, workingMemory: { maxTokens: 100, template: 'T' } },
+    { workingMemory: { maxTokens: 50 } },
+  );
   assert.deepEqual(merged, { messageTokens: 500, workingMemory: { maxTokens: 50, template: 'T' } });
 });
 

@@ -5,7 +5,10 @@ import { z } from 'zod';
 import { badRequest } from '../core/index.ts';
 
 const whole = (field: string, min: number) =>
-  z.number({ error: `${field} must be a number` }).int({ error: `${field} must be a whole number` }).min(min, { error: `${field} must be ${min} or more` });
+  z
+    .number({ error: `${field} must be a number` })
+    .int({ error: `${field} must be a whole number` })
+    .min(min, { error: `${field} must be ${min} or more` });
 
 export const ThreadSettingsSchema = z
   .strictObject({
@@ -17,7 +20,8 @@ export const ThreadSettingsSchema = z
     observationTokens: whole('observationTokens', 0),
     /** Condense reflections of one generation into the next once there are this many (0: never; 1 is refused). */
     reflectionConsolidationThreshold: whole('reflectionConsolidationThreshold', 0).refine((v) => v !== 1, {
-      error: 'reflectionConsolidationThreshold must be 0 (never consolidate) or at least 2: one reflection cannot be condensed into a new generation of itself',
+      error:
+        'reflectionConsolidationThreshold must be 0 (never consolidate) or at least 2: one reflection cannot be condensed into a new generation of itself',
     }),
     maxObservationsInContext: whole('maxObservationsInContext', 0),
     maxReflectionsInContext: whole('maxReflectionsInContext', 0),
@@ -103,7 +107,9 @@ export const DEFAULT_WORKING_MEMORY_TEMPLATE = '# Working memory\n\n## Profile\n
  * the history once it passes about 15,000): observe every 1,000 message tokens (Lango's threshold; Mastra's 30,000
  * suits models with very long contexts), keep the memory prefix within 1,800 tokens. Raise them for more detail.
  */
-export const DEFAULT_THREAD_SETTINGS: Required<Omit<ThreadSettingsInput, 'workingMemory' | 'messageTokenBudget'>> & { workingMemory: WorkingMemorySettings } = {
+export const DEFAULT_THREAD_SETTINGS: Required<Omit<ThreadSettingsInput, 'workingMemory' | 'messageTokenBudget'>> & {
+  workingMemory: WorkingMemorySettings;
+} = {
   scope: 'thread',
   messageTokens: 1000,
   observationTokens: 1200,
@@ -156,7 +162,9 @@ export function resolveSettings(merged: ThreadSettingsInput, where: string): Res
   if (s.bufferTokens !== false && s.bufferTokens > 0) {
     bufferTokens = s.bufferTokens < 1 ? Math.max(1, Math.round(s.bufferTokens * m)) : Math.round(s.bufferTokens);
     if (bufferTokens >= m)
-      problems.push(`bufferTokens (${s.bufferTokens}, i.e. ${bufferTokens} tokens) must be below messageTokens (${m}): buffering must happen before the threshold; use a fraction such as 0.2 or a smaller count`);
+      problems.push(
+        `bufferTokens (${s.bufferTokens}, i.e. ${bufferTokens} tokens) must be below messageTokens (${m}): buffering must happen before the threshold; use a fraction such as 0.2 or a smaller count`,
+      );
   }
 
   let keepTokens: number;
@@ -164,14 +172,18 @@ export function resolveSettings(merged: ThreadSettingsInput, where: string): Res
   else {
     keepTokens = Math.round(s.bufferActivation);
     if (keepTokens >= m)
-      problems.push(`bufferActivation (${s.bufferActivation}) as a token count to keep must be below messageTokens (${m}); use a ratio in (0, 1] or a smaller count`);
+      problems.push(
+        `bufferActivation (${s.bufferActivation}) as a token count to keep must be below messageTokens (${m}); use a ratio in (0, 1] or a smaller count`,
+      );
   }
 
   let blockAfterTokens = m;
   if (bufferTokens > 0) {
     blockAfterTokens = s.blockAfter < 2 ? Math.round(s.blockAfter * m) : Math.round(s.blockAfter);
     if (blockAfterTokens <= m)
-      problems.push(`blockAfter (${s.blockAfter}) must resolve above messageTokens (${m}): use a multiplier between 1 and 2 or a larger token count`);
+      problems.push(
+        `blockAfter (${s.blockAfter}) must resolve above messageTokens (${m}): use a multiplier between 1 and 2 or a larger token count`,
+      );
   } else keepTokens = 0;
 
   const o = s.observationTokens;
@@ -181,12 +193,16 @@ export function resolveSettings(merged: ThreadSettingsInput, where: string): Res
     reflectionBufferTokens = Math.max(1, Math.round(s.reflectionBufferActivation * o));
     reflectionBlockAfterTokens = s.reflectionBlockAfter < 2 ? Math.round(s.reflectionBlockAfter * o) : Math.round(s.reflectionBlockAfter);
     if (reflectionBlockAfterTokens <= o)
-      problems.push(`reflectionBlockAfter (${s.reflectionBlockAfter}) must resolve above observationTokens (${o}): use a multiplier between 1 and 2 or a larger token count`);
+      problems.push(
+        `reflectionBlockAfter (${s.reflectionBlockAfter}) must resolve above observationTokens (${o}): use a multiplier between 1 and 2 or a larger token count`,
+      );
   }
 
   const messageTokenBudget = s.messageTokenBudget ?? blockAfterTokens;
   if (messageTokenBudget > 0 && messageTokenBudget < m)
-    problems.push(`messageTokenBudget (${messageTokenBudget}) is below messageTokens (${m}): messages not yet observed would fall out of the context; raise messageTokenBudget (or set 0 for unlimited) or lower messageTokens`);
+    problems.push(
+      `messageTokenBudget (${messageTokenBudget}) is below messageTokens (${m}): messages not yet observed would fall out of the context; raise messageTokenBudget (or set 0 for unlimited) or lower messageTokens`,
+    );
 
   if (problems.length) throw badRequest(`invalid thread memory settings (${where}): ${problems.join('; ')}`);
   return {

@@ -53,7 +53,8 @@ const state = (items: MemoryItem[]): BufferState =>
 export function buildStatus(input: StatusInput): MemoryStatusReport {
   const { scope, items } = input;
   const s = scope.settings;
-  const of = (kind: MemoryItem['kind'], status: MemoryItem['status']): MemoryItem[] => items.filter((i) => i.kind === kind && i.status === status);
+  const of = (kind: MemoryItem['kind'], status: MemoryItem['status']): MemoryItem[] =>
+    items.filter((i) => i.kind === kind && i.status === status);
   const activeObs = of('observation', 'active');
   const activeRefl = of('reflection', 'active');
   const chunks = items
@@ -86,8 +87,18 @@ export function buildStatus(input: StatusInput): MemoryStatusReport {
     messages: input.allMessages,
     windows: {
       active: {
-        messages: { count: input.unobserved.count, tokens: input.unobserved.tokens, threshold: s.messageTokens, blockAfter: s.blockAfterTokens },
-        observations: { count: activeObs.length, tokens: sumTokens(activeObs), threshold: s.observationTokens, blockAfter: s.reflectionBlockAfterTokens },
+        messages: {
+          count: input.unobserved.count,
+          tokens: input.unobserved.tokens,
+          threshold: s.messageTokens,
+          blockAfter: s.blockAfterTokens,
+        },
+        observations: {
+          count: activeObs.length,
+          tokens: sumTokens(activeObs),
+          threshold: s.observationTokens,
+          blockAfter: s.reflectionBlockAfterTokens,
+        },
         reflections: { count: activeRefl.length, tokens: sumTokens(activeRefl), byGeneration },
       },
       buffered: {

@@ -12,12 +12,26 @@ async function profileAfter(...said: string[]): Promise<string[]> {
   let document = DEFAULT_WORKING_MEMORY_TEMPLATE;
   for (const [i, content] of said.entries()) {
     const message: ThreadMessage = {
-      seq: i + 1, id: `m${i}`, bankId: 'b', threadId: 't', role: 'user', name: null, content, toolCalls: null,
-      timestamp: '2024-03-10T09:00:00.000Z', tokens: 10, createdAt: '2024-03-10T09:00:00.000Z',
+      seq: i + 1,
+      id: `m${i}`,
+      bankId: 'b',
+      threadId: 't',
+      role: 'user',
+      name: null,
+      content,
+      toolCalls: null,
+      timestamp: '2024-03-10T09:00:00.000Z',
+      tokens: 10,
+      createdAt: '2024-03-10T09:00:00.000Z',
     };
-    document = (await updater.update({ bankId: 'b', document, template: DEFAULT_WORKING_MEMORY_TEMPLATE, messages: [message], maxTokens: 1000 })).document;
+    document = (
+      await updater.update({ bankId: 'b', document, template: DEFAULT_WORKING_MEMORY_TEMPLATE, messages: [message], maxTokens: 1000 })
+    ).document;
   }
-  return document.split('\n').filter((l) => l.startsWith('- ')).map((l) => l.slice(2));
+  return document
+    .split('\n')
+    .filter((l) => l.startsWith('- '))
+    .map((l) => l.slice(2));
 }
 
 test('a statement that also held other facts stays, marked as previous', async () => {
@@ -43,5 +57,12 @@ test('statements that only look like the same attribute replace nothing', async 
     'I live in Leeds.',
     'I live in Leeds.',
   );
-  assert.deepEqual(kept, ['My manager is Sam Hale.', "I'm 34 years old.", 'My son is 5 years old.', 'I live in Leeds.', 'My favourite band is Blur.', 'My favourite city is Kyoto.']);
+  assert.deepEqual(kept, [
+    'My manager is Sam Hale.',
+    "I'm 34 years old.",
+    'My son is 5 years old.',
+    'I live in Leeds.',
+    'My favourite band is Blur.',
+    'My favourite city is Kyoto.',
+  ]);
 });

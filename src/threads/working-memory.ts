@@ -11,8 +11,14 @@ import { restates, splitSentences, stripNoise, tidy, wordSet } from './salience.
 export const NOTES_SECTION = 'Notes';
 
 const SECTION_CUES: Array<{ section: string; re: RegExp }> = [
-  { section: 'Profile', re: /\b(my name is|i'?m an? |i am an? |i work (?:as|at|for|in)|i live in|i'?m from|i am from|years old|my (?:wife|husband|partner|kids?|son|daughter|dog|cat|job|family))\b/i },
-  { section: 'Preferences', re: /\b(i (?:prefer|like|love|enjoy|hate|dislike|can'?t stand)|my favou?rite|i'?m allergic|i don'?t eat|i'?m (?:vegan|vegetarian)|from now on|please (?:always|never|don'?t))\b/i },
+  {
+    section: 'Profile',
+    re: /\b(my name is|i'?m an? |i am an? |i work (?:as|at|for|in)|i live in|i'?m from|i am from|years old|my (?:wife|husband|partner|kids?|son|daughter|dog|cat|job|family))\b/i,
+  },
+  {
+    section: 'Preferences',
+    re: /\b(i (?:prefer|like|love|enjoy|hate|dislike|can'?t stand)|my favou?rite|i'?m allergic|i don'?t eat|i'?m (?:vegan|vegetarian)|from now on|please (?:always|never|don'?t))\b/i,
+  },
   { section: 'Goals', re: /\b(my goal|i want to|i'?d like to|i plan to|i'?m planning|i hope to|i'?m trying to|my dream)\b/i },
 ];
 
@@ -34,7 +40,10 @@ function parse(doc: string): Section[] {
 function render(sections: Section[]): string {
   const parts: string[] = [];
   for (const s of sections) {
-    const body = s.lines.join('\n').replace(/\n{3,}/g, '\n\n').trim();
+    const body = s.lines
+      .join('\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim();
     if (s.title === null) {
       if (body) parts.push(body);
     } else parts.push(body ? `## ${s.title}\n${body}` : `## ${s.title}`);
@@ -48,7 +57,13 @@ const bullets = (s: Section): string[] => s.lines.filter((l) => /^\s*[-*]\s+/.te
  * Adds a bullet under a section (created at the end when missing), unless the section already says it: in the
  * same words (exact), or, for automatic notes, mostly the same content words (similar).
  */
-export function addBullet(doc: string, section: string, text: string, same: 'exact' | 'similar' = 'similar', supersedes: ReadonlySet<string> = new Set()): string {
+export function addBullet(
+  doc: string,
+  section: string,
+  text: string,
+  same: 'exact' | 'similar' = 'similar',
+  supersedes: ReadonlySet<string> = new Set(),
+): string {
   const sections = parse(doc);
   let target = sections.find((s) => s.title?.toLowerCase() === section.toLowerCase());
   if (!target) {
@@ -59,7 +74,8 @@ export function addBullet(doc: string, section: string, text: string, same: 'exa
   const words = wordSet(text);
   const existing = bullets(target);
   if (same === 'exact' ? existing.some((b) => b.trim() === line) : existing.some((b) => restates(words, wordSet(b), 0.8))) return doc;
-  if (supersedes.size) for (const s of sections) if (s.title !== null && s.title !== NOTES_SECTION) s.lines = withoutSuperseded(s.lines, supersedes);
+  if (supersedes.size)
+    for (const s of sections) if (s.title !== null && s.title !== NOTES_SECTION) s.lines = withoutSuperseded(s.lines, supersedes);
   while (target.lines.length && target.lines[target.lines.length - 1].trim() === '') target.lines.pop();
   target.lines.push(line);
   return render(sections);

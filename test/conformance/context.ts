@@ -21,8 +21,17 @@ export const sorted = (xs: string[]): string[] => [...xs].sort();
 
 export function observationWrite(bankId: string, o: Partial<ObservationWrite> = {}): ObservationWrite {
   return {
-    bankId, observations: [], vectors: [], embedder: EMBEDDER, evidence: [], revisions: [], supersede: [], removeObservationIds: [],
-    consolidatedFactIds: [], workerId: 'conformance', ...o,
+    bankId,
+    observations: [],
+    vectors: [],
+    embedder: EMBEDDER,
+    evidence: [],
+    revisions: [],
+    supersede: [],
+    removeObservationIds: [],
+    consolidatedFactIds: [],
+    workerId: 'conformance',
+    ...o,
   };
 }
 
@@ -59,7 +68,18 @@ export function conformanceContext(harness: StoreHarness): Conformance {
   });
 
   function operation(bankId: string, id: string, status: Operation['status']): Operation {
-    return { id, bankId, kind: 'retain', status, progress: { done: 0, total: 3 }, input: { items: [{ content: 'x' }] }, result: null, error: null, createdAt: at(1), updatedAt: at(1) };
+    return {
+      id,
+      bankId,
+      kind: 'retain',
+      status,
+      progress: { done: 0, total: 3 },
+      input: { items: [{ content: 'x' }] },
+      result: null,
+      error: null,
+      createdAt: at(1),
+      updatedAt: at(1),
+    };
   }
 
   async function newBank(name: string): Promise<string> {
@@ -76,19 +96,49 @@ export function conformanceContext(harness: StoreHarness): Conformance {
     const alice = entity(bankId, `${bankId}-e-alice`, 'Alice', ['Ali'], 3);
     const anna = entity(bankId, `${bankId}-e-anna`, 'Anna', [], 1);
     const facts = [
-      fact(bankId, `${bankId}-f1`, 'Alice moved to Berlin', { chunk: c1, entities: [alice.id], tags: ['move'], occurredStart: at(10), createdAt: at(3, 1) }),
-      fact(bankId, `${bankId}-f2`, 'Alice joined a robotics startup', { chunk: c1, entities: [alice.id], tags: ['work'], occurredStart: at(20), createdAt: at(3, 2) }),
-      fact(bankId, `${bankId}-f3`, 'Anna plays the violin', { chunk: c2, entities: [anna.id, alice.id], kind: 'experience', createdAt: at(3, 3) }),
-      fact(bankId, `${bankId}-f4`, 'Anna lives in Vienna', { chunk: c2, entities: [anna.id], tags: ['move', 'work'], occurredStart: at(25), occurredEnd: at(28), createdAt: at(4) }),
+      fact(bankId, `${bankId}-f1`, 'Alice moved to Berlin', {
+        chunk: c1,
+        entities: [alice.id],
+        tags: ['move'],
+        occurredStart: at(10),
+        createdAt: at(3, 1),
+      }),
+      fact(bankId, `${bankId}-f2`, 'Alice joined a robotics startup', {
+        chunk: c1,
+        entities: [alice.id],
+        tags: ['work'],
+        occurredStart: at(20),
+        createdAt: at(3, 2),
+      }),
+      fact(bankId, `${bankId}-f3`, 'Anna plays the violin', {
+        chunk: c2,
+        entities: [anna.id, alice.id],
+        kind: 'experience',
+        createdAt: at(3, 3),
+      }),
+      fact(bankId, `${bankId}-f4`, 'Anna lives in Vienna', {
+        chunk: c2,
+        entities: [anna.id],
+        tags: ['move', 'work'],
+        occurredStart: at(25),
+        occurredEnd: at(28),
+        createdAt: at(4),
+      }),
     ];
     await store.writeItem(
-      itemWrite(bankId, doc(bankId, `${bankId}-d1`), [c1, c2], facts.map((f, i) => ({ fact: f, vector: unit(i) })), {
-        entities: [alice, anna],
-        links: [
-          { bankId, from: facts[0].id, to: facts[1].id, type: 'temporal', weight: 1 },
-          { bankId, from: facts[1].id, to: facts[2].id, type: 'causal', weight: 0.5 },
-        ],
-      }),
+      itemWrite(
+        bankId,
+        doc(bankId, `${bankId}-d1`),
+        [c1, c2],
+        facts.map((f, i) => ({ fact: f, vector: unit(i) })),
+        {
+          entities: [alice, anna],
+          links: [
+            { bankId, from: facts[0].id, to: facts[1].id, type: 'temporal', weight: 1 },
+            { bankId, from: facts[1].id, to: facts[2].id, type: 'causal', weight: 0.5 },
+          ],
+        },
+      ),
     );
     return { bankId, facts };
   }
@@ -102,6 +152,10 @@ export function conformanceContext(harness: StoreHarness): Conformance {
       store = await harness.open();
       return store;
     },
-    B, created, newBank, seeded, operation,
+    B,
+    created,
+    newBank,
+    seeded,
+    operation,
   };
 }

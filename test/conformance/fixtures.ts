@@ -26,7 +26,15 @@ export function runId(): string {
 export const at = (day: number, hour = 12): string => new Date(Date.UTC(2024, 0, day, hour)).toISOString();
 
 export function bank(id: string, mission = ''): Bank {
-  return { id, name: `bank ${id}`, mission, config: { retainMission: 'remember people', nested: { a: 1 } }, embedder: null, createdAt: at(1), updatedAt: at(1) };
+  return {
+    id,
+    name: `bank ${id}`,
+    mission,
+    config: { retainMission: 'remember people', nested: { a: 1 } },
+    embedder: null,
+    createdAt: at(1),
+    updatedAt: at(1),
+  };
 }
 
 export function doc(bankId: string, id: string, hash = `hash-${id}`): DocumentRecord {
@@ -35,7 +43,18 @@ export function doc(bankId: string, id: string, hash = `hash-${id}`): DocumentRe
 
 export function chunk(bankId: string, documentId: string, id: string, index: number, text: string, speaker: string | null = null): Chunk {
   return {
-    id, bankId, documentId, index, itemId: `${id}-item`, text, contentHash: `h-${id}`, speaker, timestamp: at(2), context: 'a test', metadata: { n: String(index) }, tags: [],
+    id,
+    bankId,
+    documentId,
+    index,
+    itemId: `${id}-item`,
+    text,
+    contentHash: `h-${id}`,
+    speaker,
+    timestamp: at(2),
+    context: 'a test',
+    metadata: { n: String(index) },
+    tags: [],
     session: documentId,
   };
 }
@@ -69,7 +88,9 @@ export function fact(bankId: string, id: string, text: string, o: FactInput = {}
     occurredEnd: o.occurredEnd ?? null,
     mentionedAt: o.mentionedAt ?? at(2),
     entities: o.entities ?? [],
-    source: c ? { documentId: c.documentId, chunkId: c.id, itemId: c.itemId, start: 0, end: Math.min(5, c.text.length), session: c.session ?? null } : null,
+    source: c
+      ? { documentId: c.documentId, chunkId: c.id, itemId: c.itemId, start: 0, end: Math.min(5, c.text.length), session: c.session ?? null }
+      : null,
     speaker: o.speaker ?? null,
     metadata: { origin: id },
     tags: o.tags ?? [],
@@ -87,7 +108,12 @@ export function fact(bankId: string, id: string, text: string, o: FactInput = {}
 }
 
 export function observation(bankId: string, id: string, text: string, createdAt = at(5), entities: string[] = []): Observation {
-  return { ...fact(bankId, id, text, { kind: 'observation', createdAt, entities }), kind: 'observation', proofCount: 0, consolidatedAt: createdAt };
+  return {
+    ...fact(bankId, id, text, { kind: 'observation', createdAt, entities }),
+    kind: 'observation',
+    proofCount: 0,
+    consolidatedAt: createdAt,
+  };
 }
 
 export function entity(bankId: string, id: string, name: string, aliases: string[] = [], mentionCount = 1): Entity {

@@ -28,13 +28,30 @@ export function ledgerConformance(label: string, harness: LedgerHarness): void {
     /** Costs are sums of binary fractions, so every adapter's float sum is exact. */
     function entry(bankId: string | null, o: Partial<UsageEntry> = {}): UsageEntry {
       return {
-        operation: 'retain', bankId, provider: 'openai', model: 'gpt-4o-mini', inputTokens: 100, outputTokens: 20, cachedTokens: 0, latencyMs: 250, costUsd: 0.25,
-        at: at(2), ok: true, error: null, ...o,
+        operation: 'retain',
+        bankId,
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+        inputTokens: 100,
+        outputTokens: 20,
+        cachedTokens: 0,
+        latencyMs: 250,
+        costUsd: 0.25,
+        at: at(2),
+        ok: true,
+        error: null,
+        ...o,
       };
     }
 
     test('a bank without calls: no groups, zero totals, no range', async () => {
-      assert.deepEqual(await ledger.query({ bankId: `${prefix}empty` }), { bankId: `${prefix}empty`, from: null, to: null, groups: [], total: emptyTotals() });
+      assert.deepEqual(await ledger.query({ bankId: `${prefix}empty` }), {
+        bankId: `${prefix}empty`,
+        from: null,
+        to: null,
+        groups: [],
+        total: emptyTotals(),
+      });
     });
 
     test('sums per operation, provider and model, ordered by operation then model then provider; failures counted', async () => {
@@ -66,15 +83,41 @@ export function ledgerConformance(label: string, harness: LedgerHarness): void {
         ],
       );
       assert.deepEqual(report.groups[4], {
-        operation: 'retain', provider: 'openai', model: 'gpt-4o-mini', calls: 3, failures: 1, inputTokens: 150, outputTokens: 25, cachedTokens: 30,
-        costUsd: 0.375, latencyMs: 250 + 100 + 30_000,
+        operation: 'retain',
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+        calls: 3,
+        failures: 1,
+        inputTokens: 150,
+        outputTokens: 25,
+        cachedTokens: 30,
+        costUsd: 0.375,
+        latencyMs: 250 + 100 + 30_000,
       });
-      assert.deepEqual(report.groups[1], {
-        operation: 'consolidation', provider: 'anthropic', model: 'llama-3.1-8b', calls: 1, failures: 0, inputTokens: 100, outputTokens: 20, cachedTokens: 0,
-        costUsd: 0.25, latencyMs: 100,
-      }, 'latency is stored in whole milliseconds');
+      assert.deepEqual(
+        report.groups[1],
+        {
+          operation: 'consolidation',
+          provider: 'anthropic',
+          model: 'llama-3.1-8b',
+          calls: 1,
+          failures: 0,
+          inputTokens: 100,
+          outputTokens: 20,
+          cachedTokens: 0,
+          costUsd: 0.25,
+          latencyMs: 100,
+        },
+        'latency is stored in whole milliseconds',
+      );
       assert.deepEqual(report.total, {
-        calls: 8, failures: 2, inputTokens: 650, outputTokens: 112, cachedTokens: 40, costUsd: 0.375 + 0.5 + 0.25 + 0.25 + 0.25, latencyMs: 250 + 100 + 30_000 + 250 + 100 + 250 + 250 + 250,
+        calls: 8,
+        failures: 2,
+        inputTokens: 650,
+        outputTokens: 112,
+        cachedTokens: 40,
+        costUsd: 0.375 + 0.5 + 0.25 + 0.25 + 0.25,
+        latencyMs: 250 + 100 + 30_000 + 250 + 100 + 250 + 250 + 250,
       });
       assert.equal((await ledger.query({ bankId: other })).total.costUsd, 64, 'each bank sums its own calls');
     });
@@ -94,7 +137,10 @@ export function ledgerConformance(label: string, harness: LedgerHarness): void {
       const report = await ledger.query({ bankId: b, from: '2024-01-03', to: '2024-01-04T01:00:00+01:00' });
       assert.equal(report.from, '2024-01-03T00:00:00.000Z');
       assert.equal(report.to, '2024-01-04T00:00:00.000Z');
-      assert.deepEqual(report.groups.map((g) => g.calls), [2]);
+      assert.deepEqual(
+        report.groups.map((g) => g.calls),
+        [2],
+      );
       await assert.rejects(ledger.query({ bankId: b, from: '2024-02-30' }), /from '2024-02-30' is not a valid date/);
       await assert.rejects(ledger.record(entry(b, { at: 'yesterday' })), /at 'yesterday' is not a valid date/);
       assert.equal(await cost(), 15, 'the refused entry was not recorded');

@@ -101,7 +101,16 @@ if (!hasServerEnv(process.env)) {
       const c = chunk(bankId, `${bankId}-d1`, `${bankId}-c1`, 0, texts.join('. '));
       const vectors = await embedder.embed(texts);
       const facts = texts.map((t, i) => fact(bankId, `${bankId}-f${i}`, t, { chunk: c }));
-      return { write: itemWrite(bankId, doc(bankId, `${bankId}-d1`), [c], facts.map((f, i) => ({ fact: f, vector: vectors[i] })), { embedder: embedder.id }), facts };
+      return {
+        write: itemWrite(
+          bankId,
+          doc(bankId, `${bankId}-d1`),
+          [c],
+          facts.map((f, i) => ({ fact: f, vector: vectors[i] })),
+          { embedder: embedder.id },
+        ),
+        facts,
+      };
     }
 
     test('a write that died after staging is invisible everywhere; reconcile completes it from the kept vectors', async () => {
@@ -109,7 +118,13 @@ if (!hasServerEnv(process.env)) {
       const { write, facts } = await sample(bankId);
       await stageItem(store.db, write, new Date(Date.now() - HOUR).toISOString());
       const [query] = await embedder.embed(['Alice moved to Berlin']);
-      assert.deepEqual(await store.getFacts(bankId, facts.map((f) => f.id)), []);
+      assert.deepEqual(
+        await store.getFacts(
+          bankId,
+          facts.map((f) => f.id),
+        ),
+        [],
+      );
       assert.deepEqual(await store.vectors.search(bankId, query, 5), []);
       assert.deepEqual(await store.keywords.searchFacts(bankId, 'Berlin', 5), []);
       assert.deepEqual(await store.keywords.searchChunks(bankId, 'Berlin', 5), []);
@@ -119,7 +134,15 @@ if (!hasServerEnv(process.env)) {
 
       const report = await reconcile(store, { pendingOlderThanMs: 60_000 });
       assert.ok(report.stagingsCompleted >= 1);
-      assert.equal((await store.getFacts(bankId, facts.map((f) => f.id))).length, 2);
+      assert.equal(
+        (
+          await store.getFacts(
+            bankId,
+            facts.map((f) => f.id),
+          )
+        ).length,
+        2,
+      );
       assert.equal((await store.vectors.search(bankId, query, 1))[0]?.id, facts[0].id);
       assert.equal((await store.getDocument(bankId, `${bankId}-d1`))?.contentHash, write.document.contentHash);
     });
@@ -128,7 +151,10 @@ if (!hasServerEnv(process.env)) {
       const bankId = await newBank('died-upserted');
       const { write, facts } = await sample(bankId);
       const staged = await stageItem(store.db, write, new Date(Date.now() - HOUR).toISOString());
-      await store.qdrant.upsert(embedder.id, staged.sources.map((source, i) => ({ source, vector: write.vectors[i].vector })));
+      await store.qdrant.upsert(
+        embedder.id,
+        staged.sources.map((source, i) => ({ source, vector: write.vectors[i].vector })),
+      );
       const [query] = await embedder.embed(['Anna violin Vienna']);
       assert.deepEqual(await store.vectors.search(bankId, query, 5), [], 'Neo4j does not confirm staged facts');
       await reconcile(store, { pendingOlderThanMs: 60_000 });
@@ -140,7 +166,13 @@ if (!hasServerEnv(process.env)) {
       const { write, facts } = await sample(bankId);
       await stageItem(store.db, write, new Date().toISOString());
       await reconcile(store, { pendingOlderThanMs: HOUR });
-      assert.deepEqual(await store.getFacts(bankId, facts.map((f) => f.id)), []);
+      assert.deepEqual(
+        await store.getFacts(
+          bankId,
+          facts.map((f) => f.id),
+        ),
+        [],
+      );
     });
 
     test('re-applying a write changes nothing', async () => {
@@ -159,7 +191,9 @@ if (!hasServerEnv(process.env)) {
       const { write, facts } = await sample(bankId, 3);
       await store.writeItem(write);
       const [orphanVector] = await embedder.embed(['Alice moved to Berlin']);
-      await store.qdrant.upsert(embedder.id, [{ source: { id: `${bankId}-ghost`, bankId, kind: 'world', tags: [], createdAt: at(3) }, vector: orphanVector }]);
+      await store.qdrant.upsert(embedder.id, [
+        { source: { id: `${bankId}-ghost`, bankId, kind: 'world', tags: [], createdAt: at(3) }, vector: orphanVector },
+      ]);
       await store.qdrant.deleteFacts(embedder.id, [facts[2].id]);
       const dry = await reconcile(store, { dryRun: true });
       assert.ok(dry.orphanPoints >= 1 && dry.missingPoints >= 1);
@@ -170,7 +204,15 @@ if (!hasServerEnv(process.env)) {
       assert.equal((await store.qdrant.existing(embedder.id, [`${bankId}-ghost`])).size, 0, 'the orphan is gone');
       const repaired = await reconcile(store, { embedder });
       assert.ok(repaired.reembedded >= 1);
-      assert.equal((await store.qdrant.existing(embedder.id, facts.map((f) => f.id))).size, 3);
+      assert.equal(
+        (
+          await store.qdrant.existing(
+            embedder.id,
+            facts.map((f) => f.id),
+          )
+        ).size,
+        3,
+      );
     });
 
     test("reconcile drops the keyword indexes of a bank whose deletion died before dropping them, and no live bank's", async () => {
@@ -186,7 +228,10 @@ if (!hasServerEnv(process.env)) {
       assert.ok((await store.orphanKeywordIndexes()).includes(gone.factIndex), 'a dry run changes nothing');
       const real = await reconcile(store);
       assert.ok(real.orphanKeywordIndexes.includes(gone.chunkIndex) && real.sweptBanks.includes(bankId));
-      assert.deepEqual((await store.orphanKeywordIndexes()).filter((n) => n === gone.factIndex || n === gone.chunkIndex), []);
+      assert.deepEqual(
+        (await store.orphanKeywordIndexes()).filter((n) => n === gone.factIndex || n === gone.chunkIndex),
+        [],
+      );
       const remaining = (await store.db.autoCommit(fulltextIndexNames(KEYWORD_INDEX_PREFIX))).map((r) => String(r.name));
       assert.ok(remaining.includes(live.factIndex) && remaining.includes(live.chunkIndex), "the live bank's indexes stay");
       assert.ok(!remaining.includes(gone.factIndex));
@@ -218,16 +263,35 @@ if (!hasServerEnv(process.env)) {
   describe('server mode is stateless: two composed processes share thread memory, and neither opens a SQLite file', () => {
     test('a thread written through one composition is read through the other; the data directory stays empty', async () => {
       const dataDir = mkdtempSync(join(tmpdir(), 'cairn-stateless-'));
-      const config = loadConfig({ ...process.env, CAIRN_STORE: 'server', CAIRN_DATA_DIR: dataDir, CAIRN_QDRANT_PREFIX: 'cairn-conformance', CAIRN_CACHE_DIR: TEST_CACHE_DIR });
-      const [a, b] = [await compose(config, { startWorker: false, announce: false }), await compose(config, { startWorker: false, announce: false })];
+      const config = loadConfig({
+        ...process.env,
+        CAIRN_STORE: 'server',
+        CAIRN_DATA_DIR: dataDir,
+        CAIRN_QDRANT_PREFIX: 'cairn-conformance',
+        CAIRN_CACHE_DIR: TEST_CACHE_DIR,
+      });
+      const [a, b] = [
+        await compose(config, { startWorker: false, announce: false }),
+        await compose(config, { startWorker: false, announce: false }),
+      ];
       const bankId = `conf-${runId()}-stateless`;
       try {
         await a.engine.createBank({ id: bankId });
         await a.threads.append(bankId, 't1', { messages: [{ role: 'user', content: 'I moved to Berlin last spring.' }] });
         await b.threads.append(bankId, 't1', { messages: [{ role: 'assistant', content: 'How do you like Berlin?' }] });
         const seen = await a.threadStore.listMessages(bankId, 't1');
-        assert.deepEqual(seen.map((m) => [m.seq, m.content]), [[1, 'I moved to Berlin last spring.'], [2, 'How do you like Berlin?']]);
-        assert.deepEqual(readdirSync(dataDir).filter((f) => /\.db/.test(f)), [], 'no SQLite file in server mode');
+        assert.deepEqual(
+          seen.map((m) => [m.seq, m.content]),
+          [
+            [1, 'I moved to Berlin last spring.'],
+            [2, 'How do you like Berlin?'],
+          ],
+        );
+        assert.deepEqual(
+          readdirSync(dataDir).filter((f) => /\.db/.test(f)),
+          [],
+          'no SQLite file in server mode',
+        );
       } finally {
         await a.engine.deleteBank(bankId).catch(() => undefined);
         await a.shutdown();

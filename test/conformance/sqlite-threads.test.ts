@@ -27,12 +27,14 @@ function remoteThreadStore(worker: Worker): ThreadStore {
     else w?.resolve(reply.value);
   });
   return new Proxy({} as ThreadStore, {
-    get: (_, method) => (...args: unknown[]) =>
-      new Promise((resolve, reject) => {
-        const id = ++next;
-        waiting.set(id, { resolve, reject });
-        worker.postMessage({ id, method: method as keyof ThreadStore, args } satisfies Call);
-      }),
+    get:
+      (_, method) =>
+      (...args: unknown[]) =>
+        new Promise((resolve, reject) => {
+          const id = ++next;
+          waiting.set(id, { resolve, reject });
+          worker.postMessage({ id, method: method as keyof ThreadStore, args } satisfies Call);
+        }),
   });
 }
 

@@ -66,31 +66,146 @@ const MB = 1_000_000;
 
 /** Strings meant to break something: query syntax of FTS5, SQL and Cypher, control and unpaired code units, sizes. */
 export const HOSTILE_STRINGS: readonly string[] = [
-  '"NEAR(a b)" OR *', 'NEAR(', 'a AND NOT b', '"unterminated', '*', '^start', 'col:term', 'a OR OR b', '{a b}: c', '-', '+', '""',
-  "'; DROP TABLE facts; --", '1 OR 1=1', "' OR ''='", '%', '_', '\\', '\\"', 'NULL', '?', ':name', '$1',
-  'MATCH (n) DETACH DELETE n', '}) RETURN 1 //', '`backtick`', '$param', 'CALL db.labels()',
-  '\u0000', 'a\u0000b', '\ud800', '\udfff', 'a\ud800b', '\udc00\ud800', '\u202e\u200b\ufeff', '\u{1F600}', '\r\n', '\t',
-  '   ', '', ' ', '..', '../..', '%00', '%2e%2e', '__proto__', 'constructor', 'prototype', 'toString',
-  '1e309', 'NaN', '-0', 'Infinity', 'true', 'null', '[]', '{}',
-  '0', '-1', '2024', '2024-02-30T00:00:00Z', '+275760-09-13T00:00:00.000Z', 'Sun, 02 Jun 2024 10:00:00 GMT',
+  '"NEAR(a b)" OR *',
+  'NEAR(',
+  'a AND NOT b',
+  '"unterminated',
+  '*',
+  '^start',
+  'col:term',
+  'a OR OR b',
+  '{a b}: c',
+  '-',
+  '+',
+  '""',
+  "'; DROP TABLE facts; --",
+  '1 OR 1=1',
+  "' OR ''='",
+  '%',
+  '_',
+  '\\',
+  '\\"',
+  'NULL',
+  '?',
+  ':name',
+  '$1',
+  'MATCH (n) DETACH DELETE n',
+  '}) RETURN 1 //',
+  '`backtick`',
+  '$param',
+  'CALL db.labels()',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  '\udfff',
+  'a\ud800b',
+  '\udc00\ud800',
+  '\u202e\u200b\ufeff',
+  '\u{1F600}',
+  '\r\n',
+  '\t',
+  '   ',
+  '',
+  ' ',
+  '..',
+  '../..',
+  '%00',
+  '%2e%2e',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  '1e309',
+  'NaN',
+  '-0',
+  'Infinity',
+  'true',
+  'null',
+  '[]',
+  '{}',
+  '0',
+  '-1',
+  '2024',
+  '2024-02-30T00:00:00Z',
+  '+275760-09-13T00:00:00.000Z',
+  'Sun, 02 Jun 2024 10:00:00 GMT',
 ];
 
 /** Numbers at the edges of what JSON and JavaScript can hold. */
 export const HOSTILE_NUMBERS: readonly number[] = [
-  -1, 0, -0, 0.5, 1e308, -1e308, 5e-324, 2 ** 31, 2 ** 32, 2 ** 53 + 2, -(2 ** 53) - 2, Number.MAX_SAFE_INTEGER, 1e21,
+  -1,
+  0,
+  -0,
+  0.5,
+  1e308,
+  -1e308,
+  5e-324,
+  2 ** 31,
+  2 ** 32,
+  2 ** 53 + 2,
+  -(2 ** 53) - 2,
+  Number.MAX_SAFE_INTEGER,
+  1e21,
 ];
 
 /** Raw JSON texts JSON.stringify cannot write: out-of-range numbers, duplicate and prototype keys. */
 const HOSTILE_RAW_BODIES: readonly string[] = [
-  '{"limit": 1e999}', '{"query": "x", "limit": 1e999}', '{"query": "x", "maxTokens": -1e999}', '{"items": [{"content": "a"}], "async": 1e999}',
-  '{"query": "x", "limit": 123456789012345678901234567890}', '{"__proto__": {"query": "x"}}', '{"query": "a", "query": "b"}',
-  '{"constructor": {"prototype": {"polluted": true}}}', '', '{', '}', 'null', '[]', '"text"', '1', 'true', '\u0000', '\ufeff{}',
-  '{"items": [', '[[[[[[[[', `{"a":${'['.repeat(10)}${']'.repeat(9)}`,
+  '{"limit": 1e999}',
+  '{"query": "x", "limit": 1e999}',
+  '{"query": "x", "maxTokens": -1e999}',
+  '{"items": [{"content": "a"}], "async": 1e999}',
+  '{"query": "x", "limit": 123456789012345678901234567890}',
+  '{"__proto__": {"query": "x"}}',
+  '{"query": "a", "query": "b"}',
+  '{"constructor": {"prototype": {"polluted": true}}}',
+  '',
+  '{',
+  '}',
+  'null',
+  '[]',
+  '"text"',
+  '1',
+  'true',
+  '\u0000',
+  '\ufeff{}',
+  '{"items": [',
+  '[[[[[[[[',
+  `{"a":${'['.repeat(10)}${']'.repeat(9)}`,
 ];
 
 const WORDS = [
-  'Alice', 'Bob', 'Carol', 'Berlin', 'Paris', 'Lisbon', 'moved', 'visited', 'likes', 'works', 'at', 'a', 'robotics', 'startup', 'in',
-  'June', 'last', 'year', 'yesterday', 'on', 'Monday', '2023', 'her', 'sister', 'Anna', 'the', 'cat', 'Miso', 'and', 'not', 'OR', 'NEAR',
+  'Alice',
+  'Bob',
+  'Carol',
+  'Berlin',
+  'Paris',
+  'Lisbon',
+  'moved',
+  'visited',
+  'likes',
+  'works',
+  'at',
+  'a',
+  'robotics',
+  'startup',
+  'in',
+  'June',
+  'last',
+  'year',
+  'yesterday',
+  'on',
+  'Monday',
+  '2023',
+  'her',
+  'sister',
+  'Anna',
+  'the',
+  'cat',
+  'Miso',
+  'and',
+  'not',
+  'OR',
+  'NEAR',
 ];
 
 const sentence = fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 14 }).map((w) => `${w.join(' ')}.`);
@@ -114,11 +229,15 @@ export class DeepNesting {
   ) {}
 
   text(): string {
-    return this.kind === 'array' ? '['.repeat(this.depth) + ']'.repeat(this.depth) : `${'{"a":'.repeat(this.depth)}1${'}'.repeat(this.depth)}`;
+    return this.kind === 'array'
+      ? '['.repeat(this.depth) + ']'.repeat(this.depth)
+      : `${'{"a":'.repeat(this.depth)}1${'}'.repeat(this.depth)}`;
   }
 }
 
-const deep = fc.tuple(fc.constantFrom(10, 100, 1000, 5000, 100_000), fc.constantFrom<'array' | 'object'>('array', 'object')).map(([d, k]) => new DeepNesting(d, k));
+const deep = fc
+  .tuple(fc.constantFrom(10, 100, 1000, 5000, 100_000), fc.constantFrom<'array' | 'object'>('array', 'object'))
+  .map(([d, k]) => new DeepNesting(d, k));
 
 /** JSON text of a generated value (JSON.stringify, but DeepNesting values are written out as their text). */
 export function toJson(value: unknown): string {
@@ -154,14 +273,34 @@ interface Mutation {
   hostile: unknown;
 }
 
-const mutation: fc.Arbitrary<Mutation> = fc.record({ node: fc.nat(), kind: fc.nat({ max: 9 }), variant: fc.nat({ max: 99 }), hostile: hostileValue });
+const mutation: fc.Arbitrary<Mutation> = fc.record({
+  node: fc.nat(),
+  kind: fc.nat({ max: 9 }),
+  variant: fc.nat({ max: 99 }),
+  hostile: hostileValue,
+});
 
 function edgeOf(value: unknown, variant: number): unknown {
   const pick = <T>(options: T[]): T => options[variant % options.length];
-  if (typeof value === 'string') return pick(['', '  \n\t', `${value}${'x'.repeat(4001)}`, `${value}${'z'.repeat(200_001)}`, value.toUpperCase(), `${value}\u0000`, `${value}\ud800`]);
+  if (typeof value === 'string')
+    return pick([
+      '',
+      '  \n\t',
+      `${value}${'x'.repeat(4001)}`,
+      `${value}${'z'.repeat(200_001)}`,
+      value.toUpperCase(),
+      `${value}\u0000`,
+      `${value}\ud800`,
+    ]);
   if (typeof value === 'number') return pick([-1, 0, 1.5, -1e21, 1e21, 2 ** 53 + 2, value + 1, value - 1, 1e308]);
   if (typeof value === 'boolean') return pick(['true', 1, null]);
-  if (Array.isArray(value)) return pick([[], Array.from({ length: 1000 }, () => value[0] ?? 'a'), Array.from({ length: 10_001 }, () => value[0] ?? 'a'), [...value, ...value]]);
+  if (Array.isArray(value))
+    return pick([
+      [],
+      Array.from({ length: 1000 }, () => value[0] ?? 'a'),
+      Array.from({ length: 10_001 }, () => value[0] ?? 'a'),
+      [...value, ...value],
+    ]);
   if (value && typeof value === 'object') return pick([{}, [value], { ...value, ...value }]);
   return pick([{}, [], '', 0]);
 }
@@ -186,7 +325,13 @@ function mutateOnce(value: unknown, m: Mutation): unknown {
     const copy: Record<string, unknown> = { ...(current as Record<string, unknown>) };
     const keys = Object.keys(copy);
     if (m.kind === 7 && keys.length) delete copy[keys[m.variant % keys.length]];
-    else Object.defineProperty(copy, ['unknownKey', 'sorceFacts', '__proto__', '', 'constructor'][m.variant % 5], { value: m.hostile, enumerable: true, configurable: true, writable: true });
+    else
+      Object.defineProperty(copy, ['unknownKey', 'sorceFacts', '__proto__', '', 'constructor'][m.variant % 5], {
+        value: m.hostile,
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      });
     next = copy;
   } else next = m.kind === 7 ? [current] : { value: current };
   (container as Record<string | number, unknown>)[key] = next;
@@ -195,12 +340,21 @@ function mutateOnce(value: unknown, m: Mutation): unknown {
 
 /** The hostile values a sweep rotates through. */
 const SWEEP_HOSTILE: readonly unknown[] = [
-  ...HOSTILE_STRINGS, ...HOSTILE_NUMBERS, null, [], {}, [null], new DeepNesting(100_000, 'array'), new DeepNesting(5000, 'object'),
-  'Alice moved to Berlin. '.repeat(40_000), 'x'.repeat(1_000_001),
+  ...HOSTILE_STRINGS,
+  ...HOSTILE_NUMBERS,
+  null,
+  [],
+  {},
+  [null],
+  new DeepNesting(100_000, 'array'),
+  new DeepNesting(5000, 'object'),
+  'Alice moved to Berlin. '.repeat(40_000),
+  'x'.repeat(1_000_001),
 ];
 
 const EDGE_VARIANTS = 9;
-const edgeCount = (value: unknown): number => new Set(Array.from({ length: EDGE_VARIANTS }, (_, i) => JSON.stringify(edgeOf(value, i)).slice(0, 64))).size;
+const edgeCount = (value: unknown): number =>
+  new Set(Array.from({ length: EDGE_VARIANTS }, (_, i) => JSON.stringify(edgeOf(value, i)).slice(0, 64))).size;
 
 function countNodes(value: unknown, depth = 0): number {
   if (depth > 8 || value === null || typeof value !== 'object') return 1;
@@ -244,7 +398,8 @@ export class SchemaArbitraries {
     if (s.const !== undefined) return fc.constant(s.const);
     if (s.enum?.length) return fc.constantFrom(...s.enum);
     const types = Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
-    if (types.length > 1) return fc.oneof(...types.filter((type) => !full || type !== 'null').map((type) => this.value({ ...s, type }, depth, full)));
+    if (types.length > 1)
+      return fc.oneof(...types.filter((type) => !full || type !== 'null').map((type) => this.value({ ...s, type }, depth, full)));
     switch (types[0]) {
       case 'null':
         return fc.constant(null);
@@ -259,7 +414,9 @@ export class SchemaArbitraries {
       case 'array': {
         const max = Math.min(s.maxItems ?? 4, 4);
         const min = Math.min(Math.max(s.minItems ?? 0, full ? 1 : 0), max);
-        return depth > 6 ? fc.constant([]) : fc.array(this.value(s.items ?? {}, depth + 1, full), { minLength: min, maxLength: full ? min : max });
+        return depth > 6
+          ? fc.constant([])
+          : fc.array(this.value(s.items ?? {}, depth + 1, full), { minLength: min, maxLength: full ? min : max });
       }
       case 'object':
         return this.object(s, depth, full);
@@ -277,7 +434,9 @@ export class SchemaArbitraries {
     if (s.pattern) {
       // fast-check generates from plain patterns only (no lookaround): others get hostile strings checked by the server.
       try {
-        return fc.stringMatching(new RegExp(s.pattern)).filter((v) => v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity));
+        return fc
+          .stringMatching(new RegExp(s.pattern))
+          .filter((v) => v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity));
       } catch {
         return fc.oneof(fc.stringMatching(/^[A-Za-z0-9_.-]{1,40}$/), fc.string({ maxLength: 40 }));
       }
@@ -297,7 +456,9 @@ export class SchemaArbitraries {
     if (!s.additionalProperties || typeof s.additionalProperties !== 'object') return arb;
     // Keys of an open object: the names its description lists (its known settings) or any text.
     const named = [...new Set((s.description ?? '').match(/\b[a-z][A-Za-z]{2,}\b/g) ?? [])];
-    const key = named.length ? fc.oneof({ arbitrary: fc.constantFrom(...named), weight: 3 }, { arbitrary: fc.string({ maxLength: 12 }), weight: 1 }) : fc.string({ maxLength: 12 });
+    const key = named.length
+      ? fc.oneof({ arbitrary: fc.constantFrom(...named), weight: 3 }, { arbitrary: fc.string({ maxLength: 12 }), weight: 1 })
+      : fc.string({ maxLength: 12 });
     const extra = fc.dictionary(key, this.value(s.additionalProperties, depth + 1), { minKeys: full ? 1 : 0, maxKeys: 4 });
     return fc.tuple(arb, extra).map(([a, b]) => ({ ...b, ...a }));
   }
@@ -316,10 +477,19 @@ export class SchemaArbitraries {
     const queries = (op.parameters ?? []).filter((p) => p.in === 'query');
     const bodySchema = op.requestBody?.content?.['application/json']?.schema;
     const wantsBody = bodySchema !== undefined || ['post', 'put', 'patch'].includes(method);
-    const target = fc.oneof({ arbitrary: fc.constant<Target | null>(null), weight: 5 }, {
-      arbitrary: fc.constantFrom<Target>(...(wantsBody ? (['body', 'body', 'body'] as const) : []), ...(params.length ? (['path'] as const) : []), 'query', 'method', 'content-type'),
-      weight: 5,
-    });
+    const target = fc.oneof(
+      { arbitrary: fc.constant<Target | null>(null), weight: 5 },
+      {
+        arbitrary: fc.constantFrom<Target>(
+          ...(wantsBody ? (['body', 'body', 'body'] as const) : []),
+          ...(params.length ? (['path'] as const) : []),
+          'query',
+          'method',
+          'content-type',
+        ),
+        weight: 5,
+      },
+    );
     // Built once per target: building arbitraries inside chain for every sample costs more than generating.
     const built = new Map<Target | null, fc.Arbitrary<FuzzRequest>>();
     return target.chain((t) => {
@@ -327,18 +497,38 @@ export class SchemaArbitraries {
       if (cached) return cached;
       const pathValues = fc.record(Object.fromEntries(params.map((p) => [p.name, pathValue(p.name, t === 'path')])));
       const validQuery = fc
-        .tuple(...queries.map((q) => fc.option(this.value(q.schema ?? {}).map((v): [string, string] => [q.name, v === null || v === undefined ? '' : String(v)]), { nil: null, freq: 2 })))
+        .tuple(
+          ...queries.map((q) =>
+            fc.option(
+              this.value(q.schema ?? {}).map((v): [string, string] => [q.name, v === null || v === undefined ? '' : String(v)]),
+              { nil: null, freq: 2 },
+            ),
+          ),
+        )
         .map((pairs) => pairs.filter((p): p is [string, string] => p !== null));
       const query =
         t === 'query'
           ? fc
-              .tuple(validQuery, fc.array(fc.tuple(fc.constantFrom(...queries.map((q) => q.name), 'unknown', '', '__proto__'), fc.oneof(hostileString, fc.constantFrom('-1', '0', '1e999', '1.5', '99999999999'))), { minLength: 1, maxLength: 2 }))
+              .tuple(
+                validQuery,
+                fc.array(
+                  fc.tuple(
+                    fc.constantFrom(...queries.map((q) => q.name), 'unknown', '', '__proto__'),
+                    fc.oneof(hostileString, fc.constantFrom('-1', '0', '1e999', '1.5', '99999999999')),
+                  ),
+                  { minLength: 1, maxLength: 2 },
+                ),
+              )
               .map(([a, b]) => [...a, ...b])
           : validQuery;
       const body: fc.Arbitrary<FuzzRequest['body']> = !wantsBody
         ? fc.constant(undefined)
         : !bodySchema
-          ? fc.oneof(fc.constant(undefined), hostileValue.map((json) => ({ json })), fc.record({ factIds: fc.array(fc.string(), { maxLength: 3 }) }).map((json) => ({ json })))
+          ? fc.oneof(
+              fc.constant(undefined),
+              hostileValue.map((json) => ({ json })),
+              fc.record({ factIds: fc.array(fc.string(), { maxLength: 3 }) }).map((json) => ({ json })),
+            )
           : t === 'body'
             ? fc.oneof(
                 { arbitrary: this.mutated(bodySchema).map((json) => ({ json })), weight: 8 },
@@ -348,9 +538,18 @@ export class SchemaArbitraries {
             : this.value(bodySchema).map((json) => ({ json }));
       const contentType =
         t === 'content-type'
-          ? fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-16', 'application/jsonx', '', 'multipart/form-data; boundary=x', 'APPLICATION/JSON')
+          ? fc.constantFrom(
+              'text/plain',
+              'application/x-www-form-urlencoded',
+              'application/json; charset=utf-16',
+              'application/jsonx',
+              '',
+              'multipart/form-data; boundary=x',
+              'APPLICATION/JSON',
+            )
           : fc.constant('application/json');
-      const verb = t === 'method' ? fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS') : fc.constant(method.toUpperCase());
+      const verb =
+        t === 'method' ? fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS') : fc.constant(method.toUpperCase());
       const arb = fc.record({ params: pathValues, query, body, contentType, method: verb }).map((r) => ({
         method: r.method,
         template: path,
@@ -377,7 +576,9 @@ export class SchemaArbitraries {
     const base: FuzzRequest = {
       method: method.toUpperCase(),
       template: path,
-      params: Object.fromEntries(params.map((p) => [p.name, { known: p.name === 'bank' ? 'bank' : p.name === 'thread' ? 'thread' : 'id', pick: 0 } as Known])),
+      params: Object.fromEntries(
+        params.map((p) => [p.name, { known: p.name === 'bank' ? 'bank' : p.name === 'thread' ? 'thread' : 'id', pick: 0 } as Known]),
+      ),
       query: [],
       headers: { 'content-type': 'application/json' },
       body: bodySchema ? { json: fc.sample(this.value(bodySchema, 0, true), { seed, numRuns: 1 })[0] } : undefined,
@@ -399,11 +600,22 @@ export class SchemaArbitraries {
       for (const raw of HOSTILE_RAW_BODIES) out.push({ ...base, body: { raw } });
     }
     for (const p of params)
-      for (const v of ['%', '%ED%A0%80', '\u0000', 'x'.repeat(300), '..', "' OR 1=1 --", '"NEAR(a b)" OR *', '\ud800', ' ', 'MATCH (n) RETURN n'])
+      for (const v of [
+        '%',
+        '%ED%A0%80',
+        '\u0000',
+        'x'.repeat(300),
+        '..',
+        "' OR 1=1 --",
+        '"NEAR(a b)" OR *',
+        '\ud800',
+        ' ',
+        'MATCH (n) RETURN n',
+      ])
         out.push({ ...base, params: { ...base.params, [p.name]: v } });
     for (const q of queries)
       for (const v of ['-1', '0', '1e999', '1.5', '99999999999999999999', '', 'true', '2024', hostile[rotation++ % hostile.length]])
-        out.push({ ...base, query: [[q.name, typeof v === 'string' ? v : JSON.stringify(v) ?? '']] });
+        out.push({ ...base, query: [[q.name, typeof v === 'string' ? v : (JSON.stringify(v) ?? '')]] });
     out.push({ ...base, query: [['unknownParam', '1']] });
     out.push({ ...base, method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].find((m) => m !== base.method && m !== 'GET') ?? 'PUT' });
     if (base.body) out.push({ ...base, headers: { 'content-type': 'text/plain' } }, { ...base, headers: {} });
@@ -416,7 +628,11 @@ function pathValue(name: string, mutate: boolean): fc.Arbitrary<Known | string> 
   const known: Known['known'] = name === 'bank' ? 'bank' : name === 'thread' ? 'thread' : 'id';
   const pick = fc.nat({ max: 1000 }).map((n): Known => ({ known, pick: n }));
   return mutate
-    ? fc.oneof({ arbitrary: pick, weight: 3 }, { arbitrary: hostileString, weight: 2 }, { arbitrary: fc.constantFrom('%', '%zz', '%ED%A0%80', '%FF', '%00', '%2F', 'a%2Fb'), weight: 1 })
+    ? fc.oneof(
+        { arbitrary: pick, weight: 3 },
+        { arbitrary: hostileString, weight: 2 },
+        { arbitrary: fc.constantFrom('%', '%zz', '%ED%A0%80', '%FF', '%00', '%2F', 'a%2Fb'), weight: 1 },
+      )
     : fc.oneof({ arbitrary: pick, weight: 9 }, { arbitrary: fc.stringMatching(/^[a-z0-9_-]{1,20}$/), weight: 1 });
 }
 
@@ -431,7 +647,9 @@ export function encodeSegment(value: string): string {
       if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
         out += encodeURIComponent(value[i] + value[i + 1]);
         i++;
-      } else out += `%${(0xe0 | (c >> 12)).toString(16)}%${(0x80 | ((c >> 6) & 0x3f)).toString(16)}%${(0x80 | (c & 0x3f)).toString(16)}`.toUpperCase();
+      } else
+        out +=
+          `%${(0xe0 | (c >> 12)).toString(16)}%${(0x80 | ((c >> 6) & 0x3f)).toString(16)}%${(0x80 | (c & 0x3f)).toString(16)}`.toUpperCase();
     } else out += encodeURIComponent(value[i]);
   }
   return out;

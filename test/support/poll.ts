@@ -6,7 +6,8 @@ export async function until<T>(what: string, read: () => T | Promise<T>, ok: (va
   for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
     const value = await read();
     if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${JSON.stringify(value)?.slice(0, 400)})`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${JSON.stringify(value)?.slice(0, 400)})`);
     await new Promise((resolve) => setTimeout(resolve, wait));
   }
 }

@@ -36,7 +36,12 @@ export function compileSources(dir: string): string {
     }
     const js = ts.transpileModule(readFileSync(file, 'utf8'), {
       fileName: file,
-      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, rewriteRelativeImportExtensions: true, esModuleInterop: true },
+      compilerOptions: {
+        module: ts.ModuleKind.ESNext,
+        target: ts.ScriptTarget.ES2022,
+        rewriteRelativeImportExtensions: true,
+        esModuleInterop: true,
+      },
     }).outputText;
     const dest = join(dir, relative(ROOT, file)).replace(/\.ts$/, '.js');
     mkdirSync(dirname(dest), { recursive: true });
@@ -72,7 +77,15 @@ export interface Preloaded {
 export function preload(dataDir: string, env: Record<string, string> = {}, compiled?: string): Preloaded {
   const child = spawn(process.execPath, compiled ? [WARM, compiled] : ['--import', 'tsx', WARM], {
     cwd: ROOT,
-    env: { ...process.env, CAIRN_DATA_DIR: dataDir, CAIRN_CACHE_DIR: TEST_CACHE_DIR, CAIRN_PORT: '0', CAIRN_WORKER: 'off', CAIRN_LOG_LEVEL: 'info', ...env },
+    env: {
+      ...process.env,
+      CAIRN_DATA_DIR: dataDir,
+      CAIRN_CACHE_DIR: TEST_CACHE_DIR,
+      CAIRN_PORT: '0',
+      CAIRN_WORKER: 'off',
+      CAIRN_LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let seen = '';
@@ -89,7 +102,8 @@ export function preload(dataDir: string, env: Record<string, string> = {}, compi
       const check = (): void => {
         const m = pattern.exec(seen);
         if (m) resolve(m);
-        else if (child.exitCode !== null || child.signalCode !== null) reject(new Error(`cairn serve exited (${child.exitCode ?? child.signalCode}):\n${seen}`));
+        else if (child.exitCode !== null || child.signalCode !== null)
+          reject(new Error(`cairn serve exited (${child.exitCode ?? child.signalCode}):\n${seen}`));
         else waiters.push(check);
       };
       void exited.then(check);
@@ -102,7 +116,11 @@ export function preload(dataDir: string, env: Record<string, string> = {}, compi
       child.stdin?.write('go\n');
       const [, base] = await until(/listening on (http:\/\/\S+)/);
       const call = async <T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> => {
-        const r = await fetch(base + path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+        const r = await fetch(base + path, {
+          method,
+          headers: { 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
         const text = await r.text();
         return { status: r.status, body: (text ? JSON.parse(text) : null) as T };
       };
@@ -116,7 +134,10 @@ export function preload(dataDir: string, env: Record<string, string> = {}, compi
 }
 
 /** Starts `cairn serve` on the data directory and waits until it listens. */
-export function serve(dataDir: string, env: Record<string, string> = {}): Promise<Served & { kill(signal?: NodeJS.Signals): Promise<void> }> {
+export function serve(
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<Served & { kill(signal?: NodeJS.Signals): Promise<void> }> {
   const p = preload(dataDir, env);
   return p.go().then((s) => ({ ...s, kill: p.kill }));
 }
@@ -128,7 +149,8 @@ export async function allFacts(s: Pick<Served, 'call'>, bank: string, kind?: str
   const out: StoredFact[] = [];
   for (let offset = 0; ; offset += 1000) {
     const page = await s.call<{ facts: StoredFact[] }>(
-      'GET', `/v1/banks/${bank}/facts?limit=1000&offset=${offset}&includeSuperseded=true${kind ? `&kind=${kind}` : ''}`,
+      'GET',
+      `/v1/banks/${bank}/facts?limit=1000&offset=${offset}&includeSuperseded=true${kind ? `&kind=${kind}` : ''}`,
     );
     if (page.status !== 200) throw new Error(`GET facts of ${bank}: ${page.status} ${JSON.stringify(page.body)}`);
     out.push(...page.body.facts);

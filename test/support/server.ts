@@ -34,7 +34,13 @@ export function tempDataDir(): string {
 
 export async function startServer(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDataDir();
-  const config = loadConfig({ CAIRN_CACHE_DIR: TEST_CACHE_DIR, CAIRN_WORKER: 'off', ...options.env, CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: 'warn' });
+  const config = loadConfig({
+    CAIRN_CACHE_DIR: TEST_CACHE_DIR,
+    CAIRN_WORKER: 'off',
+    ...options.env,
+    CAIRN_DATA_DIR: dataDir,
+    CAIRN_LOG_LEVEL: 'warn',
+  });
   const { engine, store, worker, routes, shutdown } = await compose(config);
   const app = createApp(engine, { apiKey: config.http.apiKey, routes });
   const http = await listen(app);

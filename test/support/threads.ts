@@ -38,7 +38,9 @@ export interface ThreadServerOptions {
 
 export async function startThreadServer(options: ThreadServerOptions = {}): Promise<ThreadTestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cairn-threads-'));
-  const { engine, store, threadStore } = await compose(loadConfig({ CAIRN_CACHE_DIR: TEST_CACHE_DIR, CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: 'warn' }));
+  const { engine, store, threadStore } = await compose(
+    loadConfig({ CAIRN_CACHE_DIR: TEST_CACHE_DIR, CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: 'warn' }),
+  );
   if (!(store instanceof SqliteStore)) throw new Error('thread tests need the embedded SQLite store');
   const memory = new ThreadMemory({
     store: threadStore,
@@ -87,7 +89,11 @@ export function readEvents(url: string): { events: MemoryEvent[]; ready: Promise
         while ((cut = buffer.indexOf('\n\n')) >= 0) {
           const block = buffer.slice(0, cut);
           buffer = buffer.slice(cut + 2);
-          const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+          const data = block
+            .split('\n')
+            .filter((l) => l.startsWith('data: '))
+            .map((l) => l.slice(6))
+            .join('\n');
           if (data) events.push(JSON.parse(data) as MemoryEvent);
         }
       }

@@ -28,7 +28,11 @@ const ChainSchema = z
   .object({ observation: ObservationSchema, supporting: z.array(EvidenceLinkSchema), contradicting: z.array(EvidenceLinkSchema) })
   .openapi('EvidenceChain');
 
-const ObservationOfFactSchema = z.object({ role: z.enum(['supports', 'contradicts']), linkedAt: z.string(), observation: ObservationSchema });
+const ObservationOfFactSchema = z.object({
+  role: z.enum(['supports', 'contradicts']),
+  linkedAt: z.string(),
+  observation: ObservationSchema,
+});
 
 const WhySchema = z
   .union([
@@ -53,7 +57,14 @@ const WhySchema = z
   .openapi('Why');
 
 const TombstoneSchema = z
-  .object({ id: z.string(), bankId: z.string(), kind: z.enum(['fact', 'document', 'bank', 'observation']), targetId: z.string(), reason: z.string(), at: z.string() })
+  .object({
+    id: z.string(),
+    bankId: z.string(),
+    kind: z.enum(['fact', 'document', 'bank', 'observation']),
+    targetId: z.string(),
+    reason: z.string(),
+    at: z.string(),
+  })
   .openapi('Tombstone');
 
 const IdParam = BankIdParam.extend({ id: z.string().min(1).max(256) });
@@ -63,8 +74,14 @@ export function auditRoutes(engine: Engine): (app: OpenAPIHono) => void {
   return (app) => {
     app.openapi(
       createRoute({
-        method: 'get', path: '/v1/banks/{bank}/observations/{id}', tags: ['audit'], request: { params: IdParam },
-        responses: { 200: json(ChainSchema, 'The observation with its supporting and contradicting facts, their source sentences and documents'), ...errors },
+        method: 'get',
+        path: '/v1/banks/{bank}/observations/{id}',
+        tags: ['audit'],
+        request: { params: IdParam },
+        responses: {
+          200: json(ChainSchema, 'The observation with its supporting and contradicting facts, their source sentences and documents'),
+          ...errors,
+        },
       }),
       async (c) => {
         const { bank, id } = c.req.valid('param');
@@ -73,8 +90,17 @@ export function auditRoutes(engine: Engine): (app: OpenAPIHono) => void {
     );
     app.openapi(
       createRoute({
-        method: 'get', path: '/v1/banks/{bank}/observations/{id}/history', tags: ['audit'], request: { params: IdParam },
-        responses: { 200: json(z.object({ observationId: z.string(), history: z.array(RevisionSchema) }), 'Every revision: old and new text, the facts that caused it, when, why'), ...errors },
+        method: 'get',
+        path: '/v1/banks/{bank}/observations/{id}/history',
+        tags: ['audit'],
+        request: { params: IdParam },
+        responses: {
+          200: json(
+            z.object({ observationId: z.string(), history: z.array(RevisionSchema) }),
+            'Every revision: old and new text, the facts that caused it, when, why',
+          ),
+          ...errors,
+        },
       }),
       async (c) => {
         const { bank, id } = c.req.valid('param');
@@ -83,8 +109,17 @@ export function auditRoutes(engine: Engine): (app: OpenAPIHono) => void {
     );
     app.openapi(
       createRoute({
-        method: 'get', path: '/v1/banks/{bank}/facts/{id}/observations', tags: ['audit'], request: { params: IdParam },
-        responses: { 200: json(z.object({ factId: z.string(), observations: z.array(ObservationOfFactSchema) }), 'The observations the fact supports or contradicts'), ...errors },
+        method: 'get',
+        path: '/v1/banks/{bank}/facts/{id}/observations',
+        tags: ['audit'],
+        request: { params: IdParam },
+        responses: {
+          200: json(
+            z.object({ factId: z.string(), observations: z.array(ObservationOfFactSchema) }),
+            'The observations the fact supports or contradicts',
+          ),
+          ...errors,
+        },
       }),
       async (c) => {
         const { bank, id } = c.req.valid('param');
@@ -93,7 +128,10 @@ export function auditRoutes(engine: Engine): (app: OpenAPIHono) => void {
     );
     app.openapi(
       createRoute({
-        method: 'get', path: '/v1/banks/{bank}/why/{id}', tags: ['audit'], request: { params: IdParam },
+        method: 'get',
+        path: '/v1/banks/{bank}/why/{id}',
+        tags: ['audit'],
+        request: { params: IdParam },
         responses: { 200: json(WhySchema, 'The whole chain behind a recall result (observation or fact)'), ...errors },
       }),
       async (c) => {
@@ -103,9 +141,14 @@ export function auditRoutes(engine: Engine): (app: OpenAPIHono) => void {
     );
     app.openapi(
       createRoute({
-        method: 'get', path: '/v1/banks/{bank}/tombstones', tags: ['audit'],
+        method: 'get',
+        path: '/v1/banks/{bank}/tombstones',
+        tags: ['audit'],
         request: { params: BankIdParam, query: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) }).strict() },
-        responses: { 200: json(z.object({ tombstones: z.array(TombstoneSchema) }), 'What was deleted, when and why (never the content), newest first'), ...errors },
+        responses: {
+          200: json(z.object({ tombstones: z.array(TombstoneSchema) }), 'What was deleted, when and why (never the content), newest first'),
+          ...errors,
+        },
       }),
       async (c) => {
         const { bank } = c.req.valid('param');

@@ -10,23 +10,38 @@ export function bankRoutes(engine: Engine): Routes {
   return (app) => {
     app.openapi(
       createRoute({
-        method: 'post', path: '/v1/banks', tags: ['banks'],
+        method: 'post',
+        path: '/v1/banks',
+        tags: ['banks'],
         request: { body: { content: { 'application/json': { schema: CreateBankSchema } }, required: true } },
         responses: { 201: json(BankSchema, 'The new bank'), 400: errors[400], 409: json(ErrorSchema, 'A bank with this id exists') },
       }),
       async (c) => c.json(await engine.createBank(c.req.valid('json')), 201),
     );
     app.openapi(
-      createRoute({ method: 'get', path: '/v1/banks', tags: ['banks'], responses: { 200: json(z.object({ banks: z.array(BankSchema) }), 'All banks') } }),
+      createRoute({
+        method: 'get',
+        path: '/v1/banks',
+        tags: ['banks'],
+        responses: { 200: json(z.object({ banks: z.array(BankSchema) }), 'All banks') },
+      }),
       async (c) => c.json({ banks: await engine.listBanks() }, 200),
     );
     app.openapi(
-      createRoute({ method: 'get', path: '/v1/banks/{bank}', tags: ['banks'], request: { params: BankIdParam }, responses: { 200: json(BankSchema, 'The bank'), ...errors } }),
+      createRoute({
+        method: 'get',
+        path: '/v1/banks/{bank}',
+        tags: ['banks'],
+        request: { params: BankIdParam },
+        responses: { 200: json(BankSchema, 'The bank'), ...errors },
+      }),
       async (c) => c.json(await engine.requireBank(c.req.valid('param').bank), 200),
     );
     app.openapi(
       createRoute({
-        method: 'patch', path: '/v1/banks/{bank}', tags: ['banks'],
+        method: 'patch',
+        path: '/v1/banks/{bank}',
+        tags: ['banks'],
         request: { params: BankIdParam, body: { content: { 'application/json': { schema: UpdateBankSchema } }, required: true } },
         responses: { 200: json(BankSchema, 'The updated bank'), ...errors },
       }),
@@ -34,7 +49,10 @@ export function bankRoutes(engine: Engine): Routes {
     );
     app.openapi(
       createRoute({
-        method: 'delete', path: '/v1/banks/{bank}', tags: ['banks'], request: { params: BankIdParam },
+        method: 'delete',
+        path: '/v1/banks/{bank}',
+        tags: ['banks'],
+        request: { params: BankIdParam },
         responses: { 200: json(z.object({ deleted: z.string() }), 'Deleted, with everything in it'), ...errors },
       }),
       async (c) => {

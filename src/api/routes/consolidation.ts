@@ -35,12 +35,21 @@ export const ConsolidationStatusSchema = z
         retrying: z.object({ facts: z.number(), nextAttemptAt: z.string().nullable(), lastError: z.string().nullable() }),
         reason: z.string().nullable().openapi({ description: 'Why the backlog waits, in words (null when nothing waits)' }),
       })
-      .openapi({ description: 'Why the waiting facts wait: claims with their holder\'s heartbeat, retries after errors' }),
+      .openapi({ description: "Why the waiting facts wait: claims with their holder's heartbeat, retries after errors" }),
     workers: z
       .array(
-        z.object({ id: z.string(), role: z.string(), host: z.string(), pid: z.number(), heartbeatAgeSeconds: z.number(), alive: z.boolean() }),
+        z.object({
+          id: z.string(),
+          role: z.string(),
+          host: z.string(),
+          pid: z.number(),
+          heartbeatAgeSeconds: z.number(),
+          alive: z.boolean(),
+        }),
       )
-      .openapi({ description: "Processes beating for this store ('worker': a consolidation loop; 'drain': runs asked for through the API)" }),
+      .openapi({
+        description: "Processes beating for this store ('worker': a consolidation loop; 'drain': runs asked for through the API)",
+      }),
     rate: z.object({
       facts: z.number().openapi({ description: 'Facts consolidated by this process in the window' }),
       perSecond: z.number().nullable().openapi({ description: 'Facts per second of work in the window' }),
@@ -76,7 +85,10 @@ export function consolidationRoutes(engine: Engine, consolidation: Consolidation
   return (app) => {
     app.openapi(
       createRoute({
-        method: 'get', path: '/v1/banks/{bank}/consolidation', tags: ['consolidation'], request: { params: BankIdParam },
+        method: 'get',
+        path: '/v1/banks/{bank}/consolidation',
+        tags: ['consolidation'],
+        request: { params: BankIdParam },
         responses: { 200: json(ConsolidationStatusSchema, 'Backlog, age of the oldest waiting fact, rate, failures'), ...errors },
       }),
       async (c) => {
@@ -86,20 +98,33 @@ export function consolidationRoutes(engine: Engine, consolidation: Consolidation
     );
     app.openapi(
       createRoute({
-        method: 'post', path: '/v1/banks/{bank}/consolidate', tags: ['consolidation'],
+        method: 'post',
+        path: '/v1/banks/{bank}/consolidate',
+        tags: ['consolidation'],
         request: {
           params: BankIdParam,
-          query: z.object({ wait: z.enum(['true', 'false']).optional().openapi({ description: 'Answer when the run is done (default: at once)' }) }).strict(),
+          query: z
+            .object({
+              wait: z.enum(['true', 'false']).optional().openapi({ description: 'Answer when the run is done (default: at once)' }),
+            })
+            .strict(),
         },
         responses: {
           200: json(
             z.union([
-              z.object({ run: RunReportSchema, status: ConsolidationStatusSchema }).openapi({ description: 'With wait=true: the run is done' }),
-              z.object({ started: z.literal(false), reason: z.string(), status: ConsolidationStatusSchema }).openapi({ description: 'Nothing could be claimed now, and why' }),
+              z
+                .object({ run: RunReportSchema, status: ConsolidationStatusSchema })
+                .openapi({ description: 'With wait=true: the run is done' }),
+              z
+                .object({ started: z.literal(false), reason: z.string(), status: ConsolidationStatusSchema })
+                .openapi({ description: 'Nothing could be claimed now, and why' }),
             ]),
             'The run is done (wait=true), or nothing could start (started: false, with the reason)',
           ),
-          202: json(z.object({ started: z.literal(true), status: ConsolidationStatusSchema }), 'A run started (it claimed a batch); poll the status'),
+          202: json(
+            z.object({ started: z.literal(true), status: ConsolidationStatusSchema }),
+            'A run started (it claimed a batch); poll the status',
+          ),
           ...errors,
         },
       }),
@@ -112,8 +137,14 @@ export function consolidationRoutes(engine: Engine, consolidation: Consolidation
     );
     app.openapi(
       createRoute({
-        method: 'get', path: '/v1/banks/{bank}/consolidation/dead-letters', tags: ['consolidation'], request: { params: BankIdParam },
-        responses: { 200: json(z.object({ deadLetters: z.array(DeadLetterSchema) }), 'Facts that kept failing, with their last error'), ...errors },
+        method: 'get',
+        path: '/v1/banks/{bank}/consolidation/dead-letters',
+        tags: ['consolidation'],
+        request: { params: BankIdParam },
+        responses: {
+          200: json(z.object({ deadLetters: z.array(DeadLetterSchema) }), 'Facts that kept failing, with their last error'),
+          ...errors,
+        },
       }),
       async (c) => {
         const { bank } = c.req.valid('param');
@@ -122,10 +153,15 @@ export function consolidationRoutes(engine: Engine, consolidation: Consolidation
     );
     app.openapi(
       createRoute({
-        method: 'post', path: '/v1/banks/{bank}/consolidation/dead-letters/retry', tags: ['consolidation'],
+        method: 'post',
+        path: '/v1/banks/{bank}/consolidation/dead-letters/retry',
+        tags: ['consolidation'],
         description: 'Optional JSON body `{"factIds": [...]}` retries only those facts; no body retries all.',
         request: { params: BankIdParam },
-        responses: { 200: json(z.object({ retried: z.number() }), 'Dead letters put back in the queue (all, or the given facts)'), ...errors },
+        responses: {
+          200: json(z.object({ retried: z.number() }), 'Dead letters put back in the queue (all, or the given facts)'),
+          ...errors,
+        },
       }),
       async (c) => {
         const { bank } = c.req.valid('param');

@@ -3,7 +3,23 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Engine } from '../../engine.ts';
 import type { Routes } from './index.ts';
-import { BankIdParam, BankIdSchema, ChunkSchema, DocumentSchema, EntitySchema, ErrorSchema, FactKindSchema, FactSchema, forwardOccurredRange, json, OperationSchema, PageQuery, RetainRequestSchema, RetainResponseSchema, TimeFilterFields } from '../schemas.ts';
+import {
+  BankIdParam,
+  BankIdSchema,
+  ChunkSchema,
+  DocumentSchema,
+  EntitySchema,
+  ErrorSchema,
+  FactKindSchema,
+  FactSchema,
+  forwardOccurredRange,
+  json,
+  OperationSchema,
+  PageQuery,
+  RetainRequestSchema,
+  RetainResponseSchema,
+  TimeFilterFields,
+} from '../schemas.ts';
 
 const errors = { 400: json(ErrorSchema, 'Invalid request'), 404: json(ErrorSchema, 'Not found') };
 const DeleteResultSchema = z.object({ factIds: z.array(z.string()), observationIds: z.array(z.string()) });
@@ -12,51 +28,73 @@ export function memoryRoutes(engine: Engine): Routes {
   return (app) => {
     app.openapi(
       createRoute({
-        method: 'post', path: '/v1/banks/{bank}/memories', tags: ['retain'],
+        method: 'post',
+        path: '/v1/banks/{bank}/memories',
+        tags: ['retain'],
         request: { params: BankIdParam, body: { content: { 'application/json': { schema: RetainRequestSchema } }, required: true } },
         responses: {
           200: json(RetainResponseSchema, 'Retained (synchronous)'),
           202: json(RetainResponseSchema, 'Accepted; poll GET /v1/operations/{id}'),
           ...errors,
-          409: json(ErrorSchema, 'The bank holds vectors of another embedder, or a sync retry of an operationId whose operation still runs'),
+          409: json(
+            ErrorSchema,
+            'The bank holds vectors of another embedder, or a sync retry of an operationId whose operation still runs',
+          ),
           422: json(ErrorSchema, 'The operationId was first used with another payload'),
         },
       }),
       async (c) => {
         const { bank } = c.req.valid('param');
         const body = c.req.valid('json');
-        const { operation, result } = await engine.retain(bank, { items: body.items, documentMode: body.documentMode }, { async: body.async, operationId: body.operationId });
+        const { operation, result } = await engine.retain(
+          bank,
+          { items: body.items, documentMode: body.documentMode },
+          { async: body.async, operationId: body.operationId },
+        );
         const payload = { operationId: operation.id, status: operation.status, result };
         return body.async ? c.json(payload, 202) : c.json(payload, 200);
       },
     );
     app.openapi(
       createRoute({
-        method: 'get', path: '/v1/banks/{bank}/facts', tags: ['memory'],
+        method: 'get',
+        path: '/v1/banks/{bank}/facts',
+        tags: ['memory'],
         request: {
           params: BankIdParam,
-          query: forwardOccurredRange(PageQuery.extend({
-            kind: FactKindSchema.optional(),
-            documentId: z.string().optional(),
-            entityId: z.string().optional(),
-            includeSuperseded: z.enum(['true', 'false']).optional(),
-            ...TimeFilterFields,
-          }).strict()),
+          query: forwardOccurredRange(
+            PageQuery.extend({
+              kind: FactKindSchema.optional(),
+              documentId: z.string().optional(),
+              entityId: z.string().optional(),
+              includeSuperseded: z.enum(['true', 'false']).optional(),
+              ...TimeFilterFields,
+            }).strict(),
+          ),
         },
         responses: { 200: json(z.object({ facts: z.array(FactSchema), total: z.number() }), 'A page of facts'), ...errors },
       }),
       async (c) => {
         const q = c.req.valid('query');
         const page = await engine.memories.listFacts(c.req.valid('param').bank, {
-          limit: q.limit, offset: q.offset, kinds: q.kind ? [q.kind] : undefined, documentId: q.documentId, entityId: q.entityId,
-          includeSuperseded: q.includeSuperseded === 'true', occurredFrom: q.occurredFrom, occurredTo: q.occurredTo, validAt: q.validAt,
+          limit: q.limit,
+          offset: q.offset,
+          kinds: q.kind ? [q.kind] : undefined,
+          documentId: q.documentId,
+          entityId: q.entityId,
+          includeSuperseded: q.includeSuperseded === 'true',
+          occurredFrom: q.occurredFrom,
+          occurredTo: q.occurredTo,
+          validAt: q.validAt,
         });
         return c.json(page, 200);
       },
     );
     app.openapi(
       createRoute({
-        method: 'get', path: '/v1/banks/{bank}/facts/{fact}', tags: ['memory'],
+        method: 'get',
+        path: '/v1/banks/{bank}/facts/{fact}',
+        tags: ['memory'],
         request: { params: BankIdParam.extend({ fact: z.string() }) },
         responses: { 200: json(FactSchema, 'The fact'), ...errors },
       }),
@@ -67,7 +105,9 @@ export function memoryRoutes(engine: Engine): Routes {
     );
     app.openapi(
       createRoute({
-        method: 'delete', path: '/v1/banks/{bank}/facts/{fact}', tags: ['memory'],
+        method: 'delete',
+        path: '/v1/banks/{bank}/facts/{fact}',
+        tags: ['memory'],
         request: { params: BankIdParam.extend({ fact: z.string() }), query: z.object({ reason: z.string().max(500).optional() }).strict() },
         responses: { 200: json(DeleteResultSchema, 'Deleted through every index'), ...errors },
       }),
@@ -78,9 +118,14 @@ export function memoryRoutes(engine: Engine): Routes {
     );
     app.openapi(
       createRoute({
-        method: 'get', path: '/v1/banks/{bank}/documents', tags: ['memory'],
+        method: 'get',
+        path: '/v1/banks/{bank}/documents',
+        tags: ['memory'],
         request: { params: BankIdParam, query: PageQuery },
-        responses: { 200: json(z.object({ documents: z.array(DocumentSchema) }), 'Documents in the order they were first retained'), ...errors },
+        responses: {
+          200: json(z.object({ documents: z.array(DocumentSchema) }), 'Documents in the order they were first retained'),
+          ...errors,
+        },
       }),
       async (c) => {
         const { bank } = c.req.valid('param');
@@ -90,23 +135,46 @@ export function memoryRoutes(engine: Engine): Routes {
     );
     app.openapi(
       createRoute({
-        method: 'get', path: '/v1/banks/{bank}/documents/{document}', tags: ['memory'],
+        method: 'get',
+        path: '/v1/banks/{bank}/documents/{document}',
+        tags: ['memory'],
         request: { params: BankIdParam.extend({ document: z.string() }) },
-        responses: { 200: json(DocumentSchema.extend({ chunks: z.array(ChunkSchema) }), 'The document with its chunks in order'), ...errors },
+        responses: {
+          200: json(DocumentSchema.extend({ chunks: z.array(ChunkSchema) }), 'The document with its chunks in order'),
+          ...errors,
+        },
       }),
       async (c) => {
         const { bank, document } = c.req.valid('param');
         const { chunks, ...doc } = await engine.memories.getDocument(bank, document);
         return c.json(
-          { ...doc, chunks: chunks.map((k) => ({ id: k.id, documentId: k.documentId, index: k.index, itemId: k.itemId, text: k.text, speaker: k.speaker, timestamp: k.timestamp, context: k.context, session: k.session ?? null })) },
+          {
+            ...doc,
+            chunks: chunks.map((k) => ({
+              id: k.id,
+              documentId: k.documentId,
+              index: k.index,
+              itemId: k.itemId,
+              text: k.text,
+              speaker: k.speaker,
+              timestamp: k.timestamp,
+              context: k.context,
+              session: k.session ?? null,
+            })),
+          },
           200,
         );
       },
     );
     app.openapi(
       createRoute({
-        method: 'delete', path: '/v1/banks/{bank}/documents/{document}', tags: ['memory'],
-        request: { params: BankIdParam.extend({ document: z.string() }), query: z.object({ reason: z.string().max(500).optional() }).strict() },
+        method: 'delete',
+        path: '/v1/banks/{bank}/documents/{document}',
+        tags: ['memory'],
+        request: {
+          params: BankIdParam.extend({ document: z.string() }),
+          query: z.object({ reason: z.string().max(500).optional() }).strict(),
+        },
         responses: { 200: json(DeleteResultSchema, 'Deleted with all its facts'), ...errors },
       }),
       async (c) => {
@@ -116,7 +184,9 @@ export function memoryRoutes(engine: Engine): Routes {
     );
     app.openapi(
       createRoute({
-        method: 'get', path: '/v1/banks/{bank}/entities', tags: ['memory'],
+        method: 'get',
+        path: '/v1/banks/{bank}/entities',
+        tags: ['memory'],
         request: { params: BankIdParam, query: PageQuery },
         responses: { 200: json(z.object({ entities: z.array(EntitySchema) }), 'Entities, most mentioned first'), ...errors },
       }),
@@ -127,13 +197,22 @@ export function memoryRoutes(engine: Engine): Routes {
     );
     app.openapi(
       createRoute({
-        method: 'get', path: '/v1/operations/{id}', tags: ['operations'],
+        method: 'get',
+        path: '/v1/operations/{id}',
+        tags: ['operations'],
         request: {
-          params: z.object({ id: z.string().openapi({ description: 'The operation id, or the operationId (idempotency key) it was started with' }) }),
+          params: z.object({
+            id: z.string().openapi({ description: 'The operation id, or the operationId (idempotency key) it was started with' }),
+          }),
           query: z
             .object({
-              include: z.enum(['input']).optional().openapi({ description: 'input: also return the request the operation was started with' }),
-              bank: BankIdSchema.optional().openapi({ description: 'The bank of the operation (needed when a key was used in several banks)' }),
+              include: z
+                .enum(['input'])
+                .optional()
+                .openapi({ description: 'input: also return the request the operation was started with' }),
+              bank: BankIdSchema.optional().openapi({
+                description: 'The bank of the operation (needed when a key was used in several banks)',
+              }),
             })
             .strict(),
         },

@@ -48,7 +48,7 @@ const RecallResultSchema = z
       .nullable()
       .openapi({
         description:
-          'The session (conversation) the fact came from: its id (the item\'s `session`, else its documentId) and its ordinal in the bank ' +
+          "The session (conversation) the fact came from: its id (the item's `session`, else its documentId) and its ordinal in the bank " +
           '(1: the earliest, by the time of its first item); null for facts of no session and for observations',
       }),
     tokens: z.number().int().openapi({ description: 'Tokens of text (counted against maxTokens)' }),
@@ -75,11 +75,11 @@ const RecallPassageSchema = z
     speaker: z.string().nullable(),
     timestamp: z.string().nullable(),
     session: z.object({ id: z.string(), ordinal: z.number().int() }).nullable(),
-    score: z.number().openapi({ description: 'Its best result\'s score (passages come in that order)' }),
+    score: z.number().openapi({ description: "Its best result's score (passages come in that order)" }),
     tokens: z.number().int(),
     results: z
       .array(z.object({ id: z.string(), start: z.number().int(), end: z.number().int() }))
-      .openapi({ description: 'Its results, best first, with the span of each one\'s sentence in text' }),
+      .openapi({ description: "Its results, best first, with the span of each one's sentence in text" }),
   })
   .openapi('RecallPassage');
 
@@ -88,7 +88,7 @@ export const RecallResponseSchema = z
     results: z.array(RecallResultSchema),
     passages: z.array(RecallPassageSchema).optional().openapi({ description: "With group: 'source': the passages the results came from" }),
     tokens: z.number().int().openapi({ description: 'Tokens of all returned texts' }),
-    trace: z.record(z.string(), z.unknown()).optional().openapi({ description: 'Each arm\'s findings and timings (with trace: true)' }),
+    trace: z.record(z.string(), z.unknown()).optional().openapi({ description: "Each arm's findings and timings (with trace: true)" }),
   })
   .openapi('RecallResponse');
 
@@ -96,9 +96,15 @@ export function recallRoutes(engine: Engine): Routes {
   return (app) => {
     app.openapi(
       createRoute({
-        method: 'post', path: '/v1/banks/{bank}/recall', tags: ['recall'],
+        method: 'post',
+        path: '/v1/banks/{bank}/recall',
+        tags: ['recall'],
         request: { params: BankIdParam, body: { content: { 'application/json': { schema: RecallRequestSchema } }, required: true } },
-        responses: { 200: json(RecallResponseSchema, 'Ranked memories'), 400: json(ErrorSchema, 'Invalid request'), 404: json(ErrorSchema, 'No such bank') },
+        responses: {
+          200: json(RecallResponseSchema, 'Ranked memories'),
+          400: json(ErrorSchema, 'Invalid request'),
+          404: json(ErrorSchema, 'No such bank'),
+        },
       }),
       async (c) => {
         const response = await engine.recall(c.req.valid('param').bank, c.req.valid('json'));

@@ -12,10 +12,10 @@ export const ReflectRequestSchema = z
     query: z.string().trim().min(1, 'query must not be empty').max(4000),
     budget: z.enum(['low', 'mid', 'high']).optional().openapi({ description: 'How much searching reflect may do (default mid)' }),
     maxTokens: z.number().int().min(16).max(32_000).optional().openapi({ description: "Cap on the answer's length in tokens" }),
-    responseSchema: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .openapi({ description: 'A JSON schema: the answer is then a JSON value matching it (needs an LLM unless the schema accepts {answer, citations})' }),
+    responseSchema: z.record(z.string(), z.unknown()).optional().openapi({
+      description:
+        'A JSON schema: the answer is then a JSON value matching it (needs an LLM unless the schema accepts {answer, citations})',
+    }),
     queryTime: isoTimestamp('queryTime').optional(),
   })
   .strict()
@@ -27,7 +27,9 @@ export const ReflectResponseSchema = z
   .object({
     answer: z.unknown().openapi({ description: 'Markdown citing memory ids in brackets, or the JSON value matching responseSchema' }),
     basedOn: z.object({ observations: z.array(z.string()), facts: z.array(z.string()) }),
-    trace: z.array(z.record(z.string(), z.unknown())).openapi({ description: 'Every step: tool calls, the answer, dropped citations, early stops' }),
+    trace: z
+      .array(z.record(z.string(), z.unknown()))
+      .openapi({ description: 'Every step: tool calls, the answer, dropped citations, early stops' }),
     answerer: z.string(),
     usage: UsageSchema.optional(),
   })
@@ -37,7 +39,9 @@ export function reflectRoutes(engine: Engine, answererFor: AnswererFor): (app: O
   return (app) => {
     app.openapi(
       createRoute({
-        method: 'post', path: '/v1/banks/{bank}/reflect', tags: ['reflect'],
+        method: 'post',
+        path: '/v1/banks/{bank}/reflect',
+        tags: ['reflect'],
         request: { params: BankIdParam, body: { content: { 'application/json': { schema: ReflectRequestSchema } }, required: true } },
         responses: {
           200: json(ReflectResponseSchema, 'The answer, what it rests on, and how it was found'),

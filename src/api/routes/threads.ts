@@ -5,8 +5,23 @@ import { streamSSE } from 'hono/streaming';
 import type { ThreadMemory, MemoryEvent, MemoryStatus, MessageInput } from '../../threads/index.ts';
 import { describeIssues, errorBody } from '../errors.ts';
 import {
-  AppendEnvelope, AppendResponse, AppendSchema, BankIdParam, ContextSchema, ErrorSchema, json, MemoryItemSchema, MessageInputSchema, MessageList,
-  MessageSchema, Settings, SettingsResponse, StatusSchema, ThreadParams, ThreadSchema, WorkingMemorySchema,
+  AppendEnvelope,
+  AppendResponse,
+  AppendSchema,
+  BankIdParam,
+  ContextSchema,
+  ErrorSchema,
+  json,
+  MemoryItemSchema,
+  MessageInputSchema,
+  MessageList,
+  MessageSchema,
+  Settings,
+  SettingsResponse,
+  StatusSchema,
+  ThreadParams,
+  ThreadSchema,
+  WorkingMemorySchema,
 } from '../schemas.ts';
 
 export interface ThreadRouteDeps {
@@ -22,7 +37,11 @@ const STATUSES = ['running', 'buffered', 'active', 'archived'] as const;
 
 /** Which shape a failed append body was meant to be, so the error names that shape's problems. */
 function appendProblem(value: unknown): string {
-  const schema = Array.isArray(value) ? MessageList : value && typeof value === 'object' && 'messages' in value ? AppendEnvelope : MessageInputSchema;
+  const schema = Array.isArray(value)
+    ? MessageList
+    : value && typeof value === 'object' && 'messages' in value
+      ? AppendEnvelope
+      : MessageInputSchema;
   const parsed = schema.safeParse(value);
   return parsed.success ? 'invalid body' : describeIssues(parsed.error.issues);
 }
@@ -33,16 +52,25 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
   return (app) => {
     app.openapi(
       createRoute({
-        method: 'post', path: '/v1/banks/{bank}/threads/{thread}/messages', tags: ['threads'],
+        method: 'post',
+        path: '/v1/banks/{bank}/threads/{thread}/messages',
+        tags: ['threads'],
         summary: 'Append one or many messages (stored before any processing)',
         request: { params: ThreadParams, body: body(AppendSchema) },
-        responses: { 200: json(AppendResponse, 'Stored, with the synchronous memory step done'), ...errors, 409: json(ErrorSchema, 'resourceId conflict') },
+        responses: {
+          200: json(AppendResponse, 'Stored, with the synchronous memory step done'),
+          ...errors,
+          409: json(ErrorSchema, 'resourceId conflict'),
+        },
       }),
       async (c) => {
         const { bank, thread } = c.req.valid('param');
         const input = c.req.valid('json');
         const envelope = Array.isArray(input) ? { messages: input } : 'messages' in input ? input : { messages: [input] };
-        const result = await memory.append(bank, thread, { messages: envelope.messages as MessageInput[], resourceId: 'resourceId' in envelope ? envelope.resourceId : undefined });
+        const result = await memory.append(bank, thread, {
+          messages: envelope.messages as MessageInput[],
+          resourceId: 'resourceId' in envelope ? envelope.resourceId : undefined,
+        });
         return c.json(result, 200);
       },
       (result, c) => {
@@ -57,8 +85,15 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
 
     app.openapi(
       createRoute({
-        method: 'get', path: '/v1/banks/{bank}/threads/{thread}/messages', tags: ['threads'],
-        request: { params: ThreadParams, query: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100), offset: z.coerce.number().int().min(0).default(0) }).strict() },
+        method: 'get',
+        path: '/v1/banks/{bank}/threads/{thread}/messages',
+        tags: ['threads'],
+        request: {
+          params: ThreadParams,
+          query: z
+            .object({ limit: z.coerce.number().int().min(1).max(1000).default(100), offset: z.coerce.number().int().min(0).default(0) })
+            .strict(),
+        },
         responses: { 200: json(z.object({ messages: z.array(MessageSchema) }), 'Messages in order'), ...errors },
       }),
       async (c) => {
@@ -69,10 +104,18 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
 
     app.openapi(
       createRoute({
-        method: 'get', path: '/v1/banks/{bank}/threads', tags: ['threads'],
+        method: 'get',
+        path: '/v1/banks/{bank}/threads',
+        tags: ['threads'],
         request: {
           params: BankIdParam,
-          query: z.object({ resourceId: z.string().optional(), limit: z.coerce.number().int().min(1).max(1000).default(100), offset: z.coerce.number().int().min(0).default(0) }).strict(),
+          query: z
+            .object({
+              resourceId: z.string().optional(),
+              limit: z.coerce.number().int().min(1).max(1000).default(100),
+              offset: z.coerce.number().int().min(0).default(0),
+            })
+            .strict(),
         },
         responses: { 200: json(z.object({ threads: z.array(ThreadSchema) }), 'Threads of the bank'), ...errors },
       }),
@@ -80,7 +123,13 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
     );
 
     app.openapi(
-      createRoute({ method: 'get', path: '/v1/banks/{bank}/threads/{thread}', tags: ['threads'], request: { params: ThreadParams }, responses: { 200: json(ThreadSchema, 'The thread'), ...errors } }),
+      createRoute({
+        method: 'get',
+        path: '/v1/banks/{bank}/threads/{thread}',
+        tags: ['threads'],
+        request: { params: ThreadParams },
+        responses: { 200: json(ThreadSchema, 'The thread'), ...errors },
+      }),
       async (c) => {
         const { bank, thread } = c.req.valid('param');
         return c.json(await memory.getThread(bank, thread), 200);
@@ -89,10 +138,19 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
 
     app.openapi(
       createRoute({
-        method: 'put', path: '/v1/banks/{bank}/threads/{thread}', tags: ['threads'],
+        method: 'put',
+        path: '/v1/banks/{bank}/threads/{thread}',
+        tags: ['threads'],
         summary: 'Create or update a thread: resourceId (before its first message) and per-thread setting overrides',
-        request: { params: ThreadParams, body: body(z.object({ resourceId: z.string().min(1).max(256).nullable().optional(), settings: Settings.optional() }).strict()) },
-        responses: { 200: json(ThreadSchema, 'The thread'), ...errors, 409: json(ErrorSchema, 'The change conflicts with existing messages or memory') },
+        request: {
+          params: ThreadParams,
+          body: body(z.object({ resourceId: z.string().min(1).max(256).nullable().optional(), settings: Settings.optional() }).strict()),
+        },
+        responses: {
+          200: json(ThreadSchema, 'The thread'),
+          ...errors,
+          409: json(ErrorSchema, 'The change conflicts with existing messages or memory'),
+        },
       }),
       async (c) => {
         const { bank, thread } = c.req.valid('param');
@@ -102,7 +160,10 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
 
     app.openapi(
       createRoute({
-        method: 'delete', path: '/v1/banks/{bank}/threads/{thread}', tags: ['threads'], request: { params: ThreadParams },
+        method: 'delete',
+        path: '/v1/banks/{bank}/threads/{thread}',
+        tags: ['threads'],
+        request: { params: ThreadParams },
         responses: { 200: json(z.object({ deleted: z.string() }), 'Deleted with its messages and memory'), ...errors },
       }),
       async (c) => {
@@ -114,9 +175,14 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
 
     app.openapi(
       createRoute({
-        method: 'get', path: '/v1/banks/{bank}/threads/{thread}/context', tags: ['threads'],
+        method: 'get',
+        path: '/v1/banks/{bank}/threads/{thread}/context',
+        tags: ['threads'],
         summary: 'Memory prefix (stable between turns until memory changes) and the raw unobserved tail',
-        request: { params: ThreadParams, query: z.object({ maxTokens: z.coerce.number().int().min(1).max(2_000_000).optional() }).strict() },
+        request: {
+          params: ThreadParams,
+          query: z.object({ maxTokens: z.coerce.number().int().min(1).max(2_000_000).optional() }).strict(),
+        },
         responses: { 200: json(ContextSchema, 'The context'), ...errors },
       }),
       async (c) => {
@@ -127,8 +193,12 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
 
     app.openapi(
       createRoute({
-        method: 'get', path: '/v1/banks/{bank}/threads/{thread}/memory', tags: ['threads'], summary: 'Memory status: windows, thresholds, buffers, generations',
-        request: { params: ThreadParams }, responses: { 200: json(StatusSchema, 'Status'), ...errors },
+        method: 'get',
+        path: '/v1/banks/{bank}/threads/{thread}/memory',
+        tags: ['threads'],
+        summary: 'Memory status: windows, thresholds, buffers, generations',
+        request: { params: ThreadParams },
+        responses: { 200: json(StatusSchema, 'Status'), ...errors },
       }),
       async (c) => {
         const { bank, thread } = c.req.valid('param');
@@ -138,7 +208,9 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
 
     app.openapi(
       createRoute({
-        method: 'delete', path: '/v1/banks/{bank}/threads/{thread}/memory', tags: ['threads'],
+        method: 'delete',
+        path: '/v1/banks/{bank}/threads/{thread}/memory',
+        tags: ['threads'],
         summary: "Clear the thread's memory record (observations, reflections, buffers, working memory); messages stay",
         request: { params: ThreadParams },
         responses: { 200: json(z.object({ recordId: z.string(), items: z.number(), workingMemory: z.boolean() }), 'Cleared'), ...errors },
@@ -151,28 +223,57 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
 
     app.openapi(
       createRoute({
-        method: 'get', path: '/v1/banks/{bank}/threads/{thread}/observations', tags: ['threads'], summary: 'Observations and reflections of the thread’s record',
-        request: { params: ThreadParams, query: z.object({ status: z.string().optional().openapi({ description: 'Comma-separated: running, buffered, active, archived' }) }).strict() },
+        method: 'get',
+        path: '/v1/banks/{bank}/threads/{thread}/observations',
+        tags: ['threads'],
+        summary: 'Observations and reflections of the thread’s record',
+        request: {
+          params: ThreadParams,
+          query: z
+            .object({ status: z.string().optional().openapi({ description: 'Comma-separated: running, buffered, active, archived' }) })
+            .strict(),
+        },
         responses: { 200: json(z.object({ items: z.array(MemoryItemSchema) }), 'Memory items in creation order'), ...errors },
       }),
       async (c) => {
         const { bank, thread } = c.req.valid('param');
-        const wanted = (c.req.valid('query').status ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+        const wanted = (c.req.valid('query').status ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
         const unknown = wanted.filter((s) => !(STATUSES as readonly string[]).includes(s));
-        if (unknown.length) return c.json(errorBody('bad_request', `status must be among ${STATUSES.join(', ')}; got ${unknown.join(', ')}`), 400);
+        if (unknown.length)
+          return c.json(errorBody('bad_request', `status must be among ${STATUSES.join(', ')}; got ${unknown.join(', ')}`), 400);
         return c.json({ items: await memory.items(bank, thread, wanted as MemoryStatus[]) }, 200);
       },
     );
 
     app.openapi(
       createRoute({
-        method: 'get', path: '/v1/banks/{bank}/threads/{thread}/events', tags: ['threads'],
+        method: 'get',
+        path: '/v1/banks/{bank}/threads/{thread}/events',
+        tags: ['threads'],
         summary: 'Server-Sent Events: observation, reflection, buffering (start/end/failed), activation, working-memory.updated',
         request: {
           params: ThreadParams,
-          query: z.object({ since: z.coerce.number().int().min(0).optional().openapi({ description: 'Replay kept events after this id (also: Last-Event-ID header)' }) }).strict(),
+          query: z
+            .object({
+              since: z.coerce
+                .number()
+                .int()
+                .min(0)
+                .optional()
+                .openapi({ description: 'Replay kept events after this id (also: Last-Event-ID header)' }),
+            })
+            .strict(),
         },
-        responses: { 200: { content: { 'text/event-stream': { schema: z.string() } }, description: 'Event stream; each event has id, event (type) and JSON data' }, ...errors },
+        responses: {
+          200: {
+            content: { 'text/event-stream': { schema: z.string() } },
+            description: 'Event stream; each event has id, event (type) and JSON data',
+          },
+          ...errors,
+        },
       }),
       async (c) => {
         const { bank, thread } = c.req.valid('param');
@@ -220,7 +321,10 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
 
     app.openapi(
       createRoute({
-        method: 'get', path: '/v1/banks/{bank}/threads/{thread}/working-memory', tags: ['threads'], request: { params: ThreadParams },
+        method: 'get',
+        path: '/v1/banks/{bank}/threads/{thread}/working-memory',
+        tags: ['threads'],
+        request: { params: ThreadParams },
         responses: { 200: json(WorkingMemorySchema, 'The working-memory document (the template when none yet)'), ...errors },
       }),
       async (c) => {
@@ -231,7 +335,9 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
 
     app.openapi(
       createRoute({
-        method: 'put', path: '/v1/banks/{bank}/threads/{thread}/working-memory', tags: ['threads'],
+        method: 'put',
+        path: '/v1/banks/{bank}/threads/{thread}/working-memory',
+        tags: ['threads'],
         request: { params: ThreadParams, body: body(z.object({ content: z.string().max(200_000) }).strict()) },
         responses: { 200: json(WorkingMemorySchema, 'Replaced'), ...errors },
       }),
@@ -243,8 +349,14 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
 
     app.openapi(
       createRoute({
-        method: 'post', path: '/v1/banks/{bank}/threads/{thread}/remember', tags: ['threads'], summary: 'Append a note to working memory',
-        request: { params: ThreadParams, body: body(z.object({ note: z.string().trim().min(1, 'note must not be empty').max(4000) }).strict()) },
+        method: 'post',
+        path: '/v1/banks/{bank}/threads/{thread}/remember',
+        tags: ['threads'],
+        summary: 'Append a note to working memory',
+        request: {
+          params: ThreadParams,
+          body: body(z.object({ note: z.string().trim().min(1, 'note must not be empty').max(4000) }).strict()),
+        },
         responses: { 200: json(WorkingMemorySchema, 'The updated document'), ...errors },
       }),
       async (c) => {
@@ -255,7 +367,10 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
 
     app.openapi(
       createRoute({
-        method: 'get', path: '/v1/banks/{bank}/thread-settings', tags: ['threads'], request: { params: BankIdParam },
+        method: 'get',
+        path: '/v1/banks/{bank}/thread-settings',
+        tags: ['threads'],
+        request: { params: BankIdParam },
         responses: { 200: json(SettingsResponse, "The bank's thread settings and the values in effect"), ...errors },
       }),
       async (c) => c.json(await memory.bankSettings(c.req.valid('param').bank), 200),
@@ -264,8 +379,13 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
     for (const method of ['patch', 'put'] as const) {
       app.openapi(
         createRoute({
-          method, path: '/v1/banks/{bank}/thread-settings', tags: ['threads'],
-          summary: method === 'patch' ? 'Merge into the bank’s thread settings (checked before saving)' : 'Replace the bank’s thread settings (checked before saving)',
+          method,
+          path: '/v1/banks/{bank}/thread-settings',
+          tags: ['threads'],
+          summary:
+            method === 'patch'
+              ? 'Merge into the bank’s thread settings (checked before saving)'
+              : 'Replace the bank’s thread settings (checked before saving)',
           request: { params: BankIdParam, body: body(Settings) },
           responses: { 200: json(SettingsResponse, 'Saved'), ...errors },
         }),

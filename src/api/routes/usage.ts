@@ -32,7 +32,9 @@ export function usageRoutes(usage: Usage): (app: OpenAPIHono) => void {
   return (app) =>
     app.openapi(
       createRoute({
-        method: 'get', path: '/v1/banks/{bank}/usage', tags: ['usage'],
+        method: 'get',
+        path: '/v1/banks/{bank}/usage',
+        tags: ['usage'],
         request: { params: BankIdParam, query: UsageQuery },
         responses: {
           200: { content: { 'application/json': { schema: UsageReportSchema } }, description: 'LLM usage totals per operation and model' },

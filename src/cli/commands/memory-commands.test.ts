@@ -44,7 +44,8 @@ test('cairn retain and cairn import refuse bank ids the API refuses, naming the 
   const config = configFor(temp());
   const file = join(temp(), 'one.json');
   writeFileSync(file, JSON.stringify([{ content: 'hello' }]));
-  for (const bank of ['a/b', '..', 'bänk', 'x'.repeat(129)]) await assert.rejects(retainCommand(config, file, { bank }, io()), /letters, digits/, bank);
+  for (const bank of ['a/b', '..', 'bänk', 'x'.repeat(129)])
+    await assert.rejects(retainCommand(config, file, { bank }, io()), /letters, digits/, bank);
   await assert.rejects(importCommand(config, file, { bank: '..' }, io()), /letters, digits/);
 });
 

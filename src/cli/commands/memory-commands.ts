@@ -27,7 +27,11 @@ export async function retainCommand(
     const bar = progressBar(`retaining ${file}`);
     bar.update(0, items.length);
     try {
-      const { result } = await engine.retain(opts.bank, { items, documentMode: 'append' }, { progress: (done, total) => bar.update(done, total) });
+      const { result } = await engine.retain(
+        opts.bank,
+        { items, documentMode: 'append' },
+        { progress: (done, total) => bar.update(done, total) },
+      );
       bar.stop();
       io.out.write(`retained ${items.length} item(s) into ${opts.bank}: ${result?.facts ?? 0} new fact(s)\n`);
     } catch (e) {

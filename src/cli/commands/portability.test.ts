@@ -16,7 +16,8 @@ test('cairn export then cairn import moves a bank between data directories', asy
   await engine.createBank({ id: 'notes', mission: 'remember places' });
   await engine.retain('notes', { items: [{ content: 'I moved to Lisbon in March.', speaker: 'Sam', timestamp: '2024-03-02T10:00:00Z' }] });
   const facts = (await engine.memories.listFacts('notes', { limit: 10, offset: 0 })).facts;
-  const sent = (await threads.append('notes', 'chat', { messages: [{ role: 'user', content: 'Remind me to water the plants.' }] })).messages;
+  const sent = (await threads.append('notes', 'chat', { messages: [{ role: 'user', content: 'Remind me to water the plants.' }] }))
+    .messages;
   await shutdown();
   assert.ok(facts.length >= 1);
 
@@ -25,7 +26,11 @@ test('cairn export then cairn import moves a bank between data directories', asy
   assert.equal(JSON.parse(readFileSync(file, 'utf8').split('\n')[0]).format, 'cairn-export');
   const piped = io();
   await exportCommand(from, 'notes', {}, piped);
-  assert.equal(piped.text().trim().split('\n').length, readFileSync(file, 'utf8').trim().split('\n').length, 'stdout carries the same archive');
+  assert.equal(
+    piped.text().trim().split('\n').length,
+    readFileSync(file, 'utf8').trim().split('\n').length,
+    'stdout carries the same archive',
+  );
 
   const to = configFor(temp());
   const result = io();
@@ -33,9 +38,15 @@ test('cairn export then cairn import moves a bank between data directories', asy
   assert.match(result.text(), /imported bank notes-2: 1 documents.*, 1 threads \(1 messages/);
   const copy = await compose(to);
   try {
-    assert.deepEqual(await copy.threadStore.listMessages('notes-2', 'chat'), sent.map((m) => ({ ...m, bankId: 'notes-2' })));
+    assert.deepEqual(
+      await copy.threadStore.listMessages('notes-2', 'chat'),
+      sent.map((m) => ({ ...m, bankId: 'notes-2' })),
+    );
     const got = (await copy.engine.memories.listFacts('notes-2', { limit: 10, offset: 0 })).facts;
-    assert.deepEqual(got.map((f) => [f.id, f.text]), facts.map((f) => [f.id, f.text]));
+    assert.deepEqual(
+      got.map((f) => [f.id, f.text]),
+      facts.map((f) => [f.id, f.text]),
+    );
     assert.equal((await copy.engine.recall('notes-2', { query: 'Where did Sam move?' })).results[0]?.id, facts[0].id);
   } finally {
     await copy.engine.close();
@@ -49,9 +60,20 @@ test('cairn export then cairn import moves a bank between data directories', asy
 
 test("reconcile's report names the keyword indexes of deleted banks it would drop, or dropped", () => {
   const report = {
-    dryRun: true, stagingsCompleted: 0, stagingsRolledBack: 0, stagedFactsCompleted: 0, orphanPoints: 0, missingPoints: 0, reembedded: 0, flagged: 0,
-    sweptBanks: [], orphanKeywordIndexes: ['kw_fact_aa', 'kw_chunk_aa'],
+    dryRun: true,
+    stagingsCompleted: 0,
+    stagingsRolledBack: 0,
+    stagedFactsCompleted: 0,
+    orphanPoints: 0,
+    missingPoints: 0,
+    reembedded: 0,
+    flagged: 0,
+    sweptBanks: [],
+    orphanKeywordIndexes: ['kw_fact_aa', 'kw_chunk_aa'],
   };
   assert.match(formatReconcileReport(report), /keyword indexes of deleted banks would be dropped: kw_fact_aa, kw_chunk_aa$/m);
-  assert.match(formatReconcileReport({ ...report, dryRun: false, orphanKeywordIndexes: [] }), /keyword indexes of deleted banks dropped: none$/m);
+  assert.match(
+    formatReconcileReport({ ...report, dryRun: false, orphanKeywordIndexes: [] }),
+    /keyword indexes of deleted banks dropped: none$/m,
+  );
 });

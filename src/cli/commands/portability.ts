@@ -23,14 +23,21 @@ export interface ExportCommandOptions {
   embeddings?: boolean;
 }
 
-export async function exportCommand(config: Config, bankId: string, options: ExportCommandOptions = {}, io: CommandIo = processIo()): Promise<void> {
+export async function exportCommand(
+  config: Config,
+  bankId: string,
+  options: ExportCommandOptions = {},
+  io: CommandIo = processIo(),
+): Promise<void> {
   const { portability, shutdown } = await compose(config, { startWorker: false });
   try {
     const exportOptions = { embeddings: options.embeddings };
     const lines = options.out
       ? await portability.writeFile(bankId, options.out, exportOptions)
       : await portability.write(bankId, io.out, exportOptions);
-    io.err.write(`exported bank ${bankId}: ${lines} lines${options.out ? ` to ${options.out}` : ''}${options.embeddings ? ' (with vectors)' : ''}\n`);
+    io.err.write(
+      `exported bank ${bankId}: ${lines} lines${options.out ? ` to ${options.out}` : ''}${options.embeddings ? ' (with vectors)' : ''}\n`,
+    );
   } finally {
     await shutdown();
   }
@@ -40,7 +47,12 @@ export interface ImportCommandOptions {
   bank?: string;
 }
 
-export async function importCommand(config: Config, file: string, options: ImportCommandOptions = {}, io: CommandIo = processIo()): Promise<void> {
+export async function importCommand(
+  config: Config,
+  file: string,
+  options: ImportCommandOptions = {},
+  io: CommandIo = processIo(),
+): Promise<void> {
   if (options.bank !== undefined) checkBankId(options.bank);
   const { portability, shutdown } = await compose(config, { startWorker: false });
   const total = await countLines(file);
@@ -61,7 +73,8 @@ export async function importCommand(config: Config, file: string, options: Impor
 /** Lines of a file, counted without holding it in memory (the import progress bar's total). */
 async function countLines(file: string): Promise<number> {
   let n = 0;
-  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>)
+    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
   return n;
 }
 
@@ -90,7 +103,9 @@ export async function reconcileCommand(config: Config, options: ReconcileCommand
   try {
     const report = await reconcile({ pendingOlderThanMs: minutes * 60_000, dryRun: options.dryRun });
     if (!report) {
-      io.out.write(`nothing to reconcile: the ${engine.storeName} store keeps everything in one transactional database (reconcile is for server mode)\n`);
+      io.out.write(
+        `nothing to reconcile: the ${engine.storeName} store keeps everything in one transactional database (reconcile is for server mode)\n`,
+      );
       return;
     }
     io.out.write(`${formatReconcileReport(report)}\n`);

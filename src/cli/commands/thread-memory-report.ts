@@ -14,7 +14,11 @@ export interface MemoryCommandOptions {
   statuses?: MemoryStatus[];
 }
 
-const indent = (text: string): string => text.split('\n').map((l) => `    ${l}`).join('\n');
+const indent = (text: string): string =>
+  text
+    .split('\n')
+    .map((l) => `    ${l}`)
+    .join('\n');
 
 export async function memoryList(memory: ThreadMemory, o: MemoryCommandOptions): Promise<string> {
   const items = await memory.items(o.bank, o.thread, o.statuses ?? ['active', 'buffered', 'running']);
@@ -35,7 +39,10 @@ export async function memoryStatus(memory: ThreadMemory, o: MemoryCommandOptions
   if (o.json) return `${JSON.stringify(s, null, 2)}\n`;
   const a = s.windows.active;
   const b = s.windows.buffered;
-  const gens = Object.entries(a.reflections.byGeneration).map(([g, n]) => `g${g}:${n}`).join(' ') || 'none';
+  const gens =
+    Object.entries(a.reflections.byGeneration)
+      .map(([g, n]) => `g${g}:${n}`)
+      .join(' ') || 'none';
   return `${[
     `thread ${s.threadId} (bank ${s.bankId}, ${s.scope} scope, record ${s.recordId}${s.resourceId ? `, resource ${s.resourceId}` : ''})`,
     `observer ${s.observer}, reflector ${s.reflector}`,

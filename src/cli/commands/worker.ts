@@ -17,7 +17,11 @@ export async function runWorker(
   consolidator?: Consolidator,
 ): Promise<RunningWorker> {
   // Tests and callers may swap the consolidator or tune the loop.
-  const { worker, shutdown } = await compose(config, { startWorker: false, worker: overrides, ...(consolidator ? { consolidator: () => consolidator } : {}) });
+  const { worker, shutdown } = await compose(config, {
+    startWorker: false,
+    worker: overrides,
+    ...(consolidator ? { consolidator: () => consolidator } : {}),
+  });
   worker.start();
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {

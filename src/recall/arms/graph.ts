@@ -40,13 +40,18 @@ export async function graphArm(ctx: ArmContext, seedLists: Promise<Scored[][]>):
   const specific = named.filter((e) => !isHub(e));
   const namedShare = new Map(named.map((e) => [e.id, entityShare(e)]));
   const hubShare = new Map(named.filter(isHub).map((e) => [e.id, entityShare(e)]));
-  for (const { factId, entityId } of await store.graph.factsOfEntities(bankId, specific.map((e) => e.id), factsPerEntity))
+  for (const { factId, entityId } of await store.graph.factsOfEntities(
+    bankId,
+    specific.map((e) => e.id),
+    factsPerEntity,
+  ))
     give(factId, QUERY_ENTITY * (namedShare.get(entityId) ?? 0));
 
   // Seeds: over fact links, and through the specific entities they mention.
   const seeds = seedsOf(await seedLists, graphSeeds);
   const seedIds = [...seeds.keys()];
-  for (const link of await store.graph.linksOf(bankId, seedIds)) give(link.to, (seeds.get(link.from) ?? 0) * link.weight * LINK_DECAY[link.type]);
+  for (const link of await store.graph.linksOf(bankId, seedIds))
+    give(link.to, (seeds.get(link.from) ?? 0) * link.weight * LINK_DECAY[link.type]);
   const seedFacts = await ctx.facts.get(seedIds);
   const seedEntityIds = [...new Set(seedFacts.flatMap((f) => f.entities))];
   const seedEntities = (await store.getEntities(bankId, seedEntityIds)).filter((e) => !isHub(e));
@@ -54,7 +59,8 @@ export async function graphArm(ctx: ArmContext, seedLists: Promise<Scored[][]>):
   // Per entity, the seeds mentioning it, strongest first: a fact takes the strongest seed other than itself.
   const seedsOfEntity = new Map<string, Array<{ id: string; strength: number }>>();
   for (const f of seedFacts)
-    for (const e of f.entities) if (share.has(e)) seedsOfEntity.set(e, [...(seedsOfEntity.get(e) ?? []), { id: f.id, strength: seeds.get(f.id) ?? 0 }]);
+    for (const e of f.entities)
+      if (share.has(e)) seedsOfEntity.set(e, [...(seedsOfEntity.get(e) ?? []), { id: f.id, strength: seeds.get(f.id) ?? 0 }]);
   for (const list of seedsOfEntity.values()) list.sort((a, b) => b.strength - a.strength);
   for (const { factId, entityId } of await store.graph.factsOfEntities(bankId, [...seedsOfEntity.keys()], factsPerEntity)) {
     const from = seedsOfEntity.get(entityId)?.find((s) => s.id !== factId);

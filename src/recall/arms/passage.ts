@@ -33,7 +33,10 @@ export async function passageArm(
   for (const [id, s] of sem) own.set(id, s);
   for (const [id, s] of kw) own.set(id, (own.get(id) ?? 0) + s);
   // Facts that matched on their own words or meaning, not only through their passage.
-  const matchedAlone = new Set([...[...sem].filter(([, s]) => s > 0).map(([id]) => id), ...(keyword.ownHits ?? keyword.hits).map((h) => h.id)]);
+  const matchedAlone = new Set([
+    ...[...sem].filter(([, s]) => s > 0).map(([id]) => id),
+    ...(keyword.ownHits ?? keyword.hits).map((h) => h.id),
+  ]);
 
   // A strong fact raises its passage.
   const seedFacts = await ctx.facts.get([...own.keys()]);
@@ -56,7 +59,11 @@ export async function passageArm(
   // The best passages answer with their facts that matched on their own, best first; a passage none of whose facts
   // did answers with its best by what its match gave them, else its first ones (a long message's topic is spread
   // over its sentences).
-  const owned = await store.factIdsOfChunks(bankId, passages.map((p) => p.id), request.filter);
+  const owned = await store.factIdsOfChunks(
+    bankId,
+    passages.map((p) => p.id),
+    request.filter,
+  );
   const byChunk = new Map<string, string[]>();
   for (const { factId, chunkId } of owned) {
     const list = byChunk.get(chunkId);

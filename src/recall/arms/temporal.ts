@@ -101,7 +101,12 @@ export async function temporalArm(ctx: ArmContext, queryVector: Promise<Float32A
 const MAX_SESSIONS_READ = 50;
 
 /** The facts of the named sessions, the nearest to the query in meaning first. */
-async function sessionFacts(ctx: ArmContext, scope: SessionScope, queryVector: Promise<Float32Array>, seedLists: Promise<Scored[][]>): Promise<ArmOutput> {
+async function sessionFacts(
+  ctx: ArmContext,
+  scope: SessionScope,
+  queryVector: Promise<Float32Array>,
+  seedLists: Promise<Scored[][]>,
+): Promise<ArmOutput> {
   const { store, bankId, request } = ctx;
   const k = request.settings.candidatesPerArm;
   const read = scope.sessions.slice(-MAX_SESSIONS_READ).map((s) => s.id);

@@ -42,14 +42,24 @@ export async function deleteFacts(db: Neo4jConnection, bankId: string, factIds: 
     const existing = factIds.filter((id, i) => kinds.has(id) && factIds.indexOf(id) === i);
     const observationIds = await forget(tx, bankId, existing, now);
     if (existing.length) {
-      await tx.run(createTombstones(existing.map((id) => tombstone(bankId, kinds.get(id) === 'observation' ? 'observation' : 'fact', id, reason, now))));
+      await tx.run(
+        createTombstones(
+          existing.map((id) => tombstone(bankId, kinds.get(id) === 'observation' ? 'observation' : 'fact', id, reason, now)),
+        ),
+      );
       for (const st of pruneEntities(bankId)) await tx.run(st);
     }
     return { result: { factIds: existing, observationIds }, pointsToDelete: [...existing, ...observationIds] };
   });
 }
 
-export async function deleteDocument(db: Neo4jConnection, bankId: string, documentId: string, reason: string, now: string): Promise<Deleted | null> {
+export async function deleteDocument(
+  db: Neo4jConnection,
+  bankId: string,
+  documentId: string,
+  reason: string,
+  now: string,
+): Promise<Deleted | null> {
   return db.writeTx(async (tx) => {
     await lock(tx, bankId, now);
     if ((await tx.run(del.documentExists(bankId, documentId))).length === 0) return null;

@@ -61,6 +61,12 @@ export class Neo4jGraphIndex implements GraphIndex {
   async linksOf(bankId: string, factIds: string[]): Promise<FactLink[]> {
     if (factIds.length === 0) return [];
     const rows = await this.db.read(search.linksOf(bankId, factIds));
-    return rows.map((r) => ({ bankId, from: String(r.source), to: String(r.target), type: r.type as FactLink['type'], weight: Number(r.weight) }));
+    return rows.map((r) => ({
+      bankId,
+      from: String(r.source),
+      to: String(r.target),
+      type: r.type as FactLink['type'],
+      weight: Number(r.weight),
+    }));
   }
 }

@@ -48,7 +48,11 @@ class StubDb {
     if (created) this.indexes.add(created[1]);
     const dropped = /^DROP INDEX (\w+)/.exec(s.text);
     if (dropped) this.indexes.delete(dropped[1]);
-    if (s.text.startsWith('SHOW FULLTEXT INDEXES')) return [...this.indexes].filter((n) => n.startsWith(String(s.params.prefix))).sort().map((name) => ({ name }));
+    if (s.text.startsWith('SHOW FULLTEXT INDEXES'))
+      return [...this.indexes]
+        .filter((n) => n.startsWith(String(s.params.prefix)))
+        .sort()
+        .map((name) => ({ name }));
     return [];
   }
 
@@ -91,7 +95,9 @@ describe('keyword schema', () => {
 
   test("another process's concurrent creation is success; other errors are not", async () => {
     const db = new StubDb();
-    const equivalent = Object.assign(new Error('An equivalent index already exists'), { code: 'Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists' });
+    const equivalent = Object.assign(new Error('An equivalent index already exists'), {
+      code: 'Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists',
+    });
     db.onSchema = () => {
       throw equivalent;
     };
@@ -99,7 +105,10 @@ describe('keyword schema', () => {
     db.onSchema = () => {
       throw Object.assign(new Error('no'), { code: 'Neo.ClientError.Security.Forbidden' });
     };
-    await assert.rejects(runSchemaCommand(db.asConnection(), cypher('CREATE FULLTEXT INDEX x IF NOT EXISTS FOR (n:X) ON EACH [n.t]')), /no/);
+    await assert.rejects(
+      runSchemaCommand(db.asConnection(), cypher('CREATE FULLTEXT INDEX x IF NOT EXISTS FOR (n:X) ON EACH [n.t]')),
+      /no/,
+    );
   });
 
   test('a failed creation is not remembered', async () => {
@@ -177,10 +186,15 @@ describe('bank deletion and the upgrade', () => {
     const at = (re: RegExp): number => texts.findIndex((t) => re.test(t));
     for (const bank of ['b1', 'b2']) {
       const n = keywordNames(bank);
-      const labelled = db.sent.filter((s) => s.text.includes('IN TRANSACTIONS') && s.params.bankId === bank).map((s) => s.params.factLabel ?? s.params.chunkLabel);
+      const labelled = db.sent
+        .filter((s) => s.text.includes('IN TRANSACTIONS') && s.params.bankId === bank)
+        .map((s) => s.params.factLabel ?? s.params.chunkLabel);
       assert.deepEqual(labelled, [n.factLabel, n.chunkLabel], bank);
       const created = at(new RegExp(`^CREATE FULLTEXT INDEX ${n.factIndex} `));
-      assert.ok(created > texts.findIndex((t, i) => t.includes('IN TRANSACTIONS') && db.sent[i].params.bankId === bank), `${bank}: labelled, then indexed`);
+      assert.ok(
+        created > texts.findIndex((t, i) => t.includes('IN TRANSACTIONS') && db.sent[i].params.bankId === bank),
+        `${bank}: labelled, then indexed`,
+      );
     }
     assert.ok(at(/^DROP INDEX fact_text IF EXISTS$/) > at(new RegExp(`^CREATE FULLTEXT INDEX ${keywordNames('b2').chunkIndex} `)));
     assert.deepEqual(await migrateNeo4j(db.asConnection()), [], 'recorded: not applied twice');
@@ -223,7 +237,12 @@ describe('reconcile: keyword indexes of deleted banks', () => {
     const dropped = await reconcileKeywordIndexes(port(db), false);
     assert.deepEqual(new Set(dropped), new Set([gone.factIndex, gone.chunkIndex]));
     assert.deepEqual([...db.indexes].sort(), ['fact_text', 'kw_custom', live.chunkIndex, live.factIndex].sort());
-    assert.deepEqual(schemaTexts(db).filter((t) => t.startsWith('DROP')).sort(), [`DROP INDEX ${gone.chunkIndex} IF EXISTS`, `DROP INDEX ${gone.factIndex} IF EXISTS`]);
+    assert.deepEqual(
+      schemaTexts(db)
+        .filter((t) => t.startsWith('DROP'))
+        .sort(),
+      [`DROP INDEX ${gone.chunkIndex} IF EXISTS`, `DROP INDEX ${gone.factIndex} IF EXISTS`],
+    );
     assert.deepEqual(await reconcileKeywordIndexes(port(db), false), []);
   });
 
@@ -236,7 +255,7 @@ describe('reconcile: keyword indexes of deleted banks', () => {
     assert.ok(db.indexes.has(keywordNames('gone').factIndex));
   });
 
-  test('names handed to the drop that are no bank index, or a live bank\'s, are never dropped', async () => {
+  test("names handed to the drop that are no bank index, or a live bank's, are never dropped", async () => {
     const db = await afterCrash();
     const live = keywordNames('live');
     const gone = keywordNames('gone');
@@ -249,6 +268,9 @@ describe('reconcile: keyword indexes of deleted banks', () => {
     const db = new StubDb();
     db.indexes.add('fact_text');
     assert.deepEqual(await reconcileKeywordIndexes(port(db), false), []);
-    assert.deepEqual(db.texts().map((t) => t.split(' ')[0]), ['SHOW']);
+    assert.deepEqual(
+      db.texts().map((t) => t.split(' ')[0]),
+      ['SHOW'],
+    );
   });
 });

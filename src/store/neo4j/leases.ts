@@ -18,7 +18,14 @@ export async function takeWriteLease(db: Neo4jConnection, lease: WriteLease, tak
     }
     const [row] = await tx.run(rec.takeWriteLease(lease, takeOver, now));
     if (!row) return lease;
-    return { bankId: lease.bankId, holder: String(row.holder), host: String(row.host), pid: num(row.pid), startedAt: String(row.startedAt), until: String(row.until) };
+    return {
+      bankId: lease.bankId,
+      holder: String(row.holder),
+      host: String(row.host),
+      pid: num(row.pid),
+      startedAt: String(row.startedAt),
+      until: String(row.until),
+    };
   });
 }
 

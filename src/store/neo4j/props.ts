@@ -24,7 +24,13 @@ const ms = (iso: string | null): number | null => {
 
 export function bankProps(b: Bank): Params {
   return compact({
-    id: b.id, name: b.name, mission: b.mission, config: json(b.config), embedder: b.embedder, createdAt: b.createdAt, updatedAt: b.updatedAt,
+    id: b.id,
+    name: b.name,
+    mission: b.mission,
+    config: json(b.config),
+    embedder: b.embedder,
+    createdAt: b.createdAt,
+    updatedAt: b.updatedAt,
   });
 }
 
@@ -37,8 +43,19 @@ export const chunkSearchText = (c: Chunk): string => (c.speaker ? `${c.speaker}:
 
 export function chunkProps(c: Chunk): Params {
   return {
-    id: c.id, bankId: c.bankId, documentId: c.documentId, index: c.index, itemId: c.itemId, text: c.text, searchText: chunkSearchText(c),
-    contentHash: c.contentHash, speaker: c.speaker, timestamp: c.timestamp, context: c.context, metadata: json(c.metadata), tags: c.tags,
+    id: c.id,
+    bankId: c.bankId,
+    documentId: c.documentId,
+    index: c.index,
+    itemId: c.itemId,
+    text: c.text,
+    searchText: chunkSearchText(c),
+    contentHash: c.contentHash,
+    speaker: c.speaker,
+    timestamp: c.timestamp,
+    context: c.context,
+    metadata: json(c.metadata),
+    tags: c.tags,
     session: c.session ?? null,
   };
 }
@@ -92,7 +109,14 @@ export function factLifecycle(f: Fact): Params {
 
 export function entityProps(e: Entity): Params {
   return {
-    id: e.id, bankId: e.bankId, name: e.name, aliases: e.aliases, type: e.type, mentionCount: e.mentionCount, firstSeen: e.firstSeen, lastSeen: e.lastSeen,
+    id: e.id,
+    bankId: e.bankId,
+    name: e.name,
+    aliases: e.aliases,
+    type: e.type,
+    mentionCount: e.mentionCount,
+    firstSeen: e.firstSeen,
+    lastSeen: e.lastSeen,
   };
 }
 
@@ -103,14 +127,31 @@ export function entityKeys(e: Entity): string[] {
 
 export function operationProps(op: Operation): Params {
   return compact({
-    id: op.id, bankId: op.bankId, kind: op.kind, status: op.status, progressDone: op.progress.done, progressTotal: op.progress.total,
-    input: json(op.input), result: json(op.result), error: op.error, createdAt: op.createdAt, updatedAt: op.updatedAt, owner: op.owner ?? null,
+    id: op.id,
+    bankId: op.bankId,
+    kind: op.kind,
+    status: op.status,
+    progressDone: op.progress.done,
+    progressTotal: op.progress.total,
+    input: json(op.input),
+    result: json(op.result),
+    error: op.error,
+    createdAt: op.createdAt,
+    updatedAt: op.updatedAt,
+    owner: op.owner ?? null,
   });
 }
 
 export function revisionProps(bankId: string, r: ObservationRevision): Params {
   return compact({
-    id: r.id, bankId, observationId: r.observationId, oldText: r.oldText, newText: r.newText, factIds: r.factIds, reason: r.reason, at: r.at,
+    id: r.id,
+    bankId,
+    observationId: r.observationId,
+    oldText: r.oldText,
+    newText: r.newText,
+    factIds: r.factIds,
+    reason: r.reason,
+    at: r.at,
   });
 }
 

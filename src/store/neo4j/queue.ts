@@ -11,7 +11,14 @@ import * as items from './statements/items.ts';
 import * as q from './statements/queue.ts';
 import { claimEmbedder, lock, stageVectorsOfStoredFacts } from './writes.ts';
 
-export async function claim(db: Neo4jConnection, bankId: string, workerId: string, limit: number, leaseMs: number, now: Date): Promise<Claim | null> {
+export async function claim(
+  db: Neo4jConnection,
+  bankId: string,
+  workerId: string,
+  limit: number,
+  leaseMs: number,
+  now: Date,
+): Promise<Claim | null> {
   const at = now.toISOString();
   return db.writeTx(async (tx) => {
     try {
@@ -51,24 +58,41 @@ export async function stageObservations(db: Neo4jConnection, w: ObservationWrite
       if (n !== held.length) throw new CairnError('conflict', `worker ${w.workerId} lost its lease on ${held.length - n} fact(s)`);
     }
     if (w.expectUnchanged?.length) {
-      const versions = await tx.run(q.observationVersions(w.bankId, w.expectUnchanged.map((e) => e.id)));
-      const byId = new Map(versions.map((r) => [String(r.id), r.updatedAt === null || r.updatedAt === undefined ? null : String(r.updatedAt)]));
+      const versions = await tx.run(
+        q.observationVersions(
+          w.bankId,
+          w.expectUnchanged.map((e) => e.id),
+        ),
+      );
+      const byId = new Map(
+        versions.map((r) => [String(r.id), r.updatedAt === null || r.updatedAt === undefined ? null : String(r.updatedAt)]),
+      );
       for (const e of w.expectUnchanged)
         if (byId.get(e.id) !== e.updatedAt) throw new CairnError('conflict', `observation ${e.id} changed since it was read`);
     }
     if (w.vectors.length) await claimEmbedder(tx, w.bankId, current, w.embedder);
     if (w.observations.length) {
-      await tx.run(q.upsertObservations(w.bankId, w.observations.map((observation) => ({ observation, vector: vectorOf.get(observation.id) ?? null })), now));
+      await tx.run(
+        q.upsertObservations(
+          w.bankId,
+          w.observations.map((observation) => ({ observation, vector: vectorOf.get(observation.id) ?? null })),
+          now,
+        ),
+      );
       for (const st of items.replaceMentions(w.bankId, w.observations)) await tx.run(st);
     }
     const sources: PointSource[] = [
-      ...w.observations.filter((o) => vectorOf.has(o.id)).map((o) => ({ id: o.id, bankId: o.bankId, kind: o.kind, tags: o.tags, createdAt: o.createdAt })),
+      ...w.observations
+        .filter((o) => vectorOf.has(o.id))
+        .map((o) => ({ id: o.id, bankId: o.bankId, kind: o.kind, tags: o.tags, createdAt: o.createdAt })),
       ...(await stageVectorsOfStoredFacts(tx, w.bankId, others, now)),
     ];
     if (w.evidence.length) await tx.run(q.upsertEvidence(w.bankId, w.evidence));
     if (w.revisions.length) await tx.run(q.createRevisions(w.bankId, w.revisions));
     if (w.supersede.length) await tx.run(q.supersede(w.bankId, w.supersede));
-    const removedIds = w.removeObservationIds.length ? (await tx.run(q.removeObservations(w.bankId, w.removeObservationIds))).map((r) => String(r.id)) : [];
+    const removedIds = w.removeObservationIds.length
+      ? (await tx.run(q.removeObservations(w.bankId, w.removeObservationIds))).map((r) => String(r.id))
+      : [];
     if (w.consolidatedFactIds.length) await tx.run(q.markConsolidated(w.bankId, held, now));
     if (removedIds.length) for (const st of items.pruneEntities(w.bankId)) await tx.run(st);
     return { sources, removedIds, bankEmbedder: w.vectors.length ? w.embedder : current };
@@ -76,7 +100,13 @@ export async function stageObservations(db: Neo4jConnection, w: ObservationWrite
 }
 
 export async function failClaim(
-  db: Neo4jConnection, bankId: string, workerId: string, factIds: string[], error: string, maxAttempts: number, retryAfterMs: number,
+  db: Neo4jConnection,
+  bankId: string,
+  workerId: string,
+  factIds: string[],
+  error: string,
+  maxAttempts: number,
+  retryAfterMs: number,
 ): Promise<void> {
   const next = new Date(Date.now() + retryAfterMs).toISOString();
   await db.write(q.failClaim(bankId, workerId, factIds, error, maxAttempts, next));
@@ -91,7 +121,10 @@ export async function retryDeadLetters(db: Neo4jConnection, bankId: string, fact
   return Number(row?.retried ?? 0);
 }
 
-export async function backlog(db: Neo4jConnection, bankId: string): Promise<{ waiting: number; oldestWaitingAt: string | null; failed: number; consolidated: number }> {
+export async function backlog(
+  db: Neo4jConnection,
+  bankId: string,
+): Promise<{ waiting: number; oldestWaitingAt: string | null; failed: number; consolidated: number }> {
   return db.readTx(async (tx) => {
     const [waiting, failed, consolidated] = q.backlog(bankId);
     const [w] = await tx.run(waiting);

@@ -1,13 +1,34 @@
 // Reads and plain record writes of the Neo4j side of the server store: banks, documents, chunks, facts,
 // entities, observations with evidence and history, links, operations, tombstones.
 import type {
-  Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, Observation, ObservationRevision, Operation,
+  Bank,
+  Chunk,
+  DocumentRecord,
+  Entity,
+  Evidence,
+  Fact,
+  FactLink,
+  Observation,
+  ObservationRevision,
+  Operation,
   OperationStatus,
 } from '../../core/index.ts';
 import type { FactFilter, FactPage, KeyedOperation, ListFactsQuery, SessionInfo, Tombstone } from '../ports.ts';
 import { numberSessions } from '../session-order.ts';
 import type { Neo4jConnection, Row } from './connection.ts';
-import { propsOf, toBank, toChunk, toDocument, toEntity, toEvidence, toFact, toLink, toOperation, toRevision, toTombstone } from './rows.ts';
+import {
+  propsOf,
+  toBank,
+  toChunk,
+  toDocument,
+  toEntity,
+  toEvidence,
+  toFact,
+  toLink,
+  toOperation,
+  toRevision,
+  toTombstone,
+} from './rows.ts';
 import * as reads from './statements/reads.ts';
 import * as rec from './statements/records.ts';
 
@@ -27,7 +48,8 @@ export function inOrder<T extends { id: string }>(items: T[], ids: string[]): T[
 }
 
 const many = <T>(rows: Row[], key: string, map: (p: Record<string, unknown>) => T): T[] => rows.map((r) => map(propsOf(r, key)));
-const first = <T>(rows: Row[], key: string, map: (p: Record<string, unknown>) => T): T | null => (rows.length ? map(propsOf(rows[0], key)) : null);
+const first = <T>(rows: Row[], key: string, map: (p: Record<string, unknown>) => T): T | null =>
+  rows.length ? map(propsOf(rows[0], key)) : null;
 
 export class Neo4jRecords {
   constructor(readonly db: Neo4jConnection) {}
@@ -94,9 +116,14 @@ export class Neo4jRecords {
       end: r.end === null || r.end === undefined ? null : String(r.end),
       retained: r.retained === null || r.retained === undefined ? '' : String(r.retained),
     }));
-    return numberSessions(rows, (a, b) => (a.retained < b.retained ? -1 : a.retained > b.retained ? 1 : 0)).map(({ id, ordinal, start, end }) => ({
-      id, ordinal, start, end,
-    }));
+    return numberSessions(rows, (a, b) => (a.retained < b.retained ? -1 : a.retained > b.retained ? 1 : 0)).map(
+      ({ id, ordinal, start, end }) => ({
+        id,
+        ordinal,
+        start,
+        end,
+      }),
+    );
   }
   async factsOfSessions(bankId: string, sessionIds: string[], limitPerSession: number, filter: FactFilter = {}): Promise<Fact[]> {
     if (sessionIds.length === 0 || limitPerSession <= 0) return [];
@@ -128,7 +155,11 @@ export class Neo4jRecords {
   async getObservations(bankId: string, ids: string[]): Promise<Observation[]> {
     if (ids.length === 0) return [];
     const rows = await this.db.read(reads.getObservations(bankId, ids));
-    const observations = rows.map((r) => ({ ...toFact(propsOf(r, 'fact')), kind: 'observation' as const, proofCount: Number(r.proofCount ?? 0) }));
+    const observations = rows.map((r) => ({
+      ...toFact(propsOf(r, 'fact')),
+      kind: 'observation' as const,
+      proofCount: Number(r.proofCount ?? 0),
+    }));
     return inOrder(observations, ids);
   }
   async evidenceOf(bankId: string, observationId: string): Promise<Evidence[]> {

@@ -1,8 +1,20 @@
 // Neo4j node properties (read back as plain maps through `n {.*}` projections) -> domain objects.
 // A missing property is null; JSON text columns are parsed back into maps.
 import type {
-  Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactKind, FactLink, FactStatus, LinkType, ObservationRevision,
-  Operation, OperationStatus, Stance,
+  Bank,
+  Chunk,
+  DocumentRecord,
+  Entity,
+  Evidence,
+  Fact,
+  FactKind,
+  FactLink,
+  FactStatus,
+  LinkType,
+  ObservationRevision,
+  Operation,
+  OperationStatus,
+  Stance,
 } from '../../core/index.ts';
 import type { DeadLetter, Heartbeat, Tombstone } from '../ports.ts';
 
@@ -20,23 +32,43 @@ export const propsOf = (row: Props, key: string): Props => (row[key] ?? {}) as P
 
 export function toBank(p: Props): Bank {
   return {
-    id: String(p.id), name: String(p.name), mission: String(p.mission ?? ''), config: parse(p.config, {}), embedder: str(p.embedder),
-    createdAt: String(p.createdAt), updatedAt: String(p.updatedAt),
+    id: String(p.id),
+    name: String(p.name),
+    mission: String(p.mission ?? ''),
+    config: parse(p.config, {}),
+    embedder: str(p.embedder),
+    createdAt: String(p.createdAt),
+    updatedAt: String(p.updatedAt),
   };
 }
 
 export function toDocument(p: Props): DocumentRecord {
   return {
-    id: String(p.id), bankId: String(p.bankId), contentHash: String(p.contentHash ?? ''), metadata: parse(p.metadata, {}), tags: list(p.tags),
-    createdAt: String(p.createdAt), updatedAt: String(p.updatedAt),
+    id: String(p.id),
+    bankId: String(p.bankId),
+    contentHash: String(p.contentHash ?? ''),
+    metadata: parse(p.metadata, {}),
+    tags: list(p.tags),
+    createdAt: String(p.createdAt),
+    updatedAt: String(p.updatedAt),
   };
 }
 
 export function toChunk(p: Props): Chunk {
   return {
-    id: String(p.id), bankId: String(p.bankId), documentId: String(p.documentId), index: num(p.index), itemId: String(p.itemId), text: String(p.text),
-    contentHash: String(p.contentHash), speaker: str(p.speaker), timestamp: str(p.timestamp), context: str(p.context),
-    metadata: parse(p.metadata, {}), tags: list(p.tags), session: str(p.session),
+    id: String(p.id),
+    bankId: String(p.bankId),
+    documentId: String(p.documentId),
+    index: num(p.index),
+    itemId: String(p.itemId),
+    text: String(p.text),
+    contentHash: String(p.contentHash),
+    speaker: str(p.speaker),
+    timestamp: str(p.timestamp),
+    context: str(p.context),
+    metadata: parse(p.metadata, {}),
+    tags: list(p.tags),
+    session: str(p.session),
   };
 }
 
@@ -54,7 +86,11 @@ export function toFact(p: Props): Fact {
       p.chunkId === null || p.chunkId === undefined
         ? null
         : {
-            documentId: String(p.documentId), chunkId: String(p.chunkId), itemId: String(p.itemId), start: num(p.spanStart), end: num(p.spanEnd),
+            documentId: String(p.documentId),
+            chunkId: String(p.chunkId),
+            itemId: String(p.itemId),
+            start: num(p.spanStart),
+            end: num(p.spanEnd),
             session: str(p.session),
           },
     speaker: str(p.speaker),
@@ -75,8 +111,14 @@ export function toFact(p: Props): Fact {
 
 export function toEntity(p: Props): Entity {
   return {
-    id: String(p.id), bankId: String(p.bankId), name: String(p.name), aliases: list(p.aliases), type: str(p.type), mentionCount: num(p.mentionCount),
-    firstSeen: String(p.firstSeen), lastSeen: String(p.lastSeen),
+    id: String(p.id),
+    bankId: String(p.bankId),
+    name: String(p.name),
+    aliases: list(p.aliases),
+    type: str(p.type),
+    mentionCount: num(p.mentionCount),
+    firstSeen: String(p.firstSeen),
+    lastSeen: String(p.lastSeen),
   };
 }
 
@@ -86,35 +128,71 @@ export function toLink(bankId: string, r: Props): FactLink {
 }
 
 export function toEvidence(r: Props): Evidence {
-  return { observationId: String(r.observationId), factId: String(r.factId), role: String(r.role) as Evidence['role'], createdAt: String(r.createdAt) };
+  return {
+    observationId: String(r.observationId),
+    factId: String(r.factId),
+    role: String(r.role) as Evidence['role'],
+    createdAt: String(r.createdAt),
+  };
 }
 
 export function toRevision(p: Props): ObservationRevision {
   return {
-    id: String(p.id), observationId: String(p.observationId), oldText: str(p.oldText), newText: String(p.newText), factIds: list(p.factIds),
-    reason: String(p.reason) as ObservationRevision['reason'], at: String(p.at),
+    id: String(p.id),
+    observationId: String(p.observationId),
+    oldText: str(p.oldText),
+    newText: String(p.newText),
+    factIds: list(p.factIds),
+    reason: String(p.reason) as ObservationRevision['reason'],
+    at: String(p.at),
   };
 }
 
 export function toOperation(p: Props): Operation {
   return {
-    id: String(p.id), bankId: String(p.bankId), kind: String(p.kind), status: String(p.status) as OperationStatus,
-    progress: { done: num(p.progressDone), total: num(p.progressTotal) }, input: parse(p.input, null), result: parse(p.result, null),
-    error: str(p.error), createdAt: String(p.createdAt), updatedAt: String(p.updatedAt), owner: str(p.owner),
+    id: String(p.id),
+    bankId: String(p.bankId),
+    kind: String(p.kind),
+    status: String(p.status) as OperationStatus,
+    progress: { done: num(p.progressDone), total: num(p.progressTotal) },
+    input: parse(p.input, null),
+    result: parse(p.result, null),
+    error: str(p.error),
+    createdAt: String(p.createdAt),
+    updatedAt: String(p.updatedAt),
+    owner: str(p.owner),
   };
 }
 
 export function toHeartbeat(p: Props): Heartbeat {
   return {
-    id: String(p.id), role: String(p.role ?? ''), host: String(p.host ?? ''), pid: num(p.pid), startedAt: String(p.startedAt), beatAt: String(p.beatAt),
+    id: String(p.id),
+    role: String(p.role ?? ''),
+    host: String(p.host ?? ''),
+    pid: num(p.pid),
+    startedAt: String(p.startedAt),
+    beatAt: String(p.beatAt),
     aliveUntil: String(p.aliveUntil),
   };
 }
 
 export function toTombstone(p: Props): Tombstone {
-  return { id: String(p.id), bankId: String(p.bankId), kind: String(p.kind) as Tombstone['kind'], targetId: String(p.targetId), reason: String(p.reason), at: String(p.at) };
+  return {
+    id: String(p.id),
+    bankId: String(p.bankId),
+    kind: String(p.kind) as Tombstone['kind'],
+    targetId: String(p.targetId),
+    reason: String(p.reason),
+    at: String(p.at),
+  };
 }
 
 export function toDeadLetter(p: Props): DeadLetter {
-  return { factId: String(p.id), bankId: String(p.bankId), error: String(p.lastError ?? ''), attempts: num(p.attempts), failedAt: String(p.nextAttemptAt ?? p.updatedAt) };
+  return {
+    factId: String(p.id),
+    bankId: String(p.bankId),
+    error: String(p.lastError ?? ''),
+    attempts: num(p.attempts),
+    failedAt: String(p.nextAttemptAt ?? p.updatedAt),
+  };
 }

@@ -32,22 +32,66 @@ const B = `bank-${EVIL}`;
 const NOW = '2024-05-01T10:00:00.000Z';
 
 const fact: Fact = {
-  id: `fct-${EVIL}`, bankId: B, kind: 'world', text: `Alice moved to Berlin ${EVIL}`, occurredStart: '2023-06-01T00:00:00.000Z', occurredEnd: null,
-  mentionedAt: '2023-06-14T10:00:00.000Z', entities: ['ent-1', 'ent-2'],
-  source: { documentId: 'doc-1', chunkId: 'chk-1', itemId: 'itm-1', start: 0, end: 20, session: 'doc-1' }, speaker: 'Alice', metadata: { turn: 't1' }, tags: ['work'],
-  stance: null, context: null, status: 'active', validFrom: '2023-06-01T00:00:00.000Z', validTo: null, supersededBy: null, supersededAt: null, consolidatedAt: null,
-  createdAt: NOW, updatedAt: NOW,
+  id: `fct-${EVIL}`,
+  bankId: B,
+  kind: 'world',
+  text: `Alice moved to Berlin ${EVIL}`,
+  occurredStart: '2023-06-01T00:00:00.000Z',
+  occurredEnd: null,
+  mentionedAt: '2023-06-14T10:00:00.000Z',
+  entities: ['ent-1', 'ent-2'],
+  source: { documentId: 'doc-1', chunkId: 'chk-1', itemId: 'itm-1', start: 0, end: 20, session: 'doc-1' },
+  speaker: 'Alice',
+  metadata: { turn: 't1' },
+  tags: ['work'],
+  stance: null,
+  context: null,
+  status: 'active',
+  validFrom: '2023-06-01T00:00:00.000Z',
+  validTo: null,
+  supersededBy: null,
+  supersededAt: null,
+  consolidatedAt: null,
+  createdAt: NOW,
+  updatedAt: NOW,
 };
 const observation: Observation = { ...fact, id: 'obs-1', kind: 'observation', source: null, proofCount: 1, consolidatedAt: NOW };
 const chunk: Chunk = {
-  id: 'chk-1', bankId: B, documentId: 'doc-1', index: 0, itemId: 'itm-1', text: 'I moved to Berlin.', contentHash: 'h', speaker: 'Alice',
-  timestamp: NOW, context: null, metadata: {}, tags: [],
+  id: 'chk-1',
+  bankId: B,
+  documentId: 'doc-1',
+  index: 0,
+  itemId: 'itm-1',
+  text: 'I moved to Berlin.',
+  contentHash: 'h',
+  speaker: 'Alice',
+  timestamp: NOW,
+  context: null,
+  metadata: {},
+  tags: [],
 };
 const document: DocumentRecord = { id: 'doc-1', bankId: B, contentHash: 'hash-1', metadata: {}, tags: [], createdAt: NOW, updatedAt: NOW };
-const entity: Entity = { id: 'ent-1', bankId: B, name: 'Alice', aliases: ['Al'], type: 'person', mentionCount: 2, firstSeen: NOW, lastSeen: NOW };
+const entity: Entity = {
+  id: 'ent-1',
+  bankId: B,
+  name: 'Alice',
+  aliases: ['Al'],
+  type: 'person',
+  mentionCount: 2,
+  firstSeen: NOW,
+  lastSeen: NOW,
+};
 const operation: Operation = {
-  id: 'op-1', bankId: B, kind: 'retain', status: 'running', progress: { done: 1, total: 2 }, input: { items: [] }, result: null, error: null,
-  createdAt: NOW, updatedAt: NOW,
+  id: 'op-1',
+  bankId: B,
+  kind: 'retain',
+  status: 'running',
+  progress: { done: 1, total: 2 },
+  input: { items: [] },
+  result: null,
+  error: null,
+  createdAt: NOW,
+  updatedAt: NOW,
 };
 const vector = new Float32Array([0.6, 0.8]);
 const filterAll = { kinds: ['world' as const], tags: [EVIL], recordedBefore: NOW, occurredFrom: NOW, occurredTo: NOW, validAt: NOW };
@@ -136,7 +180,10 @@ function catalogue(): Array<[string, Statement]> {
   add('observationVersions', q.observationVersions(B, ['o']));
   add('upsertObservations', q.upsertObservations(B, [{ observation, vector }], NOW));
   add('upsertEvidence', q.upsertEvidence(B, [{ observationId: 'o', factId: 'f', role: 'supports', createdAt: NOW }]));
-  add('createRevisions', q.createRevisions(B, [{ id: 'r', observationId: 'o', oldText: null, newText: EVIL, factIds: ['f'], reason: 'created', at: NOW }]));
+  add(
+    'createRevisions',
+    q.createRevisions(B, [{ id: 'r', observationId: 'o', oldText: null, newText: EVIL, factIds: ['f'], reason: 'created', at: NOW }]),
+  );
   add('supersede', q.supersede(B, [{ factId: 'f', by: 'g', at: NOW }]));
   add('removeObservations', q.removeObservations(B, ['o']));
   add('markConsolidated', q.markConsolidated(B, ['f'], NOW));
@@ -184,13 +231,45 @@ function catalogue(): Array<[string, Statement]> {
   add('clearNeedsEmbedding', pending.clearNeedsEmbedding(B, ['f']));
 
   const message = messageProps({
-    seq: 3, id: EVIL, bankId: B, threadId: EVIL, role: 'user', name: EVIL, content: EVIL, toolCalls: [{ name: EVIL }], timestamp: NOW, tokens: 4, createdAt: NOW,
+    seq: 3,
+    id: EVIL,
+    bankId: B,
+    threadId: EVIL,
+    role: 'user',
+    name: EVIL,
+    content: EVIL,
+    toolCalls: [{ name: EVIL }],
+    timestamp: NOW,
+    tokens: 4,
+    createdAt: NOW,
   });
-  const memoryItem = itemProps({
-    id: EVIL, bankId: B, recordId: EVIL, threadId: EVIL, kind: 'observation', generation: 0, status: 'active', text: EVIL, tokens: 3, fromSeq: 1, toSeq: 2,
-    messageCount: 2, inputTokens: 9, covers: [EVIL], currentTask: EVIL, suggestedResponse: null, firstAt: NOW, lastAt: NOW, createdAt: NOW, activatedAt: null,
-    archivedAt: null,
-  }, 7, null);
+  const memoryItem = itemProps(
+    {
+      id: EVIL,
+      bankId: B,
+      recordId: EVIL,
+      threadId: EVIL,
+      kind: 'observation',
+      generation: 0,
+      status: 'active',
+      text: EVIL,
+      tokens: 3,
+      fromSeq: 1,
+      toSeq: 2,
+      messageCount: 2,
+      inputTokens: 9,
+      covers: [EVIL],
+      currentTask: EVIL,
+      suggestedResponse: null,
+      firstAt: NOW,
+      lastAt: NOW,
+      createdAt: NOW,
+      activatedAt: null,
+      archivedAt: null,
+    },
+    7,
+    null,
+  );
   add('getThread', threads.getThread(B, EVIL));
   add('saveThread', threads.saveThread({ bankId: B, id: EVIL, resourceId: EVIL, settings: '{}', createdAt: NOW, updatedAt: NOW }));
   add('listThreads', threads.listThreads(B, EVIL, 10, 5));
@@ -217,8 +296,18 @@ function catalogue(): Array<[string, Statement]> {
   add('listWorkingMemory', threads.listWorkingMemory(B));
   add('deleteThreadsOfBank', threads.deleteThreadsOfBank(B));
   const call = {
-    operation: 'threads' as const, bankId: B, provider: EVIL, model: EVIL, inputTokens: 10, outputTokens: 2, cachedTokens: 0, latencyMs: 12.5, costUsd: 0.01,
-    at: NOW, ok: false, error: EVIL,
+    operation: 'threads' as const,
+    bankId: B,
+    provider: EVIL,
+    model: EVIL,
+    inputTokens: 10,
+    outputTokens: 2,
+    cachedTokens: 0,
+    latencyMs: 12.5,
+    costUsd: 0.01,
+    at: NOW,
+    ok: false,
+    error: EVIL,
   };
   add('recordUsage', usage.recordUsage(usageProps(call, NOW)));
   add('usageGroups', usage.usageGroups({ bankId: B, from: NOW, to: null }));
@@ -255,7 +344,9 @@ describe('server store Cypher', () => {
     assert.ok(lintStatement({ text: 'MATCH (f:Fact {id: $id}) RETURN f', params: {} }).some((p) => /\$id/.test(p.message)));
     // Dynamic labels: SET takes them in Cypher 5 (Neo4j 5.24+); label predicates in WHERE only came with Cypher 25.
     assert.deepEqual(lintStatement({ text: 'MATCH (f:Fact) SET f:$($label)', params: { label: 'L' } }), []);
-    assert.ok(lintStatement({ text: 'MATCH (f:Fact) WHERE f:$($label) RETURN f', params: { label: 'L' } }).some((p) => p.severity === 'error'));
+    assert.ok(
+      lintStatement({ text: 'MATCH (f:Fact) WHERE f:$($label) RETURN f', params: { label: 'L' } }).some((p) => p.severity === 'error'),
+    );
     assert.ok(lintStatement({ text: 'MATCH (f:Fact) SET f:$(label)', params: {} }).some((p) => p.severity === 'error'));
   });
 
@@ -279,10 +370,26 @@ describe('server store Cypher', () => {
         assert.ok(neo4j.isInt(s.params[m[1]]), `${name}: $${m[1]} is not an integer`);
   });
 
-  test('labels and relationship types are constants of the model (or a bank\'s hashed keyword label)', () => {
+  test("labels and relationship types are constants of the model (or a bank's hashed keyword label)", () => {
     const labels = new Set([
-      'Bank', 'Document', 'Chunk', 'Fact', 'Entity', 'EntityKey', 'Revision', 'Operation', 'OperationKey', 'Tombstone', 'Migration', 'Heartbeat', 'Thread',
-      'ThreadMessage', 'ThreadMemoryItem', 'WorkingMemory', 'ThreadItemCounter', 'LlmUsage',
+      'Bank',
+      'Document',
+      'Chunk',
+      'Fact',
+      'Entity',
+      'EntityKey',
+      'Revision',
+      'Operation',
+      'OperationKey',
+      'Tombstone',
+      'Migration',
+      'Heartbeat',
+      'Thread',
+      'ThreadMessage',
+      'ThreadMemoryItem',
+      'WorkingMemory',
+      'ThreadItemCounter',
+      'LlmUsage',
     ]);
     const types = new Set(['MENTIONS', 'LINK', 'EVIDENCE']);
     const bankLabel = /^Kw(Fact|Chunk)_[0-9a-f]{24}$/;
@@ -321,7 +428,10 @@ describe('fact filter condition', () => {
     assert.match(c.text, /f\.occurredStart IS NOT NULL/);
     assert.match(c.text, /f\.occurredStart <= \$filterOccurredTo/);
     assert.match(c.text, /coalesce\(f\.occurredEnd, f\.occurredStart\) >= \$filterOccurredFrom/);
-    assert.match(c.text, /\(f\.validFrom IS NULL OR f\.validFrom <= \$filterValidAt\) AND \(f\.validTo IS NULL OR f\.validTo > \$filterValidAt\)/);
+    assert.match(
+      c.text,
+      /\(f\.validFrom IS NULL OR f\.validFrom <= \$filterValidAt\) AND \(f\.validTo IS NULL OR f\.validTo > \$filterValidAt\)/,
+    );
     assert.match(c.text, /f\.status = 'active'/);
     assert.deepEqual(c.params, { filterOccurredFrom: NOW, filterOccurredTo: NOW, filterValidAt: NOW });
     assert.doesNotMatch(factCondition({ occurredTo: NOW }, 'f').text, /occurredFrom|occurredEnd/);
@@ -350,19 +460,28 @@ describe('Lucene query of the keyword arm', () => {
 
 describe('Neo4j migrations', () => {
   test('splitCypher drops comment lines and splits at line-ending semicolons', () => {
-    const text = '// header\nCREATE INDEX a IF NOT EXISTS\n  FOR (n:Fact) ON (n.id);\n\n// next\nCREATE INDEX b IF NOT EXISTS FOR (n:Fact) ON (n.x);\n';
-    assert.deepEqual(splitCypher(text), ['CREATE INDEX a IF NOT EXISTS\n  FOR (n:Fact) ON (n.id)', 'CREATE INDEX b IF NOT EXISTS FOR (n:Fact) ON (n.x)']);
+    const text =
+      '// header\nCREATE INDEX a IF NOT EXISTS\n  FOR (n:Fact) ON (n.id);\n\n// next\nCREATE INDEX b IF NOT EXISTS FOR (n:Fact) ON (n.x);\n';
+    assert.deepEqual(splitCypher(text), [
+      'CREATE INDEX a IF NOT EXISTS\n  FOR (n:Fact) ON (n.id)',
+      'CREATE INDEX b IF NOT EXISTS FOR (n:Fact) ON (n.x)',
+    ]);
   });
 
   test('the migrations (files and code) are numbered, idempotent, and valid Cypher', async () => {
     const migrations = allMigrations();
     assert.ok(migrations.length >= 6);
-    migrations.forEach((m, i) => assert.match(m.name, new RegExp(`^${String(i + 1).padStart(3, '0')}_[a-z_]+${m.kind === 'cypher' ? '\\.cypher' : ''}$`)));
+    migrations.forEach((m, i) =>
+      assert.match(m.name, new RegExp(`^${String(i + 1).padStart(3, '0')}_[a-z_]+${m.kind === 'cypher' ? '\\.cypher' : ''}$`)),
+    );
     const files = readMigrations();
     const all = files.flatMap((f) => f.statements.map((text) => ({ file: f.name, text })));
     for (const s of all) assert.match(s.text, /IF (NOT )?EXISTS/, `${s.file}: ${s.text}`);
     const { migrations: linted_, migrationResults } = await linted;
-    assert.deepEqual(linted_.flatMap(([file, s], i) => migrationResults[i].map((p) => `${file}: ${s.text}: ${p.message}`)), []);
+    assert.deepEqual(
+      linted_.flatMap(([file, s], i) => migrationResults[i].map((p) => `${file}: ${s.text}: ${p.message}`)),
+      [],
+    );
     const text = all.map((s) => s.text).join('\n');
     assert.match(text, /REQUIRE f\.id IS UNIQUE/);
     assert.match(text, /ON \(f\.bankId, f\.timeStartMs\)/);
@@ -400,15 +519,17 @@ describe('per-bank keyword indexes', () => {
   });
 
   test('schemaIdentifier refuses anything but [A-Za-z0-9_]', () => {
-    for (const bad of ['', 'a-b', 'a b', "x'", 'a`b', 'ä', 'a;DROP', 'a\n', 'a.b', 'a$b', 'a)']) assert.throws(() => schemaIdentifier(bad), /unsafe/, JSON.stringify(bad));
+    for (const bad of ['', 'a-b', 'a b', "x'", 'a`b', 'ä', 'a;DROP', 'a\n', 'a.b', 'a$b', 'a)'])
+      assert.throws(() => schemaIdentifier(bad), /unsafe/, JSON.stringify(bad));
     assert.equal(schemaIdentifier('kw_fact_0Af9'), 'kw_fact_0Af9');
   });
 
-  test('listing the banks\' indexes takes the prefix as a parameter; DROP INDEX only takes a safe identifier', () => {
+  test("listing the banks' indexes takes the prefix as a parameter; DROP INDEX only takes a safe identifier", () => {
     const list = ks.fulltextIndexNames(KEYWORD_INDEX_PREFIX);
     assert.match(list.text, /^SHOW FULLTEXT INDEXES YIELD name WHERE name STARTS WITH \$prefix RETURN name/);
     assert.deepEqual(list.params, { prefix: 'kw_' });
-    for (const n of [keywordNames('a'), keywordNames(B)]) for (const name of [n.factIndex, n.chunkIndex]) assert.ok(name.startsWith(KEYWORD_INDEX_PREFIX));
+    for (const n of [keywordNames('a'), keywordNames(B)])
+      for (const name of [n.factIndex, n.chunkIndex]) assert.ok(name.startsWith(KEYWORD_INDEX_PREFIX));
     assert.equal(ks.dropIndex('kw_fact_0a').text, 'DROP INDEX kw_fact_0a IF EXISTS');
     for (const bad of ['kw_fact_x IF EXISTS; MATCH (n) DETACH DELETE n //', 'kw`x', '']) assert.throws(() => ks.dropIndex(bad), /unsafe/);
   });
@@ -421,15 +542,33 @@ describe('per-bank keyword indexes', () => {
       assert.equal(indexDigest(n.factLabel), null, 'a label is not an index');
     }
     const d = bankDigest('bank-1');
-    for (const other of ['fact_text', 'chunk_text', 'kw_custom', `kw_entity_${d}`, `kw_fact_${d}x`, `kw_fact_${d.slice(1)}`, `kw_fact_${d.toUpperCase()}`, `xkw_fact_${d}`])
+    for (const other of [
+      'fact_text',
+      'chunk_text',
+      'kw_custom',
+      `kw_entity_${d}`,
+      `kw_fact_${d}x`,
+      `kw_fact_${d.slice(1)}`,
+      `kw_fact_${d.toUpperCase()}`,
+      `xkw_fact_${d}`,
+    ])
       assert.equal(indexDigest(other), null, other);
   });
 
-  test('orphan indexes: those whose digest is no existing bank\'s, never a live bank\'s nor a foreign index', () => {
+  test("orphan indexes: those whose digest is no existing bank's, never a live bank's nor a foreign index", () => {
     const live = keywordNames('alive');
     const gone = keywordNames('gone');
     const other = keywordNames('also-gone');
-    const names = [live.factIndex, gone.chunkIndex, 'kw_custom', live.chunkIndex, gone.factIndex, other.factIndex, 'fact_text', gone.factIndex];
+    const names = [
+      live.factIndex,
+      gone.chunkIndex,
+      'kw_custom',
+      live.chunkIndex,
+      gone.factIndex,
+      other.factIndex,
+      'fact_text',
+      gone.factIndex,
+    ];
     assert.deepEqual(orphanIndexNames(names, ['alive', 'unrelated']), [gone.chunkIndex, gone.factIndex, other.factIndex]);
     assert.deepEqual(orphanIndexNames(names, ['alive', 'gone', 'also-gone']), []);
     assert.deepEqual(orphanIndexNames(names, []), [live.factIndex, gone.chunkIndex, live.chunkIndex, gone.factIndex, other.factIndex]);
@@ -447,10 +586,19 @@ describe('per-bank keyword indexes', () => {
     assert.equal(chunks.params.index, n.chunkIndex);
     assert.notEqual(search.searchFacts('other', '"a"', 1).params.index, n.factIndex);
     const [createFacts, createChunks] = ks.createBankIndexes(B).map((st) => st.text);
-    assert.match(createFacts, new RegExp(`^CREATE FULLTEXT INDEX ${n.factIndex} IF NOT EXISTS FOR \\(f:${n.factLabel}\\) ON EACH \\[f\\.text, f\\.context\\]`));
-    assert.match(createChunks, new RegExp(`^CREATE FULLTEXT INDEX ${n.chunkIndex} IF NOT EXISTS FOR \\(c:${n.chunkLabel}\\) ON EACH \\[c\\.searchText\\]`));
+    assert.match(
+      createFacts,
+      new RegExp(`^CREATE FULLTEXT INDEX ${n.factIndex} IF NOT EXISTS FOR \\(f:${n.factLabel}\\) ON EACH \\[f\\.text, f\\.context\\]`),
+    );
+    assert.match(
+      createChunks,
+      new RegExp(`^CREATE FULLTEXT INDEX ${n.chunkIndex} IF NOT EXISTS FOR \\(c:${n.chunkLabel}\\) ON EACH \\[c\\.searchText\\]`),
+    );
     for (const st of [...ks.createBankIndexes(B)]) assert.match(st.text, /`fulltext\.analyzer`: 'english'/);
-    assert.deepEqual(ks.dropBankIndexes(B).map((st) => st.text), [`DROP INDEX ${n.factIndex} IF EXISTS`, `DROP INDEX ${n.chunkIndex} IF EXISTS`]);
+    assert.deepEqual(
+      ks.dropBankIndexes(B).map((st) => st.text),
+      [`DROP INDEX ${n.factIndex} IF EXISTS`, `DROP INDEX ${n.chunkIndex} IF EXISTS`],
+    );
     // Every write that creates a fact or a chunk gives it the bank's label.
     const upsertFacts = items.upsertFacts(B, [{ fact, vector }], { pending: false, now: NOW });
     const upsertObservations = q.upsertObservations(B, [{ observation, vector }], NOW);

@@ -17,17 +17,49 @@ function asRead(p: Props): Props {
   return out;
 }
 
-const integerFields = (p: Props): string[] => Object.keys(p).filter((k) => neo4j.isInt(p[k])).sort();
+const integerFields = (p: Props): string[] =>
+  Object.keys(p)
+    .filter((k) => neo4j.isInt(p[k]))
+    .sort();
 
 const message: StoredMessage = {
-  seq: 12, id: 'msg-1', bankId: 'b', threadId: 't', role: 'assistant', name: null, content: 'Sure.', toolCalls: [{ id: 'c1', name: 'search', arguments: { q: 'x' } }],
-  timestamp: NOW, tokens: 3, createdAt: NOW, bridgedAt: null,
+  seq: 12,
+  id: 'msg-1',
+  bankId: 'b',
+  threadId: 't',
+  role: 'assistant',
+  name: null,
+  content: 'Sure.',
+  toolCalls: [{ id: 'c1', name: 'search', arguments: { q: 'x' } }],
+  timestamp: NOW,
+  tokens: 3,
+  createdAt: NOW,
+  bridgedAt: null,
 };
 
 const item: StoredItem = {
-  id: 'mem-1', bankId: 'b', recordId: 'resource:r', threadId: null, kind: 'reflection', generation: 2, status: 'active', text: 'Alice moved.', tokens: 4,
-  fromSeq: null, toSeq: null, messageCount: 0, inputTokens: 40, covers: ['mem-0'], currentTask: null, suggestedResponse: 'Ask about Berlin.', firstAt: NOW,
-  lastAt: NOW, createdAt: NOW, activatedAt: NOW, archivedAt: null, bridgedAt: '2024-05-02T00:00:00.000Z',
+  id: 'mem-1',
+  bankId: 'b',
+  recordId: 'resource:r',
+  threadId: null,
+  kind: 'reflection',
+  generation: 2,
+  status: 'active',
+  text: 'Alice moved.',
+  tokens: 4,
+  fromSeq: null,
+  toSeq: null,
+  messageCount: 0,
+  inputTokens: 40,
+  covers: ['mem-0'],
+  currentTask: null,
+  suggestedResponse: 'Ask about Berlin.',
+  firstAt: NOW,
+  lastAt: NOW,
+  createdAt: NOW,
+  activatedAt: NOW,
+  archivedAt: null,
+  bridgedAt: '2024-05-02T00:00:00.000Z',
 };
 
 test('a message written as node properties reads back as the same message, its numbers stored as integers', () => {
@@ -45,14 +77,41 @@ test('a memory item written as node properties reads back as the same item, with
   assert.deepEqual(integerFields(props), ['generation', 'inputTokens', 'messageCount', 'rid', 'tokens']);
   assert.equal(asRead(props).rid, 41);
   assert.deepEqual(toStoredItem(asRead(props)), item);
-  const observation: StoredItem = { ...item, kind: 'observation', generation: 0, threadId: 't', fromSeq: 3, toSeq: 9, covers: [], bridgedAt: null };
+  const observation: StoredItem = {
+    ...item,
+    kind: 'observation',
+    generation: 0,
+    threadId: 't',
+    fromSeq: 3,
+    toSeq: 9,
+    covers: [],
+    bridgedAt: null,
+  };
   const { bridgedAt: none, ...o } = observation;
-  assert.deepEqual(integerFields(itemProps(o, 1, none)), ['fromSeq', 'generation', 'inputTokens', 'messageCount', 'rid', 'toSeq', 'tokens']);
+  assert.deepEqual(integerFields(itemProps(o, 1, none)), [
+    'fromSeq',
+    'generation',
+    'inputTokens',
+    'messageCount',
+    'rid',
+    'toSeq',
+    'tokens',
+  ]);
   assert.deepEqual(toStoredItem(asRead(itemProps(o, 1, none))), observation);
 });
 
 test("a commit's patch: the fields it may change, nulls kept (they remove the property), nothing when it names none", () => {
-  const patch = itemPatch({ status: 'archived', archivedAt: NOW, currentTask: null, toSeq: 7, covers: undefined, id: 'x', bankId: 'c', recordId: 'r', bogus: 1 });
+  const patch = itemPatch({
+    status: 'archived',
+    archivedAt: NOW,
+    currentTask: null,
+    toSeq: 7,
+    covers: undefined,
+    id: 'x',
+    bankId: 'c',
+    recordId: 'r',
+    bogus: 1,
+  });
   assert.ok(patch);
   assert.deepEqual(Object.keys(patch).sort(), ['archivedAt', 'covers', 'currentTask', 'status', 'toSeq']);
   assert.deepEqual(asRead(patch), { status: 'archived', archivedAt: NOW, currentTask: null, toSeq: 7, covers: [] });
@@ -63,11 +122,34 @@ test("a commit's patch: the fields it may change, nulls kept (they remove the pr
 
 test('a ledger entry: canonical time, whole milliseconds, no bank property for calls outside a bank', () => {
   const props = usageProps(
-    { operation: 'retain', bankId: null, provider: 'openai', model: 'm', inputTokens: 10, outputTokens: 2, cachedTokens: 0, latencyMs: 99.5, costUsd: 0.5, at: 'x', ok: false, error: 'boom' },
+    {
+      operation: 'retain',
+      bankId: null,
+      provider: 'openai',
+      model: 'm',
+      inputTokens: 10,
+      outputTokens: 2,
+      cachedTokens: 0,
+      latencyMs: 99.5,
+      costUsd: 0.5,
+      at: 'x',
+      ok: false,
+      error: 'boom',
+    },
     NOW,
   );
   assert.deepEqual(asRead(props), {
-    at: NOW, operation: 'retain', provider: 'openai', model: 'm', inputTokens: 10, outputTokens: 2, cachedTokens: 0, latencyMs: 100, costUsd: 0.5, ok: false, error: 'boom',
+    at: NOW,
+    operation: 'retain',
+    provider: 'openai',
+    model: 'm',
+    inputTokens: 10,
+    outputTokens: 2,
+    cachedTokens: 0,
+    latencyMs: 100,
+    costUsd: 0.5,
+    ok: false,
+    error: 'boom',
   });
   assert.deepEqual(integerFields(props), ['cachedTokens', 'inputTokens', 'latencyMs', 'outputTokens']);
 });

@@ -12,14 +12,34 @@
 // behind. Memory items get their creation order (`rid`) from one counter node per bank, the same way.
 import { CairnError } from '../../core/index.ts';
 import {
-  seqsFree, type ItemFilter, type MemoryChange, type StoredItem, type StoredMessage, type ThreadStore,
-  type Watermarks, type MemoryItem, type NewMessage, type Thread, type ThreadMessage, type WorkingMemory,
+  seqsFree,
+  type ItemFilter,
+  type MemoryChange,
+  type StoredItem,
+  type StoredMessage,
+  type ThreadStore,
+  type Watermarks,
+  type MemoryItem,
+  type NewMessage,
+  type Thread,
+  type ThreadMessage,
+  type WorkingMemory,
 } from '../../threads/index.ts';
 import type { Neo4jConnection, Tx } from './connection.ts';
 import { propsOf } from './rows.ts';
 import * as st from './statements/threads.ts';
 import type { Params } from './statement.ts';
-import { itemPatch, itemProps, messageProps, toItem, toMessage, toStoredItem, toStoredMessage, toThread, toWorkingMemory } from './thread-rows.ts';
+import {
+  itemPatch,
+  itemProps,
+  messageProps,
+  toItem,
+  toMessage,
+  toStoredItem,
+  toStoredMessage,
+  toThread,
+  toWorkingMemory,
+} from './thread-rows.ts';
 
 /** Read pages as large as this when a call asks for no limit. */
 const NO_LIMIT = Number.MAX_SAFE_INTEGER;
@@ -34,7 +54,14 @@ export class Neo4jThreadStore implements ThreadStore {
 
   async saveThread(t: Thread): Promise<void> {
     await this.db.write(
-      st.saveThread({ bankId: t.bankId, id: t.id, resourceId: t.resourceId, settings: JSON.stringify(t.settings), createdAt: t.createdAt, updatedAt: t.updatedAt }),
+      st.saveThread({
+        bankId: t.bankId,
+        id: t.id,
+        resourceId: t.resourceId,
+        settings: JSON.stringify(t.settings),
+        createdAt: t.createdAt,
+        updatedAt: t.updatedAt,
+      }),
     );
   }
 
@@ -62,7 +89,14 @@ export class Neo4jThreadStore implements ThreadStore {
     return this.db.writeTx(async (tx) => {
       const last = await this.lockThread(tx, bankId, threadId);
       const out = messages.map((m, i) => ({ ...m, bankId, threadId, seq: last + i + 1 }));
-      await tx.run(st.createMessages(bankId, threadId, out.map((m) => messageProps(m)), last + out.length));
+      await tx.run(
+        st.createMessages(
+          bankId,
+          threadId,
+          out.map((m) => messageProps(m)),
+          last + out.length,
+        ),
+      );
       return out;
     });
   }
@@ -81,8 +115,19 @@ export class Neo4jThreadStore implements ThreadStore {
     });
   }
 
-  async listMessages(bankId: string, threadId: string, q: { afterSeq?: number; limit?: number; offset?: number } = {}): Promise<ThreadMessage[]> {
-    return (await this.messages(bankId, threadId, { afterSeq: q.afterSeq ?? 0, limit: q.limit ?? NO_LIMIT, offset: q.offset ?? 0, unbridged: false })).map(toMessage);
+  async listMessages(
+    bankId: string,
+    threadId: string,
+    q: { afterSeq?: number; limit?: number; offset?: number } = {},
+  ): Promise<ThreadMessage[]> {
+    return (
+      await this.messages(bankId, threadId, {
+        afterSeq: q.afterSeq ?? 0,
+        limit: q.limit ?? NO_LIMIT,
+        offset: q.offset ?? 0,
+        unbridged: false,
+      })
+    ).map(toMessage);
   }
 
   private async messages(bankId: string, threadId: string, q: Parameters<typeof st.listMessages>[2]): Promise<Params[]> {
@@ -120,7 +165,11 @@ export class Neo4jThreadStore implements ThreadStore {
 
   async commit(bankId: string, change: MemoryChange): Promise<{ missing: string[] }> {
     return this.db.writeTx(async (tx) => {
-      await this.insertItems(tx, bankId, (change.insert ?? []).map((item) => ({ item, bridgedAt: null })));
+      await this.insertItems(
+        tx,
+        bankId,
+        (change.insert ?? []).map((item) => ({ item, bridgedAt: null })),
+      );
       const updates = (change.update ?? []).flatMap(({ id, ...fields }) => {
         const patch = itemPatch(fields);
         return patch ? [{ id, patch }] : [];
@@ -189,7 +238,13 @@ export class Neo4jThreadStore implements ThreadStore {
 
   async restoreItems(bankId: string, items: StoredItem[]): Promise<void> {
     if (items.length === 0) return;
-    await this.db.writeTx((tx) => this.insertItems(tx, bankId, items.map(({ bridgedAt, ...item }) => ({ item, bridgedAt }))));
+    await this.db.writeTx((tx) =>
+      this.insertItems(
+        tx,
+        bankId,
+        items.map(({ bridgedAt, ...item }) => ({ item, bridgedAt })),
+      ),
+    );
   }
 
   async deleteBank(bankId: string): Promise<void> {

@@ -3,8 +3,14 @@
 // (store/sqlite/usage.ts), checked by test/conformance/ledger-suite.ts.
 import { parseTimestamp } from '../../core/index.ts';
 import {
-  emptyTotals, type UsageEntry, type UsageGroup, type UsageLedger, type UsageQuery, type UsageReport,
-  type UsageTotals, type LlmOperation,
+  emptyTotals,
+  type UsageEntry,
+  type UsageGroup,
+  type UsageLedger,
+  type UsageQuery,
+  type UsageReport,
+  type UsageTotals,
+  type LlmOperation,
 } from '../../llm/index.ts';
 import type { Neo4jConnection, Row } from './connection.ts';
 import * as st from './statements/usage.ts';
@@ -13,8 +19,13 @@ import { usageProps } from './thread-rows.ts';
 function totals(r: Row): UsageTotals {
   const n = (v: unknown): number => Number(v ?? 0);
   return {
-    calls: n(r.calls), failures: n(r.failures), inputTokens: n(r.inputTokens), outputTokens: n(r.outputTokens), cachedTokens: n(r.cachedTokens),
-    costUsd: n(r.costUsd), latencyMs: n(r.latencyMs),
+    calls: n(r.calls),
+    failures: n(r.failures),
+    inputTokens: n(r.inputTokens),
+    outputTokens: n(r.outputTokens),
+    cachedTokens: n(r.cachedTokens),
+    costUsd: n(r.costUsd),
+    latencyMs: n(r.latencyMs),
   };
 }
 
@@ -33,7 +44,12 @@ export class Neo4jUsageLedger implements UsageLedger {
     };
     return this.db.readTx(async (tx) => {
       const groups = (await tx.run(st.usageGroups(range))).map(
-        (r): UsageGroup => ({ operation: String(r.operation) as LlmOperation, provider: String(r.provider), model: String(r.model), ...totals(r) }),
+        (r): UsageGroup => ({
+          operation: String(r.operation) as LlmOperation,
+          provider: String(r.provider),
+          model: String(r.model),
+          ...totals(r),
+        }),
       );
       const [total] = await tx.run(st.usageTotal(range));
       return { ...range, groups, total: total ? totals(total) : emptyTotals() };

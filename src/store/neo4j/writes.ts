@@ -38,7 +38,14 @@ export async function checkpoint(tx: Tx, op: Operation): Promise<void> {
  * their points go in Qdrant. */
 export async function stageVectorsOfStoredFacts(tx: Tx, bankId: string, vectors: VectorRecord[], now: string): Promise<PointSource[]> {
   if (vectors.length === 0) return [];
-  const found = (await tx.run(items.pointSources(bankId, vectors.map((v) => v.id)))).map(toPointSource);
+  const found = (
+    await tx.run(
+      items.pointSources(
+        bankId,
+        vectors.map((v) => v.id),
+      ),
+    )
+  ).map(toPointSource);
   const missing = vectors.filter((v) => !found.some((f) => f.id === v.id));
   if (missing.length) throw new Error(`vector for unknown fact ${missing[0].id}`);
   await tx.run(items.stageVectors(bankId, vectors, now));
@@ -93,7 +100,17 @@ export async function stageItem(db: Neo4jConnection, w: ItemWrite, now: string):
     }
     if (w.chunks.length) {
       // Rewriting a chunk drops what an earlier, unfinished staging of it left.
-      removed.push(...ids(await tx.run(items.deleteFactsOfChunks(w.bankId, w.chunks.map((c) => c.id), true))));
+      removed.push(
+        ...ids(
+          await tx.run(
+            items.deleteFactsOfChunks(
+              w.bankId,
+              w.chunks.map((c) => c.id),
+              true,
+            ),
+          ),
+        ),
+      );
       await tx.run(items.upsertChunks(w.bankId, w.chunks, s));
     }
     if (w.entities.length) {
@@ -101,12 +118,20 @@ export async function stageItem(db: Neo4jConnection, w: ItemWrite, now: string):
       await tx.run(items.upsertEntityKeys(w.bankId, w.entities));
     }
     if (w.facts.length) {
-      await tx.run(items.upsertFacts(w.bankId, w.facts.map((fact) => ({ fact, vector: vectorOf.get(fact.id) ?? null })), s));
+      await tx.run(
+        items.upsertFacts(
+          w.bankId,
+          w.facts.map((fact) => ({ fact, vector: vectorOf.get(fact.id) ?? null })),
+          s,
+        ),
+      );
       for (const st of items.replaceMentions(w.bankId, w.facts)) await tx.run(st);
     }
     if (w.links.length) await tx.run(items.upsertLinks(w.bankId, w.links));
     const sources: PointSource[] = [
-      ...w.facts.filter((f) => vectorOf.has(f.id)).map((f) => ({ id: f.id, bankId: f.bankId, kind: f.kind, tags: f.tags, createdAt: f.createdAt })),
+      ...w.facts
+        .filter((f) => vectorOf.has(f.id))
+        .map((f) => ({ id: f.id, bankId: f.bankId, kind: f.kind, tags: f.tags, createdAt: f.createdAt })),
       ...(await stageVectorsOfStoredFacts(tx, w.bankId, others, now)),
     ];
     if (removed.length) for (const st of items.pruneEntities(w.bankId)) await tx.run(st);
@@ -135,7 +160,13 @@ export async function activateItem(db: Neo4jConnection, staged: StagedItem): Pro
 }
 
 /** Checks and stages replacement vectors of existing facts (re-embedding); returns their point sources. */
-export async function stageVectors(db: Neo4jConnection, bankId: string, embedder: string, vectors: VectorRecord[], now: string): Promise<PointSource[]> {
+export async function stageVectors(
+  db: Neo4jConnection,
+  bankId: string,
+  embedder: string,
+  vectors: VectorRecord[],
+  now: string,
+): Promise<PointSource[]> {
   return db.writeTx(async (tx) => {
     const current = await lock(tx, bankId, now);
     await claimEmbedder(tx, bankId, current, embedder);

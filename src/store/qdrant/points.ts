@@ -25,7 +25,12 @@ export const pointId = (factId: string): string => uuidV5(factId, FACT_POINT_NAM
  * (of the exact embedder id) keeping two ids that slug alike apart.
  */
 export function collectionName(prefix: string, embedder: string): string {
-  const slug = embedder.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48) || 'embedder';
+  const slug =
+    embedder
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 48) || 'embedder';
   const hash = createHash('sha256').update(embedder).digest('hex').slice(0, 10);
   return `${prefix}_${slug}_${hash}`;
 }

@@ -27,12 +27,19 @@ describe('Qdrant points', () => {
     assert.match(a, /^cairn_glove-wink-sg-100d-v1_[0-9a-f]{10}$/);
     assert.equal(collectionName('cairn', 'glove:wink-sg-100d:v1'), a);
     assert.notEqual(collectionName('cairn', 'Xenova/bge-small'), collectionName('cairn', 'xenova-bge-small'));
-    assert.match(collectionName('cairn', 'transformers:Xenova/bge-small-en-v1.5'), /^cairn_transformers-xenova-bge-small-en-v1-5_[0-9a-f]{10}$/);
+    assert.match(
+      collectionName('cairn', 'transformers:Xenova/bge-small-en-v1.5'),
+      /^cairn_transformers-xenova-bge-small-en-v1-5_[0-9a-f]{10}$/,
+    );
   });
 
   test('payload: bank, fact, kind, tags and record time', () => {
     assert.deepEqual(payloadOf({ id: 'f1', bankId: 'b1', kind: 'experience', tags: ['x'], createdAt: '2024-01-01T00:00:00.000Z' }), {
-      bank_id: 'b1', fact_id: 'f1', kind: 'experience', tags: ['x'], created_at: '2024-01-01T00:00:00.000Z',
+      bank_id: 'b1',
+      fact_id: 'f1',
+      kind: 'experience',
+      tags: ['x'],
+      created_at: '2024-01-01T00:00:00.000Z',
     });
   });
 });
@@ -44,21 +51,36 @@ describe('Qdrant search filter', () => {
   });
 
   test('kinds as any-of, each tag a must, record time as a datetime range', () => {
-    assert.deepEqual(searchFilter('b1', { kinds: ['world', 'observation'], tags: ['a', 'b'], recordedBefore: '2024-02-01T00:00:00.000Z', includeSuperseded: true }), {
-      must: [
-        { key: 'bank_id', match: { value: 'b1' } },
-        { key: 'kind', match: { any: ['world', 'observation'] } },
-        { key: 'tags', match: { value: 'a' } },
-        { key: 'tags', match: { value: 'b' } },
-        { key: 'created_at', range: { lte: '2024-02-01T00:00:00.000Z' } },
-      ],
-    });
+    assert.deepEqual(
+      searchFilter('b1', {
+        kinds: ['world', 'observation'],
+        tags: ['a', 'b'],
+        recordedBefore: '2024-02-01T00:00:00.000Z',
+        includeSuperseded: true,
+      }),
+      {
+        must: [
+          { key: 'bank_id', match: { value: 'b1' } },
+          { key: 'kind', match: { any: ['world', 'observation'] } },
+          { key: 'tags', match: { value: 'a' } },
+          { key: 'tags', match: { value: 'b' } },
+          { key: 'created_at', range: { lte: '2024-02-01T00:00:00.000Z' } },
+        ],
+      },
+    );
   });
 });
 
 describe('Qdrant search filter: times Neo4j confirms', () => {
   test('occurred and valid time stay out of the payload filter (they change after the point is written)', () => {
-    assert.deepEqual(searchFilter('b1', { occurredFrom: '2023-01-01T00:00:00.000Z', occurredTo: '2023-12-31T00:00:00.000Z', validAt: '2023-06-01T00:00:00.000Z' }), searchFilter('b1'));
+    assert.deepEqual(
+      searchFilter('b1', {
+        occurredFrom: '2023-01-01T00:00:00.000Z',
+        occurredTo: '2023-12-31T00:00:00.000Z',
+        validAt: '2023-06-01T00:00:00.000Z',
+      }),
+      searchFilter('b1'),
+    );
   });
 });
 
@@ -79,8 +101,20 @@ describe('Qdrant collection specs', () => {
   });
 
   test('later specs override earlier settings and index schemas', () => {
-    const a = parseSpec('001.json', JSON.stringify({ create: { hnsw_config: { m: 0, ef_construct: 100 } }, payload_indexes: [{ field_name: 'kind', field_schema: 'keyword' }] }));
-    const b = parseSpec('002.json', JSON.stringify({ create: { hnsw_config: { ef_construct: 200 } }, payload_indexes: [{ field_name: 'kind', field_schema: 'integer' }] }));
+    const a = parseSpec(
+      '001.json',
+      JSON.stringify({
+        create: { hnsw_config: { m: 0, ef_construct: 100 } },
+        payload_indexes: [{ field_name: 'kind', field_schema: 'keyword' }],
+      }),
+    );
+    const b = parseSpec(
+      '002.json',
+      JSON.stringify({
+        create: { hnsw_config: { ef_construct: 200 } },
+        payload_indexes: [{ field_name: 'kind', field_schema: 'integer' }],
+      }),
+    );
     assert.deepEqual(creationBody([a, b], 8).hnsw_config, { m: 0, ef_construct: 200 });
     assert.deepEqual(payloadIndexes([a, b]), [{ field_name: 'kind', field_schema: 'integer' }]);
   });
@@ -99,7 +133,10 @@ interface Recorded {
 }
 
 /** Answers like Qdrant's REST API for the calls the adapter makes; remembers every request. */
-function qdrantLike(state: { collections: Set<string>; points: Array<{ id: string; payload: Record<string, unknown>; vector: number[] }> }) {
+function qdrantLike(state: {
+  collections: Set<string>;
+  points: Array<{ id: string; payload: Record<string, unknown>; vector: number[] }>;
+}) {
   const requests: Recorded[] = [];
   const server = createServer((req, res) => {
     let raw = '';
@@ -115,7 +152,8 @@ function qdrantLike(state: { collections: Set<string>; points: Array<{ id: strin
       const parts = url.pathname.split('/').filter(Boolean);
       const name = parts[1];
       const b = (body ?? {}) as Record<string, unknown>;
-      if (req.method === 'GET' && url.pathname === '/collections') return reply({ collections: [...state.collections].map((n) => ({ name: n })) });
+      if (req.method === 'GET' && url.pathname === '/collections')
+        return reply({ collections: [...state.collections].map((n) => ({ name: n })) });
       if (req.method === 'GET' && parts[2] === 'exists') return reply({ exists: state.collections.has(name) });
       if (req.method === 'PUT' && parts.length === 2) {
         state.collections.add(name);
@@ -135,10 +173,18 @@ function qdrantLike(state: { collections: Set<string>; points: Array<{ id: strin
         return reply({ operation_id: 3, status: 'completed' });
       }
       if (req.method === 'POST' && parts[2] === 'points' && parts[3] === 'query')
-        return reply({ points: state.points.slice(0, Number(b.limit)).map((p, i) => ({ id: p.id, version: 1, score: 1 - i / 10, payload: { fact_id: p.payload.fact_id } })) });
+        return reply({
+          points: state.points
+            .slice(0, Number(b.limit))
+            .map((p, i) => ({ id: p.id, version: 1, score: 1 - i / 10, payload: { fact_id: p.payload.fact_id } })),
+        });
       if (req.method === 'POST' && parts[2] === 'points' && parts.length === 3) {
         const ids = new Set(b.ids as string[]);
-        return reply(state.points.filter((p) => ids.has(p.id)).map((p) => ({ id: p.id, payload: { fact_id: p.payload.fact_id }, vector: b.with_vector ? p.vector : undefined })));
+        return reply(
+          state.points
+            .filter((p) => ids.has(p.id))
+            .map((p) => ({ id: p.id, payload: { fact_id: p.payload.fact_id }, vector: b.with_vector ? p.vector : undefined })),
+        );
       }
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ status: { error: `not handled: ${req.method} ${url.pathname}` } }));
@@ -155,20 +201,33 @@ describe('Qdrant adapter over HTTP', () => {
 
   before(async () => {
     await new Promise<void>((resolve) => (server as Server).listen(0, '127.0.0.1', resolve));
-    vectors = new QdrantVectors({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, collectionPrefix: 'cairn-test', batchSize: 2 });
+    vectors = new QdrantVectors({
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      collectionPrefix: 'cairn-test',
+      batchSize: 2,
+    });
   });
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   test('the first write of an embedder creates its collection with the spec, then upserts in batches', async () => {
-    await vectors.upsert('glove:x', ['f1', 'f2', 'f3'].map((id, i) => ({ source: source(id), vector: new Float32Array([i, 1]) })));
+    await vectors.upsert(
+      'glove:x',
+      ['f1', 'f2', 'f3'].map((id, i) => ({ source: source(id), vector: new Float32Array([i, 1]) })),
+    );
     const name = collectionName('cairn-test', 'glove:x');
     const create = requests.find((r) => r.method === 'PUT' && r.path === `/collections/${name}`);
     assert.ok(create, 'collection created');
     assert.deepEqual((create.body as { vectors: unknown }).vectors, { size: 2, distance: 'Cosine' });
-    const indexes = requests.filter((r) => r.path === `/collections/${name}/index`).map((r) => (r.body as { field_name: string }).field_name);
+    const indexes = requests
+      .filter((r) => r.path === `/collections/${name}/index`)
+      .map((r) => (r.body as { field_name: string }).field_name);
     assert.deepEqual(indexes.sort(), ['bank_id', 'created_at', 'kind', 'tags']);
     const upserts = requests.filter((r) => r.method === 'PUT' && r.path === `/collections/${name}/points`);
-    assert.deepEqual(upserts.map((u) => (u.body as { points: unknown[] }).points.length), [2, 1], 'batches of 2');
+    assert.deepEqual(
+      upserts.map((u) => (u.body as { points: unknown[] }).points.length),
+      [2, 1],
+      'batches of 2',
+    );
     const first = (upserts[0].body as { points: Array<{ id: string; payload: unknown; vector: number[] }> }).points[0];
     assert.equal(first.id, pointId('f1'));
     assert.deepEqual(first.vector, [0, 1]);
@@ -177,7 +236,10 @@ describe('Qdrant adapter over HTTP', () => {
 
   test('search sends the filter, maps hits back to facts', async () => {
     const hits = await vectors.search('glove:x', 'b1', new Float32Array([1, 0]), 2, { kinds: ['world'] });
-    assert.deepEqual(hits.map((h) => h.factId), ['f1', 'f2']);
+    assert.deepEqual(
+      hits.map((h) => h.factId),
+      ['f1', 'f2'],
+    );
     const query = requests.filter((r) => r.path.endsWith('/points/query')).at(-1)!;
     assert.deepEqual((query.body as { filter: unknown }).filter, searchFilter('b1', { kinds: ['world'] }));
     assert.deepEqual((query.body as { query: unknown }).query, [1, 0]);

@@ -56,7 +56,8 @@ export class QdrantVectors {
   constructor(options: QdrantOptions) {
     this.client = new QdrantClient({ url: options.url, apiKey: options.apiKey, checkCompatibility: false });
     this.prefix = options.collectionPrefix ?? 'cairn';
-    if (!/^[a-z0-9][a-z0-9-]*$/.test(this.prefix)) throw new Error(`collection prefix '${this.prefix}' must be lowercase letters, digits and dashes`);
+    if (!/^[a-z0-9][a-z0-9-]*$/.test(this.prefix))
+      throw new Error(`collection prefix '${this.prefix}' must be lowercase letters, digits and dashes`);
     this.specs = readSpecs(options.specsDir);
     this.batchSize = options.batchSize ?? 256;
   }
@@ -185,11 +186,19 @@ export class QdrantVectors {
   }
 
   /** The points of these facts, read in batches (none when the embedder's collection does not exist yet). */
-  private async *records(embedder: string, factIds: string[], withVector: boolean): AsyncGenerator<{ payload?: unknown; vector?: unknown }> {
+  private async *records(
+    embedder: string,
+    factIds: string[],
+    withVector: boolean,
+  ): AsyncGenerator<{ payload?: unknown; vector?: unknown }> {
     const name = this.collectionOf(embedder);
     if (factIds.length === 0 || !(await this.exists(name))) return;
     for (let i = 0; i < factIds.length; i += this.batchSize) {
-      yield* await this.client.retrieve(name, { ids: factIds.slice(i, i + this.batchSize).map(pointId), with_payload: ['fact_id'], with_vector: withVector });
+      yield* await this.client.retrieve(name, {
+        ids: factIds.slice(i, i + this.batchSize).map(pointId),
+        with_payload: ['fact_id'],
+        with_vector: withVector,
+      });
     }
   }
 
@@ -197,7 +206,12 @@ export class QdrantVectors {
   async *scroll(collection: string, pageSize = 1000): AsyncGenerator<StoredPoint[]> {
     let offset: Schemas['ExtendedPointId'] | undefined;
     for (;;) {
-      const page = await this.client.scroll(collection, { limit: pageSize, offset, with_payload: ['fact_id', 'bank_id'], with_vector: false });
+      const page = await this.client.scroll(collection, {
+        limit: pageSize,
+        offset,
+        with_payload: ['fact_id', 'bank_id'],
+        with_vector: false,
+      });
       const points: StoredPoint[] = [];
       for (const p of page.points) {
         const payload = (p.payload ?? {}) as Record<string, unknown>;

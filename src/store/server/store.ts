@@ -9,13 +9,38 @@
 // replaces it) or points without a visible fact, which vector search never returns because Neo4j confirms every
 // hit (reconcile deletes them). Deletes commit in Neo4j first and then delete points, with the same guarantee.
 import {
-  nowIso, type Bank, type Chunk, type DocumentRecord, type Entity, type Evidence, type Fact, type FactLink,
-  type Observation, type ObservationRevision, type Operation, type OperationStatus, checkBankId,
+  nowIso,
+  type Bank,
+  type Chunk,
+  type DocumentRecord,
+  type Entity,
+  type Evidence,
+  type Fact,
+  type FactLink,
+  type Observation,
+  type ObservationRevision,
+  type Operation,
+  type OperationStatus,
+  checkBankId,
 } from '../../core/index.ts';
 import { log } from '../../log.ts';
 import type {
-  Claim, DeadLetter, DeleteResult, FactFilter, FactPage, Heartbeat, ItemWrite, KeyedOperation, ListFactsQuery, MemoryStore, ObservationWrite,
-  QueueDetail, SessionInfo, Tombstone, VectorRecord, WriteLease,
+  Claim,
+  DeadLetter,
+  DeleteResult,
+  FactFilter,
+  FactPage,
+  Heartbeat,
+  ItemWrite,
+  KeyedOperation,
+  ListFactsQuery,
+  MemoryStore,
+  ObservationWrite,
+  QueueDetail,
+  SessionInfo,
+  Tombstone,
+  VectorRecord,
+  WriteLease,
 } from '../ports.ts';
 import { Neo4jConnection } from '../neo4j/connection.ts';
 import * as deletes from '../neo4j/deletes.ts';
@@ -190,7 +215,11 @@ export class ServerStore implements MemoryStore {
     if (vectors.length === 0) return;
     const sources = await writes.stageVectors(this.db, bankId, embedder, vectors, nowIso());
     await this.upsertPoints(embedder, sources, vectors);
-    await writes.activateVectors(this.db, bankId, sources.map((s) => s.id));
+    await writes.activateVectors(
+      this.db,
+      bankId,
+      sources.map((s) => s.id),
+    );
   }
 
   // write leases
@@ -212,7 +241,11 @@ export class ServerStore implements MemoryStore {
     if (staged.removedIds.length) await this.dropPoints(staged.bankEmbedder, staged.removedIds);
     if (staged.sources.length) {
       await this.upsertPoints(staged.bankEmbedder, staged.sources, w.vectors);
-      await writes.activateVectors(this.db, w.bankId, staged.sources.map((s) => s.id));
+      await writes.activateVectors(
+        this.db,
+        w.bankId,
+        staged.sources.map((s) => s.id),
+      );
     }
   }
   failClaim(bankId: string, workerId: string, factIds: string[], error: string, maxAttempts: number, retryAfterMs: number): Promise<void> {
@@ -314,7 +347,9 @@ export class ServerStore implements MemoryStore {
     try {
       await this.qdrant.deleteFacts(embedder, factIds);
     } catch (e) {
-      log.error(`could not delete ${factIds.length} point(s) from Qdrant (${e instanceof Error ? e.message : String(e)}); run 'cairn reconcile'`);
+      log.error(
+        `could not delete ${factIds.length} point(s) from Qdrant (${e instanceof Error ? e.message : String(e)}); run 'cairn reconcile'`,
+      );
     }
   }
 

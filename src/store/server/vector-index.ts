@@ -26,7 +26,17 @@ export class ServerVectorIndex implements VectorIndex {
     for (;;) {
       const hits = await this.qdrant.search(bank.embedder, bankId, vector, limit, filter);
       const confirmed = hits.length
-        ? new Set((await this.db.read(confirmFacts(bankId, hits.map((h) => h.factId), filter))).map((r) => String(r.id)))
+        ? new Set(
+            (
+              await this.db.read(
+                confirmFacts(
+                  bankId,
+                  hits.map((h) => h.factId),
+                  filter,
+                ),
+              )
+            ).map((r) => String(r.id)),
+          )
         : new Set<string>();
       const out = hits.filter((h) => confirmed.has(h.factId)).slice(0, k);
       if (out.length >= k || hits.length < limit || limit >= MAX_CANDIDATES) return out.map((h) => ({ id: h.factId, score: h.score }));

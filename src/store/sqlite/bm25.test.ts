@@ -19,7 +19,23 @@ import { fts5Top, rebuiltKeywordTable } from './keyword-testing.ts';
 import { SqliteStore } from './store.ts';
 
 const NOW = '2024-01-01T00:00:00.000Z';
-const VOCABULARY = ['bees', 'honey', 'barn', 'market', 'spring', 'rain', 'owl', 'orchard', 'hives', 'cider', 'roof', 'Mara', 'Tomás', 'visited', 'visiting'];
+const VOCABULARY = [
+  'bees',
+  'honey',
+  'barn',
+  'market',
+  'spring',
+  'rain',
+  'owl',
+  'orchard',
+  'hives',
+  'cider',
+  'roof',
+  'Mara',
+  'Tomás',
+  'visited',
+  'visiting',
+];
 
 function sentence(next: () => number, shortest = 1): string {
   const length = shortest + Math.floor(next() * (15 - shortest));
@@ -200,7 +216,8 @@ function statsDuring(db: Db, run: () => void): RowLengthStats {
 /** Queries over the vocabulary, as phrases. */
 function queriesOf(next: () => number, count: number): string[][][] {
   return Array.from({ length: count }, () =>
-    ftsTermsOf(Array.from({ length: 1 + Math.floor(next() * 4) }, () => VOCABULARY[Math.floor(next() * VOCABULARY.length)])));
+    ftsTermsOf(Array.from({ length: 1 + Math.floor(next() * 4) }, () => VOCABULARY[Math.floor(next() * VOCABULARY.length)])),
+  );
 }
 
 /** Runs the queries on the connection and checks each answer is a freshly opened connection's (which remembers no
@@ -227,7 +244,10 @@ test('writes on one connection, searches on another: only the rows that left the
     const db = searcher();
     const warm = statsDuring(db, () => assertAsFresh(db, file, queries, 'fresh'));
     assert.ok(warm.read > 100, `the first searches read the matching rows' lengths (${warm.read})`);
-    assert.deepEqual(statsDuring(db, () => assertAsFresh(db, file, queries, 'again')), { read: 0, forgotten: 0, resets: 0 });
+    assert.deepEqual(
+      statsDuring(db, () => assertAsFresh(db, file, queries, 'again')),
+      { read: 0, forgotten: 0, resets: 0 },
+    );
 
     // Two write transactions, as two consolidation batches: observations rewritten in place (the same rowids, other
     // lengths), some deleted, and new ones, one of them taking the rowid of the last fact deleted.
@@ -274,12 +294,16 @@ test('lengths read inside a transaction that is rolled back are not remembered',
     assertAsFresh(db, file, queries, 'fresh');
     const n = keywordIndexOf(db, 'b')!;
     // A write searches its own changes, then fails: what it read of them must not outlive it.
-    assert.throws(() => db.transaction(() => {
-      db.prepare(`UPDATE facts SET text = 'honey honey barn barn barn barn barn barn barn barn' WHERE id = 'f1'`).run();
-      syncKeywordIndexes(db);
-      for (const phrases of queries) bm25Top(db, { n, source: 'fact', phrases, limit: 1000 });
-      throw new Error('the write fails');
-    })(), /the write fails/);
+    assert.throws(
+      () =>
+        db.transaction(() => {
+          db.prepare(`UPDATE facts SET text = 'honey honey barn barn barn barn barn barn barn barn' WHERE id = 'f1'`).run();
+          syncKeywordIndexes(db);
+          for (const phrases of queries) bm25Top(db, { n, source: 'fact', phrases, limit: 1000 });
+          throw new Error('the write fails');
+        })(),
+      /the write fails/,
+    );
     // Another write takes the table to the same removals count, changing another row.
     write(db, () => {
       db.prepare(`UPDATE facts SET text = 'honey' WHERE id = 'f2'`).run();
@@ -288,7 +312,7 @@ test('lengths read inside a transaction that is rolled back are not remembered',
   });
 });
 
-test('rows spread over many rowid windows: windows that cannot reach the best rows are skipped, the answers stay bm25()\'s', () => {
+test("rows spread over many rowid windows: windows that cannot reach the best rows are skipped, the answers stay bm25()'s", () => {
   const dir = mkdtempSync(join(tmpdir(), 'cairn-bm25-windows-'));
   const file = join(dir, 'cairn.db');
   const writer = openDatabase(file);
@@ -310,7 +334,11 @@ test('rows spread over many rowid windows: windows that cannot reach the best ro
       const table = rebuiltKeywordTable(writer, 'b', 'fact');
       for (const phrases of queries)
         for (const limit of [1, 7, 60])
-          assert.deepEqual(bm25Top(db, { n, source: 'fact', phrases, limit }), fts5Top(writer, table, phrases.flat(), limit), `${label}: ${phrases.join(' ')} (limit ${limit})`);
+          assert.deepEqual(
+            bm25Top(db, { n, source: 'fact', phrases, limit }),
+            fts5Top(writer, table, phrases.flat(), limit),
+            `${label}: ${phrases.join(' ')} (limit ${limit})`,
+          );
     };
     const reader = opened[opened.push(searcher(file)) - 1];
     check(reader, 'fresh');

@@ -55,7 +55,11 @@ const states = new WeakMap<Db, ConnectionState>();
 export function bm25Top(db: Db, search: Bm25Search): Bm25Hit[] {
   const table = keywordTable(search.n, search.source);
   let state = states.get(db);
-  if (!state) states.set(db, (state = { views: new Set(), lengths: new Map(), stats: { read: 0, forgotten: 0, resets: 0 }, windows: { scored: 0, skipped: 0 } }));
+  if (!state)
+    states.set(
+      db,
+      (state = { views: new Set(), lengths: new Map(), stats: { read: 0, forgotten: 0, resets: 0 }, windows: { scored: 0, skipped: 0 } }),
+    );
   // Inside a transaction of this connection's, the table may hold writes not yet in its pages: FTS5 reads them. So it
   // does for a table whose on-disk format the page reader does not know.
   const view = viewPostings(state);
@@ -86,14 +90,21 @@ export function windowStats(db: Db): WindowStats {
 type ListsReader = (db: Db, table: string, terms: readonly string[], lengthOf: LengthOf) => Map<string, TermList>;
 
 /** What one row holding a term `f` times scores for it, in a row of `D` tokens (FTS5's formula, term by term). */
-const termScore = (idf: number, f: number, D: number, avgdl: number): number => idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * D) / avgdl)));
+const termScore = (idf: number, f: number, D: number, avgdl: number): number =>
+  idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * D) / avgdl)));
 
 function score(
-  db: Db, state: ConnectionState, table: string, { n, source, phrases, limit }: Bm25Search, read: ListsReader, remember: boolean,
+  db: Db,
+  state: ConnectionState,
+  table: string,
+  { n, source, phrases, limit }: Bm25Search,
+  read: ListsReader,
+  remember: boolean,
 ): Bm25Hit[] {
   const stats = keywordStatsOf(db, n, source);
   if (!stats) return [];
-  if (stats.rows === null || stats.tokens === null) throw new Error(`keyword table ${table} is not counted yet (the store counts it on open)`);
+  if (stats.rows === null || stats.tokens === null)
+    throw new Error(`keyword table ${table} is not counted yet (the store counts it on open)`);
   // A phrase of no term (a word of separators alone) matches no row and adds 0.0 to every sum, in FTS5 too.
   const kept = phrases.filter((p) => p.length > 0);
   const nRow = stats.rows;
@@ -163,14 +174,22 @@ function windowBounds(lists: readonly TermList[], idf: readonly number[], avgdl:
 type Scratch = { sums: Float64Array; seen: Uint8Array; touched: Int32Array };
 
 const scratchOf = (): Scratch => ({
-  sums: new Float64Array(KEYWORD_WINDOW), seen: new Uint8Array(KEYWORD_WINDOW), touched: new Int32Array(KEYWORD_WINDOW),
+  sums: new Float64Array(KEYWORD_WINDOW),
+  seen: new Uint8Array(KEYWORD_WINDOW),
+  touched: new Int32Array(KEYWORD_WINDOW),
 });
 
 /** Scores the rows of one window. Each row's sum is added up in query order, as FTS5 does (a term the row lacks adds
  * 0.0, which changes no sum, so it is skipped): list by list, in query order, into the row's slot of the window. Rows
  * whose length is not known (a table whose windows are not written) are summed once their lengths are read. */
 function scoreWindow(
-  lists: readonly TermList[], idf: readonly number[], avgdl: number, lengths: LengthReader, w: number, top: TopK, scratch: Scratch,
+  lists: readonly TermList[],
+  idf: readonly number[],
+  avgdl: number,
+  lengths: LengthReader,
+  w: number,
+  top: TopK,
+  scratch: Scratch,
 ): void {
   const base = w * KEYWORD_WINDOW;
   const page = lengths.sizes.window(w);
@@ -237,11 +256,13 @@ const findWindow = (ids: Float64Array, w: number): number => indexOf(ids, w);
 
 /** Each term's postings through the table's fts5vocab view ('instance': one row per occurrence, grouped by row),
  * which FTS5 answers from its pages and its not yet written changes alike. */
-const viewPostings = (state: ConnectionState) => (db: Db, table: string, terms: readonly string[]): Map<string, PostingsView> => {
-  const out = new Map<string, PostingsView>();
-  for (const term of terms) if (!out.has(term)) out.set(term, postingsOf(instancesOf(db, state, table, term)));
-  return out;
-};
+const viewPostings =
+  (state: ConnectionState) =>
+  (db: Db, table: string, terms: readonly string[]): Map<string, PostingsView> => {
+    const out = new Map<string, PostingsView>();
+    for (const term of terms) if (!out.has(term)) out.set(term, postingsOf(instancesOf(db, state, table, term)));
+    return out;
+  };
 
 /** A phrase's postings: the rows holding its terms at consecutive positions, and how many times (each position where
  * the phrase starts), as FTS5 matches and counts a phrase; read from the term view, which has the positions. */
@@ -256,7 +277,8 @@ function phrasePostings(db: Db, state: ConnectionState, table: string, phrase: r
     return positions;
   });
   const starts = instancesOf(db, state, table, phrase[0]).filter(({ doc, offset }) =>
-    following.every((positions, i) => positions.get(doc)?.has(offset + i + 1) === true));
+    following.every((positions, i) => positions.get(doc)?.has(offset + i + 1) === true),
+  );
   return postingsOf(starts);
 }
 
@@ -283,7 +305,12 @@ function postingsOf(instances: readonly Instance[]): Postings {
 }
 
 /** The connection's row lengths of the table, brought up to its removals count. */
-function rememberedLengths(db: Db, state: ConnectionState, { n, source }: { n: number; source: KeywordSource }, removals: number): RowLengths {
+function rememberedLengths(
+  db: Db,
+  state: ConnectionState,
+  { n, source }: { n: number; source: KeywordSource },
+  removals: number,
+): RowLengths {
   const table = keywordTable(n, source);
   let known = state.lengths.get(table);
   if (known && known.removals !== removals) {

@@ -16,11 +16,17 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 test('an upgraded database: each bank counts its active facts and its vectors, and keeps counting', () => {
   const old = databaseBefore(dir, '016');
   const now = '2024-01-01T00:00:00.000Z';
-  for (const bank of ['a', 'b', 'empty']) old.prepare('INSERT INTO banks (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)').run(bank, bank, now, now);
+  for (const bank of ['a', 'b', 'empty'])
+    old.prepare('INSERT INTO banks (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)').run(bank, bank, now, now);
   const addFact = (bank: string, id: string, status: string, withVector: boolean): void => {
-    const { lastInsertRowid } = old.prepare(`INSERT INTO facts (id, bank_id, kind, text, mentioned_at, status, created_at, updated_at)
-      VALUES (?, ?, 'world', ?, ?, ?, ?, ?)`).run(id, bank, `fact ${id}`, now, status, now, now);
-    if (withVector) old.prepare('INSERT INTO fact_vectors (fact_rid, bank_id, vector) VALUES (?, ?, ?)').run(lastInsertRowid, bank, encodeVector(new Float32Array([1, 0])));
+    const { lastInsertRowid } = old
+      .prepare(`INSERT INTO facts (id, bank_id, kind, text, mentioned_at, status, created_at, updated_at)
+      VALUES (?, ?, 'world', ?, ?, ?, ?, ?)`)
+      .run(id, bank, `fact ${id}`, now, status, now, now);
+    if (withVector)
+      old
+        .prepare('INSERT INTO fact_vectors (fact_rid, bank_id, vector) VALUES (?, ?, ?)')
+        .run(lastInsertRowid, bank, encodeVector(new Float32Array([1, 0])));
   };
   for (let i = 0; i < 5; i++) addFact('a', `a${i}`, i < 2 ? 'superseded' : 'active', i !== 4);
   addFact('b', 'b0', 'active', true);
@@ -29,7 +35,15 @@ test('an upgraded database: each bank counts its active facts and its vectors, a
 
   const db = openDatabase(file);
   try {
-    assert.deepEqual(['a', 'b', 'empty', 'unknown'].map((bank) => [activeFactCount(db, bank), vectorCount(db, bank)]), [[3, 4], [1, 1], [0, 0], [0, 0]]);
+    assert.deepEqual(
+      ['a', 'b', 'empty', 'unknown'].map((bank) => [activeFactCount(db, bank), vectorCount(db, bank)]),
+      [
+        [3, 4],
+        [1, 1],
+        [0, 0],
+        [0, 0],
+      ],
+    );
     db.prepare("UPDATE facts SET status = 'active' WHERE id = 'a0'").run();
     db.prepare("DELETE FROM facts WHERE id = 'a2'").run(); // its vector goes with it
     assert.deepEqual([activeFactCount(db, 'a'), vectorCount(db, 'a')], [3, 3]);

@@ -9,7 +9,9 @@ interface BankCounts {
 }
 
 function countsOf(db: Db, bankId: string): BankCounts {
-  const row = prepared(db, 'SELECT active_facts AS activeFacts, vectors FROM bank_counts WHERE bank_id = ?').get(bankId) as BankCounts | undefined;
+  const row = prepared(db, 'SELECT active_facts AS activeFacts, vectors FROM bank_counts WHERE bank_id = ?').get(bankId) as
+    | BankCounts
+    | undefined;
   return row ?? { activeFacts: 0, vectors: 0 };
 }
 

@@ -37,22 +37,24 @@ export function openDatabase(file: string, migrationsDir = SQLITE_MIGRATIONS_DIR
 /** Applies every migration file not applied yet, in file-name order. Returns the names applied now. */
 export function migrate(db: Db, dir: string): string[] {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
-  const done = new Set(
-    (db.prepare('SELECT name FROM schema_migrations').all() as Array<{ name: string }>).map((r) => r.name),
-  );
-  const files = readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
+  const done = new Set((db.prepare('SELECT name FROM schema_migrations').all() as Array<{ name: string }>).map((r) => r.name));
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort();
   const applied: string[] = [];
   for (const file of files) {
     if (done.has(file)) continue;
     const sql = readFileSync(join(dir, file), 'utf8');
     // Two processes opening one new data directory at once both see the migration missing: the write lock of
     // the immediate transaction lets one apply it, and the other, checking again under the lock, skips it.
-    const ran = db.transaction(() => {
-      if (db.prepare('SELECT 1 FROM schema_migrations WHERE name = ?').get(file)) return false;
-      db.exec(sql);
-      db.prepare('INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)').run(file, new Date().toISOString());
-      return true;
-    }).immediate();
+    const ran = db
+      .transaction(() => {
+        if (db.prepare('SELECT 1 FROM schema_migrations WHERE name = ?').get(file)) return false;
+        db.exec(sql);
+        db.prepare('INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)').run(file, new Date().toISOString());
+        return true;
+      })
+      .immediate();
     if (ran) applied.push(file);
   }
   return applied;

@@ -11,7 +11,6 @@ import { placeholders } from './rows.ts';
 import { bumpSessionVersion, observationsCiting, pruneEntities, tombstone } from './writes.ts';
 import { prepared } from './statements.ts';
 
-
 /**
  * Observations citing deleted facts may quote them anywhere in their text and history (texts accumulate), so
  * in the same transaction they lose their text, entities and vector, and every revision of theirs is redacted;
@@ -20,11 +19,16 @@ import { prepared } from './statements.ts';
 function blankObservations(db: Db, bankId: string, observationIds: string[]): void {
   const now = nowIso();
   for (const id of observationIds) {
-    prepared(db,
+    prepared(
+      db,
       `UPDATE observation_revisions SET old_text = CASE WHEN old_text IS NULL THEN NULL ELSE '${FORGOTTEN}' END, new_text = '${FORGOTTEN}'
        WHERE bank_id = ? AND observation_id = ?`,
     ).run(bankId, id);
-    prepared(db, `UPDATE facts SET text = '${FORGOTTEN}', updated_at = ? WHERE bank_id = ? AND id = ? AND kind = 'observation'`).run(now, bankId, id);
+    prepared(db, `UPDATE facts SET text = '${FORGOTTEN}', updated_at = ? WHERE bank_id = ? AND id = ? AND kind = 'observation'`).run(
+      now,
+      bankId,
+      id,
+    );
     prepared(db, 'DELETE FROM fact_entities WHERE fact_id = ?').run(id);
     prepared(db, 'DELETE FROM fact_vectors WHERE fact_rid = (SELECT rid FROM facts WHERE id = ? AND bank_id = ?)').run(id, bankId);
   }
@@ -32,7 +36,8 @@ function blankObservations(db: Db, bankId: string, observationIds: string[]): vo
 
 function deleteFactRows(db: Db, bankId: string, factIds: string[]): string[] {
   const observationIds = observationsCiting(db, factIds).filter((id) => !factIds.includes(id));
-  const redact = prepared(db,
+  const redact = prepared(
+    db,
     `UPDATE observation_revisions SET old_text = CASE WHEN old_text IS NULL THEN NULL ELSE '${FORGOTTEN}' END, new_text = '${FORGOTTEN}'
      WHERE bank_id = ? AND EXISTS (SELECT 1 FROM json_each(fact_ids) j WHERE j.value = ?)`,
   );
@@ -42,12 +47,16 @@ function deleteFactRows(db: Db, bankId: string, factIds: string[]): string[] {
   for (let i = 0; i < factIds.length; i += 500) {
     const part = factIds.slice(i, i + 500);
     // A fact whose replacement is forgotten is current again.
-    prepared(db,
+    prepared(
+      db,
       `UPDATE facts SET status = 'active', superseded_by = NULL, superseded_at = NULL, valid_to = NULL, updated_at = ?
        WHERE bank_id = ? AND status = 'superseded' AND superseded_by IN (${placeholders(part.length)})`,
     ).run(now, bankId, ...part);
     // A deleted observation takes its history with it.
-    prepared(db, `DELETE FROM observation_revisions WHERE bank_id = ? AND observation_id IN (${placeholders(part.length)})`).run(bankId, ...part);
+    prepared(db, `DELETE FROM observation_revisions WHERE bank_id = ? AND observation_id IN (${placeholders(part.length)})`).run(
+      bankId,
+      ...part,
+    );
     prepared(db, `DELETE FROM facts WHERE bank_id = ? AND id IN (${placeholders(part.length)})`).run(bankId, ...part);
   }
   return observationIds;
@@ -76,7 +85,9 @@ export function deleteDocument(db: Db, bankId: string, documentId: string, reaso
     .transaction(() => {
       const doc = prepared(db, 'SELECT 1 FROM documents WHERE bank_id = ? AND id = ?').get(bankId, documentId);
       if (!doc) return null;
-      const factIds = (prepared(db, 'SELECT id FROM facts WHERE bank_id = ? AND document_id = ?').all(bankId, documentId) as Array<{ id: string }>).map((r) => r.id);
+      const factIds = (
+        prepared(db, 'SELECT id FROM facts WHERE bank_id = ? AND document_id = ?').all(bankId, documentId) as Array<{ id: string }>
+      ).map((r) => r.id);
       const observationIds = deleteFactRows(db, bankId, factIds);
       prepared(db, 'DELETE FROM documents WHERE bank_id = ? AND id = ?').run(bankId, documentId);
       tombstone(db, bankId, 'document', documentId, reason);

@@ -53,9 +53,10 @@ test('postings decoded from the pages are those FTS5 lists, through deletes, re-
   const insert = db.prepare('INSERT INTO t (rowid, text) VALUES (?, ?)');
   const remove = db.prepare('DELETE FROM t WHERE rowid = ?');
   let rowid = 0;
-  const batch = (n: number) => db.transaction(() => {
-    for (let i = 0; i < n; i++) insert.run(++rowid, text(next, next() < 0.05));
-  })();
+  const batch = (n: number) =>
+    db.transaction(() => {
+      for (let i = 0; i < n; i++) insert.run(++rowid, text(next, next() < 0.05));
+    })();
   for (let s = 0; s < 6; s++) batch(40); // six segments
   assertSameAsFts5(db, 'six segments');
 

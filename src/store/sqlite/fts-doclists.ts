@@ -43,7 +43,13 @@ export function termPostings(db: Db, table: string, terms: readonly string[]): M
   const out = new Map<string, PostingsView>();
   for (const term of terms) {
     if (out.has(term)) continue;
-    out.set(term, newestWins(segments, segments.map((s) => segmentTermPostings(db, table, s, term))));
+    out.set(
+      term,
+      newestWins(
+        segments,
+        segments.map((s) => segmentTermPostings(db, table, s, term)),
+      ),
+    );
   }
   return out;
 }
@@ -259,7 +265,8 @@ export function newestWins(segments: readonly Segment[], lists: readonly Posting
   // Segments written at different times mostly hold disjoint ranges of rows: then no row is in two of them.
   const byFirst = [...live].sort((x, y) => x.l.docs[0] - y.l.docs[0]);
   if (byFirst.every(({ l }, k) => k === 0 || byFirst[k - 1].l.docs[byFirst[k - 1].l.docs.length - 1] < l.docs[0])) {
-    if (byFirst.length === 1 && !segments[byFirst[0].s].tombstones && !Array.prototype.includes.call(byFirst[0].l.tfs, 0)) return byFirst[0].l;
+    if (byFirst.length === 1 && !segments[byFirst[0].s].tombstones && !Array.prototype.includes.call(byFirst[0].l.tfs, 0))
+      return byFirst[0].l;
     for (const { l, s } of byFirst) for (let i = 0; i < l.docs.length; i++) take(s, l.docs[i], l.tfs[i]);
     return out;
   }

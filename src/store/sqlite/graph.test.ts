@@ -35,10 +35,13 @@ async function answers(graph: GraphIndex): Promise<{ links: string[]; mentions: 
 /** The same, from the tables: each link seen from both of its ends, each mention once. */
 function tables(): { links: string[]; mentions: string[] } {
   const db = t.store.db;
-  const rows = db.prepare('SELECT from_id, to_id, type, weight FROM fact_links WHERE bank_id = ?').raw().all(BANK) as Array<[string, string, string, number]>;
+  const rows = db.prepare('SELECT from_id, to_id, type, weight FROM fact_links WHERE bank_id = ?').raw().all(BANK) as Array<
+    [string, string, string, number]
+  >;
   const links = rows.flatMap(([from, to, type, weight]) => [`${from} ${type} ${weight} ${to}`, `${to} ${type} ${weight} ${from}`]).sort();
   const mentions = (db.prepare('SELECT entity_id, fact_id FROM fact_entities WHERE bank_id = ?').raw().all(BANK) as Array<[string, string]>)
-    .map(([e, f]) => `${e} ${f}`).sort();
+    .map(([e, f]) => `${e} ${f}`)
+    .sort();
   return { links, mentions };
 }
 
@@ -75,7 +78,11 @@ test('facts of an entity: oldest first, at most the limit, only of the bank aske
   const all = (await other.graph.factsOfEntities(BANK, [alice.id], 1000)).map((m) => m.factId);
   assert.ok(all.length >= 2);
   assert.deepEqual(all, [...all].sort(), 'fact ids grow with time: oldest first');
-  assert.deepEqual((await other.graph.factsOfEntities(BANK, [alice.id, alice.id], 1)).map((m) => m.factId), [all[0]], 'an entity asked twice counts once');
+  assert.deepEqual(
+    (await other.graph.factsOfEntities(BANK, [alice.id, alice.id], 1)).map((m) => m.factId),
+    [all[0]],
+    'an entity asked twice counts once',
+  );
   assert.deepEqual(await other.graph.factsOfEntities('another-bank', [alice.id], 1000), []);
   assert.deepEqual(await other.graph.linksOf('another-bank', all), []);
 });

@@ -14,11 +14,11 @@ export class SqliteGraphIndex implements GraphIndex {
 
   async entitiesByKeys(bankId: string, keys: string[]): Promise<Entity[]> {
     if (keys.length === 0) return [];
-    const rows = prepared(this.db,
-        `SELECT DISTINCT e.* FROM entity_keys k JOIN entities e ON e.id = k.entity_id
+    const rows = prepared(
+      this.db,
+      `SELECT DISTINCT e.* FROM entity_keys k JOIN entities e ON e.id = k.entity_id
          WHERE k.bank_id = ? AND k.key IN (${placeholders(keys.length)})`,
-      )
-      .all(bankId, ...keys) as Row[];
+    ).all(bankId, ...keys) as Row[];
     return rows.map(toEntity);
   }
 
@@ -26,20 +26,28 @@ export class SqliteGraphIndex implements GraphIndex {
   async factsOfEntities(bankId: string, entityIds: string[], limitPerEntity: number): Promise<Array<{ factId: string; entityId: string }>> {
     const out: Array<{ factId: string; entityId: string }> = [];
     if (limitPerEntity <= 0) return out;
-    const read = prepared(this.db, 'SELECT fact_id FROM fact_entities WHERE entity_id = ? AND bank_id = ? ORDER BY fact_id LIMIT ?').pluck();
-    this.db.transaction(() => {
-      for (const entityId of new Set(entityIds)) for (const factId of read.all(entityId, bankId, limitPerEntity) as string[]) out.push({ factId, entityId });
-    }).deferred();
+    const read = prepared(
+      this.db,
+      'SELECT fact_id FROM fact_entities WHERE entity_id = ? AND bank_id = ? ORDER BY fact_id LIMIT ?',
+    ).pluck();
+    this.db
+      .transaction(() => {
+        for (const entityId of new Set(entityIds))
+          for (const factId of read.all(entityId, bankId, limitPerEntity) as string[]) out.push({ factId, entityId });
+      })
+      .deferred();
     return out;
   }
 
   /** The links touching the facts, each seen from the given fact (`from`), whichever way it was written. */
   async linksOf(bankId: string, factIds: string[]): Promise<FactLink[]> {
     if (factIds.length === 0) return [];
-    const rows = prepared(this.db,
-        `SELECT from_id, to_id, type, weight FROM fact_links WHERE from_id IN (SELECT value FROM json_each(@ids)) AND bank_id = @bank
+    const rows = prepared(
+      this.db,
+      `SELECT from_id, to_id, type, weight FROM fact_links WHERE from_id IN (SELECT value FROM json_each(@ids)) AND bank_id = @bank
          UNION ALL
-         SELECT to_id, from_id, type, weight FROM fact_links WHERE to_id IN (SELECT value FROM json_each(@ids)) AND bank_id = @bank`)
+         SELECT to_id, from_id, type, weight FROM fact_links WHERE to_id IN (SELECT value FROM json_each(@ids)) AND bank_id = @bank`,
+    )
       .raw()
       .all({ ids: JSON.stringify([...new Set(factIds)]), bank: bankId }) as Array<[string, string, LinkType, number]>;
     return rows.map(([from, to, type, weight]) => ({ bankId, from, to, type, weight }));

@@ -9,9 +9,21 @@ const NOW = '2024-01-01T00:00:00.000Z';
 
 /** Pairs of facts: one holding the identifier's parts apart (written first), one naming the identifier. */
 const CASES: Array<{ query: string; parts: string; named: string }> = [
-  { query: 'what changed in v2.3.1', parts: 'Version 2 had 3 bugs and 1 fix, v2 wins.', named: 'The client was upgraded to v2.3.1 last week after the release.' },
-  { query: 'when does pg_dump run', parts: 'pg can dump it.', named: 'The nightly backup job runs pg_dump at two in the morning and uploads the file.' },
-  { query: 'ERR_CONNECTION_REFUSED in the browser', parts: 'Connection refused: err.', named: 'The browser console shows ERR_CONNECTION_REFUSED as soon as the page loads.' },
+  {
+    query: 'what changed in v2.3.1',
+    parts: 'Version 2 had 3 bugs and 1 fix, v2 wins.',
+    named: 'The client was upgraded to v2.3.1 last week after the release.',
+  },
+  {
+    query: 'when does pg_dump run',
+    parts: 'pg can dump it.',
+    named: 'The nightly backup job runs pg_dump at two in the morning and uploads the file.',
+  },
+  {
+    query: 'ERR_CONNECTION_REFUSED in the browser',
+    parts: 'Connection refused: err.',
+    named: 'The browser console shows ERR_CONNECTION_REFUSED as soon as the page loads.',
+  },
   { query: 'why socket.io', parts: 'io socket', named: 'We picked socket.io for the realtime chat because of its rooms and reconnection.' },
 ];
 
@@ -33,7 +45,10 @@ test('a query naming an identifier ranks the fact that names it first', async ()
       assert.equal(hits[0]?.id, `named-${i}`, `${c.query}: ${JSON.stringify(hits)}`);
     }
     // Abbreviations are not identifiers: "e.g." adds no phrase of single letters.
-    assert.deepEqual((await store.keywords.searchFacts('b', 'e.g. the nightly backup', 5)).map((h) => h.id), ['named-1']);
+    assert.deepEqual(
+      (await store.keywords.searchFacts('b', 'e.g. the nightly backup', 5)).map((h) => h.id),
+      ['named-1'],
+    );
   } finally {
     await store.close();
   }

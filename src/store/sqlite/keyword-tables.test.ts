@@ -11,8 +11,16 @@ import { join } from 'node:path';
 import { openDatabase, type Db } from './database.ts';
 import { readVarint } from './fts-doclists.ts';
 import {
-  KEYWORD_REMOVED_ROWS_KEPT, KEYWORD_TABLE_ARGS, keywordIndexedRows, keywordIndexOf, keywordRemovalsOf, keywordRowsRemovedSince,
-  keywordStatsOf, keywordTable, syncKeywordIndexes, type KeywordSource,
+  KEYWORD_REMOVED_ROWS_KEPT,
+  KEYWORD_TABLE_ARGS,
+  keywordIndexedRows,
+  keywordIndexOf,
+  keywordRemovalsOf,
+  keywordRowsRemovedSince,
+  keywordStatsOf,
+  keywordTable,
+  syncKeywordIndexes,
+  type KeywordSource,
 } from './keyword-tables.ts';
 import { fts5Top, rebuiltKeywordTable } from './keyword-testing.ts';
 import { databaseBefore } from './migration-testing.ts';
@@ -33,10 +41,17 @@ function insertBank(db: Db, bankId: string, texts: string[]): void {
 }
 
 function insertDocument(db: Db, bankId: string, texts: string[]): void {
-  db.prepare('INSERT INTO documents (bank_id, id, content_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(bankId, 'd', 'h', NOW, NOW);
+  db.prepare('INSERT INTO documents (bank_id, id, content_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(
+    bankId,
+    'd',
+    'h',
+    NOW,
+    NOW,
+  );
   texts.forEach((text, i) => {
-    db.prepare('INSERT INTO chunks (id, bank_id, document_id, idx, item_id, text, content_hash, speaker) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(`${bankId}-c${i}`, bankId, 'd', i, `i${i}`, text, `h${i}`, 'Mara');
+    db.prepare(
+      'INSERT INTO chunks (id, bank_id, document_id, idx, item_id, text, content_hash, speaker) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    ).run(`${bankId}-c${i}`, bankId, 'd', i, `i${i}`, text, `h${i}`, 'Mara');
     insertFact(db, bankId, `${bankId}-f${i}`, text, `${bankId}-c${i}`);
   });
 }
@@ -99,8 +114,14 @@ test('a database of the old schema upgrades on open: each bank searchable in its
       assert.ok(expected.every((hits) => (hits as unknown[]).length > 0));
       assert.deepEqual(await searches(upgraded, 'a'), expected, 'the same ids and scores as a database holding bank a alone');
       const honey = await upgraded.keywords.searchFacts('b', 'honey', 10);
-      assert.deepEqual(honey.map((h) => h.id), ['b-f0']);
-      assert.deepEqual((await upgraded.keywords.searchChunks('b', 'owl', 10)).map((h) => h.id), ['b-c3']);
+      assert.deepEqual(
+        honey.map((h) => h.id),
+        ['b-f0'],
+      );
+      assert.deepEqual(
+        (await upgraded.keywords.searchChunks('b', 'owl', 10)).map((h) => h.id),
+        ['b-c3'],
+      );
     } finally {
       await upgraded.close();
       await alone.close();
@@ -126,7 +147,8 @@ test('a database from before the keyword totals counts each table once on open, 
       const indexed = source === 'fact' ? 'SELECT t.rid, t.text FROM facts t WHERE t.bank_id = ?' : keywordIndexedRows(source);
       old.prepare(`INSERT INTO ${keywordTable(n, source)} (rowid, text) ${indexed}`).run('a');
     }
-    const ridOf = (table: string, id: string): number => (old.prepare(`SELECT rid FROM ${table} WHERE id = ?`).get(id) as { rid: number }).rid;
+    const ridOf = (table: string, id: string): number =>
+      (old.prepare(`SELECT rid FROM ${table} WHERE id = ?`).get(id) as { rid: number }).rid;
     const [f1, f2, c3] = [ridOf('facts', 'a-f1'), ridOf('facts', 'a-f2'), ridOf('chunks', 'a-c3')];
     old.prepare(`DELETE FROM facts WHERE rid = ?`).run(f1);
     old.prepare(`DELETE FROM ${keywordTable(n, 'fact')} WHERE rowid = ?`).run(f1);
@@ -144,7 +166,9 @@ test('a database from before the keyword totals counts each table once on open, 
       for (const source of sources) {
         const rebuilt = rebuiltKeywordTable(store.db, 'a', source);
         assert.deepEqual(totalsOf(store.db, n, source), trueTotals(store.db, rebuilt), `${source} totals counted on open`);
-        const idOf = new Map((store.db.prepare(`SELECT rid, id FROM ${source}s`).all() as Array<{ rid: number; id: string }>).map((r) => [r.rid, r.id]));
+        const idOf = new Map(
+          (store.db.prepare(`SELECT rid, id FROM ${source}s`).all() as Array<{ rid: number; id: string }>).map((r) => [r.rid, r.id]),
+        );
         for (const q of ['bees honey', 'barn spring', 'Mara market']) {
           const hits = source === 'fact' ? await store.keywords.searchFacts('a', q, 10) : await store.keywords.searchChunks('a', q, 10);
           const reference = fts5Top(store.db, rebuilt, q.split(' '), 10).map((h) => ({ id: idOf.get(h.rid), score: -h.s }));
@@ -173,14 +197,19 @@ test('revised texts, reused rowids and raw writes reach the right bank index; a 
   const store = new SqliteStore({ file: ':memory:' });
   const db = store.db;
   try {
-    for (const id of ['a', 'b']) await store.createBank({ id, name: id, mission: '', config: {}, embedder: null, createdAt: NOW, updatedAt: NOW });
+    for (const id of ['a', 'b'])
+      await store.createBank({ id, name: id, mission: '', config: {}, embedder: null, createdAt: NOW, updatedAt: NOW });
     db.transaction(() => {
       insertDocument(db, 'a', TEXTS.a);
       syncKeywordIndexes(db);
     })();
     // An observation revised by consolidation is found by its new words, never by its old ones.
     db.prepare(`UPDATE facts SET text = 'Mara moved the hives to the orchard' WHERE id = 'a-f0'`).run();
-    assert.deepEqual((await store.keywords.searchFacts('a', 'orchard hives', 10)).map((h) => h.id), ['a-f0'], 'a raw write is applied before the search');
+    assert.deepEqual(
+      (await store.keywords.searchFacts('a', 'orchard hives', 10)).map((h) => h.id),
+      ['a-f0'],
+      'a raw write is applied before the search',
+    );
     assert.ok(!(await store.keywords.searchFacts('a', 'bees', 10)).some((h) => h.id === 'a-f0'));
 
     // The last fact of bank a goes and a fact of bank b takes its rowid, in one transaction.
@@ -191,8 +220,14 @@ test('revised texts, reused rowids and raw writes reach the right bank index; a 
       syncKeywordIndexes(db);
     })();
     assert.equal((db.prepare(`SELECT rid FROM facts WHERE id = 'b-new'`).get() as { rid: number }).rid, last.rid, 'the rowid was reused');
-    assert.deepEqual((await store.keywords.searchFacts('b', 'orchard rain', 10)).map((h) => h.id), ['b-new']);
-    assert.deepEqual((await store.keywords.searchFacts('a', 'orchard', 10)).map((h) => h.id), ['a-f0']);
+    assert.deepEqual(
+      (await store.keywords.searchFacts('b', 'orchard rain', 10)).map((h) => h.id),
+      ['b-new'],
+    );
+    assert.deepEqual(
+      (await store.keywords.searchFacts('a', 'orchard', 10)).map((h) => h.id),
+      ['a-f0'],
+    );
     assert.ok(!(await store.keywords.searchFacts('a', 'rain roof', 10)).some((h) => h.id === last.id));
 
     const n = keywordIndexOf(db, 'a');
@@ -204,7 +239,11 @@ test('revised texts, reused rowids and raw writes reach the right bank index; a 
     assert.deepEqual(left(), [], 'no keyword table of the deleted bank, nor its shadow tables');
     assert.equal(keywordIndexOf(db, 'a'), null);
     assert.deepEqual(await store.keywords.searchFacts('a', 'orchard', 10), []);
-    assert.deepEqual((await store.keywords.searchFacts('b', 'orchard', 10)).map((h) => h.id), ['b-new'], 'the other bank keeps its index');
+    assert.deepEqual(
+      (await store.keywords.searchFacts('b', 'orchard', 10)).map((h) => h.id),
+      ['b-new'],
+      'the other bank keeps its index',
+    );
   } finally {
     await store.close();
   }
@@ -223,10 +262,11 @@ test('a write taking rows out of a keyword table logs their rowids with its coun
     const n = keywordIndexOf(db, 'a')!;
     const ridOf = (id: string): number => (db.prepare('SELECT rid FROM facts WHERE id = ?').get(id) as { rid: number }).rid;
     const logged = (): number => (db.prepare('SELECT count(*) AS c FROM keyword_removed_rows WHERE n = ?').get(n) as { c: number }).c;
-    const write = (change: () => void): void => db.transaction(() => {
-      change();
-      syncKeywordIndexes(db);
-    })();
+    const write = (change: () => void): void =>
+      db.transaction(() => {
+        change();
+        syncKeywordIndexes(db);
+      })();
     assert.equal(keywordRemovalsOf(db, n, 'fact'), 0);
     assert.deepEqual(keywordRowsRemovedSince(db, n, 'fact', 0, 0), []);
 
@@ -237,7 +277,10 @@ test('a write taking rows out of a keyword table logs their rowids with its coun
       db.prepare(`DELETE FROM facts WHERE id = 'a-f1'`).run();
     });
     assert.equal(keywordRemovalsOf(db, n, 'fact'), 1);
-    assert.deepEqual(keywordRowsRemovedSince(db, n, 'fact', 0, 1)!.sort((x, y) => x - y), [f0, f1].sort((x, y) => x - y));
+    assert.deepEqual(
+      keywordRowsRemovedSince(db, n, 'fact', 0, 1)!.sort((x, y) => x - y),
+      [f0, f1].sort((x, y) => x - y),
+    );
     assert.equal(keywordRemovalsOf(db, n, 'chunk'), 0);
     assert.equal(logged(), 2);
 
@@ -247,13 +290,17 @@ test('a write taking rows out of a keyword table logs their rowids with its coun
     assert.equal(logged(), 2);
 
     // A write that fails after its index changes leaves neither the count nor the log moved.
-    assert.throws(() => db.transaction(() => {
-      db.prepare(`UPDATE facts SET text = 'gone' WHERE id = 'a-f2'`).run();
-      syncKeywordIndexes(db);
-      assert.equal(keywordRemovalsOf(db, n, 'fact'), 2, 'counted inside the write');
-      assert.equal(logged(), 3, 'logged inside the write');
-      throw new Error('the write fails');
-    })(), /the write fails/);
+    assert.throws(
+      () =>
+        db.transaction(() => {
+          db.prepare(`UPDATE facts SET text = 'gone' WHERE id = 'a-f2'`).run();
+          syncKeywordIndexes(db);
+          assert.equal(keywordRemovalsOf(db, n, 'fact'), 2, 'counted inside the write');
+          assert.equal(logged(), 3, 'logged inside the write');
+          throw new Error('the write fails');
+        })(),
+      /the write fails/,
+    );
     assert.equal(keywordRemovalsOf(db, n, 'fact'), 1);
     assert.equal(logged(), 2);
     assert.equal(keywordRowsRemovedSince(db, n, 'fact', 1, 2), null, 'no write reached count 2');

@@ -80,18 +80,21 @@ export type KeywordStats = { removals: number; rows: number | null; tokens: numb
 /** The statistics of the source's table numbered n (undefined: no such table). */
 export function keywordStatsOf(db: Db, n: number, source: KeywordSource): KeywordStats | undefined {
   const c = COLUMNS[source];
-  return prepared(db, `SELECT ${c.removals} AS removals, ${c.rows} AS rows, ${c.tokens} AS tokens FROM keyword_indexes WHERE n = ?`)
-    .get(n) as KeywordStats | undefined;
+  return prepared(db, `SELECT ${c.removals} AS removals, ${c.rows} AS rows, ${c.tokens} AS tokens FROM keyword_indexes WHERE n = ?`).get(
+    n,
+  ) as KeywordStats | undefined;
 }
 
 /** The number of the bank's keyword tables, made now if the bank has none. */
 export function ensureKeywordIndex(db: Db, bankId: string): number {
   const known = keywordIndexOf(db, bankId);
   if (known !== null) return known;
-  const { n } = prepared(db, `INSERT INTO keyword_indexes (bank_id, fact_rows, fact_tokens, chunk_rows, chunk_tokens, fact_windows, chunk_windows)
-    VALUES (?, 0, 0, 0, 0, 1, 1) RETURNING n`).get(bankId) as { n: number };
-  for (const source of SOURCES)
-    db.exec(`CREATE VIRTUAL TABLE ${keywordTable(n, source)} USING fts5(${KEYWORD_TABLE_ARGS})`);
+  const { n } = prepared(
+    db,
+    `INSERT INTO keyword_indexes (bank_id, fact_rows, fact_tokens, chunk_rows, chunk_tokens, fact_windows, chunk_windows)
+    VALUES (?, 0, 0, 0, 0, 1, 1) RETURNING n`,
+  ).get(bankId) as { n: number };
+  for (const source of SOURCES) db.exec(`CREATE VIRTUAL TABLE ${keywordTable(n, source)} USING fts5(${KEYWORD_TABLE_ARGS})`);
   return n;
 }
 
@@ -137,24 +140,42 @@ export function syncKeywordIndexes(db: Db): void {
 function syncSource(db: Db, bankId: string, n: number, source: KeywordSource): void {
   const table = keywordTable(n, source);
   const c = COLUMNS[source];
-  const before = totalOf(prepared(db, `SELECT d.sz FROM keyword_changes k JOIN ${table}_docsize d ON d.id = k.rid
-    WHERE k.bank_id = ? AND k.source = ?`).pluck().all(bankId, source) as Uint8Array[]);
-  const stale = prepared(db, 'SELECT rid FROM keyword_changes WHERE bank_id = ? AND source = ? AND stale = 1')
-    .all(bankId, source) as Array<{ rid: number }>;
+  const before = totalOf(
+    prepared(
+      db,
+      `SELECT d.sz FROM keyword_changes k JOIN ${table}_docsize d ON d.id = k.rid
+    WHERE k.bank_id = ? AND k.source = ?`,
+    )
+      .pluck()
+      .all(bankId, source) as Uint8Array[],
+  );
+  const stale = prepared(db, 'SELECT rid FROM keyword_changes WHERE bank_id = ? AND source = ? AND stale = 1').all(
+    bankId,
+    source,
+  ) as Array<{ rid: number }>;
   if (stale.length) {
     const remove = prepared(db, `DELETE FROM ${table} WHERE rowid = ?`);
     for (const r of stale) remove.run(r.rid);
     const removal = prepared(db, `UPDATE keyword_indexes SET ${c.removals} = ${c.removals} + 1 WHERE n = ? RETURNING ${c.removals}`)
-      .pluck().get(n) as number;
+      .pluck()
+      .get(n) as number;
     logRemovedRows(db, bankId, n, source, removal, stale.length);
   }
   prepared(db, `INSERT INTO ${table} (rowid, text) ${changedIndexedRows(source)}`).run(bankId);
-  const entered = prepared(db, `SELECT k.rid, d.sz FROM keyword_changes k JOIN ${table}_docsize d ON d.id = k.rid
-    WHERE k.bank_id = ? AND k.source = ?`).raw().all(bankId, source) as Array<[number, Uint8Array]>;
+  const entered = prepared(
+    db,
+    `SELECT k.rid, d.sz FROM keyword_changes k JOIN ${table}_docsize d ON d.id = k.rid
+    WHERE k.bank_id = ? AND k.source = ?`,
+  )
+    .raw()
+    .all(bankId, source) as Array<[number, Uint8Array]>;
   const after = totalOf(entered.map((r) => r[1]));
   if (after.rows !== before.rows || after.tokens !== before.tokens)
-    prepared(db, `UPDATE keyword_indexes SET ${c.rows} = ${c.rows} + ?, ${c.tokens} = ${c.tokens} + ? WHERE n = ?`)
-      .run(after.rows - before.rows, after.tokens - before.tokens, n);
+    prepared(db, `UPDATE keyword_indexes SET ${c.rows} = ${c.rows} + ?, ${c.tokens} = ${c.tokens} + ? WHERE n = ?`).run(
+      after.rows - before.rows,
+      after.tokens - before.tokens,
+      n,
+    );
   writeWindows(db, n, source, entered);
 }
 
@@ -167,8 +188,11 @@ function writeWindows(db: Db, n: number, source: KeywordSource, rows: Iterable<[
     if (!list) byWindow.set(w, (list = []));
     list.push([rid - w * KEYWORD_WINDOW, readVarint(sz, { i: 0 })]);
   }
-  const save = prepared(db, `INSERT INTO keyword_windows (n, source, w, lengths) VALUES (?, ?, ?, ?)
-    ON CONFLICT (n, source, w) DO UPDATE SET lengths = excluded.lengths`);
+  const save = prepared(
+    db,
+    `INSERT INTO keyword_windows (n, source, w, lengths) VALUES (?, ?, ?, ?)
+    ON CONFLICT (n, source, w) DO UPDATE SET lengths = excluded.lengths`,
+  );
   for (const [w, list] of byWindow) {
     const lengths = keywordWindow(db, n, source, w) ?? new Uint32Array(KEYWORD_WINDOW);
     for (const [slot, length] of list) lengths[slot] = length;
@@ -198,12 +222,21 @@ export function keywordWindow(db: Db, n: number, source: KeywordSource, w: numbe
  * transaction, with the count), then drops the oldest writes' rowids beyond the latest KEYWORD_REMOVED_ROWS_KEPT. */
 function logRemovedRows(db: Db, bankId: string, n: number, source: KeywordSource, removal: number, count: number): void {
   if (count > KEYWORD_REMOVED_ROWS_KEPT) return;
-  prepared(db, `INSERT INTO keyword_removed_rows (n, source, removal, rid)
-    SELECT ?, ?, ?, rid FROM keyword_changes WHERE bank_id = ? AND source = ? AND stale = 1`).run(n, source, removal, bankId, source);
+  prepared(
+    db,
+    `INSERT INTO keyword_removed_rows (n, source, removal, rid)
+    SELECT ?, ?, ?, rid FROM keyword_changes WHERE bank_id = ? AND source = ? AND stale = 1`,
+  ).run(n, source, removal, bankId, source);
   // The write of the first rowid past the kept ones goes whole, and every older one.
-  const oldest = prepared(db, `SELECT removal FROM keyword_removed_rows WHERE n = ? AND source = ?
-    ORDER BY removal DESC LIMIT 1 OFFSET ${KEYWORD_REMOVED_ROWS_KEPT}`).pluck().get(n, source) as number | undefined;
-  if (oldest !== undefined) prepared(db, 'DELETE FROM keyword_removed_rows WHERE n = ? AND source = ? AND removal <= ?').run(n, source, oldest);
+  const oldest = prepared(
+    db,
+    `SELECT removal FROM keyword_removed_rows WHERE n = ? AND source = ?
+    ORDER BY removal DESC LIMIT 1 OFFSET ${KEYWORD_REMOVED_ROWS_KEPT}`,
+  )
+    .pluck()
+    .get(n, source) as number | undefined;
+  if (oldest !== undefined)
+    prepared(db, 'DELETE FROM keyword_removed_rows WHERE n = ? AND source = ? AND removal <= ?').run(n, source, oldest);
 }
 
 /** The rowids of the rows taken out of the source's table numbered n by the writes that took its removals count past
@@ -211,8 +244,13 @@ function logRemovedRows(db: Db, bankId: string, n: number, source: KeywordSource
 export function keywordRowsRemovedSince(db: Db, n: number, source: KeywordSource, since: number, upTo: number): number[] | null {
   if (upTo < since || upTo - since > KEYWORD_REMOVED_ROWS_KEPT) return null;
   if (upTo === since) return [];
-  const rows = prepared(db, `SELECT removal, rid FROM keyword_removed_rows WHERE n = ? AND source = ? AND removal > ? AND removal <= ?
-    ORDER BY removal`).raw().all(n, source, since, upTo) as Array<[number, number]>;
+  const rows = prepared(
+    db,
+    `SELECT removal, rid FROM keyword_removed_rows WHERE n = ? AND source = ? AND removal > ? AND removal <= ?
+    ORDER BY removal`,
+  )
+    .raw()
+    .all(n, source, since, upTo) as Array<[number, number]>;
   let writes = 0;
   for (let i = 0; i < rows.length; i++) if (i === 0 || rows[i][0] !== rows[i - 1][0]) writes++;
   return writes === upTo - since ? rows.map((r) => r[1]) : null;
@@ -232,18 +270,27 @@ function totalOf(sizes: Iterable<Uint8Array>): { rows: number; tokens: number } 
 /** Counts the tables whose totals or windows are not known (a database from before migration 008 or 017) from their
  * document sizes, once: a scan of each such table's rows. Call when the store opens, before any search. */
 export function countKeywordTotals(db: Db): void {
-  const uncounted = prepared(db, `SELECT n FROM keyword_indexes WHERE fact_rows IS NULL OR fact_tokens IS NULL OR chunk_rows IS NULL
-    OR chunk_tokens IS NULL OR fact_windows IS NULL OR chunk_windows IS NULL`).pluck();
+  const uncounted = prepared(
+    db,
+    `SELECT n FROM keyword_indexes WHERE fact_rows IS NULL OR fact_tokens IS NULL OR chunk_rows IS NULL
+    OR chunk_tokens IS NULL OR fact_windows IS NULL OR chunk_windows IS NULL`,
+  ).pluck();
   if (uncounted.get() === undefined) return;
   db.transaction(() => {
     for (const n of uncounted.all() as number[]) {
       for (const source of SOURCES) {
         const c = COLUMNS[source];
-        const rows = prepared(db, `SELECT id, sz FROM ${keywordTable(n, source)}_docsize`).raw().all() as Array<[number, Uint8Array]>;
+        const rows = prepared(db, `SELECT id, sz FROM ${keywordTable(n, source)}_docsize`)
+          .raw()
+          .all() as Array<[number, Uint8Array]>;
         const total = totalOf(rows.map((r) => r[1]));
         prepared(db, 'DELETE FROM keyword_windows WHERE n = ? AND source = ?').run(n, source);
         writeWindows(db, n, source, rows);
-        prepared(db, `UPDATE keyword_indexes SET ${c.rows} = ?, ${c.tokens} = ?, ${c.windows} = 1 WHERE n = ?`).run(total.rows, total.tokens, n);
+        prepared(db, `UPDATE keyword_indexes SET ${c.rows} = ?, ${c.tokens} = ?, ${c.windows} = 1 WHERE n = ?`).run(
+          total.rows,
+          total.tokens,
+          n,
+        );
       }
     }
   }).immediate();

@@ -65,7 +65,10 @@ export class SqliteKeywordIndex implements KeywordIndex {
     if (!n) return [];
     const where = factFilterSql(filter, 'f');
     return this.indexFirst(
-      bankId, { n, source: 'fact' }, words, k,
+      bankId,
+      { n, source: 'fact' },
+      words,
+      k,
       `SELECT f.rid AS rid, f.id AS id FROM json_each(?) j CROSS JOIN facts f ON f.rid = j.value WHERE f.bank_id = ?${where.sql}`,
       where.params,
     );
@@ -76,7 +79,10 @@ export class SqliteKeywordIndex implements KeywordIndex {
     const n = words.length > 0 ? this.indexOf(bankId) : null;
     if (!n) return [];
     return this.indexFirst(
-      bankId, { n, source: 'chunk' }, words, k,
+      bankId,
+      { n, source: 'chunk' },
+      words,
+      k,
       'SELECT c.rid AS rid, c.id AS id FROM json_each(?) j CROSS JOIN chunks c ON c.rid = j.value WHERE c.bank_id = ?',
       [],
     );
@@ -87,12 +93,20 @@ export class SqliteKeywordIndex implements KeywordIndex {
    * first k passing rows are the same however many rows were read, once k of them passed; when few pass (a narrow
    * filter), more rows are read, up to all of them. */
   private async indexFirst(
-    bankId: string, index: KeywordTableRef, words: string[], k: number, check: string, params: unknown[],
+    bankId: string,
+    index: KeywordTableRef,
+    words: string[],
+    k: number,
+    check: string,
+    params: unknown[],
   ): Promise<Scored[]> {
     const terms = ftsTermsOf(words);
     for (let fetch = Math.max(2 * k, k + 16); ; fetch *= 4) {
       const top = await this.best(bankId, index, terms, fetch);
-      const rows = (await this.read(bankId, check, [JSON.stringify(top.map((r) => r.rid)), bankId, ...params])) as Array<{ rid: number; id: string }>;
+      const rows = (await this.read(bankId, check, [JSON.stringify(top.map((r) => r.rid)), bankId, ...params])) as Array<{
+        rid: number;
+        id: string;
+      }>;
       const passing = new Map(rows.map((r) => [r.rid, r.id]));
       const out: Scored[] = [];
       for (const r of top) {

@@ -14,7 +14,12 @@ interface LeaseRow {
 }
 
 const leaseOf = (r: LeaseRow): WriteLease => ({
-  bankId: r.bank_id, holder: r.holder, host: r.host, pid: r.pid, startedAt: r.started_at, until: r.lease_until,
+  bankId: r.bank_id,
+  holder: r.holder,
+  host: r.host,
+  pid: r.pid,
+  startedAt: r.started_at,
+  until: r.lease_until,
 });
 
 export function takeWriteLease(db: Db, lease: WriteLease, takeOver: string | null, now: string): WriteLease {
@@ -22,7 +27,8 @@ export function takeWriteLease(db: Db, lease: WriteLease, takeOver: string | nul
     .transaction(() => {
       const row = prepared(db, 'SELECT * FROM bank_write_leases WHERE bank_id = ?').get(lease.bankId) as LeaseRow | undefined;
       if (row && row.holder !== lease.holder && row.holder !== takeOver && row.lease_until >= now) return leaseOf(row);
-      prepared(db,
+      prepared(
+        db,
         `INSERT INTO bank_write_leases (bank_id, holder, host, pid, started_at, lease_until) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT(bank_id) DO UPDATE SET holder = excluded.holder, host = excluded.host, pid = excluded.pid,
            started_at = excluded.started_at, lease_until = excluded.lease_until`,

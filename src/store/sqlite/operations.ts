@@ -7,11 +7,24 @@ import { json, toOperation, type Row } from './rows.ts';
 import { prepared } from './statements.ts';
 
 export function insertOperation(db: Db, op: Operation): void {
-  prepared(db,
-      `INSERT INTO operations (id, bank_id, kind, status, progress_done, progress_total, input, result, error, created_at, updated_at, owner)
+  prepared(
+    db,
+    `INSERT INTO operations (id, bank_id, kind, status, progress_done, progress_total, input, result, error, created_at, updated_at, owner)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(op.id, op.bankId, op.kind, op.status, op.progress.done, op.progress.total, json(op.input), json(op.result), op.error, op.createdAt, op.updatedAt, op.owner ?? null);
+  ).run(
+    op.id,
+    op.bankId,
+    op.kind,
+    op.status,
+    op.progress.done,
+    op.progress.total,
+    json(op.input),
+    json(op.result),
+    op.error,
+    op.createdAt,
+    op.updatedAt,
+    op.owner ?? null,
+  );
 }
 
 /**
@@ -20,31 +33,48 @@ export function insertOperation(db: Db, op: Operation): void {
  */
 export function updateOperation(db: Db, op: Operation, from?: OperationStatus[]): boolean {
   return (
-    prepared(db,
-        `UPDATE operations SET status = ?, progress_done = ?, progress_total = ?, result = ?, error = ?, updated_at = ?
+    prepared(
+      db,
+      `UPDATE operations SET status = ?, progress_done = ?, progress_total = ?, result = ?, error = ?, updated_at = ?
          WHERE id = ? AND (? IS NULL OR status IN (SELECT value FROM json_each(?))) AND (? = 0 OR owner IS ?)`,
-      )
-      .run(
-        op.status, op.progress.done, op.progress.total, json(op.result), op.error, op.updatedAt, op.id, from ? 1 : null, json(from ?? []),
-        op.owner === undefined ? 0 : 1, op.owner ?? null,
-      ).changes > 0
+    ).run(
+      op.status,
+      op.progress.done,
+      op.progress.total,
+      json(op.result),
+      op.error,
+      op.updatedAt,
+      op.id,
+      from ? 1 : null,
+      json(from ?? []),
+      op.owner === undefined ? 0 : 1,
+      op.owner ?? null,
+    ).changes > 0
   );
 }
 
 /** Takes an unfinished operation over from its holder `from` (null: none). */
 export function adoptOperation(db: Db, id: string, from: string | null, to: string): boolean {
-  return prepared(db, `UPDATE operations SET owner = ? WHERE id = ? AND owner IS ? AND status IN ('queued', 'running')`).run(to, id, from).changes === 1;
+  return (
+    prepared(db, `UPDATE operations SET owner = ? WHERE id = ? AND owner IS ? AND status IN ('queued', 'running')`).run(to, id, from)
+      .changes === 1
+  );
 }
 
 /** A write's checkpoint of its operation, inside the write's transaction: refused when the operation stopped or another process took it over. */
 export function checkpoint(db: Db, op: Operation): void {
   if (!updateOperation(db, op, ['running']))
-    throw new CairnError('conflict', `operation '${op.id}' is no longer running here (failed, gone, or taken over by another process); its write was not applied`);
+    throw new CairnError(
+      'conflict',
+      `operation '${op.id}' is no longer running here (failed, gone, or taken over by another process); its write was not applied`,
+    );
 }
 
 export function keyed(db: Db, bankId: string, key: string): KeyedOperation | null {
-  const r = prepared(db, 'SELECT o.*, k.payload_hash AS key_payload_hash FROM operation_keys k JOIN operations o ON o.id = k.operation_id WHERE k.bank_id = ? AND k.key = ?')
-    .get(bankId, key) as Row | undefined;
+  const r = prepared(
+    db,
+    'SELECT o.*, k.payload_hash AS key_payload_hash FROM operation_keys k JOIN operations o ON o.id = k.operation_id WHERE k.bank_id = ? AND k.key = ?',
+  ).get(bankId, key) as Row | undefined;
   return r ? { operation: toOperation(r), payloadHash: r.key_payload_hash === null ? null : String(r.key_payload_hash) } : null;
 }
 
@@ -52,10 +82,12 @@ export function bindKey(db: Db, bankId: string, key: string, payloadHash: string
   return db
     .transaction(() => {
       const bound = keyed(db, bankId, key);
-      const retry = bound !== null && bound.operation.status === 'failed' && (bound.payloadHash === null || bound.payloadHash === payloadHash);
+      const retry =
+        bound !== null && bound.operation.status === 'failed' && (bound.payloadHash === null || bound.payloadHash === payloadHash);
       if (bound && !retry) return { ...bound, created: false };
       insertOperation(db, op);
-      prepared(db,
+      prepared(
+        db,
         `INSERT INTO operation_keys (bank_id, key, operation_id, payload_hash) VALUES (?, ?, ?, ?)
          ON CONFLICT(bank_id, key) DO UPDATE SET operation_id = excluded.operation_id, payload_hash = excluded.payload_hash`,
       ).run(bankId, key, op.id, payloadHash);
@@ -66,9 +98,13 @@ export function bindKey(db: Db, bankId: string, key: string, payloadHash: string
 
 /** Inside a bank's deletion: its unfinished operations fail (input dropped, keys kept), the others go with their keys. */
 export function forgetBankOperations(db: Db, bankId: string): void {
-  const unfinished = (prepared(db, `SELECT id FROM operations WHERE bank_id = ? AND status IN ('queued', 'running')`).all(bankId) as Array<{ id: string }>).map((r) => r.id);
-  prepared(db, `UPDATE operations SET status = 'failed', input = NULL, error = ?, updated_at = ? WHERE bank_id = ? AND status IN ('queued', 'running')`)
-    .run(bankDeletedError(bankId), nowIso(), bankId);
+  const unfinished = (
+    prepared(db, `SELECT id FROM operations WHERE bank_id = ? AND status IN ('queued', 'running')`).all(bankId) as Array<{ id: string }>
+  ).map((r) => r.id);
+  prepared(
+    db,
+    `UPDATE operations SET status = 'failed', input = NULL, error = ?, updated_at = ? WHERE bank_id = ? AND status IN ('queued', 'running')`,
+  ).run(bankDeletedError(bankId), nowIso(), bankId);
   const kept = JSON.stringify(unfinished);
   prepared(db, 'DELETE FROM operation_keys WHERE bank_id = ? AND operation_id NOT IN (SELECT value FROM json_each(?))').run(bankId, kept);
   prepared(db, 'DELETE FROM operations WHERE bank_id = ? AND id NOT IN (SELECT value FROM json_each(?))').run(bankId, kept);

@@ -24,19 +24,26 @@ export function claim(db: Db, bankId: string, workerId: string, limit: number, l
       const now = nowIso();
       // One worker at a time per bank: its facts are consolidated in order, and no observation is revised by two
       // workers at once. Another worker's live claim makes this claim wait; a lapsed one is taken over.
-      const busy = prepared(db, `SELECT 1 FROM facts WHERE ${WAITING_NAMED} AND claim_worker != @workerId AND ${HOLDS} LIMIT 1`)
-        .get({ bankId, workerId, now });
+      const busy = prepared(db, `SELECT 1 FROM facts WHERE ${WAITING_NAMED} AND claim_worker != @workerId AND ${HOLDS} LIMIT 1`).get({
+        bankId,
+        workerId,
+        now,
+      });
       if (busy) return null;
       const ids = (
-        prepared(db,
-            `SELECT id FROM facts WHERE ${WAITING_NAMED} AND NOT (${HOLDS})
+        prepared(
+          db,
+          `SELECT id FROM facts WHERE ${WAITING_NAMED} AND NOT (${HOLDS})
              AND (next_attempt_at IS NULL OR next_attempt_at <= @now) ORDER BY rid LIMIT @limit`,
-          )
-          .all({ bankId, now, limit }) as Array<{ id: string }>
+        ).all({ bankId, now, limit }) as Array<{ id: string }>
       ).map((r) => r.id);
       if (ids.length === 0) return null;
       const leaseUntil = new Date(Date.now() + leaseMs).toISOString();
-      prepared(db, `UPDATE facts SET claim_worker = ?, claim_until = ? WHERE id IN (${placeholders(ids.length)})`).run(workerId, leaseUntil, ...ids);
+      prepared(db, `UPDATE facts SET claim_worker = ?, claim_until = ? WHERE id IN (${placeholders(ids.length)})`).run(
+        workerId,
+        leaseUntil,
+        ...ids,
+      );
       return { workerId, factIds: ids, leaseUntil };
     })
     .immediate();
@@ -44,26 +51,31 @@ export function claim(db: Db, bankId: string, workerId: string, limit: number, l
 
 export function queueDetail(db: Db, bankId: string): QueueDetail {
   const now = nowIso();
-  const ready = prepared(db,
-      `SELECT count(*) AS n FROM facts WHERE ${WAITING_NAMED} AND NOT (${HOLDS}) AND (next_attempt_at IS NULL OR next_attempt_at <= @now)`)
-    .get({ bankId, now }) as { n: number };
-  const claims = prepared(db,
-      `SELECT claim_worker AS workerId, count(*) AS facts, max(claim_until) AS leaseUntil FROM facts
-       WHERE ${WAITING_NAMED} AND claim_worker IS NOT NULL GROUP BY claim_worker ORDER BY min(rid)`)
-    .all({ bankId }) as QueueDetail['claims'];
-  const retrying = prepared(db,
-      `SELECT count(*) AS n FROM facts WHERE ${WAITING_NAMED} AND claim_worker IS NULL AND next_attempt_at > @now`)
-    .get({ bankId, now }) as { n: number };
+  const ready = prepared(
+    db,
+    `SELECT count(*) AS n FROM facts WHERE ${WAITING_NAMED} AND NOT (${HOLDS}) AND (next_attempt_at IS NULL OR next_attempt_at <= @now)`,
+  ).get({ bankId, now }) as { n: number };
+  const claims = prepared(
+    db,
+    `SELECT claim_worker AS workerId, count(*) AS facts, max(claim_until) AS leaseUntil FROM facts
+       WHERE ${WAITING_NAMED} AND claim_worker IS NOT NULL GROUP BY claim_worker ORDER BY min(rid)`,
+  ).all({ bankId }) as QueueDetail['claims'];
+  const retrying = prepared(
+    db,
+    `SELECT count(*) AS n FROM facts WHERE ${WAITING_NAMED} AND claim_worker IS NULL AND next_attempt_at > @now`,
+  ).get({ bankId, now }) as { n: number };
   // The failed fact retried first, with the error it failed with.
-  const soonest = prepared(db,
-      `SELECT next_attempt_at AS at, last_error AS error FROM facts WHERE ${WAITING_NAMED} AND claim_worker IS NULL AND next_attempt_at > @now
-       ORDER BY next_attempt_at, rid LIMIT 1`)
-    .get({ bankId, now }) as { at: string; error: string | null } | undefined;
+  const soonest = prepared(
+    db,
+    `SELECT next_attempt_at AS at, last_error AS error FROM facts WHERE ${WAITING_NAMED} AND claim_worker IS NULL AND next_attempt_at > @now
+       ORDER BY next_attempt_at, rid LIMIT 1`,
+  ).get({ bankId, now }) as { at: string; error: string | null } | undefined;
   return { ready: ready.n, claims, retrying: { facts: retrying.n, nextAttemptAt: soonest?.at ?? null, lastError: soonest?.error ?? null } };
 }
 
 export function beat(db: Db, h: Heartbeat): void {
-  prepared(db,
+  prepared(
+    db,
     `INSERT INTO heartbeats (id, role, host, pid, started_at, beat_at, alive_until) VALUES (@id, @role, @host, @pid, @startedAt, @beatAt, @aliveUntil)
      ON CONFLICT(id) DO UPDATE SET role = excluded.role, host = excluded.host, pid = excluded.pid, started_at = excluded.started_at,
        beat_at = excluded.beat_at, alive_until = excluded.alive_until`,
@@ -71,9 +83,10 @@ export function beat(db: Db, h: Heartbeat): void {
 }
 
 export function heartbeats(db: Db): Heartbeat[] {
-  return prepared(db,
-      'SELECT id, role, host, pid, started_at AS startedAt, beat_at AS beatAt, alive_until AS aliveUntil FROM heartbeats ORDER BY id')
-    .all() as Heartbeat[];
+  return prepared(
+    db,
+    'SELECT id, role, host, pid, started_at AS startedAt, beat_at AS beatAt, alive_until AS aliveUntil FROM heartbeats ORDER BY id',
+  ).all() as Heartbeat[];
 }
 
 export function retireHeartbeat(db: Db, id: string, beatAt: string | null): boolean {
@@ -90,10 +103,12 @@ export function retireHeartbeat(db: Db, id: string, beatAt: string | null): bool
 
 function assertLease(db: Db, workerId: string, factIds: string[]): void {
   if (factIds.length === 0) return;
-  const held = prepared(db,
-      `SELECT count(*) AS n FROM facts WHERE id IN (${placeholders(factIds.length)}) AND claim_worker = ? AND consolidated_at IS NULL`)
-    .get(...factIds, workerId) as { n: number };
-  if (held.n !== factIds.length) throw new CairnError('conflict', `worker ${workerId} lost its lease on ${factIds.length - held.n} fact(s)`);
+  const held = prepared(
+    db,
+    `SELECT count(*) AS n FROM facts WHERE id IN (${placeholders(factIds.length)}) AND claim_worker = ? AND consolidated_at IS NULL`,
+  ).get(...factIds, workerId) as { n: number };
+  if (held.n !== factIds.length)
+    throw new CairnError('conflict', `worker ${workerId} lost its lease on ${factIds.length - held.n} fact(s)`);
 }
 
 function upsertObservation(db: Db, o: Observation): void {
@@ -102,7 +117,8 @@ function upsertObservation(db: Db, o: Observation): void {
     insertFact(db, { ...o, consolidatedAt: o.consolidatedAt ?? o.createdAt });
     return;
   }
-  prepared(db,
+  prepared(
+    db,
     `UPDATE facts SET text = ?, occurred_start = ?, occurred_end = ?, tags = ?, valid_from = ?, valid_to = ?, metadata = ?, updated_at = ?
      WHERE id = ? AND kind = 'observation'`,
   ).run(o.text, o.occurredStart, o.occurredEnd, json(o.tags), o.validFrom, o.validTo, json(o.metadata), o.updatedAt, o.id);
@@ -127,23 +143,28 @@ export function applyObservations(db: Db, w: ObservationWrite): void {
     if (w.vectors.length) checkEmbedder(db, w.bankId, w.embedder);
     for (const o of w.observations) upsertObservation(db, o);
     putVectors(db, w.bankId, w.vectors);
-    const ev = prepared(db,
+    const ev = prepared(
+      db,
       `INSERT INTO evidence (observation_id, fact_id, bank_id, role, created_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT(observation_id, fact_id) DO UPDATE SET role = excluded.role`,
     );
     for (const e of w.evidence) ev.run(e.observationId, e.factId, w.bankId, e.role, e.createdAt);
-    const rev = prepared(db,
+    const rev = prepared(
+      db,
       'INSERT INTO observation_revisions (id, bank_id, observation_id, old_text, new_text, fact_ids, reason, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
     for (const r of w.revisions) rev.run(r.id, w.bankId, r.observationId, r.oldText, r.newText, json(r.factIds), r.reason, r.at);
-    const sup = prepared(db,
+    const sup = prepared(
+      db,
       `UPDATE facts SET status = 'superseded', superseded_by = ?, superseded_at = ?, valid_to = coalesce(valid_to, ?), updated_at = ?
        WHERE id = ? AND bank_id = ?`,
     );
     for (const s of w.supersede) sup.run(s.by, s.at, s.validTo ?? s.at, s.at, s.factId, w.bankId);
-    for (const id of w.removeObservationIds) prepared(db, `DELETE FROM facts WHERE id = ? AND bank_id = ? AND kind = 'observation'`).run(id, w.bankId);
+    for (const id of w.removeObservationIds)
+      prepared(db, `DELETE FROM facts WHERE id = ? AND bank_id = ? AND kind = 'observation'`).run(id, w.bankId);
     const now = nowIso();
-    const done = prepared(db,
+    const done = prepared(
+      db,
       'UPDATE facts SET consolidated_at = ?, claim_worker = NULL, claim_until = NULL, last_error = NULL WHERE id = ? AND bank_id = ?',
     );
     for (const id of w.consolidatedFactIds) done.run(now, id, w.bankId);
@@ -151,11 +172,20 @@ export function applyObservations(db: Db, w: ObservationWrite): void {
   }).immediate();
 }
 
-export function failClaim(db: Db, bankId: string, workerId: string, factIds: string[], error: string, maxAttempts: number, retryAfterMs: number): void {
+export function failClaim(
+  db: Db,
+  bankId: string,
+  workerId: string,
+  factIds: string[],
+  error: string,
+  maxAttempts: number,
+  retryAfterMs: number,
+): void {
   db.transaction(() => {
     const next = new Date(Date.now() + retryAfterMs).toISOString();
     for (const id of factIds) {
-      prepared(db,
+      prepared(
+        db,
         `UPDATE facts SET attempts = attempts + 1, last_error = ?, claim_worker = NULL, claim_until = NULL, next_attempt_at = ?,
            dead = CASE WHEN attempts + 1 >= ? THEN 1 ELSE 0 END
          WHERE id = ? AND bank_id = ? AND claim_worker = ?`,
@@ -165,10 +195,24 @@ export function failClaim(db: Db, bankId: string, workerId: string, factIds: str
 }
 
 export function deadLetters(db: Db, bankId: string): DeadLetter[] {
-  const rows = prepared(db,
-      `SELECT id, bank_id, last_error, attempts, updated_at, next_attempt_at FROM facts WHERE bank_id = ? AND dead = 1 ORDER BY rid`)
-    .all(bankId) as Array<{ id: string; bank_id: string; last_error: string | null; attempts: number; next_attempt_at: string | null; updated_at: string }>;
-  return rows.map((r) => ({ factId: r.id, bankId: r.bank_id, error: r.last_error ?? '', attempts: r.attempts, failedAt: r.next_attempt_at ?? r.updated_at }));
+  const rows = prepared(
+    db,
+    `SELECT id, bank_id, last_error, attempts, updated_at, next_attempt_at FROM facts WHERE bank_id = ? AND dead = 1 ORDER BY rid`,
+  ).all(bankId) as Array<{
+    id: string;
+    bank_id: string;
+    last_error: string | null;
+    attempts: number;
+    next_attempt_at: string | null;
+    updated_at: string;
+  }>;
+  return rows.map((r) => ({
+    factId: r.id,
+    bankId: r.bank_id,
+    error: r.last_error ?? '',
+    attempts: r.attempts,
+    failedAt: r.next_attempt_at ?? r.updated_at,
+  }));
 }
 
 export function retryDead(db: Db, bankId: string, factIds?: string[]): number {
@@ -178,11 +222,14 @@ export function retryDead(db: Db, bankId: string, factIds?: string[]): number {
 }
 
 export function backlog(db: Db, bankId: string): { waiting: number; oldestWaitingAt: string | null; failed: number; consolidated: number } {
-  const w = prepared(db, `SELECT count(*) AS n, min(created_at) AS oldest FROM facts WHERE ${WAITING}`).get(bankId) as { n: number; oldest: string | null };
+  const w = prepared(db, `SELECT count(*) AS n, min(created_at) AS oldest FROM facts WHERE ${WAITING}`).get(bankId) as {
+    n: number;
+    oldest: string | null;
+  };
   const d = prepared(db, `SELECT count(*) AS n FROM facts WHERE bank_id = ? AND dead = 1`).get(bankId) as { n: number };
-  const c = prepared(db,
-      `SELECT count(*) AS n FROM facts WHERE bank_id = ? AND kind != 'observation' AND consolidated_at IS NOT NULL`)
-    .get(bankId) as { n: number };
+  const c = prepared(db, `SELECT count(*) AS n FROM facts WHERE bank_id = ? AND kind != 'observation' AND consolidated_at IS NOT NULL`).get(
+    bankId,
+  ) as { n: number };
   return { waiting: w.n, oldestWaitingAt: w.oldest, failed: d.n, consolidated: c.n };
 }
 
@@ -192,8 +239,9 @@ export function hasWaiting(db: Db, bankId: string): boolean {
 
 export function banksWithBacklog(db: Db): string[] {
   return (
-    prepared(db,
-        `SELECT DISTINCT bank_id AS id FROM facts WHERE kind != 'observation' AND consolidated_at IS NULL AND dead = 0`)
-      .all() as Array<{ id: string }>
+    prepared(
+      db,
+      `SELECT DISTINCT bank_id AS id FROM facts WHERE kind != 'observation' AND consolidated_at IS NULL AND dead = 0`,
+    ).all() as Array<{ id: string }>
   ).map((r) => r.id);
 }

@@ -29,10 +29,12 @@ test('keyword search on reader threads matches the main connection and sees new 
     // Reading the FTS table first, then the facts of its best rows, ranks exactly as joining every match (ties by rowid).
     const table = keywordTable(keywordIndexOf(onMain.db, 'b')!, 'fact');
     const joined = (query: string, k: number): Array<{ id: string; score: number }> =>
-      (onMain.db
-        .prepare(`SELECT f.id AS id, bm25(${table}) AS s FROM ${table} JOIN facts f ON f.rid = ${table}.rowid
+      (
+        onMain.db
+          .prepare(`SELECT f.id AS id, bm25(${table}) AS s FROM ${table} JOIN facts f ON f.rid = ${table}.rowid
           WHERE ${table} MATCH ? AND f.bank_id = ? AND f.status = 'active' ORDER BY s, ${table}.rowid LIMIT ?`)
-        .all(ftsQuery(query), 'b', k) as Array<{ id: string; s: number }>).map((r) => ({ id: r.id, score: -r.s }));
+          .all(ftsQuery(query), 'b', k) as Array<{ id: string; s: number }>
+      ).map((r) => ({ id: r.id, score: -r.s }));
     // A word the tokenizer splits (U+19B0 separates to FTS5, not to the query's word splitter) is a phrase.
     for (const query of ['dinghy', 'antique clock Tariq', 'bread peppers', 'antique\u19b0clock Ines']) {
       const main = await onMain.keywords.searchFacts('b', query, 10);

@@ -94,7 +94,8 @@ export class LengthReader {
   readRows(rowids: readonly number[]): void {
     if (rowids.length === 0) return;
     const rows = prepared(this.db, `SELECT id, sz FROM ${this.table.name}_docsize WHERE id IN (SELECT value FROM json_each(?))`)
-      .raw().all(JSON.stringify(rowids)) as Array<[number, Uint8Array]>;
+      .raw()
+      .all(JSON.stringify(rowids)) as Array<[number, Uint8Array]>;
     for (const [id, sz] of rows) this.sizes.set(id, readVarint(sz, { i: 0 }));
     this.learnt(rows.length);
   }

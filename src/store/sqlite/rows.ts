@@ -1,6 +1,15 @@
 // Row <-> domain mapping for the SQLite store: JSON columns, nullable columns, and the shared SELECT lists.
 import type {
-  Bank, Chunk, DocumentRecord, Entity, Fact, FactKind, FactStatus, Operation, OperationStatus, Stance,
+  Bank,
+  Chunk,
+  DocumentRecord,
+  Entity,
+  Fact,
+  FactKind,
+  FactStatus,
+  Operation,
+  OperationStatus,
+  Stance,
 } from '../../core/index.ts';
 
 export type Row = Record<string, unknown>;
@@ -58,9 +67,34 @@ export function toChunk(r: Row): Chunk {
  * as arrays (better-sqlite3's raw mode): for a row this wide, several times cheaper than a row object, which
  * recall, reading a few hundred facts per query, notices. */
 const FACT_FIELDS = [
-  'rid', 'id', 'bank_id', 'kind', 'text', 'occurred_start', 'occurred_end', 'mentioned_at', 'document_id', 'chunk_id',
-  'item_id', 'span_start', 'span_end', 'speaker', 'metadata', 'tags', 'status', 'valid_from', 'valid_to',
-  'superseded_by', 'superseded_at', 'consolidated_at', 'created_at', 'updated_at', 'session', 'stance', 'context', 'entity_ids',
+  'rid',
+  'id',
+  'bank_id',
+  'kind',
+  'text',
+  'occurred_start',
+  'occurred_end',
+  'mentioned_at',
+  'document_id',
+  'chunk_id',
+  'item_id',
+  'span_start',
+  'span_end',
+  'speaker',
+  'metadata',
+  'tags',
+  'status',
+  'valid_from',
+  'valid_to',
+  'superseded_by',
+  'superseded_at',
+  'consolidated_at',
+  'created_at',
+  'updated_at',
+  'session',
+  'stance',
+  'context',
+  'entity_ids',
 ] as const;
 
 /** A column's place in a fact read as an array. */

@@ -42,7 +42,9 @@ export class SqliteSessions {
   constructor(private readonly db: Db) {}
 
   list(bankId: string): SessionInfo[] {
-    const row = prepared(this.db, 'SELECT session_version AS v FROM bank_versions WHERE bank_id = ?').get(bankId) as { v: number } | undefined;
+    const row = prepared(this.db, 'SELECT session_version AS v FROM bank_versions WHERE bank_id = ?').get(bankId) as
+      | { v: number }
+      | undefined;
     const version = row?.v ?? 0;
     const cached = this.cache.get(bankId);
     if (cached && cached.version === version) return cached.sessions;
@@ -60,14 +62,18 @@ export class SqliteSessions {
   factsOf(bankId: string, sessionIds: string[], limitPerSession: number, filter: FactFilter): Fact[] {
     const where = factFilterSql(filter, 'f');
     const rids: number[] = [];
-    const ofSession = prepared(this.db,
-      `SELECT f.rid AS rid FROM facts f WHERE f.bank_id = ? AND f.session = ? AND f.session IS NOT NULL ${where.sql} ORDER BY f.rid LIMIT ?`);
+    const ofSession = prepared(
+      this.db,
+      `SELECT f.rid AS rid FROM facts f WHERE f.bank_id = ? AND f.session = ? AND f.session IS NOT NULL ${where.sql} ORDER BY f.rid LIMIT ?`,
+    );
     for (const id of new Set(sessionIds))
       for (const r of ofSession.all(bankId, id, ...where.params, limitPerSession) as Array<{ rid: number }>) rids.push(r.rid);
     const out: Fact[] = [];
     for (let i = 0; i < rids.length; i += 500) {
       const part = rids.slice(i, i + 500);
-      const rows = prepared(this.db, `SELECT ${FACT_COLUMNS} FROM facts f WHERE f.rid IN (${placeholders(part.length)})`).raw().all(...part) as unknown[][];
+      const rows = prepared(this.db, `SELECT ${FACT_COLUMNS} FROM facts f WHERE f.rid IN (${placeholders(part.length)})`)
+        .raw()
+        .all(...part) as unknown[][];
       out.push(...rows.sort((a, b) => Number(a[F.rid]) - Number(b[F.rid])).map(toFact));
     }
     return out;

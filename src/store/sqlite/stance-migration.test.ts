@@ -24,15 +24,28 @@ test('an upgraded database: stances move out of metadata into their column; meta
     ['plain', 'world', '{}'],
   ];
   for (const [id, kind, metadata] of facts)
-    old.prepare(`INSERT INTO facts (id, bank_id, kind, text, mentioned_at, metadata, created_at, updated_at) VALUES (?, 'b', ?, ?, ?, ?, ?, ?)`)
+    old
+      .prepare(
+        `INSERT INTO facts (id, bank_id, kind, text, mentioned_at, metadata, created_at, updated_at) VALUES (?, 'b', ?, ?, ?, ?, ?, ?)`,
+      )
       .run(id, kind, `${id} harbour ferries`, now, metadata, now, now);
   const file = old.name;
   old.close();
 
   const store = new SqliteStore({ file });
   try {
-    const read = new Map((await store.getFacts('b', facts.map(([id]) => id))).map((f) => [f.id, f]));
-    assert.deepEqual(facts.map(([id]) => read.get(id)?.stance), ['instruction', 'preference', null, null, null]);
+    const read = new Map(
+      (
+        await store.getFacts(
+          'b',
+          facts.map(([id]) => id),
+        )
+      ).map((f) => [f.id, f]),
+    );
+    assert.deepEqual(
+      facts.map(([id]) => read.get(id)?.stance),
+      ['instruction', 'preference', null, null, null],
+    );
     assert.deepEqual(read.get('rule')?.metadata, { stance: 'instruction', key: 'r' }, 'metadata unchanged');
     assert.ok([...read.values()].every((f) => f.context === null));
     const standing = await store.listFacts('b', { limit: 10, offset: 0, stances: ['instruction', 'preference'] });

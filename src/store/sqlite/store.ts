@@ -2,12 +2,36 @@
 // index over the stored vectors, and the entity graph read from its tables. Implements the MemoryStore port.
 import { join } from 'node:path';
 import {
-  type Bank, type Chunk, type DocumentRecord, type Entity, type Evidence, type Fact, type FactLink, type Observation,
-  type ObservationRevision, type Operation, type OperationStatus, checkBankId,
+  type Bank,
+  type Chunk,
+  type DocumentRecord,
+  type Entity,
+  type Evidence,
+  type Fact,
+  type FactLink,
+  type Observation,
+  type ObservationRevision,
+  type Operation,
+  type OperationStatus,
+  checkBankId,
 } from '../../core/index.ts';
 import type {
-  Claim, DeadLetter, DeleteResult, FactFilter, FactPage, Heartbeat, ItemWrite, KeyedOperation, ListFactsQuery, MemoryStore, ObservationWrite,
-  QueueDetail, SessionInfo, Tombstone, VectorRecord, WriteLease,
+  Claim,
+  DeadLetter,
+  DeleteResult,
+  FactFilter,
+  FactPage,
+  Heartbeat,
+  ItemWrite,
+  KeyedOperation,
+  ListFactsQuery,
+  MemoryStore,
+  ObservationWrite,
+  QueueDetail,
+  SessionInfo,
+  Tombstone,
+  VectorRecord,
+  WriteLease,
 } from '../ports.ts';
 import * as ops from './operations.ts';
 import { activeFactCount } from './counts.ts';
@@ -21,7 +45,20 @@ import { SqliteReaders } from './readers.ts';
 import * as leases from './leases.ts';
 import * as queue from './queue.ts';
 import { SqliteSessions } from './sessions.ts';
-import { F, FACT_COLUMNS, json, parseJson, placeholders, toBank, toChunk, toDocument, toEntity, toFact, toOperation, type Row } from './rows.ts';
+import {
+  F,
+  FACT_COLUMNS,
+  json,
+  parseJson,
+  placeholders,
+  toBank,
+  toChunk,
+  toDocument,
+  toEntity,
+  toFact,
+  toOperation,
+  type Row,
+} from './rows.ts';
 import { decodeVector, SqliteVectorIndex } from './vectors/index.ts';
 import * as writes from './writes.ts';
 import { prepared } from './statements.ts';
@@ -66,7 +103,11 @@ export class SqliteStore implements MemoryStore {
     this.readers = file === ':memory:' ? null : new SqliteReaders(file);
     this.keywords = new SqliteKeywordIndex(
       this.db,
-      this.readers && { readers: this.readers, sizeOf: (bankId) => this.vectors.stats(bankId)?.vectors ?? 0, minFacts: options.keywordOffloadFacts ?? KEYWORD_OFFLOAD_FACTS },
+      this.readers && {
+        readers: this.readers,
+        sizeOf: (bankId) => this.vectors.stats(bankId)?.vectors ?? 0,
+        minFacts: options.keywordOffloadFacts ?? KEYWORD_OFFLOAD_FACTS,
+      },
     );
     this.graph = new SqliteGraphIndex(this.db);
     this.sessionsOf = new SqliteSessions(this.db);
@@ -81,12 +122,15 @@ export class SqliteStore implements MemoryStore {
   // banks
   async createBank(b: Bank): Promise<void> {
     checkBankId(b.id);
-    this.db.transaction(() => {
-      prepared(this.db,
-          'INSERT INTO banks (id, name, mission, config, embedder, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-        .run(b.id, b.name, b.mission, json(b.config), b.embedder, b.createdAt, b.updatedAt);
-      ensureKeywordIndex(this.db, b.id);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        prepared(
+          this.db,
+          'INSERT INTO banks (id, name, mission, config, embedder, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        ).run(b.id, b.name, b.mission, json(b.config), b.embedder, b.createdAt, b.updatedAt);
+        ensureKeywordIndex(this.db, b.id);
+      })
+      .immediate();
   }
   async getBank(id: string): Promise<Bank | null> {
     const r = prepared(this.db, 'SELECT * FROM banks WHERE id = ?').get(id) as Row | undefined;
@@ -96,7 +140,13 @@ export class SqliteStore implements MemoryStore {
     return (prepared(this.db, 'SELECT * FROM banks ORDER BY created_at').all() as Row[]).map(toBank);
   }
   async updateBank(b: Bank): Promise<void> {
-    prepared(this.db, 'UPDATE banks SET name = ?, mission = ?, config = ?, updated_at = ? WHERE id = ?').run(b.name, b.mission, json(b.config), b.updatedAt, b.id);
+    prepared(this.db, 'UPDATE banks SET name = ?, mission = ?, config = ?, updated_at = ? WHERE id = ?').run(
+      b.name,
+      b.mission,
+      json(b.config),
+      b.updatedAt,
+      b.id,
+    );
   }
   async deleteBank(id: string): Promise<void> {
     deletes.deleteBank(this.db, id);
@@ -110,18 +160,23 @@ export class SqliteStore implements MemoryStore {
     return r ? toDocument(r) : null;
   }
   async listChunks(bankId: string, documentId: string): Promise<Chunk[]> {
-    return (prepared(this.db, 'SELECT * FROM chunks WHERE bank_id = ? AND document_id = ? ORDER BY idx').all(bankId, documentId) as Row[]).map(toChunk);
+    return (
+      prepared(this.db, 'SELECT * FROM chunks WHERE bank_id = ? AND document_id = ? ORDER BY idx').all(bankId, documentId) as Row[]
+    ).map(toChunk);
   }
   async getChunks(bankId: string, ids: string[]): Promise<Chunk[]> {
     return this.byIds<Chunk>('SELECT * FROM chunks WHERE +bank_id = ? AND id IN', bankId, ids, toChunk);
   }
   async listDocuments(bankId: string, limit: number, offset: number): Promise<DocumentRecord[]> {
-    return (prepared(this.db, 'SELECT * FROM documents WHERE bank_id = ? ORDER BY rowid LIMIT ? OFFSET ?').all(bankId, limit, offset) as Row[]).map(toDocument);
+    return (
+      prepared(this.db, 'SELECT * FROM documents WHERE bank_id = ? ORDER BY rowid LIMIT ? OFFSET ?').all(bankId, limit, offset) as Row[]
+    ).map(toDocument);
   }
   async listLinks(bankId: string, limit: number, offset: number): Promise<FactLink[]> {
-    const rows = prepared(this.db,
-        'SELECT from_id AS "from", to_id AS "to", type, weight FROM fact_links WHERE bank_id = ? ORDER BY rowid LIMIT ? OFFSET ?')
-      .all(bankId, limit, offset) as Array<Omit<FactLink, 'bankId'>>;
+    const rows = prepared(
+      this.db,
+      'SELECT from_id AS "from", to_id AS "to", type, weight FROM fact_links WHERE bank_id = ? ORDER BY rowid LIMIT ? OFFSET ?',
+    ).all(bankId, limit, offset) as Array<Omit<FactLink, 'bankId'>>;
     return rows.map((r) => ({ bankId, ...r }));
   }
   async writeItem(w: ItemWrite): Promise<void> {
@@ -159,21 +214,25 @@ export class SqliteStore implements MemoryStore {
     }
     const base = `FROM facts f WHERE f.bank_id = ? ${where.sql} ${extra}`;
     const total = (prepared(this.db, `SELECT count(*) AS n ${base}`).get(bankId, ...where.params, ...params) as { n: number }).n;
-    const rows = prepared(this.db,
-        `SELECT ${FACT_COLUMNS} ${base} ORDER BY f.rid LIMIT ? OFFSET ?`)
-      .raw().all(bankId, ...where.params, ...params, q.limit, q.offset) as unknown[][];
+    const rows = prepared(this.db, `SELECT ${FACT_COLUMNS} ${base} ORDER BY f.rid LIMIT ? OFFSET ?`)
+      .raw()
+      .all(bankId, ...where.params, ...params, q.limit, q.offset) as unknown[][];
     return { facts: rows.map(toFact), total };
   }
   async newestFacts(bankId: string, q: FactFilter & { entityId?: string; limit: number }): Promise<Fact[]> {
     const where = factFilterSql(q, 'f');
     // Fact ids begin with their creation time (core/ids.ts): an entity's index walked backwards by id is newest first.
     const rows = q.entityId
-      ? prepared(this.db,
+      ? prepared(
+          this.db,
           `SELECT ${FACT_COLUMNS} FROM fact_entities fe JOIN facts f ON f.id = fe.fact_id
-           WHERE fe.entity_id = ? AND f.bank_id = ? ${where.sql} ORDER BY fe.fact_id DESC LIMIT ?`)
-          .raw().all(q.entityId, bankId, ...where.params, q.limit)
+           WHERE fe.entity_id = ? AND f.bank_id = ? ${where.sql} ORDER BY fe.fact_id DESC LIMIT ?`,
+        )
+          .raw()
+          .all(q.entityId, bankId, ...where.params, q.limit)
       : prepared(this.db, `SELECT ${FACT_COLUMNS} FROM facts f WHERE f.bank_id = ? ${where.sql} ORDER BY f.rid DESC LIMIT ?`)
-          .raw().all(bankId, ...where.params, q.limit);
+          .raw()
+          .all(bankId, ...where.params, q.limit);
     return (rows as unknown[][]).map(toFact);
   }
   async factsInTimeRange(bankId: string, start: string, end: string, limit: number, filter: FactFilter = {}): Promise<Fact[]> {
@@ -185,14 +244,21 @@ export class SqliteStore implements MemoryStore {
     // without one by their mention time. Reads O(limit) rows however many facts the range holds.
     type Hit = { rid: number; at: string };
     const walk = (sql: string, order: 'ASC' | 'DESC', column: string, ...params: unknown[]): Hit[] =>
-      prepared(this.db,
-          `SELECT f.rid AS rid, coalesce(f.occurred_start, f.mentioned_at) AS at FROM facts f
+      prepared(
+        this.db,
+        `SELECT f.rid AS rid, coalesce(f.occurred_start, f.mentioned_at) AS at FROM facts f
            WHERE f.bank_id = ? AND ${sql} ${where.sql} ORDER BY f.${column} ${order} LIMIT ?`,
-        )
-        .all(bankId, ...params, ...where.params, limit) as Hit[];
+      ).all(bankId, ...params, ...where.params, limit) as Hit[];
     const middle = Date.parse(mid);
     const nearest = [
-      ...walk('f.occurred_start >= ? AND f.occurred_start <= ? AND coalesce(+f.occurred_end, +f.occurred_start) >= ?', 'DESC', 'occurred_start', lookBack, mid, start),
+      ...walk(
+        'f.occurred_start >= ? AND f.occurred_start <= ? AND coalesce(+f.occurred_end, +f.occurred_start) >= ?',
+        'DESC',
+        'occurred_start',
+        lookBack,
+        mid,
+        start,
+      ),
       ...walk('f.occurred_start > ? AND f.occurred_start <= ?', 'ASC', 'occurred_start', mid, end),
       ...walk('f.mentioned_at >= ? AND f.mentioned_at <= ? AND +f.occurred_start IS NULL', 'DESC', 'mentioned_at', start, mid),
       ...walk('f.mentioned_at > ? AND f.mentioned_at <= ? AND +f.occurred_start IS NULL', 'ASC', 'mentioned_at', mid, end),
@@ -202,9 +268,9 @@ export class SqliteStore implements MemoryStore {
       .slice(0, limit);
     if (nearest.length === 0) return [];
     const rank = new Map(nearest.map((h, i) => [h.rid, i]));
-    const rows = prepared(this.db,
-        `SELECT ${FACT_COLUMNS} FROM facts f WHERE f.rid IN (${placeholders(nearest.length)})`)
-      .raw().all(...nearest.map((h) => h.rid)) as unknown[][];
+    const rows = prepared(this.db, `SELECT ${FACT_COLUMNS} FROM facts f WHERE f.rid IN (${placeholders(nearest.length)})`)
+      .raw()
+      .all(...nearest.map((h) => h.rid)) as unknown[][];
     return rows.sort((x, y) => (rank.get(Number(x[F.rid])) ?? 0) - (rank.get(Number(y[F.rid])) ?? 0)).map(toFact);
   }
   async sessions(bankId: string): Promise<SessionInfo[]> {
@@ -220,8 +286,10 @@ export class SqliteStore implements MemoryStore {
     for (let i = 0; i < chunkIds.length; i += 500) {
       const part = chunkIds.slice(i, i + 500);
       // `+f.bank_id`: look the chunks up through facts_by_chunk, never by scanning the bank.
-      const rows = prepared(this.db, `SELECT f.id AS factId, f.chunk_id AS chunkId FROM facts f WHERE +f.bank_id = ? AND f.chunk_id IN (${placeholders(part.length)}) ${where.sql}`)
-        .all(bankId, ...part, ...where.params) as Array<{ factId: string; chunkId: string }>;
+      const rows = prepared(
+        this.db,
+        `SELECT f.id AS factId, f.chunk_id AS chunkId FROM facts f WHERE +f.bank_id = ? AND f.chunk_id IN (${placeholders(part.length)}) ${where.sql}`,
+      ).all(bankId, ...part, ...where.params) as Array<{ factId: string; chunkId: string }>;
       out.push(...rows);
     }
     return out;
@@ -230,7 +298,13 @@ export class SqliteStore implements MemoryStore {
     return this.byIds<Entity>('SELECT * FROM entities WHERE bank_id = ? AND id IN', bankId, ids, toEntity);
   }
   async listEntities(bankId: string, limit: number, offset: number): Promise<Entity[]> {
-    return (prepared(this.db, 'SELECT * FROM entities WHERE bank_id = ? ORDER BY mention_count DESC, id LIMIT ? OFFSET ?').all(bankId, limit, offset) as Row[]).map(toEntity);
+    return (
+      prepared(this.db, 'SELECT * FROM entities WHERE bank_id = ? ORDER BY mention_count DESC, id LIMIT ? OFFSET ?').all(
+        bankId,
+        limit,
+        offset,
+      ) as Row[]
+    ).map(toEntity);
   }
   async findEntities(bankId: string, keys: string[]): Promise<Entity[]> {
     return this.graph.entitiesByKeys(bankId, keys);
@@ -239,24 +313,29 @@ export class SqliteStore implements MemoryStore {
     const out = new Map<string, Float32Array>();
     for (let i = 0; i < ids.length; i += 500) {
       const part = ids.slice(i, i + 500);
-      const rows = prepared(this.db,
-          `SELECT f.id AS id, v.vector AS vector FROM facts f JOIN fact_vectors v ON v.fact_rid = f.rid WHERE +f.bank_id = ? AND f.id IN (${placeholders(part.length)})`)
-        .all(bankId, ...part) as Array<{ id: string; vector: Buffer }>;
+      const rows = prepared(
+        this.db,
+        `SELECT f.id AS id, v.vector AS vector FROM facts f JOIN fact_vectors v ON v.fact_rid = f.rid WHERE +f.bank_id = ? AND f.id IN (${placeholders(part.length)})`,
+      ).all(bankId, ...part) as Array<{ id: string; vector: Buffer }>;
       for (const r of rows) out.set(r.id, decodeVector(r.vector));
     }
     return out;
   }
   async resetEmbedder(bankId: string, embedder: string | null): Promise<void> {
-    this.db.transaction(() => {
-      prepared(this.db, 'DELETE FROM fact_vectors WHERE bank_id = ?').run(bankId);
-      prepared(this.db, 'UPDATE banks SET embedder = ? WHERE id = ?').run(embedder, bankId);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        prepared(this.db, 'DELETE FROM fact_vectors WHERE bank_id = ?').run(bankId);
+        prepared(this.db, 'UPDATE banks SET embedder = ? WHERE id = ?').run(embedder, bankId);
+      })
+      .immediate();
   }
   async putVectors(bankId: string, embedder: string, vectors: VectorRecord[]): Promise<void> {
-    this.db.transaction(() => {
-      writes.checkEmbedder(this.db, bankId, embedder);
-      writes.putVectors(this.db, bankId, vectors);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        writes.checkEmbedder(this.db, bankId, embedder);
+        writes.putVectors(this.db, bankId, vectors);
+      })
+      .immediate();
   }
 
   // consolidation queue
@@ -266,7 +345,14 @@ export class SqliteStore implements MemoryStore {
   async applyObservations(w: ObservationWrite): Promise<void> {
     queue.applyObservations(this.db, w);
   }
-  async failClaim(bankId: string, workerId: string, factIds: string[], error: string, maxAttempts: number, retryAfterMs: number): Promise<void> {
+  async failClaim(
+    bankId: string,
+    workerId: string,
+    factIds: string[],
+    error: string,
+    maxAttempts: number,
+    retryAfterMs: number,
+  ): Promise<void> {
     queue.failClaim(this.db, bankId, workerId, factIds, error, maxAttempts, retryAfterMs);
   }
   async listDeadLetters(bankId: string): Promise<DeadLetter[]> {
@@ -322,15 +408,17 @@ export class SqliteStore implements MemoryStore {
     return this.evidence('fact_id', bankId, factId);
   }
   private evidence(column: 'observation_id' | 'fact_id', bankId: string, id: string): Evidence[] {
-    const rows = prepared(this.db,
-        `SELECT observation_id, fact_id, role, created_at FROM evidence WHERE bank_id = ? AND ${column} = ? ORDER BY created_at`)
-      .all(bankId, id) as Array<{ observation_id: string; fact_id: string; role: Evidence['role']; created_at: string }>;
+    const rows = prepared(
+      this.db,
+      `SELECT observation_id, fact_id, role, created_at FROM evidence WHERE bank_id = ? AND ${column} = ? ORDER BY created_at`,
+    ).all(bankId, id) as Array<{ observation_id: string; fact_id: string; role: Evidence['role']; created_at: string }>;
     return rows.map((r) => ({ observationId: r.observation_id, factId: r.fact_id, role: r.role, createdAt: r.created_at }));
   }
   async historyOf(bankId: string, observationId: string): Promise<ObservationRevision[]> {
-    const rows = prepared(this.db,
-        'SELECT * FROM observation_revisions WHERE bank_id = ? AND observation_id = ? ORDER BY at, rowid')
-      .all(bankId, observationId) as Row[];
+    const rows = prepared(this.db, 'SELECT * FROM observation_revisions WHERE bank_id = ? AND observation_id = ? ORDER BY at, rowid').all(
+      bankId,
+      observationId,
+    ) as Row[];
     return rows.map((r) => ({
       id: String(r.id),
       observationId: String(r.observation_id),
@@ -342,9 +430,18 @@ export class SqliteStore implements MemoryStore {
     }));
   }
   async tombstones(bankId: string, limit: number, offset = 0): Promise<Tombstone[]> {
-    const rows = prepared(this.db, 'SELECT * FROM tombstones WHERE bank_id = ? ORDER BY at DESC, id DESC LIMIT ? OFFSET ?').all(bankId, limit, offset) as Row[];
+    const rows = prepared(this.db, 'SELECT * FROM tombstones WHERE bank_id = ? ORDER BY at DESC, id DESC LIMIT ? OFFSET ?').all(
+      bankId,
+      limit,
+      offset,
+    ) as Row[];
     return rows.map((r) => ({
-      id: String(r.id), bankId: String(r.bank_id), kind: String(r.kind) as Tombstone['kind'], targetId: String(r.target_id), reason: String(r.reason), at: String(r.at),
+      id: String(r.id),
+      bankId: String(r.bank_id),
+      kind: String(r.kind) as Tombstone['kind'],
+      targetId: String(r.target_id),
+      reason: String(r.reason),
+      at: String(r.at),
     }));
   }
   async restoreTombstones(tombstones: Tombstone[]): Promise<void> {
@@ -369,13 +466,20 @@ export class SqliteStore implements MemoryStore {
     return r ? toOperation(r) : null;
   }
   async unfinishedOperations(): Promise<Operation[]> {
-    return (prepared(this.db, `SELECT * FROM operations WHERE status IN ('queued', 'running') ORDER BY created_at`).all() as Row[]).map(toOperation);
+    return (prepared(this.db, `SELECT * FROM operations WHERE status IN ('queued', 'running') ORDER BY created_at`).all() as Row[]).map(
+      toOperation,
+    );
   }
   async operationByKey(bankId: string, key: string): Promise<Operation | null> {
     return ops.keyed(this.db, bankId, key)?.operation ?? null;
   }
   async operationsByKey(key: string): Promise<Operation[]> {
-    return (prepared(this.db, 'SELECT o.* FROM operation_keys k JOIN operations o ON o.id = k.operation_id WHERE k.key = ? ORDER BY o.created_at').all(key) as Row[]).map(toOperation);
+    return (
+      prepared(
+        this.db,
+        'SELECT o.* FROM operation_keys k JOIN operations o ON o.id = k.operation_id WHERE k.key = ? ORDER BY o.created_at',
+      ).all(key) as Row[]
+    ).map(toOperation);
   }
   async bindOperationKey(bankId: string, key: string, payloadHash: string, op: Operation): Promise<KeyedOperation & { created: boolean }> {
     return ops.bindKey(this.db, bankId, key, payloadHash, op);
@@ -390,7 +494,13 @@ export class SqliteStore implements MemoryStore {
   }
 
   /** Records by id, in the order asked for; rows read as objects, or as arrays ('raw', for wide rows). */
-  private byIds<T extends { id: string }, R = Row>(sqlPrefix: string, bankId: string, ids: string[], map: (r: R) => T, mode: 'object' | 'raw' = 'object'): T[] {
+  private byIds<T extends { id: string }, R = Row>(
+    sqlPrefix: string,
+    bankId: string,
+    ids: string[],
+    map: (r: R) => T,
+    mode: 'object' | 'raw' = 'object',
+  ): T[] {
     const out: T[] = [];
     for (let i = 0; i < ids.length; i += 500) {
       const part = ids.slice(i, i + 500);

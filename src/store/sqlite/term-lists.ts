@@ -44,14 +44,16 @@ const memories = new WeakMap<Db, Memory>();
 /** The term's postings in the table as a search scores them, from the connection's memory where it can. */
 export function termList(db: Db, table: string, segments: readonly Segment[], term: string, lengthOf: LengthOf): TermList {
   let memory = memories.get(db);
-  if (!memory) memories.set(db, (memory = { segments: new Map(), kept: 0, lists: new Map(), windows: new WeakMap(), keptPostings: new WeakSet() }));
+  if (!memory)
+    memories.set(db, (memory = { segments: new Map(), kept: 0, lists: new Map(), windows: new WeakMap(), keptPostings: new WeakSet() }));
   const listKey = `${table}\u0000${term}`;
-  const signature = segments.every((s) => s.key !== null)
-    ? segments.map((s) => `${s.key}/${s.tombstones?.size ?? 0}`).join(',')
-    : null;
+  const signature = segments.every((s) => s.key !== null) ? segments.map((s) => `${s.key}/${s.tombstones?.size ?? 0}`).join(',') : null;
   const known = memory.lists.get(listKey);
   if (known && signature !== null && known.signature === signature) return known.list;
-  const merged = newestWins(segments, segments.map((s) => segmentPostings(db, memory, table, s, term)));
+  const merged = newestWins(
+    segments,
+    segments.map((s) => segmentPostings(db, memory, table, s, term)),
+  );
   let windows = memory.windows.get(merged);
   if (!windows) {
     const counted = windowsOf(merged, lengthOf);
@@ -119,8 +121,11 @@ function windowsOf({ docs, tfs }: PostingsView, lengthOf: LengthOf): { windows: 
   pairStarts.push(pairTf.length);
   return {
     windows: {
-      ids: Float64Array.from(ids), starts: Int32Array.from(starts), pairStarts: Int32Array.from(pairStarts),
-      pairTf: Int32Array.from(pairTf), pairD: Int32Array.from(pairD),
+      ids: Float64Array.from(ids),
+      starts: Int32Array.from(starts),
+      pairStarts: Int32Array.from(pairStarts),
+      pairTf: Int32Array.from(pairTf),
+      pairD: Int32Array.from(pairD),
     },
     allKnown,
   };

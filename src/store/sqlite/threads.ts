@@ -3,9 +3,22 @@
 // leaves either all of a change or none of it.
 import type { Statement } from 'better-sqlite3';
 import {
-  seqsFree, type ItemFilter, type MemoryChange, type StoredItem, type StoredMessage, type ThreadStore,
-  type Watermarks, type MemoryItem, type MemoryKind, type MemoryStatus, type MessageRole, type NewMessage,
-  type Thread, type ThreadMessage, type ToolCall, type WorkingMemory,
+  seqsFree,
+  type ItemFilter,
+  type MemoryChange,
+  type StoredItem,
+  type StoredMessage,
+  type ThreadStore,
+  type Watermarks,
+  type MemoryItem,
+  type MemoryKind,
+  type MemoryStatus,
+  type MessageRole,
+  type NewMessage,
+  type Thread,
+  type ThreadMessage,
+  type ToolCall,
+  type WorkingMemory,
 } from '../../threads/index.ts';
 import type { Db } from './database.ts';
 import { placeholders, type Row } from './rows.ts';
@@ -68,15 +81,31 @@ function toItem(r: Row): MemoryItem {
 
 /** Item fields and their columns, for inserts and partial updates. */
 const ITEM_COLUMNS: Array<[keyof MemoryItem, string]> = [
-  ['id', 'id'], ['bankId', 'bank_id'], ['recordId', 'record_id'], ['threadId', 'thread_id'], ['kind', 'kind'],
-  ['generation', 'generation'], ['status', 'status'], ['text', 'text'], ['tokens', 'tokens'], ['fromSeq', 'from_seq'],
-  ['toSeq', 'to_seq'], ['messageCount', 'message_count'], ['inputTokens', 'input_tokens'], ['covers', 'covers'],
-  ['currentTask', 'current_task'], ['suggestedResponse', 'suggested_response'], ['firstAt', 'first_at'], ['lastAt', 'last_at'],
-  ['createdAt', 'created_at'], ['activatedAt', 'activated_at'], ['archivedAt', 'archived_at'],
+  ['id', 'id'],
+  ['bankId', 'bank_id'],
+  ['recordId', 'record_id'],
+  ['threadId', 'thread_id'],
+  ['kind', 'kind'],
+  ['generation', 'generation'],
+  ['status', 'status'],
+  ['text', 'text'],
+  ['tokens', 'tokens'],
+  ['fromSeq', 'from_seq'],
+  ['toSeq', 'to_seq'],
+  ['messageCount', 'message_count'],
+  ['inputTokens', 'input_tokens'],
+  ['covers', 'covers'],
+  ['currentTask', 'current_task'],
+  ['suggestedResponse', 'suggested_response'],
+  ['firstAt', 'first_at'],
+  ['lastAt', 'last_at'],
+  ['createdAt', 'created_at'],
+  ['activatedAt', 'activated_at'],
+  ['archivedAt', 'archived_at'],
 ];
 const columnOf = new Map(ITEM_COLUMNS);
 const ITEM_INSERT = `INSERT INTO thread_memory (${ITEM_COLUMNS.map(([, c]) => c).join(', ')}, bridged_at) VALUES (${placeholders(ITEM_COLUMNS.length + 1)})`;
-const dbValue = (field: keyof MemoryItem, v: unknown): unknown => (field === 'covers' ? JSON.stringify(v ?? []) : v ?? null);
+const dbValue = (field: keyof MemoryItem, v: unknown): unknown => (field === 'covers' ? JSON.stringify(v ?? []) : (v ?? null));
 
 export class SqliteThreadStore implements ThreadStore {
   private readonly statements = new Map<string, Statement>();
@@ -103,14 +132,23 @@ export class SqliteThreadStore implements ThreadStore {
 
   async listThreads(bankId: string, q: { resourceId?: string; limit: number; offset: number }): Promise<Thread[]> {
     const rows = q.resourceId
-      ? this.stmt('SELECT * FROM threads WHERE bank_id = ? AND resource_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?').all(bankId, q.resourceId, q.limit, q.offset)
+      ? this.stmt('SELECT * FROM threads WHERE bank_id = ? AND resource_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?').all(
+          bankId,
+          q.resourceId,
+          q.limit,
+          q.offset,
+        )
       : this.stmt('SELECT * FROM threads WHERE bank_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?').all(bankId, q.limit, q.offset);
     return (rows as Row[]).map(toThread);
   }
 
   async deleteThread(bankId: string, threadId: string): Promise<void> {
     this.db.transaction(() => {
-      this.stmt("DELETE FROM thread_memory WHERE bank_id = ? AND (record_id = ? OR (thread_id = ? AND kind = 'observation'))").run(bankId, `thread:${threadId}`, threadId);
+      this.stmt("DELETE FROM thread_memory WHERE bank_id = ? AND (record_id = ? OR (thread_id = ? AND kind = 'observation'))").run(
+        bankId,
+        `thread:${threadId}`,
+        threadId,
+      );
       this.stmt('DELETE FROM thread_working_memory WHERE bank_id = ? AND key = ?').run(bankId, `thread:${threadId}`);
       this.stmt('DELETE FROM thread_messages WHERE bank_id = ? AND thread_id = ?').run(bankId, threadId);
       this.stmt('DELETE FROM threads WHERE bank_id = ? AND id = ?').run(bankId, threadId);
@@ -124,25 +162,46 @@ export class SqliteThreadStore implements ThreadStore {
       `INSERT INTO thread_messages (seq, id, bank_id, thread_id, role, name, content, tool_calls, timestamp, tokens, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    return this.db.transaction(() => {
-      let seq = (last.get(bankId, threadId) as { seq: number }).seq;
-      return messages.map((m) => {
-        seq += 1;
-        insert.run(seq, m.id, bankId, threadId, m.role, m.name, m.content, m.toolCalls ? JSON.stringify(m.toolCalls) : null, m.timestamp, m.tokens, m.createdAt);
-        return { ...m, bankId, threadId, seq };
-      });
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        let seq = (last.get(bankId, threadId) as { seq: number }).seq;
+        return messages.map((m) => {
+          seq += 1;
+          insert.run(
+            seq,
+            m.id,
+            bankId,
+            threadId,
+            m.role,
+            m.name,
+            m.content,
+            m.toolCalls ? JSON.stringify(m.toolCalls) : null,
+            m.timestamp,
+            m.tokens,
+            m.createdAt,
+          );
+          return { ...m, bankId, threadId, seq };
+        });
+      })
+      .immediate();
   }
 
-  async listMessages(bankId: string, threadId: string, q: { afterSeq?: number; limit?: number; offset?: number } = {}): Promise<ThreadMessage[]> {
-    const rows = this.stmt('SELECT * FROM thread_messages WHERE bank_id = ? AND thread_id = ? AND seq > ? ORDER BY seq LIMIT ? OFFSET ?').all(
-      bankId, threadId, q.afterSeq ?? 0, q.limit ?? -1, q.offset ?? 0,
-    ) as Row[];
+  async listMessages(
+    bankId: string,
+    threadId: string,
+    q: { afterSeq?: number; limit?: number; offset?: number } = {},
+  ): Promise<ThreadMessage[]> {
+    const rows = this.stmt(
+      'SELECT * FROM thread_messages WHERE bank_id = ? AND thread_id = ? AND seq > ? ORDER BY seq LIMIT ? OFFSET ?',
+    ).all(bankId, threadId, q.afterSeq ?? 0, q.limit ?? -1, q.offset ?? 0) as Row[];
     return rows.map(toMessage);
   }
 
   async countMessages(bankId: string, threadId: string): Promise<{ count: number; tokens: number }> {
-    const r = this.stmt('SELECT count(*) AS n, coalesce(sum(tokens), 0) AS t FROM thread_messages WHERE bank_id = ? AND thread_id = ?').get(bankId, threadId) as { n: number; t: number };
+    const r = this.stmt('SELECT count(*) AS n, coalesce(sum(tokens), 0) AS t FROM thread_messages WHERE bank_id = ? AND thread_id = ?').get(
+      bankId,
+      threadId,
+    ) as { n: number; t: number };
     return { count: r.n, tokens: r.t };
   }
 
@@ -181,7 +240,9 @@ export class SqliteThreadStore implements ThreadStore {
         if (!fields.length) continue;
         const sets = fields.map((f) => `${columnOf.get(f)} = ?`).join(', ');
         const info = this.stmt(`UPDATE thread_memory SET ${sets} WHERE bank_id = ? AND id = ?`).run(
-          ...fields.map((f) => dbValue(f, (patch as Partial<MemoryItem>)[f])), bankId, id,
+          ...fields.map((f) => dbValue(f, (patch as Partial<MemoryItem>)[f])),
+          bankId,
+          id,
         );
         if (info.changes === 0) missing.push(id);
       }
@@ -219,7 +280,13 @@ export class SqliteThreadStore implements ThreadStore {
   }
 
   async unbridgedMessages(bankId: string, threadId: string, limit: number): Promise<ThreadMessage[]> {
-    return (this.stmt('SELECT * FROM thread_messages WHERE bank_id = ? AND thread_id = ? AND bridged_at IS NULL ORDER BY seq LIMIT ?').all(bankId, threadId, limit) as Row[]).map(toMessage);
+    return (
+      this.stmt('SELECT * FROM thread_messages WHERE bank_id = ? AND thread_id = ? AND bridged_at IS NULL ORDER BY seq LIMIT ?').all(
+        bankId,
+        threadId,
+        limit,
+      ) as Row[]
+    ).map(toMessage);
   }
 
   async unbridgedObservations(bankId: string, recordId: string, limit: number): Promise<MemoryItem[]> {
@@ -233,18 +300,29 @@ export class SqliteThreadStore implements ThreadStore {
   async markBridged(bankId: string, ids: { messages?: string[]; items?: string[] }): Promise<void> {
     const at = new Date().toISOString();
     this.db.transaction(() => {
-      for (const id of ids.messages ?? []) this.stmt('UPDATE thread_messages SET bridged_at = ? WHERE bank_id = ? AND id = ?').run(at, bankId, id);
-      for (const id of ids.items ?? []) this.stmt('UPDATE thread_memory SET bridged_at = ? WHERE bank_id = ? AND id = ?').run(at, bankId, id);
+      for (const id of ids.messages ?? [])
+        this.stmt('UPDATE thread_messages SET bridged_at = ? WHERE bank_id = ? AND id = ?').run(at, bankId, id);
+      for (const id of ids.items ?? [])
+        this.stmt('UPDATE thread_memory SET bridged_at = ? WHERE bank_id = ? AND id = ?').run(at, bankId, id);
     })();
   }
 
   async exportMessages(bankId: string, threadId: string, afterSeq: number, limit: number): Promise<StoredMessage[]> {
-    const rows = this.stmt('SELECT * FROM thread_messages WHERE bank_id = ? AND thread_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(bankId, threadId, afterSeq, limit) as Row[];
+    const rows = this.stmt('SELECT * FROM thread_messages WHERE bank_id = ? AND thread_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(
+      bankId,
+      threadId,
+      afterSeq,
+      limit,
+    ) as Row[];
     return rows.map((r) => ({ ...toMessage(r), bridgedAt: str(r.bridged_at) }));
   }
 
   async exportItems(bankId: string, limit: number, offset: number): Promise<StoredItem[]> {
-    const rows = this.stmt('SELECT * FROM thread_memory WHERE bank_id = ? ORDER BY rid LIMIT ? OFFSET ?').all(bankId, limit, offset) as Row[];
+    const rows = this.stmt('SELECT * FROM thread_memory WHERE bank_id = ? ORDER BY rid LIMIT ? OFFSET ?').all(
+      bankId,
+      limit,
+      offset,
+    ) as Row[];
     return rows.map((r) => ({ ...toItem(r), bridgedAt: str(r.bridged_at) }));
   }
 
@@ -261,18 +339,35 @@ export class SqliteThreadStore implements ThreadStore {
     );
     const taken = this.stmt('SELECT 1 FROM thread_messages WHERE bank_id = ? AND thread_id = ? AND seq = ?').pluck();
     const last = this.stmt('SELECT coalesce(max(seq), 0) FROM thread_messages WHERE bank_id = ? AND thread_id = ?').pluck();
-    return this.db.transaction(() => {
-      const keep = !renumber && seqsFree(messages.map((m) => m.seq), (seq) => taken.get(bankId, threadId, seq) !== undefined);
-      const first = keep ? 0 : (last.get(bankId, threadId) as number) + 1;
-      return messages.map((m, i) => {
-        const seq = keep ? m.seq : first + i;
-        insert.run(
-          seq, m.id, bankId, threadId, m.role, m.name, m.content, m.toolCalls ? JSON.stringify(m.toolCalls) : null, m.timestamp, m.tokens,
-          m.createdAt, m.bridgedAt,
-        );
-        return seq;
-      });
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        const keep =
+          !renumber &&
+          seqsFree(
+            messages.map((m) => m.seq),
+            (seq) => taken.get(bankId, threadId, seq) !== undefined,
+          );
+        const first = keep ? 0 : (last.get(bankId, threadId) as number) + 1;
+        return messages.map((m, i) => {
+          const seq = keep ? m.seq : first + i;
+          insert.run(
+            seq,
+            m.id,
+            bankId,
+            threadId,
+            m.role,
+            m.name,
+            m.content,
+            m.toolCalls ? JSON.stringify(m.toolCalls) : null,
+            m.timestamp,
+            m.tokens,
+            m.createdAt,
+            m.bridgedAt,
+          );
+          return seq;
+        });
+      })
+      .immediate();
   }
 
   async restoreItems(bankId: string, items: StoredItem[]): Promise<void> {
@@ -283,7 +378,8 @@ export class SqliteThreadStore implements ThreadStore {
 
   async deleteBank(bankId: string): Promise<void> {
     this.db.transaction(() => {
-      for (const table of ['thread_memory', 'thread_working_memory', 'thread_messages', 'threads']) this.stmt(`DELETE FROM ${table} WHERE bank_id = ?`).run(bankId);
+      for (const table of ['thread_memory', 'thread_working_memory', 'thread_messages', 'threads'])
+        this.stmt(`DELETE FROM ${table} WHERE bank_id = ?`).run(bankId);
     })();
   }
 }

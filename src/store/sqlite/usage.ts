@@ -2,8 +2,14 @@
 // and model for a bank and time range. Table: migrations/sqlite/003_usage.sql.
 import type Database from 'better-sqlite3';
 import {
-  type LlmOperation, emptyTotals, type UsageEntry, type UsageGroup, type UsageLedger, type UsageQuery,
-  type UsageReport, type UsageTotals,
+  type LlmOperation,
+  emptyTotals,
+  type UsageEntry,
+  type UsageGroup,
+  type UsageLedger,
+  type UsageQuery,
+  type UsageReport,
+  type UsageTotals,
 } from '../../llm/index.ts';
 import { parseTimestamp } from '../../core/index.ts';
 

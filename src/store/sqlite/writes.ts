@@ -12,7 +12,8 @@ import { prepared } from './statements.ts';
 
 /** Bumped by every write that adds or removes chunks (sessions.ts caches a bank's sessions until it moves). */
 export function bumpSessionVersion(db: Db, bankId: string): void {
-  prepared(db,
+  prepared(
+    db,
     `INSERT INTO bank_versions (bank_id, session_version) VALUES (?, 1)
      ON CONFLICT(bank_id) DO UPDATE SET session_version = session_version + 1`,
   ).run(bankId);
@@ -32,24 +33,47 @@ export function checkEmbedder(db: Db, bankId: string, embedder: string): void {
 }
 
 export function insertFact(db: Db, f: Fact): void {
-  prepared(db,
+  prepared(
+    db,
     `INSERT INTO facts (id, bank_id, kind, text, occurred_start, occurred_end, mentioned_at, document_id, chunk_id, item_id,
        span_start, span_end, speaker, metadata, tags, status, valid_from, valid_to, superseded_by, superseded_at,
        consolidated_at, created_at, updated_at, session, stance, context)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
-    f.id, f.bankId, f.kind, f.text, f.occurredStart, f.occurredEnd, f.mentionedAt,
-    f.source?.documentId ?? null, f.source?.chunkId ?? null, f.source?.itemId ?? null,
-    f.source?.start ?? null, f.source?.end ?? null, f.speaker, json(f.metadata), json(f.tags), f.status,
-    f.validFrom, f.validTo, f.supersededBy, f.supersededAt, f.consolidatedAt, f.createdAt, f.updatedAt, f.source?.session ?? null,
-    f.stance ?? null, f.context ?? null,
+    f.id,
+    f.bankId,
+    f.kind,
+    f.text,
+    f.occurredStart,
+    f.occurredEnd,
+    f.mentionedAt,
+    f.source?.documentId ?? null,
+    f.source?.chunkId ?? null,
+    f.source?.itemId ?? null,
+    f.source?.start ?? null,
+    f.source?.end ?? null,
+    f.speaker,
+    json(f.metadata),
+    json(f.tags),
+    f.status,
+    f.validFrom,
+    f.validTo,
+    f.supersededBy,
+    f.supersededAt,
+    f.consolidatedAt,
+    f.createdAt,
+    f.updatedAt,
+    f.source?.session ?? null,
+    f.stance ?? null,
+    f.context ?? null,
   );
   const mention = prepared(db, 'INSERT OR IGNORE INTO fact_entities (fact_id, entity_id, bank_id) VALUES (?, ?, ?)');
   for (const e of f.entities) mention.run(f.id, e, f.bankId);
 }
 
 export function upsertEntity(db: Db, e: Entity): void {
-  prepared(db,
+  prepared(
+    db,
     `INSERT INTO entities (id, bank_id, name, aliases, type, mention_count, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT(id) DO UPDATE SET name = excluded.name, aliases = excluded.aliases, type = excluded.type,
        mention_count = excluded.mention_count, first_seen = excluded.first_seen, last_seen = excluded.last_seen`,
@@ -63,7 +87,8 @@ export function upsertEntity(db: Db, e: Entity): void {
 
 export function putVectors(db: Db, bankId: string, vectors: VectorRecord[]): void {
   const rid = prepared(db, 'SELECT rid FROM facts WHERE id = ? AND bank_id = ?');
-  const put = prepared(db,
+  const put = prepared(
+    db,
     `INSERT INTO fact_vectors (fact_rid, bank_id, vector) VALUES (?, ?, ?)
      ON CONFLICT(fact_rid) DO UPDATE SET vector = excluded.vector`,
   );
@@ -79,50 +104,61 @@ export function putVectors(db: Db, bankId: string, vectors: VectorRecord[]): voi
  * operation.
  */
 export function writeItems(db: Db, ws: ItemWrite[]): void {
-  db
-    .transaction(() => {
-      for (const w of ws) writeItem(db, w);
-      const operation = ws.findLast((w) => w.operation)?.operation;
-      if (operation) checkpoint(db, operation);
-      syncKeywordIndexes(db);
-    })
-    .immediate();
+  db.transaction(() => {
+    for (const w of ws) writeItem(db, w);
+    const operation = ws.findLast((w) => w.operation)?.operation;
+    if (operation) checkpoint(db, operation);
+    syncKeywordIndexes(db);
+  }).immediate();
 }
 
 function writeItem(db: Db, w: ItemWrite): void {
-  db
-    .transaction(() => {
-      if (!prepared(db, 'SELECT 1 FROM banks WHERE id = ?').get(w.bankId)) throw new CairnError('not_found', `bank '${w.bankId}' does not exist`);
-      if (w.vectors.length) checkEmbedder(db, w.bankId, w.embedder);
-      const now = nowIso();
-      prepared(db,
-        `INSERT INTO documents (bank_id, id, content_hash, metadata, tags, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+  db.transaction(() => {
+    if (!prepared(db, 'SELECT 1 FROM banks WHERE id = ?').get(w.bankId))
+      throw new CairnError('not_found', `bank '${w.bankId}' does not exist`);
+    if (w.vectors.length) checkEmbedder(db, w.bankId, w.embedder);
+    const now = nowIso();
+    prepared(
+      db,
+      `INSERT INTO documents (bank_id, id, content_hash, metadata, tags, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT(bank_id, id) DO UPDATE SET content_hash = excluded.content_hash, metadata = excluded.metadata,
            tags = excluded.tags, updated_at = excluded.updated_at`,
-      ).run(w.bankId, w.document.id, w.document.contentHash, json(w.document.metadata), json(w.document.tags), w.document.createdAt, now);
-      if (w.removeChunkIds.length) removeChunks(db, w.bankId, w.removeChunkIds);
-      const chunk = prepared(db,
-        `INSERT INTO chunks (id, bank_id, document_id, idx, item_id, text, content_hash, speaker, timestamp, context, metadata, tags, session)
+    ).run(w.bankId, w.document.id, w.document.contentHash, json(w.document.metadata), json(w.document.tags), w.document.createdAt, now);
+    if (w.removeChunkIds.length) removeChunks(db, w.bankId, w.removeChunkIds);
+    const chunk = prepared(
+      db,
+      `INSERT INTO chunks (id, bank_id, document_id, idx, item_id, text, content_hash, speaker, timestamp, context, metadata, tags, session)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    for (const c of w.chunks)
+      chunk.run(
+        c.id,
+        w.bankId,
+        c.documentId,
+        c.index,
+        c.itemId,
+        c.text,
+        c.contentHash,
+        c.speaker,
+        c.timestamp,
+        c.context,
+        json(c.metadata),
+        json(c.tags),
+        c.session ?? null,
       );
-      for (const c of w.chunks)
-        chunk.run(
-          c.id, w.bankId, c.documentId, c.index, c.itemId, c.text, c.contentHash, c.speaker, c.timestamp, c.context, json(c.metadata), json(c.tags),
-          c.session ?? null,
-        );
-      for (const e of w.entities) upsertEntity(db, e);
-      for (const f of w.facts) insertFact(db, f);
-      // Links to facts that no longer exist (removed with a changed chunk in this same write) are dropped.
-      const link = prepared(db,
-        `INSERT INTO fact_links (bank_id, from_id, to_id, type, weight)
+    for (const e of w.entities) upsertEntity(db, e);
+    for (const f of w.facts) insertFact(db, f);
+    // Links to facts that no longer exist (removed with a changed chunk in this same write) are dropped.
+    const link = prepared(
+      db,
+      `INSERT INTO fact_links (bank_id, from_id, to_id, type, weight)
          SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM facts WHERE id = ?) AND EXISTS (SELECT 1 FROM facts WHERE id = ?)
          ON CONFLICT(from_id, to_id, type) DO UPDATE SET weight = max(weight, excluded.weight)`,
-      );
-      for (const l of w.links) link.run(w.bankId, l.from, l.to, l.type, l.weight, l.from, l.to);
-      putVectors(db, w.bankId, w.vectors);
-      if (w.chunks.length || w.removeChunkIds.length) bumpSessionVersion(db, w.bankId);
-    })
-    .immediate();
+    );
+    for (const l of w.links) link.run(w.bankId, l.from, l.to, l.type, l.weight, l.from, l.to);
+    putVectors(db, w.bankId, w.vectors);
+    if (w.chunks.length || w.removeChunkIds.length) bumpSessionVersion(db, w.bankId);
+  }).immediate();
 }
 
 /** Removes chunks and, by cascade, their facts with vectors, keyword entries, links and evidence. */
@@ -137,14 +173,20 @@ function removeChunks(db: Db, bankId: string, chunkIds: string[]): void {
 
 /** Entities no fact mentions any more are removed (with their keys). */
 export function pruneEntities(db: Db, bankId: string): void {
-  prepared(db,
+  prepared(
+    db,
     `DELETE FROM entities WHERE bank_id = ? AND NOT EXISTS (SELECT 1 FROM fact_entities fe WHERE fe.entity_id = entities.id)`,
   ).run(bankId);
 }
 
 export function tombstone(db: Db, bankId: string, kind: string, targetId: string, reason: string): void {
   prepared(db, 'INSERT INTO tombstones (id, bank_id, kind, target_id, reason, at) VALUES (?, ?, ?, ?, ?, ?)').run(
-    newId('tmb'), bankId, kind, targetId, reason, nowIso(),
+    newId('tmb'),
+    bankId,
+    kind,
+    targetId,
+    reason,
+    nowIso(),
   );
 }
 
@@ -153,7 +195,9 @@ export function observationsCiting(db: Db, factIds: string[]): string[] {
   const out = new Set<string>();
   for (let i = 0; i < factIds.length; i += 500) {
     const part = factIds.slice(i, i + 500);
-    const rows = prepared(db, `SELECT DISTINCT observation_id AS id FROM evidence WHERE fact_id IN (${placeholders(part.length)})`).all(...part) as Array<{ id: string }>;
+    const rows = prepared(db, `SELECT DISTINCT observation_id AS id FROM evidence WHERE fact_id IN (${placeholders(part.length)})`).all(
+      ...part,
+    ) as Array<{ id: string }>;
     for (const r of rows) out.add(r.id);
   }
   return [...out];

@@ -24,29 +24,63 @@ export function auditReadsConformance(ctx: Conformance): void {
             { observationId: o.id, factId: facts[0].id, role: 'supports', createdAt: at(5, 1) },
             { observationId: o.id, factId: facts[1].id, role: 'supports', createdAt: at(5, 2) },
           ],
-          revisions: [{ id: `${bankId}-r1`, observationId: o.id, oldText: null, newText: o.text, factIds: [facts[0].id, facts[1].id], reason: 'created', at: at(5) }],
+          revisions: [
+            {
+              id: `${bankId}-r1`,
+              observationId: o.id,
+              oldText: null,
+              newText: o.text,
+              factIds: [facts[0].id, facts[1].id],
+              reason: 'created',
+              at: at(5),
+            },
+          ],
         }),
       );
       const [got] = await store.getObservations(bankId, [o.id]);
       assert.equal(got.text, o.text);
       assert.equal(got.proofCount, 2);
-      assert.deepEqual((await store.evidenceOf(bankId, o.id)).map((e) => e.factId), [facts[0].id, facts[1].id]);
-      assert.deepEqual((await store.observationsOfFact(bankId, facts[1].id)).map((e) => e.observationId), [o.id]);
+      assert.deepEqual(
+        (await store.evidenceOf(bankId, o.id)).map((e) => e.factId),
+        [facts[0].id, facts[1].id],
+      );
+      assert.deepEqual(
+        (await store.observationsOfFact(bankId, facts[1].id)).map((e) => e.observationId),
+        [o.id],
+      );
       assert.ok(idsOf(await store.vectors.search(bankId, unit(0, 1, 1), 3, { kinds: ['observation'] })).includes(o.id));
       const revised = { ...o, text: 'Alice lives in Berlin', updatedAt: at(6) };
       await store.applyObservations(
         observationWrite(bankId, {
           observations: [revised],
           evidence: [{ observationId: o.id, factId: facts[2].id, role: 'contradicts', createdAt: at(6) }],
-          revisions: [{ id: `${bankId}-r2`, observationId: o.id, oldText: o.text, newText: revised.text, factIds: [facts[2].id], reason: 'refined', at: at(6) }],
+          revisions: [
+            {
+              id: `${bankId}-r2`,
+              observationId: o.id,
+              oldText: o.text,
+              newText: revised.text,
+              factIds: [facts[2].id],
+              reason: 'refined',
+              at: at(6),
+            },
+          ],
           expectUnchanged: [{ id: o.id, updatedAt: o.updatedAt }],
         }),
       );
       assert.equal((await store.getObservations(bankId, [o.id]))[0].text, 'Alice lives in Berlin');
       assert.equal((await store.getObservations(bankId, [o.id]))[0].proofCount, 2, 'a contradiction is not proof');
-      assert.deepEqual((await store.historyOf(bankId, o.id)).map((r) => r.reason), ['created', 'refined']);
+      assert.deepEqual(
+        (await store.historyOf(bankId, o.id)).map((r) => r.reason),
+        ['created', 'refined'],
+      );
       await assert.rejects(
-        store.applyObservations(observationWrite(bankId, { observations: [{ ...revised, text: 'stale' }], expectUnchanged: [{ id: o.id, updatedAt: o.updatedAt }] })),
+        store.applyObservations(
+          observationWrite(bankId, {
+            observations: [{ ...revised, text: 'stale' }],
+            expectUnchanged: [{ id: o.id, updatedAt: o.updatedAt }],
+          }),
+        ),
         /changed/,
       );
       assert.equal((await store.getObservations(bankId, [o.id]))[0].text, 'Alice lives in Berlin');
@@ -66,7 +100,10 @@ export function auditReadsConformance(ctx: Conformance): void {
       const paged = [...(await store.tombstones(bankId, 2, 0)), ...(await store.tombstones(bankId, 2, 2))];
       assert.deepEqual(paged, all);
       const copy = await newBank('tombstone-restore');
-      const restored = [...all.map((t) => ({ ...t, id: `${t.id}-copy`, bankId: copy })), { id: `${copy}-t-old`, bankId: copy, kind: 'bank' as const, targetId: copy, reason: 'bank deleted', at: at(1) }];
+      const restored = [
+        ...all.map((t) => ({ ...t, id: `${t.id}-copy`, bankId: copy })),
+        { id: `${copy}-t-old`, bankId: copy, kind: 'bank' as const, targetId: copy, reason: 'bank deleted', at: at(1) },
+      ];
       await store.restoreTombstones(restored);
       assert.deepEqual(await store.tombstones(copy, 100), newestFirst(restored));
       assert.equal((await store.tombstones(bankId, 100)).length, 3, 'the other bank keeps its own');

@@ -56,9 +56,19 @@ export function bankStoreConformance(ctx: Conformance): void {
       const bankId = await newBank('gone');
       await store.deleteBank(bankId);
       const c = chunk(bankId, `${bankId}-d`, `${bankId}-c`, 0, 'Quinn paints.');
-      await assert.rejects(store.writeItem(itemWrite(bankId, doc(bankId, `${bankId}-d`), [c], [])), (e: Error & { code?: string }) => e.code === 'not_found');
       await assert.rejects(
-        store.writeItem(itemWrite(bankId, doc(bankId, `${bankId}-d`), [c], [{ fact: fact(bankId, `${bankId}-f`, 'Quinn paints', { chunk: c }), vector: unit(1) }])),
+        store.writeItem(itemWrite(bankId, doc(bankId, `${bankId}-d`), [c], [])),
+        (e: Error & { code?: string }) => e.code === 'not_found',
+      );
+      await assert.rejects(
+        store.writeItem(
+          itemWrite(
+            bankId,
+            doc(bankId, `${bankId}-d`),
+            [c],
+            [{ fact: fact(bankId, `${bankId}-f`, 'Quinn paints', { chunk: c }), vector: unit(1) }],
+          ),
+        ),
         (e: Error & { code?: string }) => e.code === 'not_found',
       );
     });

@@ -16,7 +16,10 @@ export function consolidationQueueConformance(ctx: Conformance): void {
     test('consolidation claims: never the same fact twice; an expired lease is taken over; a lost lease cannot apply', async () => {
       const { bankId, facts } = await seeded('claims');
       assert.ok((await store.banksWithBacklog()).includes(bankId));
-      const [a, b] = await Promise.all([store.claimUnconsolidated(bankId, 'worker-a', 2, 60_000), store.claimUnconsolidated(bankId, 'worker-b', 2, 60_000)]);
+      const [a, b] = await Promise.all([
+        store.claimUnconsolidated(bankId, 'worker-a', 2, 60_000),
+        store.claimUnconsolidated(bankId, 'worker-b', 2, 60_000),
+      ]);
       const claimed = [...(a?.factIds ?? []), ...(b?.factIds ?? [])];
       assert.ok(claimed.length >= 2);
       assert.equal(new Set(claimed).size, claimed.length, 'no fact claimed twice');
@@ -32,10 +35,16 @@ export function consolidationQueueConformance(ctx: Conformance): void {
       const taken = await store.claimUnconsolidated(bankId, 'worker-b', 4, 60_000);
       assert.deepEqual(taken?.factIds, idsOf(facts), 'the expired lease is taken over');
       assert.equal(await store.claimUnconsolidated(bankId, 'worker-c', 4, 60_000), null, 'nothing left while worker-b holds them');
-      await assert.rejects(store.applyObservations(observationWrite(bankId, { workerId: 'worker-a', consolidatedFactIds: idsOf(facts) })), /lease/);
+      await assert.rejects(
+        store.applyObservations(observationWrite(bankId, { workerId: 'worker-a', consolidatedFactIds: idsOf(facts) })),
+        /lease/,
+      );
       await store.applyObservations(observationWrite(bankId, { workerId: 'worker-b', consolidatedFactIds: idsOf(facts) }));
       const backlog = await store.backlog(bankId);
-      assert.deepEqual({ waiting: backlog.waiting, failed: backlog.failed, consolidated: backlog.consolidated }, { waiting: 0, failed: 0, consolidated: 4 });
+      assert.deepEqual(
+        { waiting: backlog.waiting, failed: backlog.failed, consolidated: backlog.consolidated },
+        { waiting: 0, failed: 0, consolidated: 4 },
+      );
       assert.equal(await store.hasWaiting(bankId), false, 'nothing waits once all are consolidated');
       assert.ok(!(await store.banksWithBacklog()).includes(bankId));
       assert.ok((await store.getFacts(bankId, [facts[0].id]))[0].consolidatedAt);
@@ -54,12 +63,19 @@ export function consolidationQueueConformance(ctx: Conformance): void {
         await store.failClaim(bankId, 'w', c!.factIds, `boom ${attempt}`, 2, 0);
       }
       const dead = await store.listDeadLetters(bankId);
-      assert.deepEqual(dead.map((d) => [d.factId, d.error, d.attempts]), [[facts[0].id, 'boom 1', 2]]);
+      assert.deepEqual(
+        dead.map((d) => [d.factId, d.error, d.attempts]),
+        [[facts[0].id, 'boom 1', 2]],
+      );
       assert.equal((await store.backlog(bankId)).failed, 1);
       assert.equal((await store.backlog(bankId)).waiting, 3);
       assert.deepEqual((await store.claimUnconsolidated(bankId, 'w', 1, 60_000))?.factIds, [facts[1].id], 'the dead letter is skipped');
       await store.failClaim(bankId, 'w', [facts[1].id], 'later', 5, 60_000);
-      assert.equal((await store.claimUnconsolidated(bankId, 'w', 1, 60_000))?.factIds[0], facts[2].id, 'a failed fact waits for its retry time');
+      assert.equal(
+        (await store.claimUnconsolidated(bankId, 'w', 1, 60_000))?.factIds[0],
+        facts[2].id,
+        'a failed fact waits for its retry time',
+      );
       await store.failClaim(bankId, 'w', [facts[2].id], 'release', 5, 0);
       assert.equal(await store.retryDeadLetters(bankId), 1);
       assert.deepEqual(await store.listDeadLetters(bankId), []);

@@ -18,9 +18,11 @@ export function forgettingConformance(ctx: Conformance): void {
       const { bankId, facts } = await seeded('delete-doc');
       const c = chunk(bankId, `${bankId}-d2`, `${bankId}-c5`, 0, 'Bob paints watercolours.');
       const bob = fact(bankId, `${bankId}-f6`, 'Bob paints watercolours', { chunk: c });
-      await store.writeItem(itemWrite(bankId, doc(bankId, `${bankId}-d2`), [c], [{ fact: bob, vector: unit(7) }], {
-        links: [{ bankId, from: bob.id, to: facts[0].id, type: 'semantic', weight: 0.9 }],
-      }));
+      await store.writeItem(
+        itemWrite(bankId, doc(bankId, `${bankId}-d2`), [c], [{ fact: bob, vector: unit(7) }], {
+          links: [{ bankId, from: bob.id, to: facts[0].id, type: 'semantic', weight: 0.9 }],
+        }),
+      );
       const o = observation(bankId, `${bankId}-o1`, 'Alice moved to Berlin; Anna plays the violin');
       await store.applyObservations(
         observationWrite(bankId, {
@@ -30,7 +32,17 @@ export function forgettingConformance(ctx: Conformance): void {
             { observationId: o.id, factId: facts[0].id, role: 'supports', createdAt: at(5) },
             { observationId: o.id, factId: facts[2].id, role: 'supports', createdAt: at(5) },
           ],
-          revisions: [{ id: `${bankId}-r1`, observationId: o.id, oldText: null, newText: o.text, factIds: [facts[0].id, facts[2].id], reason: 'created', at: at(5) }],
+          revisions: [
+            {
+              id: `${bankId}-r1`,
+              observationId: o.id,
+              oldText: null,
+              newText: o.text,
+              factIds: [facts[0].id, facts[2].id],
+              reason: 'created',
+              at: at(5),
+            },
+          ],
         }),
       );
       const deleted = await store.deleteDocument(bankId, `${bankId}-d1`, 'user asked');
@@ -69,7 +81,10 @@ export function forgettingConformance(ctx: Conformance): void {
       assert.equal(back.supersededBy, null);
       assert.ok(idsOf(await store.vectors.search(bankId, unit(1), 10)).every((id) => id !== facts[1].id));
       assert.deepEqual(await store.graph.linksOf(bankId, [facts[0].id]), []);
-      assert.deepEqual((await store.tombstones(bankId, 10)).map((t) => `${t.kind}:${t.targetId}:${t.reason}`), [`fact:${facts[1].id}:wrong`]);
+      assert.deepEqual(
+        (await store.tombstones(bankId, 10)).map((t) => `${t.kind}:${t.targetId}:${t.reason}`),
+        [`fact:${facts[1].id}:wrong`],
+      );
     });
   });
 }

@@ -17,7 +17,15 @@ export function heartbeatsConformance(ctx: Conformance): void {
       const { bankId, facts } = await seeded('liveness');
       const [alive, other] = [`${bankId}-w1`, `${bankId}-w2`];
       const beat = (id: string, aliveMs: number) =>
-        store.beat({ id, role: 'worker', host: 'conformance', pid: 7, startedAt: at(1), beatAt: new Date().toISOString(), aliveUntil: new Date(Date.now() + aliveMs).toISOString() });
+        store.beat({
+          id,
+          role: 'worker',
+          host: 'conformance',
+          pid: 7,
+          startedAt: at(1),
+          beatAt: new Date().toISOString(),
+          aliveUntil: new Date(Date.now() + aliveMs).toISOString(),
+        });
       await beat(alive, 60_000);
       const held = await store.claimUnconsolidated(bankId, alive, 2, 60_000);
       assert.deepEqual(held?.factIds, [facts[0].id, facts[1].id]);
@@ -31,7 +39,10 @@ export function heartbeatsConformance(ctx: Conformance): void {
       assert.equal((await store.queueDetail(bankId)).ready, 4, "a silent holder's facts are ready again, its lease running or not");
       const taken = await store.claimUnconsolidated(bankId, other, 4, 60_000);
       assert.deepEqual(taken?.factIds, idsOf(facts), 'taken over long before the lease ends');
-      await assert.rejects(store.applyObservations(observationWrite(bankId, { workerId: alive, consolidatedFactIds: [facts[0].id] })), /lease/);
+      await assert.rejects(
+        store.applyObservations(observationWrite(bankId, { workerId: alive, consolidatedFactIds: [facts[0].id] })),
+        /lease/,
+      );
 
       await beat(other, 60_000);
       const mine = (await store.heartbeats()).find((h) => h.id === other);

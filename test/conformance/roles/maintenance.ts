@@ -19,7 +19,11 @@ export function maintenanceConformance(ctx: Conformance): void {
       assert.equal((await store.getBank(bankId))?.embedder, 'second-embedder');
       assert.deepEqual(await store.vectors.search(bankId, unit(0), 10), []);
       assert.equal((await store.getVectors(bankId, idsOf(facts))).size, 0);
-      await store.putVectors(bankId, 'second-embedder', facts.map((f, i) => ({ id: f.id, vector: unit(7 - i) })));
+      await store.putVectors(
+        bankId,
+        'second-embedder',
+        facts.map((f, i) => ({ id: f.id, vector: unit(7 - i) })),
+      );
       assert.equal((await store.vectors.search(bankId, unit(7), 1))[0].id, facts[0].id);
       await assert.rejects(store.putVectors(bankId, 'third-embedder', [{ id: facts[0].id, vector: unit(0) }]));
       await assert.rejects(store.putVectors(bankId, 'second-embedder', [{ id: `${bankId}-nope`, vector: unit(0) }]));
@@ -28,7 +32,16 @@ export function maintenanceConformance(ctx: Conformance): void {
     test('restart: closing and opening again keeps everything', async () => {
       const { bankId, facts } = await seeded('restart');
       await store.createOperation({
-        id: `${bankId}-op`, bankId, kind: 'retain', status: 'running', progress: { done: 1, total: 2 }, input: null, result: null, error: null, createdAt: at(1), updatedAt: at(1),
+        id: `${bankId}-op`,
+        bankId,
+        kind: 'retain',
+        status: 'running',
+        progress: { done: 1, total: 2 },
+        input: null,
+        result: null,
+        error: null,
+        createdAt: at(1),
+        updatedAt: at(1),
       });
       await store.close();
       store = await ctx.reopen();

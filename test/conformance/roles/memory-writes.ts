@@ -32,7 +32,10 @@ export function memoryWritesConformance(ctx: Conformance): void {
       assert.equal(page.total, 4);
       assert.deepEqual(idsOf(page.facts), idsOf(facts.slice(0, 3)), 'in the order written');
       assert.deepEqual(idsOf((await store.listFacts(bankId, { limit: 3, offset: 3 })).facts), [facts[3].id]);
-      assert.deepEqual(sorted(idsOf((await store.listFacts(bankId, { limit: 10, offset: 0, entityId: `${bankId}-e-anna` })).facts)), sorted([facts[2].id, facts[3].id]));
+      assert.deepEqual(
+        sorted(idsOf((await store.listFacts(bankId, { limit: 10, offset: 0, entityId: `${bankId}-e-anna` })).facts)),
+        sorted([facts[2].id, facts[3].id]),
+      );
       assert.equal((await store.listFacts(bankId, { limit: 10, offset: 0, documentId: `${bankId}-d1`, kinds: ['experience'] })).total, 1);
       assert.equal((await store.listFacts(bankId, { limit: 10, offset: 0, tags: ['move', 'work'] })).total, 1);
       assert.equal((await store.getBank(bankId))?.embedder, EMBEDDER, 'the bank takes the embedder of its first vectors');
@@ -60,18 +63,30 @@ export function memoryWritesConformance(ctx: Conformance): void {
     test('writeItem is all or nothing', async () => {
       const { bankId, facts } = await seeded('atomic');
       const c = chunk(bankId, `${bankId}-d2`, `${bankId}-c9`, 0, 'The cat is called Miso.');
-      const bad = itemWrite(bankId, doc(bankId, `${bankId}-d2`), [c], [{ fact: fact(bankId, `${bankId}-f9`, 'The cat is Miso', { chunk: c }), vector: unit(5) }], {
-        embedder: 'another-embedder',
-      });
+      const bad = itemWrite(
+        bankId,
+        doc(bankId, `${bankId}-d2`),
+        [c],
+        [{ fact: fact(bankId, `${bankId}-f9`, 'The cat is Miso', { chunk: c }), vector: unit(5) }],
+        {
+          embedder: 'another-embedder',
+        },
+      );
       await assert.rejects(store.writeItem(bad), /embedder|another-embedder/);
       assert.equal(await store.getDocument(bankId, `${bankId}-d2`), null, 'no document');
       assert.deepEqual(await store.getFacts(bankId, [`${bankId}-f9`]), [], 'no fact');
       assert.deepEqual(await store.listChunks(bankId, `${bankId}-d2`), [], 'no chunk');
       assert.equal((await store.listFacts(bankId, { limit: 10, offset: 0 })).total, 4);
 
-      const good = itemWrite(bankId, doc(bankId, `${bankId}-d2`), [c], [{ fact: fact(bankId, `${bankId}-f9`, 'The cat is Miso', { chunk: c }), vector: unit(5) }], {
-        links: [{ bankId, from: facts[0].id, to: `${bankId}-f9`, type: 'semantic', weight: 0.7 }],
-      });
+      const good = itemWrite(
+        bankId,
+        doc(bankId, `${bankId}-d2`),
+        [c],
+        [{ fact: fact(bankId, `${bankId}-f9`, 'The cat is Miso', { chunk: c }), vector: unit(5) }],
+        {
+          links: [{ bankId, from: facts[0].id, to: `${bankId}-f9`, type: 'semantic', weight: 0.7 }],
+        },
+      );
       await store.writeItem(good);
       assert.equal((await store.listFacts(bankId, { limit: 10, offset: 0 })).total, 5);
       assert.deepEqual(idsOf(await store.listChunks(bankId, `${bankId}-d2`)), [`${bankId}-c9`]);
@@ -83,7 +98,9 @@ export function memoryWritesConformance(ctx: Conformance): void {
       const c3 = chunk(bankId, `${bankId}-d1`, `${bankId}-c3`, 1, 'My brother Tom plays chess.');
       const tom = fact(bankId, `${bankId}-f5`, 'Tom plays chess', { chunk: c3 });
       await store.writeItem(
-        itemWrite(bankId, doc(bankId, `${bankId}-d1`, 'hash-2'), [c3], [{ fact: tom, vector: unit(6) }], { removeChunkIds: [`${bankId}-c2`] }),
+        itemWrite(bankId, doc(bankId, `${bankId}-d1`, 'hash-2'), [c3], [{ fact: tom, vector: unit(6) }], {
+          removeChunkIds: [`${bankId}-c2`],
+        }),
       );
       assert.deepEqual(idsOf(await store.listChunks(bankId, `${bankId}-d1`)), [`${bankId}-c1`, `${bankId}-c3`]);
       assert.deepEqual(await store.getFacts(bankId, [facts[2].id, facts[3].id]), []);
@@ -101,7 +118,12 @@ export function memoryWritesConformance(ctx: Conformance): void {
       const running = operation(bankId, `${bankId}-op`, 'running');
       await store.createOperation(running);
       const c = chunk(bankId, `${bankId}-d`, `${bankId}-c`, 0, 'Pia repairs clocks in Lyon.');
-      const write = itemWrite(bankId, doc(bankId, `${bankId}-d`), [c], [{ fact: fact(bankId, `${bankId}-f`, 'Pia repairs clocks', { chunk: c }), vector: unit(1) }]);
+      const write = itemWrite(
+        bankId,
+        doc(bankId, `${bankId}-d`),
+        [c],
+        [{ fact: fact(bankId, `${bankId}-f`, 'Pia repairs clocks', { chunk: c }), vector: unit(1) }],
+      );
       const checkpoint = { ...running, progress: { done: 1, total: 3 }, result: { facts: 1 }, updatedAt: at(3) };
       await store.writeItem({ ...write, operation: checkpoint });
       const recorded = await store.getOperation(running.id);
@@ -109,8 +131,16 @@ export function memoryWritesConformance(ctx: Conformance): void {
 
       await store.updateOperation({ ...checkpoint, status: 'failed', error: 'stopped' });
       const c2 = chunk(bankId, `${bankId}-d2`, `${bankId}-c2`, 0, 'Pia sails.');
-      const late = itemWrite(bankId, doc(bankId, `${bankId}-d2`), [c2], [{ fact: fact(bankId, `${bankId}-f2`, 'Pia sails', { chunk: c2 }), vector: unit(2) }]);
-      await assert.rejects(store.writeItem({ ...late, operation: { ...checkpoint, progress: { done: 2, total: 3 } } }), /no longer running|failed/);
+      const late = itemWrite(
+        bankId,
+        doc(bankId, `${bankId}-d2`),
+        [c2],
+        [{ fact: fact(bankId, `${bankId}-f2`, 'Pia sails', { chunk: c2 }), vector: unit(2) }],
+      );
+      await assert.rejects(
+        store.writeItem({ ...late, operation: { ...checkpoint, progress: { done: 2, total: 3 } } }),
+        /no longer running|failed/,
+      );
       assert.equal(await store.getDocument(bankId, `${bankId}-d2`), null, 'nothing of the refused write');
       assert.deepEqual(await store.getFacts(bankId, [`${bankId}-f2`]), []);
       assert.deepEqual((await store.getOperation(running.id))?.progress, { done: 1, total: 3 });

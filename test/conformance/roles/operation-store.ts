@@ -16,18 +16,34 @@ export function operationStoreConformance(ctx: Conformance): void {
     test('operations are held by the process running them: taken over only from the holder named, once; the old holder writes no more', async () => {
       const bankId = await newBank('owners');
       const op = {
-        id: `${bankId}-op`, bankId, kind: 'retain', status: 'running' as const, progress: { done: 0, total: 3 }, input: null, result: null, error: null,
-        createdAt: at(1), updatedAt: at(1), owner: 'proc-a',
+        id: `${bankId}-op`,
+        bankId,
+        kind: 'retain',
+        status: 'running' as const,
+        progress: { done: 0, total: 3 },
+        input: null,
+        result: null,
+        error: null,
+        createdAt: at(1),
+        updatedAt: at(1),
+        owner: 'proc-a',
       };
       await store.createOperation(op);
       assert.equal((await store.unfinishedOperations()).find((o) => o.id === op.id)?.owner, 'proc-a');
       assert.equal(await store.adoptOperation(op.id, 'proc-x', 'proc-b'), false, 'only from the holder it names');
       assert.equal(await store.adoptOperation(op.id, 'proc-a', 'proc-b'), true);
       assert.equal(await store.adoptOperation(op.id, 'proc-a', 'proc-c'), false, 'taken over once');
-      assert.equal(await store.updateOperation({ ...op, progress: { done: 2, total: 3 }, updatedAt: at(2) }), false, 'the old holder writes no more');
+      assert.equal(
+        await store.updateOperation({ ...op, progress: { done: 2, total: 3 }, updatedAt: at(2) }),
+        false,
+        'the old holder writes no more',
+      );
       assert.equal((await store.getOperation(op.id))?.progress.done, 0);
       assert.equal((await store.getOperation(op.id))?.owner, 'proc-b');
-      assert.equal(await store.updateOperation({ ...op, owner: 'proc-b', status: 'succeeded', progress: { done: 3, total: 3 }, updatedAt: at(3) }), true);
+      assert.equal(
+        await store.updateOperation({ ...op, owner: 'proc-b', status: 'succeeded', progress: { done: 3, total: 3 }, updatedAt: at(3) }),
+        true,
+      );
       assert.equal((await store.getOperation(op.id))?.status, 'succeeded');
       assert.equal(await store.adoptOperation(op.id, 'proc-b', 'proc-c'), false, 'a finished operation is not taken over');
       const unheld = { ...op, id: `${bankId}-op2`, owner: null };
@@ -51,7 +67,10 @@ export function operationStoreConformance(ctx: Conformance): void {
       // A conditional update applies only from the statuses given.
       assert.equal(await store.updateOperation({ ...op, status: 'running', updatedAt: at(3) }, ['queued']), false);
       assert.equal((await store.getOperation(op.id))?.status, 'succeeded');
-      assert.equal(await store.updateOperation({ ...op, status: 'failed', error: 'late', updatedAt: at(3) }, ['queued', 'succeeded']), true);
+      assert.equal(
+        await store.updateOperation({ ...op, status: 'failed', error: 'late', updatedAt: at(3) }, ['queued', 'succeeded']),
+        true,
+      );
       assert.equal((await store.getOperation(op.id))?.error, 'late');
 
       // A key binds the first operation (stored with it) and its payload hash; later binds get that back.
@@ -74,7 +93,10 @@ export function operationStoreConformance(ctx: Conformance): void {
       // The same key in another bank is another binding; both are found by the key alone.
       const other = await newBank('ops-2');
       assert.equal((await store.bindOperationKey(other, 'key-1', 'hash-a', operation(other, `${other}-c`, 'queued'))).created, true);
-      assert.deepEqual(sorted(idsOf(await store.operationsByKey('key-1'))).filter((id) => id.startsWith(B('ops'))), sorted([b.id, `${other}-c`]));
+      assert.deepEqual(
+        sorted(idsOf(await store.operationsByKey('key-1'))).filter((id) => id.startsWith(B('ops'))),
+        sorted([b.id, `${other}-c`]),
+      );
     });
   });
 }

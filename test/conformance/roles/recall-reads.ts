@@ -58,7 +58,17 @@ export function recallReadsConformance(ctx: Conformance): void {
       const c = chunk(bankId, `${bankId}-d3`, `${bankId}-c7`, 0, '## Flaky Cypress suite\n\nIt fails once in five runs.');
       const quiet = fact(bankId, `${bankId}-f7`, 'It fails once in five runs', { chunk: c, context: 'Flaky Cypress suite' });
       const rule = fact(bankId, `${bankId}-f8`, 'Always answer with a code example', { chunk: c, stance: 'instruction' });
-      await store.writeItem(itemWrite(bankId, doc(bankId, `${bankId}-d3`), [c], [{ fact: quiet, vector: unit(5) }, { fact: rule, vector: unit(6) }]));
+      await store.writeItem(
+        itemWrite(
+          bankId,
+          doc(bankId, `${bankId}-d3`),
+          [c],
+          [
+            { fact: quiet, vector: unit(5) },
+            { fact: rule, vector: unit(6) },
+          ],
+        ),
+      );
       assert.deepEqual(idsOf(await store.keywords.searchFacts(bankId, 'cypress', 10)), [quiet.id], 'found by a word of its context only');
       const [read] = await store.getFacts(bankId, [quiet.id]);
       assert.equal(read.text, 'It fails once in five runs');
@@ -77,14 +87,23 @@ export function recallReadsConformance(ctx: Conformance): void {
       assert.ok(hits[0].score > 0.9);
       assert.deepEqual(idsOf(await store.vectors.search(bankId, unit(0), 2)), [facts[0].id, facts[1].id]);
       assert.deepEqual(idsOf(await store.vectors.search(bankId, unit(0), 10, { kinds: ['experience'] })), [facts[2].id]);
-      assert.deepEqual(sorted(idsOf(await store.vectors.search(bankId, unit(0), 10, { tags: ['work'] }))), sorted([facts[1].id, facts[3].id]));
+      assert.deepEqual(
+        sorted(idsOf(await store.vectors.search(bankId, unit(0), 10, { tags: ['work'] }))),
+        sorted([facts[1].id, facts[3].id]),
+      );
       assert.deepEqual(idsOf(await store.vectors.search(bankId, unit(0), 10, { tags: ['work', 'move'] })), [facts[3].id]);
-      assert.deepEqual(sorted(idsOf(await store.vectors.search(bankId, unit(0), 10, { recordedBefore: at(3, 2) }))), sorted([facts[0].id, facts[1].id]));
+      assert.deepEqual(
+        sorted(idsOf(await store.vectors.search(bankId, unit(0), 10, { recordedBefore: at(3, 2) }))),
+        sorted([facts[0].id, facts[1].id]),
+      );
 
       await store.applyObservations(observationWrite(bankId, { supersede: [{ factId: facts[0].id, by: facts[1].id, at: at(6) }] }));
       assert.ok(!idsOf(await store.vectors.search(bankId, unit(0), 10)).includes(facts[0].id), 'superseded facts are not current');
       assert.equal((await store.vectors.search(bankId, unit(0), 1, { includeSuperseded: true }))[0].id, facts[0].id);
-      assert.ok(idsOf(await store.vectors.search(bankId, unit(0), 10, { recordedBefore: at(5) })).includes(facts[0].id), 'as of before it was superseded');
+      assert.ok(
+        idsOf(await store.vectors.search(bankId, unit(0), 10, { recordedBefore: at(5) })).includes(facts[0].id),
+        'as of before it was superseded',
+      );
       const [superseded] = await store.getFacts(bankId, [facts[0].id]);
       assert.equal(superseded.status, 'superseded');
       assert.equal(superseded.supersededBy, facts[1].id);
@@ -115,7 +134,10 @@ export function recallReadsConformance(ctx: Conformance): void {
       assert.ok(ofAnna.every((x) => x.entityId === `${bankId}-e-anna`));
       assert.equal((await store.graph.factsOfEntities(bankId, [`${bankId}-e-alice`], 2)).length, 2, 'limit per entity');
       const links = await store.graph.linksOf(bankId, [facts[1].id]);
-      assert.deepEqual(links.map((l) => `${l.from}>${l.to}:${l.type}`).sort(), [`${facts[1].id}>${facts[0].id}:temporal`, `${facts[1].id}>${facts[2].id}:causal`].sort());
+      assert.deepEqual(
+        links.map((l) => `${l.from}>${l.to}:${l.type}`).sort(),
+        [`${facts[1].id}>${facts[0].id}:temporal`, `${facts[1].id}>${facts[2].id}:causal`].sort(),
+      );
       assert.equal(links.find((l) => l.type === 'causal')?.weight, 0.5);
     });
 
@@ -124,7 +146,11 @@ export function recallReadsConformance(ctx: Conformance): void {
       const inRange = await store.factsInTimeRange(bankId, at(19), at(27), 10);
       assert.deepEqual(idsOf(inRange), [facts[3].id, facts[1].id], 'the span 25-28 overlaps, and its start is nearest day 23');
       assert.deepEqual(idsOf(await store.factsInTimeRange(bankId, at(9), at(11), 10)), [facts[0].id]);
-      assert.deepEqual(idsOf(await store.factsInTimeRange(bankId, at(1, 0), at(2, 23), 10)), [facts[2].id], 'mentioned time when nothing occurred');
+      assert.deepEqual(
+        idsOf(await store.factsInTimeRange(bankId, at(1, 0), at(2, 23), 10)),
+        [facts[2].id],
+        'mentioned time when nothing occurred',
+      );
       assert.equal((await store.factsInTimeRange(bankId, at(1), at(30), 2)).length, 2, 'limit');
       assert.deepEqual(await store.factsInTimeRange(bankId, at(9), at(30), 10, { kinds: ['experience'] }), []);
     });
@@ -140,7 +166,11 @@ export function recallReadsConformance(ctx: Conformance): void {
         ['factsInTimeRange', async (filter) => idsOf(await store.factsInTimeRange(bankId, at(1, 0), at(31), 10, filter))],
       ];
       const cf = store as MemoryStore & ChunkFacts;
-      if (cf.factIdsOfChunks) reads.push(['factIdsOfChunks', async (filter) => (await cf.factIdsOfChunks!(bankId, [`${bankId}-c1`, `${bankId}-c2`], filter)).map((x) => x.factId)]);
+      if (cf.factIdsOfChunks)
+        reads.push([
+          'factIdsOfChunks',
+          async (filter) => (await cf.factIdsOfChunks!(bankId, [`${bankId}-c1`, `${bankId}-c2`], filter)).map((x) => x.factId),
+        ]);
       const expect = async (filter: FactFilter, want: string[], why: string): Promise<void> => {
         for (const [name, read] of reads) assert.deepEqual(sorted(await read(filter)), sorted(want), `${name}: ${why}`);
       };
@@ -164,12 +194,24 @@ export function recallReadsConformance(ctx: Conformance): void {
       const d = (n: string): string => `${bankId}-${n}`;
       /** A document of one session: a chunk (with one fact) per day given. */
       async function session(docId: string, session: string | null, days: number[], createdDay = 1): Promise<Fact[]> {
-        const chunks = days.map((day, i) => ({ ...chunk(bankId, d(docId), d(`${docId}-c${i}-${day}`), i, `Said on day ${day}.`), timestamp: at(day), session }));
+        const chunks = days.map((day, i) => ({
+          ...chunk(bankId, d(docId), d(`${docId}-c${i}-${day}`), i, `Said on day ${day}.`),
+          timestamp: at(day),
+          session,
+        }));
         const facts = chunks.map((c, i) =>
-          fact(bankId, d(`${docId}-f${i}-${days[i]}`), `fact of ${docId} on day ${days[i]}`, { chunk: c, kind: i === 0 ? 'experience' : 'world' }),
+          fact(bankId, d(`${docId}-f${i}-${days[i]}`), `fact of ${docId} on day ${days[i]}`, {
+            chunk: c,
+            kind: i === 0 ? 'experience' : 'world',
+          }),
         );
         await store.writeItem(
-          itemWrite(bankId, { ...doc(bankId, d(docId), `hash-${days.join('-')}`), createdAt: at(createdDay) }, chunks, facts.map((f, i) => ({ fact: f, vector: unit(i) }))),
+          itemWrite(
+            bankId,
+            { ...doc(bankId, d(docId), `hash-${days.join('-')}`), createdAt: at(createdDay) },
+            chunks,
+            facts.map((f, i) => ({ fact: f, vector: unit(i) })),
+          ),
         );
         return facts;
       }
@@ -186,8 +228,15 @@ export function recallReadsConformance(ctx: Conformance): void {
 
       const order = async (): Promise<string[]> => (await store.sessions(bankId)).map((s) => s.id);
       const sessions = await store.sessions(bankId);
-      assert.deepEqual(sessions.map((s) => s.id), [d('s1'), d('s2'), d('s3'), 'x', d('tie-a'), d('tie-b')], 'by time; a chunk without a session is in none');
-      assert.deepEqual(sessions.map((s) => s.ordinal), [1, 2, 3, 4, 5, 6]);
+      assert.deepEqual(
+        sessions.map((s) => s.id),
+        [d('s1'), d('s2'), d('s3'), 'x', d('tie-a'), d('tie-b')],
+        'by time; a chunk without a session is in none',
+      );
+      assert.deepEqual(
+        sessions.map((s) => s.ordinal),
+        [1, 2, 3, 4, 5, 6],
+      );
       assert.deepEqual([sessions[0].start, sessions[0].end], [at(5), at(7)]);
       assert.deepEqual([sessions[3].start, sessions[3].end], [at(24), at(25)], 'a session spans its documents');
 
@@ -210,7 +259,13 @@ export function recallReadsConformance(ctx: Conformance): void {
       // Deleting a session's document renumbers the rest.
       await store.deleteDocument(bankId, d('s1'), 'test');
       const after = await store.sessions(bankId);
-      assert.deepEqual(after.slice(0, 2).map((s) => [s.id, s.ordinal]), [[d('s3'), 1], [d('s2'), 2]]);
+      assert.deepEqual(
+        after.slice(0, 2).map((s) => [s.id, s.ordinal]),
+        [
+          [d('s3'), 1],
+          [d('s2'), 2],
+        ],
+      );
       assert.deepEqual(await store.factsOfSessions(bankId, [d('s1')], 10), []);
       assert.deepEqual(await store.sessions(B('no-such-bank')), []);
     });
@@ -221,7 +276,10 @@ export function recallReadsConformance(ctx: Conformance): void {
       const search = (): Promise<unknown[]> =>
         Promise.all(queries.flatMap((q) => [store.keywords.searchFacts(bankId, q, 10), store.keywords.searchChunks(bankId, q, 10)]));
       const before = await search();
-      assert.ok(before.every((hits) => (hits as unknown[]).length > 0), 'every query finds something in the bank');
+      assert.ok(
+        before.every((hits) => (hits as unknown[]).length > 0),
+        'every query finds something in the bank',
+      );
 
       // Another bank, much larger, full of the same words in texts of other lengths.
       const other = await newBank('kw-iso-b');
@@ -232,7 +290,10 @@ export function recallReadsConformance(ctx: Conformance): void {
           const text = `${words.slice(0, 1 + ((d * 40 + i) % words.length)).join(' ')} note ${d}-${i}`;
           return chunk(other, docId, `${docId}-c${i}`, i, text, i % 2 ? 'Alice' : 'Anna');
         });
-        const facts = chunks.map((c, i) => ({ fact: fact(other, `${docId}-f${i}`, `${c.text} again and again`, { chunk: c }), vector: unit(i) }));
+        const facts = chunks.map((c, i) => ({
+          fact: fact(other, `${docId}-f${i}`, `${c.text} again and again`, { chunk: c }),
+          vector: unit(i),
+        }));
         await store.writeItem(itemWrite(other, doc(other, docId), chunks, facts));
       }
       assert.equal((await store.keywords.searchFacts(other, 'Vienna', 500)).length, 128, 'the other bank is indexed');

@@ -27,7 +27,11 @@ export const observationsCiting = (bankId: string, ids: string[]): Statement =>
 export function forgetFacts(bankId: string, ids: string[], citingObservationIds: string[], now: string): Statement[] {
   const redact = `SET r.newText = $forgotten, r.oldText = CASE WHEN r.oldText IS NULL THEN null ELSE $forgotten END`;
   return [
-    cypher(`MATCH (r:Revision {bankId: $bankId}) WHERE any(x IN r.factIds WHERE x IN $ids) ${redact}`, { bankId, ids, forgotten: FORGOTTEN_TEXT }),
+    cypher(`MATCH (r:Revision {bankId: $bankId}) WHERE any(x IN r.factIds WHERE x IN $ids) ${redact}`, {
+      bankId,
+      ids,
+      forgotten: FORGOTTEN_TEXT,
+    }),
     cypher(`MATCH (r:Revision {bankId: $bankId}) WHERE r.observationId IN $observationIds ${redact}`, {
       bankId,
       observationIds: citingObservationIds,
@@ -66,8 +70,19 @@ export const dropBank = (bankId: string): Statement[] => [
 /** The labels carrying a bank id whose nodes are swept when the bank is deleted (thread memory's too, as the embedded
  * store's foreign keys delete it with the bank; not the usage ledger, which outlives the bank). */
 export const BANK_LABELS = [
-  'Fact', 'Chunk', 'Document', 'Entity', 'EntityKey', 'Revision', 'Operation', 'OperationKey', 'ThreadMemoryItem', 'WorkingMemory', 'ThreadMessage',
-  'Thread', 'ThreadItemCounter',
+  'Fact',
+  'Chunk',
+  'Document',
+  'Entity',
+  'EntityKey',
+  'Revision',
+  'Operation',
+  'OperationKey',
+  'ThreadMemoryItem',
+  'WorkingMemory',
+  'ThreadMessage',
+  'Thread',
+  'ThreadItemCounter',
 ] as const;
 export type BankLabel = (typeof BANK_LABELS)[number];
 
@@ -79,7 +94,8 @@ const SWEEP: Record<BankLabel, string> = {
   EntityKey: 'MATCH (n:EntityKey {bankId: $bankId}) WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS deleted',
   Revision: 'MATCH (n:Revision {bankId: $bankId}) WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS deleted',
   // Operations a deletion failed (bankDeletedAt) stay readable, with their keys.
-  Operation: 'MATCH (n:Operation {bankId: $bankId}) WHERE n.bankDeletedAt IS NULL WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS deleted',
+  Operation:
+    'MATCH (n:Operation {bankId: $bankId}) WHERE n.bankDeletedAt IS NULL WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS deleted',
   OperationKey: `MATCH (n:OperationKey {bankId: $bankId}) WHERE NOT EXISTS { MATCH (o:Operation {id: n.operationId}) WHERE o.bankDeletedAt IS NOT NULL }
     WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS deleted`,
   ThreadMemoryItem: 'MATCH (n:ThreadMemoryItem {bankId: $bankId}) WITH n LIMIT $batch DELETE n RETURN count(*) AS deleted',
@@ -90,7 +106,8 @@ const SWEEP: Record<BankLabel, string> = {
 };
 
 /** Deletes up to `batch` nodes of the label carrying the bank id; returns how many. Run until it returns 0. */
-export const sweepBank = (label: BankLabel, bankId: string, batch: number): Statement => cypher(SWEEP[label], { bankId, batch: int(batch) });
+export const sweepBank = (label: BankLabel, bankId: string, batch: number): Statement =>
+  cypher(SWEEP[label], { bankId, batch: int(batch) });
 
 /** Bank ids found on nodes of the label whose bank no longer exists (a bank deletion that died mid-sweep). */
 const ORPHANS: Record<BankLabel, string> = {
@@ -100,14 +117,17 @@ const ORPHANS: Record<BankLabel, string> = {
   Entity: 'MATCH (n:Entity) WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId',
   EntityKey: 'MATCH (n:EntityKey) WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId',
   Revision: 'MATCH (n:Revision) WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId',
-  Operation: 'MATCH (n:Operation) WHERE n.bankDeletedAt IS NULL WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId',
+  Operation:
+    'MATCH (n:Operation) WHERE n.bankDeletedAt IS NULL WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId',
   OperationKey: `MATCH (n:OperationKey) WHERE NOT EXISTS { MATCH (o:Operation {id: n.operationId}) WHERE o.bankDeletedAt IS NOT NULL }
     WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId`,
-  ThreadMemoryItem: 'MATCH (n:ThreadMemoryItem) WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId',
+  ThreadMemoryItem:
+    'MATCH (n:ThreadMemoryItem) WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId',
   WorkingMemory: 'MATCH (n:WorkingMemory) WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId',
   ThreadMessage: 'MATCH (n:ThreadMessage) WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId',
   Thread: 'MATCH (n:Thread) WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId',
-  ThreadItemCounter: 'MATCH (n:ThreadItemCounter) WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId',
+  ThreadItemCounter:
+    'MATCH (n:ThreadItemCounter) WITH DISTINCT n.bankId AS bankId WHERE NOT EXISTS { MATCH (:Bank {id: bankId}) } RETURN bankId',
 };
 
 export const orphanBankIds = (label: BankLabel): Statement => cypher(ORPHANS[label]);

@@ -25,7 +25,15 @@ export function upsertDocument(d: DocumentRecord, s: Staging): Statement {
          d.contentHash = CASE WHEN $pending THEN d.contentHash ELSE $hash END,
          d.pendingHash = CASE WHEN $pending THEN $hash ELSE null END,
          d.pendingSince = CASE WHEN $pending THEN $now ELSE null END`,
-    { bankId: d.bankId, id: d.id, props: documentProps(d), hash: d.contentHash, incomplete: INCOMPLETE_HASH, pending: s.pending, now: s.now },
+    {
+      bankId: d.bankId,
+      id: d.id,
+      props: documentProps(d),
+      hash: d.contentHash,
+      incomplete: INCOMPLETE_HASH,
+      pending: s.pending,
+      now: s.now,
+    },
   );
 }
 
@@ -58,7 +66,10 @@ export function upsertEntities(entities: Entity[]): Statement {
 /** Keys under which the entities are found; the first entity to take a key keeps it (like INSERT OR IGNORE). */
 export function upsertEntityKeys(bankId: string, entities: Entity[]): Statement {
   const keys = entities.flatMap((e) => entityKeys(e).map((key) => ({ key, entityId: e.id })));
-  return cypher('UNWIND $keys AS k MERGE (x:EntityKey {bankId: $bankId, key: k.key}) ON CREATE SET x.entityId = k.entityId', { bankId, keys });
+  return cypher('UNWIND $keys AS k MERGE (x:EntityKey {bankId: $bankId, key: k.key}) ON CREATE SET x.entityId = k.entityId', {
+    bankId,
+    keys,
+  });
 }
 
 /** Numbers the facts in $rows with the bank's next sequence positions (the store's insertion order, which listing
@@ -90,7 +101,11 @@ export function upsertFacts(bankId: string, rows: FactRow[], s: Staging): Statem
          f.pendingVector = CASE WHEN $pending THEN row.vector ELSE null END, f.noVector = null`,
     {
       bankId,
-      rows: rows.map((r) => ({ content: factContent(r.fact), lifecycle: factLifecycle(r.fact), vector: r.vector ? floats(r.vector) : null })),
+      rows: rows.map((r) => ({
+        content: factContent(r.fact),
+        lifecycle: factLifecycle(r.fact),
+        vector: r.vector ? floats(r.vector) : null,
+      })),
       factLabel: keywordNames(bankId).factLabel,
       pending: s.pending,
       now: s.now,
@@ -101,7 +116,10 @@ export function upsertFacts(bankId: string, rows: FactRow[], s: Staging): Statem
 /** Replaces the MENTIONS relationships of the facts with their current entity lists. */
 export function replaceMentions(bankId: string, facts: Fact[]): Statement[] {
   return [
-    cypher('MATCH (f:Fact {bankId: $bankId})-[m:MENTIONS]->() WHERE f.id IN $factIds DELETE m', { bankId, factIds: facts.map((f) => f.id) }),
+    cypher('MATCH (f:Fact {bankId: $bankId})-[m:MENTIONS]->() WHERE f.id IN $factIds DELETE m', {
+      bankId,
+      factIds: facts.map((f) => f.id),
+    }),
     cypher(
       `UNWIND $mentions AS m
        MATCH (f:Fact {id: m.factId}) WHERE f.bankId = $bankId
@@ -126,7 +144,12 @@ export function upsertLinks(bankId: string, links: FactLink[]): Statement {
 }
 
 /** Makes a staged write visible: its facts, its chunks and the document's new hash. */
-export function activate(bankId: string, factIds: string[], chunkIds: string[], document: { id: string; hash: string } | null): Statement[] {
+export function activate(
+  bankId: string,
+  factIds: string[],
+  chunkIds: string[],
+  document: { id: string; hash: string } | null,
+): Statement[] {
   const out = [
     cypher(
       `UNWIND $factIds AS id MATCH (f:Fact {id: id}) WHERE f.bankId = $bankId

@@ -65,8 +65,7 @@ export const beat = (h: Heartbeat): Statement =>
     { id: h.id, role: h.role, host: h.host, pid: int(h.pid), startedAt: h.startedAt, beatAt: h.beatAt, aliveUntil: h.aliveUntil },
   );
 
-export const heartbeats = (): Statement =>
-  cypher('MATCH (h:Heartbeat) RETURN h {.*} AS heartbeat ORDER BY heartbeat.id');
+export const heartbeats = (): Statement => cypher('MATCH (h:Heartbeat) RETURN h {.*} AS heartbeat ORDER BY heartbeat.id');
 
 /** Forgets the holder unless it beat after $beatAt (null: whatever its last beat); returns a row when it did. */
 export const retireHeartbeat = (id: string, beatAt: string | null): Statement =>
@@ -88,10 +87,10 @@ export const releaseClaims = (workerId: string): Statement =>
 
 /** How many of the facts the worker still holds, unconsolidated. */
 export const heldFacts = (workerId: string, factIds: string[]): Statement =>
-  cypher(
-    'MATCH (f:Fact) WHERE f.id IN $factIds AND f.claimWorker = $workerId AND f.consolidatedAt IS NULL RETURN count(f) AS held',
-    { workerId, factIds },
-  );
+  cypher('MATCH (f:Fact) WHERE f.id IN $factIds AND f.claimWorker = $workerId AND f.consolidatedAt IS NULL RETURN count(f) AS held', {
+    workerId,
+    factIds,
+  });
 
 /** The current updatedAt of observations (null when gone), for the optimistic check of a consolidation result. */
 export const observationVersions = (bankId: string, ids: string[]): Statement =>
@@ -197,7 +196,12 @@ export const activateObservations = (bankId: string, ids: string[]): Statement =
 
 /** A failed attempt: the claim is released, a retry is scheduled; at maxAttempts the fact is a dead letter. */
 export const failClaim = (
-  bankId: string, workerId: string, factIds: string[], error: string, maxAttempts: number, nextAttemptAt: string,
+  bankId: string,
+  workerId: string,
+  factIds: string[],
+  error: string,
+  maxAttempts: number,
+  nextAttemptAt: string,
 ): Statement =>
   cypher(
     `UNWIND $factIds AS id MATCH (f:Fact {id: id}) WHERE f.bankId = $bankId AND f.claimWorker = $workerId

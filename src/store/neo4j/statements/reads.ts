@@ -167,10 +167,10 @@ export const observationsOfFact = (bankId: string, factId: string): Statement =>
   );
 
 export const historyOf = (bankId: string, observationId: string): Statement =>
-  cypher(
-    'MATCH (r:Revision {bankId: $bankId, observationId: $id}) RETURN r {.*} AS revision ORDER BY revision.at, revision.seq',
-    { bankId, id: observationId },
-  );
+  cypher('MATCH (r:Revision {bankId: $bankId, observationId: $id}) RETURN r {.*} AS revision ORDER BY revision.at, revision.seq', {
+    bankId,
+    id: observationId,
+  });
 
 /** Links of the bank as stored, in a stable order for paging. */
 export const listLinks = (bankId: string, limit: number, offset: number): Statement =>

@@ -35,7 +35,16 @@ export const takeWriteLease = (lease: WriteLease, takeOver: string | null, now: 
      FOREACH (_ IN CASE WHEN b.writeHolder IS NULL OR b.writeHolder IN [$holder, $takeOver] OR b.writeUntil < $now THEN [1] ELSE [] END |
        SET b.writeHolder = $holder, b.writeHost = $host, b.writePid = $pid, b.writeStartedAt = $startedAt, b.writeUntil = $until)
      RETURN b.writeHolder AS holder, b.writeHost AS host, b.writePid AS pid, b.writeStartedAt AS startedAt, b.writeUntil AS until`,
-    { bankId: lease.bankId, holder: lease.holder, host: lease.host, pid: lease.pid, startedAt: lease.startedAt, until: lease.until, takeOver, now },
+    {
+      bankId: lease.bankId,
+      holder: lease.holder,
+      host: lease.host,
+      pid: lease.pid,
+      startedAt: lease.startedAt,
+      until: lease.until,
+      takeOver,
+      now,
+    },
   );
 
 /** Gives the bank's write lease up if `holder` still holds it. */
@@ -65,7 +74,8 @@ const operationState = (op: Operation) => ({
   owner: op.owner ?? null,
 });
 
-const SET_STATE = 'SET o.status = $status, o.progressDone = $done, o.progressTotal = $total, o.result = $result, o.error = $error, o.updatedAt = $updatedAt';
+const SET_STATE =
+  'SET o.status = $status, o.progressDone = $done, o.progressTotal = $total, o.result = $result, o.error = $error, o.updatedAt = $updatedAt';
 
 /**
  * Writes the operation's state ($from null: whatever its status; else only from one of those), only while `op.owner`
@@ -82,7 +92,8 @@ export const updateOperation = (op: Operation, from: OperationStatus[] | null = 
 export const checkpointOperation = (op: Operation): Statement => updateOperation(op, ['running']);
 
 /** One row while the operation runs. */
-export const operationRunning = (id: string): Statement => cypher(`MATCH (o:Operation {id: $id}) WHERE o.status = 'running' RETURN o.id AS id`, { id });
+export const operationRunning = (id: string): Statement =>
+  cypher(`MATCH (o:Operation {id: $id}) WHERE o.status = 'running' RETURN o.id AS id`, { id });
 
 /** Takes an unfinished operation over from $from (null: no holder); returns a row when it did. */
 export const adoptOperation = (id: string, from: string | null, to: string): Statement =>
@@ -96,10 +107,15 @@ export const adoptOperation = (id: string, from: string | null, to: string): Sta
 export const getOperation = (id: string): Statement => cypher('MATCH (o:Operation {id: $id}) RETURN o {.*} AS operation', { id });
 
 export const unfinishedOperations = (): Statement =>
-  cypher(`MATCH (o:Operation) WHERE o.status IN ['queued', 'running'] RETURN o {.*} AS operation ORDER BY operation.createdAt, operation.id`);
+  cypher(
+    `MATCH (o:Operation) WHERE o.status IN ['queued', 'running'] RETURN o {.*} AS operation ORDER BY operation.createdAt, operation.id`,
+  );
 
 export const operationByKey = (bankId: string, key: string): Statement =>
-  cypher('MATCH (k:OperationKey {bankId: $bankId, key: $key}) MATCH (o:Operation {id: k.operationId}) RETURN o {.*} AS operation', { bankId, key });
+  cypher('MATCH (k:OperationKey {bankId: $bankId, key: $key}) MATCH (o:Operation {id: k.operationId}) RETURN o {.*} AS operation', {
+    bankId,
+    key,
+  });
 
 export const operationsByKey = (key: string): Statement =>
   cypher(
@@ -124,7 +140,10 @@ export const takeOperationKey = (bankId: string, key: string, operationId: strin
 /** Binds a taken key to another operation (a retry after a failure). */
 export const rebindOperationKey = (bankId: string, key: string, operationId: string, payloadHash: string): Statement =>
   cypher('MATCH (k:OperationKey {bankId: $bankId, key: $key}) SET k.operationId = $operationId, k.payloadHash = $payloadHash', {
-    bankId, key, operationId, payloadHash,
+    bankId,
+    key,
+    operationId,
+    payloadHash,
   });
 
 /** Inside a bank's deletion: its unfinished operations fail without their input and are kept (the sweep spares them). */
@@ -139,8 +158,11 @@ export const createTombstones = (tombstones: Tombstone[]): Statement =>
   cypher('UNWIND $tombstones AS t CREATE (x:Tombstone) SET x = t', { tombstones: tombstones.map(tombstoneProps) });
 
 export const listTombstones = (bankId: string, limit: number, offset = 0): Statement =>
-  cypher('MATCH (t:Tombstone {bankId: $bankId}) RETURN t {.*} AS tombstone ORDER BY tombstone.at DESC, tombstone.id DESC SKIP $offset LIMIT $limit', {
-    bankId,
-    offset: int(offset),
-    limit: int(limit),
-  });
+  cypher(
+    'MATCH (t:Tombstone {bankId: $bankId}) RETURN t {.*} AS tombstone ORDER BY tombstone.at DESC, tombstone.id DESC SKIP $offset LIMIT $limit',
+    {
+      bankId,
+      offset: int(offset),
+      limit: int(limit),
+    },
+  );

@@ -11,7 +11,14 @@ export const getThread = (bankId: string, id: string): Statement =>
   cypher('MATCH (t:Thread {bankId: $bankId, id: $id}) RETURN t {.*} AS thread', { bankId, id });
 
 /** Creates the thread or replaces its resource, settings and update time (its messages, memory and lastSeq stay). */
-export const saveThread = (p: { bankId: string; id: string; resourceId: string | null; settings: string; createdAt: string; updatedAt: string }): Statement =>
+export const saveThread = (p: {
+  bankId: string;
+  id: string;
+  resourceId: string | null;
+  settings: string;
+  createdAt: string;
+  updatedAt: string;
+}): Statement =>
   cypher(
     `MERGE (t:Thread {bankId: $bankId, id: $id})
      ON CREATE SET t.createdAt = $createdAt
@@ -56,7 +63,9 @@ export const createMessages = (bankId: string, threadId: string, messages: Param
 /** Which of the seqs the thread's messages already hold. */
 export const takenSeqs = (bankId: string, threadId: string, seqs: number[]): Statement =>
   cypher('MATCH (m:ThreadMessage {bankId: $bankId, threadId: $threadId}) WHERE m.seq IN $seqs RETURN m.seq AS seq', {
-    bankId, threadId, seqs: seqs.map((s) => int(s)),
+    bankId,
+    threadId,
+    seqs: seqs.map((s) => int(s)),
   });
 
 /** Everything of the thread: its record's items, its observations in other records, its working memory, messages, itself. */
@@ -71,7 +80,11 @@ export const deleteThread = (bankId: string, threadId: string): Statement[] => [
 // messages
 
 /** Messages after a seq in seq order, optionally not yet bridged; paged. */
-export const listMessages = (bankId: string, threadId: string, q: { afterSeq: number; limit: number; offset: number; unbridged: boolean }): Statement =>
+export const listMessages = (
+  bankId: string,
+  threadId: string,
+  q: { afterSeq: number; limit: number; offset: number; unbridged: boolean },
+): Statement =>
   cypher(
     `MATCH (m:ThreadMessage {bankId: $bankId, threadId: $threadId}) WHERE m.seq > $afterSeq AND (NOT $unbridged OR m.bridgedAt IS NULL)
      RETURN m {.*} AS message ORDER BY message.seq SKIP $offset LIMIT $limit`,
@@ -79,7 +92,10 @@ export const listMessages = (bankId: string, threadId: string, q: { afterSeq: nu
   );
 
 export const countMessages = (bankId: string, threadId: string): Statement =>
-  cypher('MATCH (m:ThreadMessage {bankId: $bankId, threadId: $threadId}) RETURN count(m) AS count, coalesce(sum(m.tokens), 0) AS tokens', { bankId, threadId });
+  cypher('MATCH (m:ThreadMessage {bankId: $bankId, threadId: $threadId}) RETURN count(m) AS count, coalesce(sum(m.tokens), 0) AS tokens', {
+    bankId,
+    threadId,
+  });
 
 export const markMessagesBridged = (bankId: string, ids: string[], at: string): Statement =>
   cypher('UNWIND $ids AS id MATCH (m:ThreadMessage {bankId: $bankId, id: id}) SET m.bridgedAt = $at', { bankId, ids, at });
@@ -117,7 +133,11 @@ export const removeItems = (bankId: string, ids: string[]): Statement =>
   cypher('UNWIND $ids AS id MATCH (x:ThreadMemoryItem {bankId: $bankId, id: id}) DELETE x', { bankId, ids });
 
 /** A record's items in creation order; null filters filter nothing. */
-export const listItems = (bankId: string, recordId: string, f: { statuses: string[] | null; kinds: string[] | null; threadId: string | null }): Statement =>
+export const listItems = (
+  bankId: string,
+  recordId: string,
+  f: { statuses: string[] | null; kinds: string[] | null; threadId: string | null },
+): Statement =>
   cypher(
     `MATCH (x:ThreadMemoryItem {bankId: $bankId, recordId: $recordId})
      WHERE ($statuses IS NULL OR x.status IN $statuses) AND ($kinds IS NULL OR x.kind IN $kinds) AND ($threadId IS NULL OR x.threadId = $threadId)
@@ -155,7 +175,9 @@ export const markItemsBridged = (bankId: string, ids: string[], at: string): Sta
 /** The bank's items of every record in creation order, paged. */
 export const exportItems = (bankId: string, limit: number, offset: number): Statement =>
   cypher('MATCH (x:ThreadMemoryItem {bankId: $bankId}) RETURN x {.*} AS item ORDER BY item.rid SKIP $offset LIMIT $limit', {
-    bankId, offset: int(offset), limit: int(limit),
+    bankId,
+    offset: int(offset),
+    limit: int(limit),
   });
 
 // working memory

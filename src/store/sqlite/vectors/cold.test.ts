@@ -44,7 +44,12 @@ function assertSame(cold: ColdFlat, flat: FlatVectors, queries: Float32Array[], 
     for (const before of [Infinity, 1_000_000 + 2500 * 60_000]) {
       assert.equal(cold.countBefore(mask, before), flat.countBefore(mask, before), why);
       for (const q of queries) {
-        for (const m of [1, 10, 150, 700]) assert.deepEqual(cold.best(q, mask, m, before), flat.best(q, mask, m, before), `${why}: m ${m} mask ${mask} before ${before} q ${queries.indexOf(q)}`);
+        for (const m of [1, 10, 150, 700])
+          assert.deepEqual(
+            cold.best(q, mask, m, before),
+            flat.best(q, mask, m, before),
+            `${why}: m ${m} mask ${mask} before ${before} q ${queries.indexOf(q)}`,
+          );
       }
     }
   }
@@ -94,7 +99,11 @@ test('a damaged body is refused by the first search, whichever section changed',
   const body = FlatFile.open(path)!;
   const at = body.sections;
   body.close();
-  for (const [where, offset] of [['rids', at.rids + 40], ['times', at.times + 8], ['vectors', good.length - 3]] as const) {
+  for (const [where, offset] of [
+    ['rids', at.rids + 40],
+    ['times', at.times + 8],
+    ['vectors', good.length - 3],
+  ] as const) {
     const bytes = Buffer.from(good);
     bytes[offset] ^= 0x10;
     writeFileSync(path, bytes);

@@ -48,7 +48,10 @@ export class ColdFlat {
 
   /** Reads the file's rids, times and kinds (not its vectors); its vectors are read `perRead` at a time (by default
    * some megabytes' worth). Throws when the file cannot be read. */
-  constructor(private readonly file: FlatFile, perRead?: number) {
+  constructor(
+    private readonly file: FlatFile,
+    perRead?: number,
+  ) {
     const { header } = file;
     const n = header.size;
     this.dim = header.dim;
@@ -61,7 +64,11 @@ export class ColdFlat {
     this.kinds = new Uint8Array(Math.ceil(n / 8) * 8);
     this.check = file.check();
     this.expected = (header.format === 2 ? header.crc32 : header.sha256) ?? '';
-    for (const [bytes, position] of [[bytesOf(this.rids), at.rids], [bytesOf(this.times), at.times], [this.kinds, at.kinds]] as const) {
+    for (const [bytes, position] of [
+      [bytesOf(this.rids), at.rids],
+      [bytesOf(this.times), at.times],
+      [this.kinds, at.kinds],
+    ] as const) {
       flatBody.readFully(file.fd, bytes, position);
       this.check.update(bytes);
     }

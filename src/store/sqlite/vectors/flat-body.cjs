@@ -43,7 +43,12 @@ function readBody(fd, layout) {
   const data = new ArrayBuffer(capacity * dim * 4);
   const check = bodyCheck(format);
   let at = start;
-  const sections = [new Uint8Array(rids, 0, n * 8), new Uint8Array(times, 0, n * 8), new Uint8Array(kinds, 0, kindBytes), new Uint8Array(data, 0, n * dim * 4)];
+  const sections = [
+    new Uint8Array(rids, 0, n * 8),
+    new Uint8Array(times, 0, n * 8),
+    new Uint8Array(kinds, 0, kindBytes),
+    new Uint8Array(data, 0, n * dim * 4),
+  ];
   for (const section of sections) {
     for (let o = 0; o < section.length; o += READ_CHUNK) {
       const part = section.subarray(o, o + READ_CHUNK);

@@ -62,7 +62,7 @@ export function encodeFlat(flat: FlatVectors, header: Omit<FlatHeader, 'format' 
   const check = flatBody.bodyCheck(2);
   check.update(out.subarray(start));
   const head = line(check.digest());
-  out.write(head + ' '.repeat(start - 1 - Buffer.byteLength(head)) + '\n', 0, 'utf8');
+  out.write(`${head + ' '.repeat(start - 1 - Buffer.byteLength(head))}\n`, 0, 'utf8');
   return out;
 }
 
@@ -70,7 +70,11 @@ export function encodeFlat(flat: FlatVectors, header: Omit<FlatHeader, 'format' 
 export class FlatFile {
   private closed = false;
 
-  private constructor(readonly fd: number, readonly header: FlatHeader, readonly start: number) {}
+  private constructor(
+    readonly fd: number,
+    readonly header: FlatHeader,
+    readonly start: number,
+  ) {}
 
   /** The file opened, or null when there is none or it is not a whole snapshot (header, size). */
   static open(path: string): FlatFile | null {

@@ -57,7 +57,10 @@ export class FlatVectors {
   readonly kindCounts = [0, 0, 0, 0];
   size = 0;
 
-  constructor(readonly dim: number, capacity: number) {
+  constructor(
+    readonly dim: number,
+    capacity: number,
+  ) {
     this.data = new Float32Array(Math.max(16, capacity) * dim);
     this.rids = new Float64Array(Math.max(16, capacity));
     this.kinds = new Uint8Array(Math.max(16, capacity));
@@ -103,7 +106,8 @@ export class FlatVectors {
 
   /** Stores the vector of rid from its stored bytes (no intermediate copy). */
   put(rid: number, bytes: Uint8Array, kind: number, time: number): void {
-    if (bytes.byteLength !== this.dim * 4) throw new Error(`vector of ${bytes.byteLength / 4} dimensions in a ${this.dim}-dimensional bank`);
+    if (bytes.byteLength !== this.dim * 4)
+      throw new Error(`vector of ${bytes.byteLength / 4} dimensions in a ${this.dim}-dimensional bank`);
     let slot = this.slots.get(rid);
     if (slot === undefined) {
       if (this.size === this.rids.length) this.grow();
@@ -186,7 +190,11 @@ export class FlatVectors {
   }
 
   /** A store over arrays read from a snapshot (flat-body.cjs): `size` entries used, the rest room to grow. */
-  static fromBody(dim: number, size: number, body: { rids: ArrayBuffer; times: ArrayBuffer; kinds: ArrayBuffer; data: ArrayBuffer }): FlatVectors | null {
+  static fromBody(
+    dim: number,
+    size: number,
+    body: { rids: ArrayBuffer; times: ArrayBuffer; kinds: ArrayBuffer; data: ArrayBuffer },
+  ): FlatVectors | null {
     const flat = new FlatVectors(dim, 0);
     flat.rids = new Float64Array(body.rids);
     flat.times = new Float64Array(body.times);

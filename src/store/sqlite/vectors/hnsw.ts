@@ -55,7 +55,10 @@ export class HnswGraph {
   private readonly dead = new Set<number>();
   private deleted = 0;
 
-  constructor(readonly index: Graph, readonly source: 'built' | 'snapshot') {}
+  constructor(
+    readonly index: Graph,
+    readonly source: 'built' | 'snapshot',
+  ) {}
 
   /** Loads an index file, always into a fresh object: hnswlib cannot recover a failed load. */
   static async read(file: string, dim: number, efSearch: number, source: 'built' | 'snapshot'): Promise<HnswGraph> {

@@ -22,8 +22,7 @@ export interface SnapshotMeta {
   writtenAt: string;
 }
 
-
-export const bankKey = (bankId: string): string => 'bank-' + createHash('sha256').update(bankId).digest('hex').slice(0, 24);
+export const bankKey = (bankId: string): string => `bank-${createHash('sha256').update(bankId).digest('hex').slice(0, 24)}`;
 
 /** Whether the file's bytes have the checksum the meta file names. */
 export async function snapshotFileMatches(path: string, meta: SnapshotMeta): Promise<boolean> {

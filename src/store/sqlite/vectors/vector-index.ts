@@ -74,7 +74,8 @@ function exactRanker(flat: FlatVectors, query: Float32Array, mask: number | null
 function coldRanker(flat: ColdFlat, query: Float32Array, mask: number | null, before: number): Ranker {
   let ranked: { rids: number[]; scores: number[]; asked: number } | null = null;
   return (fetch) => {
-    if (!ranked || (fetch > ranked.asked && ranked.rids.length === ranked.asked)) ranked = { ...flat.best(query, mask, fetch * 2, before), asked: fetch * 2 };
+    if (!ranked || (fetch > ranked.asked && ranked.rids.length === ranked.asked))
+      ranked = { ...flat.best(query, mask, fetch * 2, before), asked: fetch * 2 };
     return { rids: ranked.rids.slice(0, fetch), scores: ranked.scores.slice(0, fetch) };
   };
 }
@@ -84,7 +85,6 @@ function graphRanker(graph: HnswGraph, query: Float32Array): Ranker {
   const point = Array.from(query);
   return (fetch) => graph.search(point, fetch);
 }
-
 
 interface BankState {
   readonly id: string;
@@ -147,7 +147,10 @@ export class SqliteVectorIndex implements VectorIndex {
   private readonly backgroundReadBytes: number;
   private closed = false;
 
-  constructor(private readonly db: Db, private readonly options: SqliteVectorIndexOptions = {}) {
+  constructor(
+    private readonly db: Db,
+    private readonly options: SqliteVectorIndexOptions = {},
+  ) {
     this.m = options.m ?? 16;
     this.efConstruction = options.efConstruction ?? 100;
     this.efSearch = options.efSearch ?? 100;
@@ -190,7 +193,14 @@ export class SqliteVectorIndex implements VectorIndex {
     if (cold) {
       const { flat } = cold;
       return {
-        vectors: flat.size, dim: flat.dim, seq: flat.seq, mode: 'exact', graphVectors: null, graphSource: null, flatSource: 'snapshot', reading: true,
+        vectors: flat.size,
+        dim: flat.dim,
+        seq: flat.seq,
+        mode: 'exact',
+        graphVectors: null,
+        graphSource: null,
+        flatSource: 'snapshot',
+        reading: true,
         graphError: null,
       };
     }
@@ -220,7 +230,8 @@ export class SqliteVectorIndex implements VectorIndex {
     if (!dir) return;
     const key = bankKey(bankId);
     try {
-      for (const name of readdirSync(dir)) if (name === `${key}.json` || name === `${key}.flat` || name.startsWith(`${key}-`)) rmSync(join(dir, name), { force: true });
+      for (const name of readdirSync(dir))
+        if (name === `${key}.json` || name === `${key}.flat` || name.startsWith(`${key}-`)) rmSync(join(dir, name), { force: true });
     } catch {
       // no snapshot directory: nothing to remove
     }
@@ -250,7 +261,8 @@ export class SqliteVectorIndex implements VectorIndex {
       const row = this.sql('SELECT created_at FROM banks WHERE id = ?').get(bankId) as { created_at: string } | undefined;
       const reading = this.colds.get(bankId);
       if (reading) {
-        if (reading.createdAt !== row?.created_at) this.dropCold(reading); // deleted, or deleted and created again
+        if (reading.createdAt !== row?.created_at)
+          this.dropCold(reading); // deleted, or deleted and created again
         else if (!cold) await reading.loaded;
         else if (this.coldCurrent(reading)) return reading;
         continue;
@@ -310,8 +322,9 @@ export class SqliteVectorIndex implements VectorIndex {
       const seq = (this.sql('SELECT coalesce(max(seq), 0) AS s FROM vector_changes WHERE bank_id = ?').get(bankId) as { s: number }).s;
       const count = vectorCount(this.db, bankId);
       let flat: FlatVectors | null = null;
-      const rows = this
-        .sql('SELECT v.fact_rid, v.vector, f.kind, f.created_at FROM fact_vectors v JOIN facts f ON f.rid = v.fact_rid WHERE v.bank_id = ?')
+      const rows = this.sql(
+        'SELECT v.fact_rid, v.vector, f.kind, f.created_at FROM fact_vectors v JOIN facts f ON f.rid = v.fact_rid WHERE v.bank_id = ?',
+      )
         .raw()
         .iterate(bankId) as IterableIterator<[number, Buffer, string, string]>;
       for (const [rid, bytes, kind, createdAt] of rows) {
@@ -340,8 +353,19 @@ export class SqliteVectorIndex implements VectorIndex {
     }
     const read = file.readInBackground();
     // The graph snapshot is read meanwhile (on a thread of its own): it is adopted once the store is whole.
-    const graph = flat.size >= this.threshold(flat.dim) ? this.track(this.loadSnapshot(bankId, createdAt, flat.dim).catch(() => null)) : null;
-    const cold: ColdBank = { id: bankId, createdAt, file, flat, sampled: false, loaded: Promise.resolve(), graph, stopRead: read.stop, dropped: false };
+    const graph =
+      flat.size >= this.threshold(flat.dim) ? this.track(this.loadSnapshot(bankId, createdAt, flat.dim).catch(() => null)) : null;
+    const cold: ColdBank = {
+      id: bankId,
+      createdAt,
+      file,
+      flat,
+      sampled: false,
+      loaded: Promise.resolve(),
+      graph,
+      stopRead: read.stop,
+      dropped: false,
+    };
     cold.loaded = this.track(read.done.then((whole) => this.finishCold(cold, whole)));
     this.colds.set(bankId, cold);
     return true;
@@ -384,8 +408,22 @@ export class SqliteVectorIndex implements VectorIndex {
 
   private newBank(id: string, createdAt: string, flat: FlatVectors, seq: number, flatSource: BankState['flatSource']): BankState {
     return {
-      id, createdAt, flat, flatSource, seq, graph: null, graphTask: null, graphError: null, saving: null,
-      changesSinceSnapshot: 0, worker: null, stopBuild: null, awaited: false, dropped: false, counted: null, snapshotGraph: null,
+      id,
+      createdAt,
+      flat,
+      flatSource,
+      seq,
+      graph: null,
+      graphTask: null,
+      graphError: null,
+      saving: null,
+      changesSinceSnapshot: 0,
+      worker: null,
+      stopBuild: null,
+      awaited: false,
+      dropped: false,
+      counted: null,
+      snapshotGraph: null,
     };
   }
 
@@ -438,12 +476,11 @@ export class SqliteVectorIndex implements VectorIndex {
   /** Each vector changed in the bank after seq, as it is now (the last logged change of each), and the last seq;
    * null when nothing changed. */
   private loggedChanges(bankId: string, seq: number): { latest: Map<number, LoggedChange>; seq: number } | null {
-    const rows = this
-      .sql(
-        `SELECT c.seq, c.fact_rid, v.vector, v.bank_id, f.kind, f.created_at FROM vector_changes c
+    const rows = this.sql(
+      `SELECT c.seq, c.fact_rid, v.vector, v.bank_id, f.kind, f.created_at FROM vector_changes c
          LEFT JOIN fact_vectors v ON v.fact_rid = c.fact_rid LEFT JOIN facts f ON f.rid = c.fact_rid
          WHERE c.bank_id = ? AND c.seq > ? ORDER BY c.seq`,
-      )
+    )
       .raw()
       .all(bankId, seq) as Array<[number, number, Buffer | null, string | null, string | null, string | null]>;
     if (rows.length === 0) return null;
@@ -493,7 +530,13 @@ export class SqliteVectorIndex implements VectorIndex {
   /** Starts getting a graph for a bank that has grown large enough; snapshots a graph that changed enough. */
   private maintain(bank: BankState): void {
     if (this.closed) return;
-    if (!bank.graph && !bank.graphTask && bank.graphError === null && bank.flat.size > 0 && bank.flat.size >= this.threshold(bank.flat.dim)) {
+    if (
+      !bank.graph &&
+      !bank.graphTask &&
+      bank.graphError === null &&
+      bank.flat.size > 0 &&
+      bank.flat.size >= this.threshold(bank.flat.dim)
+    ) {
       bank.graphTask = this.track(
         this.obtainGraph(bank)
           .catch((err: unknown) => {
@@ -542,10 +585,9 @@ export class SqliteVectorIndex implements VectorIndex {
       return false;
     }
     if (seq > bank.seq) return false; // written against another (newer) database
-    const changed = (this
-      .sql('SELECT DISTINCT fact_rid FROM vector_changes WHERE bank_id = ? AND seq > ? AND seq <= ?')
+    const changed = this.sql('SELECT DISTINCT fact_rid FROM vector_changes WHERE bank_id = ? AND seq > ? AND seq <= ?')
       .pluck()
-      .all(bank.id, seq, bank.seq) as number[]);
+      .all(bank.id, seq, bank.seq) as number[];
     if (graph.source === 'snapshot' && changed.length > this.maxGraphCatchUp) return false; // a build is cheaper
     const changedSet = new Set(changed);
     const repaired = graph.reconcile(bank.flat);
@@ -575,8 +617,14 @@ export class SqliteVectorIndex implements VectorIndex {
       const worker = new Worker(BUILD_WORKER, {
         execArgv: [],
         workerData: {
-          addon: HNSW_ADDON, dim: flat.dim, m: this.m, efConstruction: this.efConstruction, file: tmp,
-          rids: rids.buffer, data: data.buffer, stop: stop.buffer,
+          addon: HNSW_ADDON,
+          dim: flat.dim,
+          m: this.m,
+          efConstruction: this.efConstruction,
+          file: tmp,
+          rids: rids.buffer,
+          data: data.buffer,
+          stop: stop.buffer,
         },
         transferList: [rids.buffer, data.buffer],
       });
@@ -628,9 +676,11 @@ export class SqliteVectorIndex implements VectorIndex {
     const seq = bank.seq;
     const tmp = join(dir, `${bankKey(bank.id)}-${seq}-${randomBytes(6).toString('hex')}.hnsw.tmp`);
     const write = graph.index.writeIndex(tmp).then(() => undefined);
-    bank.saving = write.finally(() => {
-      bank.saving = null;
-    }).catch(() => undefined);
+    bank.saving = write
+      .finally(() => {
+        bank.saving = null;
+      })
+      .catch(() => undefined);
     bank.changesSinceSnapshot = 0;
     this.saveFlat(bank);
     try {
@@ -647,8 +697,16 @@ export class SqliteVectorIndex implements VectorIndex {
     const key = bankKey(bank.id);
     const name = `${key}-${seq}-${randomBytes(6).toString('hex')}.hnsw`;
     const meta: SnapshotMeta = {
-      format: 2, bankId: bank.id, bankCreatedAt: bank.createdAt, dim: bank.flat.dim, seq, file: name,
-      bytes: statSync(tmp).size, crc32: await fileChecksum(tmp, 2), m: this.m, efConstruction: this.efConstruction,
+      format: 2,
+      bankId: bank.id,
+      bankCreatedAt: bank.createdAt,
+      dim: bank.flat.dim,
+      seq,
+      file: name,
+      bytes: statSync(tmp).size,
+      crc32: await fileChecksum(tmp, 2),
+      m: this.m,
+      efConstruction: this.efConstruction,
       writtenAt: new Date().toISOString(),
     };
     renameSync(tmp, join(dir, name));
@@ -677,13 +735,17 @@ export class SqliteVectorIndex implements VectorIndex {
     const mask = kindMask(filter.kinds);
     const before = filter.recordedBefore ? Date.parse(filter.recordedBefore) : Infinity;
     // vectors of the kinds (and time) asked for
-    const pool = before === Infinity ? flat.count(mask) : isCold(bank) ? bank.flat.countBefore(mask, before) : this.countBefore(bank, mask, before);
+    const pool =
+      before === Infinity ? flat.count(mask) : isCold(bank) ? bank.flat.countBefore(mask, before) : this.countBefore(bank, mask, before);
     if (pool === 0) return [];
     // Few enough of them (or no graph): scan them exactly. Else over-fetch from the graph, by their share at least.
     const useGraph = graph !== null && pool >= this.threshold(flat.dim);
-    const ranker = graph !== null && useGraph
-      ? graphRanker(graph, query)
-      : isCold(bank) ? coldRanker(bank.flat, query, mask, before) : exactRanker(bank.flat, query, mask, before);
+    const ranker =
+      graph !== null && useGraph
+        ? graphRanker(graph, query)
+        : isCold(bank)
+          ? coldRanker(bank.flat, query, mask, before)
+          : exactRanker(bank.flat, query, mask, before);
     const n = useGraph ? flat.size : pool;
     const statements = this.statements(filter);
     const where = factFilterSql(filter, 'f');

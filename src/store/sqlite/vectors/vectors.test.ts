@@ -82,9 +82,22 @@ class World {
         `INSERT INTO facts (id, bank_id, kind, text, mentioned_at, tags, status, superseded_at, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(fact.id, bankId, fact.kind, `fact ${n}`, fact.createdAt, JSON.stringify(fact.tags), fact.status, fact.supersededAt, fact.createdAt, fact.createdAt);
+      .run(
+        fact.id,
+        bankId,
+        fact.kind,
+        `fact ${n}`,
+        fact.createdAt,
+        JSON.stringify(fact.tags),
+        fact.status,
+        fact.supersededAt,
+        fact.createdAt,
+        fact.createdAt,
+      );
     if (!vector) return fact;
-    this.db.prepare('INSERT INTO fact_vectors (fact_rid, bank_id, vector) VALUES (?, ?, ?)').run(lastInsertRowid, bankId, encodeVector(vector));
+    this.db
+      .prepare('INSERT INTO fact_vectors (fact_rid, bank_id, vector) VALUES (?, ?, ?)')
+      .run(lastInsertRowid, bankId, encodeVector(vector));
     this.facts.set(fact.id, fact);
     return fact;
   }
@@ -95,7 +108,9 @@ class World {
   }
 
   setVector(id: string, vector: Float32Array): void {
-    this.db.prepare('UPDATE fact_vectors SET vector = ? WHERE fact_rid = (SELECT rid FROM facts WHERE id = ?)').run(encodeVector(vector), id);
+    this.db
+      .prepare('UPDATE fact_vectors SET vector = ? WHERE fact_rid = (SELECT rid FROM facts WHERE id = ?)')
+      .run(encodeVector(vector), id);
     this.facts.get(id)!.vector = vector;
   }
 
@@ -105,7 +120,8 @@ class World {
       (!filter.kinds || filter.kinds.includes(f.kind)) &&
       (filter.tags ?? []).every((t) => f.tags.includes(t)) &&
       (filter.recordedBefore
-        ? f.createdAt <= filter.recordedBefore && (filter.includeSuperseded || f.supersededAt === null || f.supersededAt > filter.recordedBefore)
+        ? f.createdAt <= filter.recordedBefore &&
+          (filter.includeSuperseded || f.supersededAt === null || f.supersededAt > filter.recordedBefore)
         : filter.includeSuperseded || f.status === 'active');
     return [...this.facts.values()]
       .filter((f) => f.bankId === bankId && passes(f))
@@ -126,9 +142,20 @@ function recall(got: string[], want: string[]): number {
   return want.length === 0 ? 1 : got.filter((id) => set.has(id)).length / want.length;
 }
 
-async function averageRecall(index: SqliteVectorIndex, world: World, bankId: string, queries: Float32Array[], k: number, filter?: FactFilter) {
+async function averageRecall(
+  index: SqliteVectorIndex,
+  world: World,
+  bankId: string,
+  queries: Float32Array[],
+  k: number,
+  filter?: FactFilter,
+) {
   let sum = 0;
-  for (const q of queries) sum += recall((await index.search(bankId, q, k, filter)).map((s) => s.id), world.exact(bankId, q, k, filter));
+  for (const q of queries)
+    sum += recall(
+      (await index.search(bankId, q, k, filter)).map((s) => s.id),
+      world.exact(bankId, q, k, filter),
+    );
   return sum / queries.length;
 }
 
@@ -164,12 +191,18 @@ test('exact search equals brute force, best first, with inner-product scores', a
     const index = new SqliteVectorIndex(world.db, { hnswThreshold: Infinity });
     for (const q of queriesFrom(next, 15)) {
       const got = await index.search('b', q, 10);
-      assert.deepEqual(got.map((s) => s.id), world.exact('b', q, 10));
+      assert.deepEqual(
+        got.map((s) => s.id),
+        world.exact('b', q, 10),
+      );
       for (const s of got) {
         const want = world.facts.get(s.id)!.vector.reduce((acc, x, i) => acc + x * q[i], 0);
         assert.ok(Math.abs(s.score - want) < 1e-5);
       }
-      assert.deepEqual((await index.search('large', q, 10)).map((s) => s.id), world.exact('large', q, 10));
+      assert.deepEqual(
+        (await index.search('large', q, 10)).map((s) => s.id),
+        world.exact('large', q, 10),
+      );
     }
     assert.equal(index.stats('b')?.mode, 'exact');
     assert.deepEqual(await index.search('missing-bank', queriesFrom(next, 1)[0], 5), []);
@@ -195,7 +228,11 @@ test('exact search ranks equal scores by rowid, whatever order the index met the
     const got = (await index.search('b', same, 2)).map((s) => s.id);
     assert.deepEqual(got, [a.id, b.id]);
     const reopened = new SqliteVectorIndex(world.connect(), { hnswThreshold: Infinity });
-    assert.deepEqual((await reopened.search('b', same, 2)).map((s) => s.id), got, 'the same order from an index loaded afresh');
+    assert.deepEqual(
+      (await reopened.search('b', same, 2)).map((s) => s.id),
+      got,
+      'the same order from an index loaded afresh',
+    );
     await reopened.close();
     await index.close();
   } finally {
@@ -210,14 +247,28 @@ test('the native scan of a large bank ranks ties at the cut by rowid too, and ho
     fill(world, 'b', NATIVE_SCAN_MIN, next);
     const same = next();
     // 60 copies of one vector (more than the scan's first fetch), every third an experience, recorded one a minute.
-    const copies = Array.from({ length: 60 }, (_, i) => world.addFact('b', Float32Array.from(same), { kind: i % 3 === 0 ? 'experience' : 'world' }));
+    const copies = Array.from({ length: 60 }, (_, i) =>
+      world.addFact('b', Float32Array.from(same), { kind: i % 3 === 0 ? 'experience' : 'world' }),
+    );
     const index = new SqliteVectorIndex(world.db, { hnswThreshold: Infinity });
     const ids = (filter: FactFilter = {}, k = 10) => index.search('b', same, k, filter).then((got) => got.map((s) => s.id));
-    assert.deepEqual(await ids(), copies.slice(0, 10).map((f) => f.id));
-    assert.deepEqual(await ids({ kinds: ['experience'] }), copies.filter((_, i) => i % 3 === 0).slice(0, 10).map((f) => f.id));
+    assert.deepEqual(
+      await ids(),
+      copies.slice(0, 10).map((f) => f.id),
+    );
+    assert.deepEqual(
+      await ids({ kinds: ['experience'] }),
+      copies
+        .filter((_, i) => i % 3 === 0)
+        .slice(0, 10)
+        .map((f) => f.id),
+    );
     assert.deepEqual(await ids({}, 70), world.exact('b', same, 70));
     const before = copies[4].createdAt;
-    assert.deepEqual((await ids({ recordedBefore: before })).slice(0, 5), copies.slice(0, 5).map((f) => f.id));
+    assert.deepEqual(
+      (await ids({ recordedBefore: before })).slice(0, 5),
+      copies.slice(0, 5).map((f) => f.id),
+    );
     assert.deepEqual(await ids({ recordedBefore: before }), world.exact('b', same, 10, { recordedBefore: before }));
     await index.close();
   } finally {
@@ -240,16 +291,25 @@ test('the native scan ranks by the query it is given, also when the query is a v
   });
   assert.ok(related.length >= 2);
   for (const q of related.slice(0, 2).map((rid) => flat.vector(rid)!)) {
-    const scored = Array.from({ length: flat.size }, (_, s) => ({ rid: flat.rids[s], score: Math.fround(dot(flat.data, s * DIM, q, DIM)) }));
+    const scored = Array.from({ length: flat.size }, (_, s) => ({
+      rid: flat.rids[s],
+      score: Math.fround(dot(flat.data, s * DIM, q, DIM)),
+    }));
     scored.sort((a, b) => b.score - a.score || a.rid - b.rid);
-    assert.deepEqual(flat.best(q, null, 10).rids, scored.slice(0, 10).map((x) => x.rid));
+    assert.deepEqual(
+      flat.best(q, null, 10).rids,
+      scored.slice(0, 10).map((x) => x.rid),
+    );
   }
 });
 
 test("a graph's live labels: the sorted ones it was reconciled with, and those added and removed since", () => {
   const labels = new Labels(Float64Array.from([2, 5, 9, 14]));
   assert.equal(labels.size, 4);
-  assert.deepEqual([1, 2, 5, 9, 14, 15].map((l) => labels.has(l)), [false, true, true, true, true, false]);
+  assert.deepEqual(
+    [1, 2, 5, 9, 14, 15].map((l) => labels.has(l)),
+    [false, true, true, true, true, false],
+  );
   labels.add(15);
   labels.add(5); // live already
   assert.equal(labels.delete(9), true);
@@ -258,7 +318,10 @@ test("a graph's live labels: the sorted ones it was reconciled with, and those a
   assert.equal(labels.delete(15), true);
   labels.add(9); // back
   labels.add(1);
-  assert.deepEqual([1, 2, 5, 9, 14, 15].map((l) => labels.has(l)), [true, true, true, true, true, false]);
+  assert.deepEqual(
+    [1, 2, 5, 9, 14, 15].map((l) => labels.has(l)),
+    [true, true, true, true, true, false],
+  );
   assert.equal(labels.size, 5);
 });
 
@@ -303,7 +366,10 @@ for (const mode of ['exact', 'hnsw'] as const) {
       assert.equal(index.stats('b')?.vectors, 299);
       assert.equal(index.stats('b')?.graphVectors, mode === 'hnsw' ? 299 : null);
       assert.ok(!after.some((s) => s.id === bFact.id));
-      assert.deepEqual(after.map((s) => s.id), world.exact('b', bFact.vector, 10));
+      assert.deepEqual(
+        after.map((s) => s.id),
+        world.exact('b', bFact.vector, 10),
+      );
       await index.close();
     } finally {
       world.close();
@@ -361,21 +427,33 @@ for (const mode of ['exact', 'hnsw'] as const) {
       const other = new SqliteVectorIndex(world.connect(), { hnswThreshold: mode === 'hnsw' ? 1 : Infinity });
       await other.warm('b');
       const q = next();
-      assert.deepEqual((await other.search('b', q, 5)).map((s) => s.id), world.exact('b', q, 5));
+      assert.deepEqual(
+        (await other.search('b', q, 5)).map((s) => s.id),
+        world.exact('b', q, 5),
+      );
 
       const added = world.addFact('b', q);
       assert.equal((await other.search('b', q, 1))[0].id, added.id);
       const observation = world.addFact('b', next(), { kind: 'observation' });
-      assert.deepEqual((await other.search('b', q, 3, { kinds: ['observation'] })).map((s) => s.id), [observation.id]);
+      assert.deepEqual(
+        (await other.search('b', q, 3, { kinds: ['observation'] })).map((s) => s.id),
+        [observation.id],
+      );
       const moved = world.exact('b', q, 2)[1];
       world.setVector(moved, unit(q.map((x, i) => x + (i === 0 ? 0.01 : 0))));
-      assert.deepEqual((await other.search('b', q, 2)).map((s) => s.id), [added.id, moved]);
+      assert.deepEqual(
+        (await other.search('b', q, 2)).map((s) => s.id),
+        [added.id, moved],
+      );
       world.deleteFact(added.id);
-      assert.deepEqual((await other.search('b', q, 5)).map((s) => s.id), world.exact('b', q, 5));
+      assert.deepEqual(
+        (await other.search('b', q, 5)).map((s) => s.id),
+        world.exact('b', q, 5),
+      );
 
       // The bank deleted (by this process, which forgets it) and created again under the same id: nothing of the old
       // one survives in the other process, even where a new fact without a vector reuses an old fact's rid.
-      const oldest = world.db.prepare("SELECT id FROM facts WHERE rid = 1").pluck().get() as string;
+      const oldest = world.db.prepare('SELECT id FROM facts WHERE rid = 1').pluck().get() as string;
       const oldVector = world.facts.get(oldest)!.vector;
       world.db.prepare('DELETE FROM banks WHERE id = ?').run('b');
       new SqliteVectorIndex(world.db).forgetBank('b');
@@ -384,7 +462,10 @@ for (const mode of ['exact', 'hnsw'] as const) {
       const vectorless = world.addFact('b', null);
       assert.equal(world.db.prepare('SELECT rid FROM facts WHERE id = ?').pluck().get(vectorless.id), 1);
       const fresh = world.addFact('b', next());
-      assert.deepEqual((await other.search('b', oldVector, 5)).map((s) => s.id), [fresh.id]);
+      assert.deepEqual(
+        (await other.search('b', oldVector, 5)).map((s) => s.id),
+        [fresh.id],
+      );
       assert.equal(other.stats('b')?.vectors, 1);
       await other.close();
     } finally {
@@ -402,10 +483,16 @@ test('a large batch of writes from elsewhere swaps the graph out and back in, in
     assert.equal((await index.warm('b'))?.mode, 'hnsw');
     for (let i = 0; i < 3; i++) world.addFact('b', next());
     const q = next();
-    assert.deepEqual((await index.search('b', q, 10)).map((s) => s.id), world.exact('b', q, 10));
+    assert.deepEqual(
+      (await index.search('b', q, 10)).map((s) => s.id),
+      world.exact('b', q, 10),
+    );
     assert.equal(index.stats('b')?.mode, 'hnsw'); // a small batch goes into the graph
     for (let i = 0; i < 20; i++) world.addFact('b', next());
-    assert.deepEqual((await index.search('b', q, 10)).map((s) => s.id), world.exact('b', q, 10));
+    assert.deepEqual(
+      (await index.search('b', q, 10)).map((s) => s.id),
+      world.exact('b', q, 10),
+    );
     assert.equal(index.stats('b')?.mode, 'exact'); // answered exactly while a new graph is built
     const stats = await index.warm('b');
     assert.equal(stats?.mode, 'hnsw');
@@ -418,7 +505,10 @@ test('a large batch of writes from elsewhere swaps the graph out and back in, in
 
 // A small flat snapshot is read at once; a large one on a worker thread, searches meanwhile scanning the file
 // (backgroundReadBytes 0 sends these small ones that way too).
-for (const [read, backgroundReadBytes] of [['at once', undefined], ['in the background', 0]] as const) {
+for (const [read, backgroundReadBytes] of [
+  ['at once', undefined],
+  ['in the background', 0],
+] as const) {
   test(`a snapshot is reused and caught up, and gives the same answers as a fresh build (read ${read})`, async () => {
     const world = new World();
     try {
@@ -495,7 +585,10 @@ for (const [read, backgroundReadBytes] of [['at once', undefined], ['in the back
       assert.equal(secondStats?.graphSource, 'built');
       assert.equal(secondStats?.flatSource, 'rows', 'a flat snapshot whose bytes changed is not read');
       const q = next();
-      assert.deepEqual((await second.search('b', q, 10, { includeSuperseded: true })).map((s) => s.id), world.exact('b', q, 10, { includeSuperseded: true }));
+      assert.deepEqual(
+        (await second.search('b', q, 10, { includeSuperseded: true })).map((s) => s.id),
+        world.exact('b', q, 10, { includeSuperseded: true }),
+      );
       await second.close();
 
       // A snapshot of a bank that was since deleted and created again under the same id.
@@ -536,19 +629,30 @@ test('a snapshot read in the background answers from its file meanwhile: changes
     const options = { hnswThreshold: Infinity, snapshotDir, backgroundReadBytes: 0, maxOverfetch: 40 };
     const fresh = () => new SqliteVectorIndex(world.connect(), options);
     const filters: FactFilter[] = [
-      {}, { includeSuperseded: true }, { kinds: ['observation'] }, { kinds: ['experience', 'world'] }, { tags: ['rare'] },
+      {},
+      { includeSuperseded: true },
+      { kinds: ['observation'] },
+      { kinds: ['experience', 'world'] },
+      { tags: ['rare'] },
       { recordedBefore: new Date(Date.UTC(2024, 0, 1) + 700 * 60_000).toISOString() },
     ];
     for (const filter of filters) {
       const index = fresh();
       for (const q of [target, next()]) {
         const want = world.exact('b', q, 10, filter);
-        assert.deepEqual((await index.search('b', q, 10, filter)).map((s) => s.id), want, `filter ${JSON.stringify(filter)}`);
+        assert.deepEqual(
+          (await index.search('b', q, 10, filter)).map((s) => s.id),
+          want,
+          `filter ${JSON.stringify(filter)}`,
+        );
       }
       if (!filter.tags) assert.equal(index.stats('b')?.reading, true, `answered while the file was being read: ${JSON.stringify(filter)}`);
       const stats = await index.warm('b');
       assert.deepEqual([stats?.reading, stats?.flatSource, stats?.vectors], [false, 'snapshot', world.facts.size]);
-      assert.deepEqual((await index.search('b', target, 10, filter)).map((s) => s.id), world.exact('b', target, 10, filter));
+      assert.deepEqual(
+        (await index.search('b', target, 10, filter)).map((s) => s.id),
+        world.exact('b', target, 10, filter),
+      );
       await index.close();
     }
 
@@ -556,7 +660,11 @@ test('a snapshot read in the background answers from its file meanwhile: changes
     const refused = async (why: string) => {
       const index = fresh();
       const q = next();
-      assert.deepEqual((await index.search('b', q, 10)).map((s) => s.id), world.exact('b', q, 10), why);
+      assert.deepEqual(
+        (await index.search('b', q, 10)).map((s) => s.id),
+        world.exact('b', q, 10),
+        why,
+      );
       assert.deepEqual([index.stats('b')?.reading, index.stats('b')?.flatSource], [false, 'rows'], why);
       await index.close();
     };
@@ -615,7 +723,10 @@ test('snapshots of the previous format (SHA-256) are still read; a torn or chang
     const { crc32: _crc, ...header } = JSON.parse(current.subarray(0, nl).toString('utf8'));
     const oldLine = JSON.stringify({ ...header, format: 1, sha256: sha256(current.subarray(nl + 1)) });
     const start = Math.ceil((Buffer.byteLength(oldLine) + 1) / 8) * 8;
-    const oldFlat = Buffer.concat([Buffer.from(oldLine + ' '.repeat(start - 1 - Buffer.byteLength(oldLine)) + '\n'), current.subarray(nl + 1)]);
+    const oldFlat = Buffer.concat([
+      Buffer.from(`${oldLine + ' '.repeat(start - 1 - Buffer.byteLength(oldLine))}\n`),
+      current.subarray(nl + 1),
+    ]);
     writeFileSync(flatFile, oldFlat);
     const metaFile = named('.json');
     const { crc32: _metaCrc, ...meta } = JSON.parse(readFileSync(metaFile, 'utf8'));
@@ -628,7 +739,10 @@ test('snapshots of the previous format (SHA-256) are still read; a torn or chang
       const stats = await index.warm('b');
       assert.equal(stats?.flatSource, expect, why);
       assert.equal(stats?.graphSource, 'snapshot', 'the graph from its snapshot of the previous format');
-      assert.deepEqual((await index.search('b', q, 10, { includeSuperseded: true })).map((s) => s.id), want);
+      assert.deepEqual(
+        (await index.search('b', q, 10, { includeSuperseded: true })).map((s) => s.id),
+        want,
+      );
       await index.close();
     };
     await reopen('snapshot', 'a flat snapshot of the previous format is read');
@@ -658,7 +772,8 @@ test('forgetBank drops the change log and the snapshot of the bank', async () =>
     assert.equal(readdirSync(snapshotDir).filter((f) => f.endsWith('.json')).length, 2);
     world.db.prepare('DELETE FROM banks WHERE id = ?').run('b');
     index.forgetBank('b');
-    const changes = (bank: string) => (world.db.prepare('SELECT count(*) AS n FROM vector_changes WHERE bank_id = ?').get(bank) as { n: number }).n;
+    const changes = (bank: string) =>
+      (world.db.prepare('SELECT count(*) AS n FROM vector_changes WHERE bank_id = ?').get(bank) as { n: number }).n;
     assert.equal(changes('b'), 0);
     assert.equal(changes('a'), 100);
     assert.equal(readdirSync(snapshotDir).filter((f) => f.endsWith('.json')).length, 1);
