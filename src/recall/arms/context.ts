@@ -26,6 +26,18 @@ export interface ArmOutput {
   detail?: Record<string, unknown>;
 }
 
+const chunkSearches = new WeakMap<ArmContext, Promise<Scored[]>>();
+
+/** The passages (chunks) matching the query's words, searched once per request for the arms that read them. */
+export function chunkMatches(ctx: ArmContext): Promise<Scored[]> {
+  let search = chunkSearches.get(ctx);
+  if (!search) {
+    search = ctx.store.keywords.searchChunks(ctx.bankId, ctx.query.focus, ctx.request.settings.chunkHits);
+    chunkSearches.set(ctx, search);
+  }
+  return search;
+}
+
 /** Sorts a score map into hits, best first (ties by id, so rankings are deterministic), keeping the top `k`. */
 export function topHits(scores: Map<string, number>, k: number): Scored[] {
   return [...scores]

@@ -5,7 +5,7 @@
 // scores fact + CHUNK_SHARE x chunk + DOC_SHARE x document, each in [0, 1].
 import type { Scored } from '../../store/index.ts';
 import { longestRun, queryRuns } from '../phrases.ts';
-import { type ArmContext, type ArmOutput, entries, normalized, topHits } from './context.ts';
+import { type ArmContext, type ArmOutput, chunkMatches, entries, normalized, topHits } from './context.ts';
 
 /** Share of its chunk's (normalized) score each fact receives. */
 export const CHUNK_SHARE = 1;
@@ -33,10 +33,10 @@ async function withPhrases(ctx: ArmContext, hits: Scored[], keep: number): Promi
 
 export async function keywordArm(ctx: ArmContext): Promise<ArmOutput> {
   const { store, bankId, request, query } = ctx;
-  const { candidatesPerArm, chunkHits } = request.settings;
+  const { candidatesPerArm } = request.settings;
   const [wide, chunkHitList] = await Promise.all([
     store.keywords.searchFacts(bankId, query.focus, candidatesPerArm * PHRASE_WIDTH, request.filter),
-    store.keywords.searchChunks(bankId, query.focus, chunkHits),
+    chunkMatches(ctx),
   ]);
   const factHits = await withPhrases(ctx, wide, candidatesPerArm);
   const scores = normalized(entries(factHits));

@@ -3,7 +3,7 @@
 // semantic and keyword matches among its facts (a strong fact raises its passage), so a message whose sentences each carry part of the answer
 // ranks where no single sentence would; the facts of the best passages then come out in passage order, each
 // passage giving its best-matching few, so one long message cannot fill the arm's list.
-import { type ArmContext, type ArmOutput, entries, normalized, topHits } from './context.ts';
+import { type ArmContext, type ArmOutput, chunkMatches, entries, normalized, topHits } from './context.ts';
 import { sourceOf } from '../sources.ts';
 
 /** Facts a passage contributes at most. */
@@ -22,9 +22,9 @@ export async function passageArm(
   seedArms: Promise<[semantic: ArmOutput, keyword: ArmOutput]>,
   weights: PassageWeights,
 ): Promise<ArmOutput> {
-  const { store, bankId, request, query } = ctx;
-  const { candidatesPerArm, chunkHits } = request.settings;
-  const [chunkList, [semantic, keyword]] = await Promise.all([store.keywords.searchChunks(bankId, query.focus, chunkHits), seedArms]);
+  const { store, bankId, request } = ctx;
+  const { candidatesPerArm } = request.settings;
+  const [chunkList, [semantic, keyword]] = await Promise.all([chunkMatches(ctx), seedArms]);
   const passage = normalized(entries(chunkList));
   const sem = normalized(entries(semantic.hits));
   const kw = normalized(entries(keyword.hits));
