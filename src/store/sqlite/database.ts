@@ -9,12 +9,15 @@ export type Db = Database.Database;
 
 export const SQLITE_MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../migrations/sqlite');
 
-/** Reads go through a memory map and a 64 MB page cache (the default 2 MB holds a few thousand facts): recall's
- * random lookups of facts, chunks and FTS doclists in a large bank then rarely cost a read call. For every
- * connection, the reader threads' too. */
-export function tuneForReads(db: Db): void {
+/** Reads go through a 64 MB page cache (the default 2 MB holds a few thousand facts) and, unless `mapped` is false, a
+ * memory map: recall's random lookups of facts, chunks and FTS doclists in a large bank then rarely cost a read call.
+ * For every connection, the reader threads' too. A connection that mostly reads what another one writes (a reader
+ * thread) maps nothing: at its first read after another connection's commit SQLite drops its page cache and unmaps
+ * the file whole, and unmapping and faulting the pages back in costs several times what reading them afresh does
+ * (tens of milliseconds against a few for recall's lookups in a 100k-fact bank, right after a consolidation batch). */
+export function tuneForReads(db: Db, { mapped = true }: { mapped?: boolean } = {}): void {
   db.pragma('cache_size = -65536');
-  db.pragma('mmap_size = 1073741824');
+  db.pragma(`mmap_size = ${mapped ? 1073741824 : 0}`);
 }
 
 export function openDatabase(file: string, migrationsDir = SQLITE_MIGRATIONS_DIR): Db {

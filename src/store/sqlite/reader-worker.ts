@@ -16,7 +16,7 @@ function connection(file: string): Database.Database {
     db = new Database(file, { fileMustExist: true });
     db.pragma('busy_timeout = 10000');
     db.pragma('query_only = 1');
-    tuneForReads(db);
+    tuneForReads(db, { mapped: false }); // it reads what the main connection and the worker write
     connections.set(file, db);
   }
   return db;
