@@ -26,6 +26,9 @@ export function openDatabase(file: string, migrationsDir = SQLITE_MIGRATIONS_DIR
   db.pragma('journal_mode = WAL');
   // NORMAL is durable against a killed process in WAL mode (only power loss can drop the last commits).
   db.pragma('synchronous = NORMAL');
+  // Statement journals in memory: every insert into a table with triggers and foreign keys (facts, vectors, links)
+  // saves the pages it touches to one, and on disk that came to tens of kilobytes written per fact.
+  db.pragma('temp_store = MEMORY');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 10000');
   tuneForReads(db);
