@@ -42,10 +42,8 @@ export async function loadContext(
     }
   }
   const nearIds = new Map<string, number>();
-  for (const v of factVectors.values()) {
-    for (const n of await store.vectors.search(bankId, v, options.nearestPerFact, { kinds: ['observation'] }))
-      nearIds.set(n.id, Math.max(nearIds.get(n.id) ?? 0, n.score));
-  }
+  for (const near of await store.vectors.searchMany(bankId, [...factVectors.values()], options.nearestPerFact, { kinds: ['observation'] }))
+    for (const n of near) nearIds.set(n.id, Math.max(nearIds.get(n.id) ?? 0, n.score));
   const unseen = [...nearIds.keys()].filter((id) => !byId.has(id));
   for (const f of await store.getFacts(bankId, unseen)) byId.set(f.id, f);
   for (const [id, s] of nearIds) {

@@ -67,11 +67,14 @@ export async function semanticLinks(
   minSimilarity = SEMANTIC_LINK_MIN_SIMILARITY,
 ): Promise<FactLink[]> {
   const links: FactLink[] = [];
-  for (const r of records) {
-    const stored = await store.vectors.search(bankId, r.vector, SEMANTIC_LINKS_PER_FACT, {
-      kinds: [...LINKED_KINDS],
-      recordedBefore: recent.since,
-    });
+  const found = await store.vectors.searchMany(
+    bankId,
+    records.map((r) => r.vector),
+    SEMANTIC_LINKS_PER_FACT,
+    { kinds: [...LINKED_KINDS], recordedBefore: recent.since },
+  );
+  for (const [i, r] of records.entries()) {
+    const stored = found[i];
     const best = new Map<string, number>();
     for (const n of [...stored, ...recent.alike(r.vector, minSimilarity)])
       if (n.score >= minSimilarity && n.id !== r.id) best.set(n.id, n.score);

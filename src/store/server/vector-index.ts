@@ -43,4 +43,10 @@ export class ServerVectorIndex implements VectorIndex {
       limit = Math.min(MAX_CANDIDATES, limit * 4);
     }
   }
+
+  async searchMany(bankId: string, vectors: Float32Array[], k: number, filter: FactFilter = {}): Promise<Scored[][]> {
+    const out: Scored[][] = [];
+    for (const vector of vectors) out.push(await this.search(bankId, vector, k, filter));
+    return out;
+  }
 }

@@ -112,6 +112,18 @@ export function recallReadsConformance(ctx: Conformance): void {
       assert.deepEqual(await store.vectors.search(B('no-such-bank'), unit(0), 3), []);
     });
 
+    test('vector search of many vectors at once: each answer what its own search gives, in order', async () => {
+      const { bankId } = await seeded('vectors-many');
+      const queries = [unit(1), unit(0), unit(1), unit(2)];
+      for (const filter of [{}, { kinds: ['world' as const] }, { tags: ['work'] }, { recordedBefore: at(3, 2) }]) {
+        const many = await store.vectors.searchMany(bankId, queries, 2, filter);
+        assert.equal(many.length, queries.length);
+        for (const [i, q] of queries.entries()) assert.deepEqual(many[i], await store.vectors.search(bankId, q, 2, filter));
+      }
+      assert.deepEqual(await store.vectors.searchMany(bankId, [], 2), []);
+      assert.deepEqual(await store.vectors.searchMany(B('no-such-bank'), [unit(0), unit(1)], 3), [[], []]);
+    });
+
     test('keyword search: BM25 over facts (filtered) and over chunks (speaker included)', async () => {
       const { bankId, facts } = await seeded('keywords');
       const hits = await store.keywords.searchFacts(bankId, 'Where does Anna live? Vienna', 10);

@@ -162,14 +162,21 @@ export class SqliteVectorIndex implements VectorIndex {
   }
 
   async search(bankId: string, vector: Float32Array, k: number, filter: FactFilter = {}): Promise<Scored[]> {
+    return (await this.searchMany(bankId, [vector], k, filter))[0];
+  }
+
+  /** One search per vector, on the bank as one catch-up left it, the candidates of every first ranking checked
+   * against the filter in one statement (a retain asks this for every fact it writes). */
+  async searchMany(bankId: string, vectors: Float32Array[], k: number, filter: FactFilter = {}): Promise<Scored[][]> {
     for (;;) {
       const bank = await this.current(bankId, true);
-      if (!bank || bank.flat.size === 0 || !(k >= 1)) return [];
-      if (vector.length !== bank.flat.dim) {
-        throw new Error(`query vector has ${vector.length} dimensions but bank "${bankId}" holds ${bank.flat.dim}-dimensional vectors`);
-      }
+      if (!bank || bank.flat.size === 0 || !(k >= 1)) return vectors.map(() => []);
+      for (const vector of vectors)
+        if (vector.length !== bank.flat.dim) {
+          throw new Error(`query vector has ${vector.length} dimensions but bank "${bankId}" holds ${bank.flat.dim}-dimensional vectors`);
+        }
       try {
-        return await this.nearest(bank, vector, Math.floor(k), filter);
+        return await this.nearest(bank, vectors, Math.floor(k), filter);
       } catch (err) {
         if (!(err instanceof SnapshotDamaged) || !isCold(bank)) throw err;
         this.giveUpCold(bank); // and search what the rows hold
@@ -729,7 +736,7 @@ export class SqliteVectorIndex implements VectorIndex {
 
   // ---- searching
 
-  private async nearest(bank: BankState | ColdBank, query: Float32Array, k: number, filter: FactFilter): Promise<Scored[]> {
+  private async nearest(bank: BankState | ColdBank, queries: Float32Array[], k: number, filter: FactFilter): Promise<Scored[][]> {
     const { flat } = bank;
     const graph = isCold(bank) ? null : bank.graph;
     const mask = kindMask(filter.kinds);
@@ -737,10 +744,10 @@ export class SqliteVectorIndex implements VectorIndex {
     // vectors of the kinds (and time) asked for
     const pool =
       before === Infinity ? flat.count(mask) : isCold(bank) ? bank.flat.countBefore(mask, before) : this.countBefore(bank, mask, before);
-    if (pool === 0) return [];
+    if (pool === 0) return queries.map(() => []);
     // Few enough of them (or no graph): scan them exactly. Else over-fetch from the graph, by their share at least.
     const useGraph = graph !== null && pool >= this.threshold(flat.dim);
-    const ranker =
+    const rankerOf = (query: Float32Array): Ranker =>
       graph !== null && useGraph
         ? graphRanker(graph, query)
         : isCold(bank)
@@ -749,32 +756,50 @@ export class SqliteVectorIndex implements VectorIndex {
     const n = useGraph ? flat.size : pool;
     const statements = this.statements(filter);
     const where = factFilterSql(filter, 'f');
-    const verdict = new Map<number, string | null>(); // rid -> fact id if it passes the filter, null if not
-    let fetch = Math.min(n, Math.ceil((Math.max(2 * k, k + 16) * n) / pool));
-    for (;;) {
-      const { rids, scores } = ranker(fetch);
-      const unchecked = rids.filter((rid) => !verdict.has(rid));
-      if (unchecked.length) {
-        for (const rid of unchecked) verdict.set(rid, null);
-        const rows = statements.check.all(JSON.stringify(unchecked), bank.id, ...where.params) as CheckedRow[];
-        for (const row of rows) verdict.set(row.rid, row.id);
+    // rid -> fact id if it passes the filter, null if not: one filter at one moment, so shared by the queries
+    const verdict = new Map<number, string | null>();
+    const check = (rids: number[]): void => {
+      const unchecked = [...new Set(rids.filter((rid) => !verdict.has(rid)))];
+      if (!unchecked.length) return;
+      for (const rid of unchecked) verdict.set(rid, null);
+      const rows = statements.check.all(JSON.stringify(unchecked), bank.id, ...where.params) as CheckedRow[];
+      for (const row of rows) verdict.set(row.rid, row.id);
+    };
+    const firstFetch = Math.min(n, Math.ceil((Math.max(2 * k, k + 16) * n) / pool));
+    const searches = queries.map((query) => {
+      const ranker = rankerOf(query);
+      return { query, ranker, first: ranker(firstFetch) };
+    });
+    check(searches.flatMap((s) => s.first.rids));
+    const results: Scored[][] = [];
+    for (const { query, ranker, first } of searches) {
+      let fetch = firstFetch;
+      let ranked: { rids: number[]; scores: number[] } | null = first;
+      for (;;) {
+        const { rids, scores } = ranked ?? ranker(fetch);
+        ranked = null;
+        check(rids);
+        const out: Scored[] = [];
+        for (let i = 0; i < rids.length && out.length < k; i++) {
+          const id = verdict.get(rids[i]);
+          if (id) out.push({ id, score: scores[i] });
+        }
+        // An exact ranking shorter than asked for holds every candidate (the rest were skipped by kind or record time).
+        if (out.length >= k || fetch >= n || (!useGraph && rids.length < fetch)) {
+          results.push(out);
+          break;
+        }
+        const passing = rids.length - rids.filter((rid) => verdict.get(rid) === null).length;
+        const needed = passing > 0 ? Math.ceil((k * rids.length * 1.5) / passing) : fetch * 8;
+        if (needed > this.maxOverfetch) {
+          const whole = isCold(bank) ? await this.current(bank.id) : bank; // it scores the facts passing the filter from memory
+          results.push(whole ? this.prefiltered(whole, query, k, statements.all, where.params) : []);
+          break;
+        }
+        fetch = Math.min(n, Math.max(fetch * 4, needed));
       }
-      const out: Scored[] = [];
-      for (let i = 0; i < rids.length && out.length < k; i++) {
-        const id = verdict.get(rids[i]);
-        if (id) out.push({ id, score: scores[i] });
-      }
-      // An exact ranking shorter than asked for holds every candidate (the rest were skipped by kind or record time).
-      if (out.length >= k || fetch >= n || (!useGraph && rids.length < fetch)) return out;
-      const passing = rids.length - rids.filter((rid) => verdict.get(rid) === null).length;
-      const needed = passing > 0 ? Math.ceil((k * rids.length * 1.5) / passing) : fetch * 8;
-      if (needed > this.maxOverfetch) {
-        if (!isCold(bank)) return this.prefiltered(bank, query, k, statements.all, where.params);
-        const whole = await this.current(bank.id); // it scores the facts passing the filter from memory
-        return whole ? this.prefiltered(whole, query, k, statements.all, where.params) : [];
-      }
-      fetch = Math.min(n, Math.max(fetch * 4, needed));
     }
+    return results;
   }
 
   /** The bank's vectors of the kinds in the mask recorded by `before`, counted once while the bank does not change. */
