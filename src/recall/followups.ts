@@ -59,6 +59,7 @@ export async function followingTurns(ctx: FollowupContext, from: Fact[]): Promis
       await ctx.store.graph.linksOf(
         ctx.bankId,
         [...last.values()].map((f) => f.id),
+        { types: ['temporal'] },
       )
     ).filter((l) => l.type === 'temporal');
     const neighbours = new Map((await ctx.facts.get(links.map((l) => l.to))).map((f) => [f.id, f]));

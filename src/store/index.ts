@@ -15,6 +15,7 @@ export {
   type Heartbeats,
   type ItemWrite,
   type KeyedOperation,
+  type LinkQuery,
   type ListFactsQuery,
   type MemoryStore,
   type MemoryWrites,

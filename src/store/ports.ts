@@ -9,6 +9,7 @@ import type {
   Fact,
   FactKind,
   FactLink,
+  LinkType,
   Observation,
   ObservationRevision,
   Operation,
@@ -74,14 +75,22 @@ export interface KeywordIndex {
   searchChunks(bankId: string, query: string, k: number): Promise<Scored[]>;
 }
 
+/** Which links linksOf reads. */
+export interface LinkQuery {
+  types?: readonly LinkType[];
+  limitPerFact?: number;
+}
+
 /** The entity graph: entities, their facts, and fact-fact links. */
 export interface GraphIndex {
   /** Entities whose canonical name or an alias equals one of the normalized keys. */
   entitiesByKeys(bankId: string, keys: string[]): Promise<Entity[]>;
   /** Facts that mention any of the entities, with the entity they were reached from. */
   factsOfEntities(bankId: string, entityIds: string[], limitPerEntity: number): Promise<Array<{ factId: string; entityId: string }>>;
-  /** Fact-fact links touching any of the facts. */
-  linksOf(bankId: string, factIds: string[]): Promise<FactLink[]>;
+  /** Fact-fact links touching any of the facts, of the types asked for (default all); with `limitPerFact`, each
+   * fact's strongest that many (a fact many others resemble can hold thousands of links: reading them all made one
+   * recall cost a hundred milliseconds). */
+  linksOf(bankId: string, factIds: string[], options?: LinkQuery): Promise<FactLink[]>;
 }
 
 /** Everything a retained item writes, applied atomically: all of it or none of it. */

@@ -20,6 +20,9 @@ import { seedsOf } from './seeds.ts';
 export const LINK_DECAY: Record<LinkType, number> = { causal: 0.8, temporal: 0.6, semantic: 0.3, entity: 0.5 };
 /** Share of a seed's activation that reaches the facts of an entity it mentions (before the hub damping). */
 export const ENTITY_DECAY = 0.2;
+/** Links followed from each seed, its strongest: beyond this many, a fact's links are near-copies of it that each
+ * receive the same share, and reading them all cost more than the rest of the recall. */
+export const LINKS_PER_SEED = 100;
 /** Activation an entity named in the query gives its facts (before the hub damping). */
 export const QUERY_ENTITY = 0.5;
 
@@ -50,7 +53,7 @@ export async function graphArm(ctx: ArmContext, seedLists: Promise<Scored[][]>):
   // Seeds: over fact links, and through the specific entities they mention.
   const seeds = seedsOf(await seedLists, graphSeeds);
   const seedIds = [...seeds.keys()];
-  for (const link of await store.graph.linksOf(bankId, seedIds))
+  for (const link of await store.graph.linksOf(bankId, seedIds, { limitPerFact: LINKS_PER_SEED }))
     give(link.to, (seeds.get(link.from) ?? 0) * link.weight * LINK_DECAY[link.type]);
   const seedFacts = await ctx.facts.get(seedIds);
   const seedEntityIds = [...new Set(seedFacts.flatMap((f) => f.entities))];

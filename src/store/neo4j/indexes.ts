@@ -2,7 +2,7 @@
 // KeywordIndex and GraphIndex ports. Both read live from the database, so every process sees every other's writes
 // at once.
 import type { Entity, FactLink } from '../../core/index.ts';
-import type { FactFilter, GraphIndex, KeywordIndex, Scored } from '../ports.ts';
+import type { FactFilter, GraphIndex, KeywordIndex, LinkQuery, Scored } from '../ports.ts';
 import type { Neo4jConnection } from './connection.ts';
 import type { KeywordSchema } from './keyword-schema.ts';
 import type { Neo4jRecords } from './records.ts';
@@ -58,9 +58,9 @@ export class Neo4jGraphIndex implements GraphIndex {
     return rows.map((r) => ({ factId: String(r.factId), entityId: String(r.entityId) }));
   }
 
-  async linksOf(bankId: string, factIds: string[]): Promise<FactLink[]> {
-    if (factIds.length === 0) return [];
-    const rows = await this.db.read(search.linksOf(bankId, factIds));
+  async linksOf(bankId: string, factIds: string[], options: LinkQuery = {}): Promise<FactLink[]> {
+    if (factIds.length === 0 || options.types?.length === 0) return [];
+    const rows = await this.db.read(search.linksOf(bankId, factIds, options));
     return rows.map((r) => ({
       bankId,
       from: String(r.source),

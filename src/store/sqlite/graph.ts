@@ -4,10 +4,13 @@
 // and writes by other connections (the consolidation thread, a separate worker) are seen at once. A recall asks for
 // a few entities' facts and a few dozen facts' links, a few milliseconds of indexed reads.
 import type { Entity, FactLink, LinkType } from '../../core/index.ts';
-import type { GraphIndex } from '../ports.ts';
+import type { GraphIndex, LinkQuery } from '../ports.ts';
 import type { Db } from './database.ts';
 import { placeholders, toEntity, type Row } from './rows.ts';
 import { prepared } from './statements.ts';
+
+type LinkRow = [string, string, LinkType, number];
+const LINK_TYPES: readonly LinkType[] = ['temporal', 'semantic', 'causal', 'entity'];
 
 export class SqliteGraphIndex implements GraphIndex {
   constructor(private readonly db: Db) {}
@@ -40,16 +43,45 @@ export class SqliteGraphIndex implements GraphIndex {
   }
 
   /** The links touching the facts, each seen from the given fact (`from`), whichever way it was written. */
-  async linksOf(bankId: string, factIds: string[]): Promise<FactLink[]> {
-    if (factIds.length === 0) return [];
+  async linksOf(bankId: string, factIds: string[], options: LinkQuery = {}): Promise<FactLink[]> {
+    const types = options.types ?? LINK_TYPES;
+    if (factIds.length === 0 || types.length === 0) return [];
+    const ids = [...new Set(factIds)];
+    if (options.limitPerFact !== undefined) return this.strongestLinksOf(bankId, ids, types, options.limitPerFact);
     const rows = prepared(
       this.db,
-      `SELECT from_id, to_id, type, weight FROM fact_links WHERE from_id IN (SELECT value FROM json_each(@ids)) AND bank_id = @bank
-         UNION ALL
-         SELECT to_id, from_id, type, weight FROM fact_links WHERE to_id IN (SELECT value FROM json_each(@ids)) AND bank_id = @bank`,
+      `SELECT from_id, to_id, type, weight FROM fact_links
+         WHERE from_id IN (SELECT value FROM json_each(@ids)) AND bank_id = @bank AND type IN (SELECT value FROM json_each(@types))
+       UNION ALL
+       SELECT to_id, from_id, type, weight FROM fact_links
+         WHERE to_id IN (SELECT value FROM json_each(@ids)) AND type IN (SELECT value FROM json_each(@types)) AND bank_id = @bank`,
     )
       .raw()
-      .all({ ids: JSON.stringify([...new Set(factIds)]), bank: bankId }) as Array<[string, string, LinkType, number]>;
+      .all({ ids: JSON.stringify(ids), types: JSON.stringify(types), bank: bankId }) as LinkRow[];
     return rows.map(([from, to, type, weight]) => ({ bankId, from, to, type, weight }));
+  }
+
+  /** Each fact's strongest links, both ways: the links into a fact from the strongest end of fact_links_into (one
+   * range per type), the links out of it (few: two semantic ones and its neighbours in time) sorted here. */
+  private strongestLinksOf(bankId: string, factIds: string[], types: readonly LinkType[], limit: number): FactLink[] {
+    if (!(limit >= 1)) return [];
+    const out = prepared(
+      this.db,
+      `SELECT from_id, to_id, type, weight FROM fact_links
+         WHERE from_id = ? AND bank_id = ? AND type IN (SELECT value FROM json_each(?)) ORDER BY weight DESC LIMIT ?`,
+    ).raw();
+    const into = prepared(
+      this.db,
+      'SELECT to_id, from_id, type, weight FROM fact_links WHERE to_id = ? AND type = ? AND bank_id = ? ORDER BY weight DESC LIMIT ?',
+    ).raw();
+    const typeList = JSON.stringify(types);
+    const links: FactLink[] = [];
+    for (const id of factIds) {
+      const rows = out.all(id, bankId, typeList, limit) as LinkRow[];
+      for (const type of types) rows.push(...(into.all(id, type, bankId, limit) as LinkRow[]));
+      rows.sort((a, b) => b[3] - a[3]);
+      for (const [from, to, type, weight] of rows.slice(0, limit)) links.push({ bankId, from, to, type, weight });
+    }
+    return links;
   }
 }

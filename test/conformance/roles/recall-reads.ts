@@ -1,10 +1,10 @@
 // Store conformance, RecallReads role: the indexes and the reads of facts, entities, sessions and time ranges.
 import assert from 'node:assert/strict';
 import { beforeEach, describe, test } from 'node:test';
-import type { Fact } from '../../../src/core/types.ts';
+import type { Fact, FactLink } from '../../../src/core/types.ts';
 import type { FactFilter, MemoryStore } from '../../../src/store/ports.ts';
 import { type ChunkFacts, type Conformance, idsOf, observationWrite, sorted } from '../context.ts';
-import { at, bank, chunk, doc, fact, itemWrite, observation, unit } from '../fixtures.ts';
+import { at, bank, chunk, DIM, doc, fact, itemWrite, observation, unit } from '../fixtures.ts';
 
 export function recallReadsConformance(ctx: Conformance): void {
   describe('RecallReads', () => {
@@ -151,6 +151,45 @@ export function recallReadsConformance(ctx: Conformance): void {
         [`${facts[1].id}>${facts[0].id}:temporal`, `${facts[1].id}>${facts[2].id}:causal`].sort(),
       );
       assert.equal(links.find((l) => l.type === 'causal')?.weight, 0.5);
+    });
+
+    test('graph: a limit per fact keeps each fact its strongest links, both ways', async () => {
+      const bankId = await newBank('hub');
+      const c = chunk(bankId, `${bankId}-d`, `${bankId}-c`, 0, 'Many near-copies of one sentence.');
+      const facts = Array.from({ length: 12 }, (_, i) => fact(bankId, `${bankId}-f${i}`, `copy ${i}`, { chunk: c, createdAt: at(3, i) }));
+      const [hub, other] = [facts[0].id, facts[11].id];
+      // Ten links into the hub (weights 0.50-0.95), one out of it (0.97), and one between two other facts.
+      const links: FactLink[] = facts
+        .slice(1, 11)
+        .map((f, i) => ({ bankId, from: f.id, to: hub, type: 'semantic', weight: 0.5 + i * 0.05 }));
+      links.push({ bankId, from: hub, to: other, type: 'semantic', weight: 0.97 });
+      links.push({ bankId, from: facts[1].id, to: facts[2].id, type: 'temporal', weight: 1 });
+      await store.writeItem(
+        itemWrite(
+          bankId,
+          doc(bankId, `${bankId}-d`),
+          [c],
+          facts.map((f, i) => ({ fact: f, vector: unit(i % DIM) })),
+          { links },
+        ),
+      );
+      const all = await store.graph.linksOf(bankId, [hub]);
+      assert.equal(all.length, 11, 'without a limit, every link of the hub');
+      const strongest = await store.graph.linksOf(bankId, [hub], { limitPerFact: 3 });
+      assert.deepEqual(
+        strongest.map((l) => `${l.from}>${l.to}:${l.weight.toFixed(2)}`).sort(),
+        [`${hub}>${other}:0.97`, `${hub}>${facts[10].id}:0.95`, `${hub}>${facts[9].id}:0.90`].sort(),
+        'seen from the hub, the three strongest of both directions',
+      );
+      const two = await store.graph.linksOf(bankId, [hub, facts[1].id], { limitPerFact: 1 });
+      assert.deepEqual(two.map((l) => `${l.from}>${l.to}`).sort(), [`${hub}>${other}`, `${facts[1].id}>${facts[2].id}`].sort());
+      const temporal = await store.graph.linksOf(bankId, [hub, facts[1].id, facts[2].id], { types: ['temporal'] });
+      assert.deepEqual(
+        temporal.map((l) => `${l.from}>${l.to}`).sort(),
+        [`${facts[1].id}>${facts[2].id}`, `${facts[2].id}>${facts[1].id}`].sort(),
+      );
+      assert.deepEqual(await store.graph.linksOf(bankId, [hub], { types: ['causal'], limitPerFact: 5 }), []);
+      assert.equal((await store.graph.linksOf(bankId, [hub], { types: ['semantic'], limitPerFact: 20 })).length, 11);
     });
 
     test('factsInTimeRange: overlapping facts, nearest the middle first', async () => {

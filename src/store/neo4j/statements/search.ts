@@ -3,7 +3,7 @@
 // query's content words, each quoted, so no Lucene syntax from input is ever interpreted), the entity graph (facts of entities, fact-fact links), and the check that vector hits from
 // Qdrant are visible facts matching the filter.
 import { contentWords } from '../../../text/index.ts';
-import type { FactFilter } from '../../ports.ts';
+import type { FactFilter, LinkQuery } from '../../ports.ts';
 import { factCondition, visible } from '../filter.ts';
 import { keywordNames } from '../keyword-names.ts';
 import { cypher, int, type Statement } from '../statement.ts';
@@ -53,14 +53,28 @@ export const factsOfEntities = (bankId: string, entityIds: string[], limitPerEnt
     { bankId, entityIds, limit: int(limitPerEntity) },
   );
 
-/** Links touching the facts, each seen from the fact it touches (`from` is always one of the given facts). */
-export const linksOf = (bankId: string, factIds: string[]): Statement =>
-  cypher(
-    `MATCH (a:Fact)-[r:LINK]-(b:Fact)
-     WHERE a.id IN $factIds AND a.bankId = $bankId AND a <> b AND ${visible('b')}
-     RETURN a.id AS source, b.id AS target, r.type AS type, r.weight AS weight`,
-    { bankId, factIds },
-  );
+/** Links touching the facts, each seen from the fact it touches (`from` is always one of the given facts), of the
+ * types asked for; with a limit, each fact's strongest that many. */
+export const linksOf = (bankId: string, factIds: string[], query: LinkQuery = {}): Statement => {
+  const params = { bankId, factIds, types: query.types ? [...query.types] : null };
+  const link = `MATCH (a)-[r:LINK]-(b:Fact) WHERE a <> b AND ($types IS NULL OR r.type IN $types) AND ${visible('b')}`;
+  return query.limitPerFact === undefined
+    ? cypher(
+        `MATCH (a:Fact) WHERE a.id IN $factIds AND a.bankId = $bankId
+         ${link}
+         RETURN a.id AS source, b.id AS target, r.type AS type, r.weight AS weight`,
+        params,
+      )
+    : cypher(
+        `MATCH (a:Fact) WHERE a.id IN $factIds AND a.bankId = $bankId
+         CALL (a) {
+           ${link}
+           RETURN b, r ORDER BY r.weight DESC LIMIT $limit
+         }
+         RETURN a.id AS source, b.id AS target, r.type AS type, r.weight AS weight`,
+        { ...params, limit: int(Math.max(0, Math.floor(query.limitPerFact))) },
+      );
+};
 
 /**
  * Which of the candidate ids are visible facts of the bank that pass the filter and still own their vector (an
