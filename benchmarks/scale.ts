@@ -2,7 +2,8 @@
 // per item, varied names, places and topics), in the default embedded store.
 //   1. retain time (worker off), disk size, resident memory;
 //   2. a cold start: the store opened afresh in this process (nothing cached in memory; the OS file cache is warm),
-//      the time of the first recall, then steady recall p50/p95 (200 queries, no reranker);
+//      the time of the first recall, recall while the vector graph is still being read (served by exact scans), then
+//      steady recall p50/p95 (200 queries, no reranker);
 //   3. consolidation at that size: the time of a batch (the default claim of 16 facts), and recall right after each
 //      batch against steady recall (the ratio of medians).
 // Prints a table and appends it, with the command and the load average, to benchmarks/RESULTS.md.
@@ -78,15 +79,29 @@ rows.push(`| disk (data directory) | ${mb(diskBytes(dataDir))} MB |`);
 // 2. Cold start.
 const rssBefore = rssMb();
 const tOpen = performance.now();
-const { engine, worker, shutdown } = await compose(config, { startWorker: false, announce: false });
+const { engine, worker, store, shutdown } = await compose(config, { startWorker: false, announce: false });
 const openMs = performance.now() - tOpen;
 const firstMs = await recallMs(engine, 0);
+// Until the bank's HNSW graph is read from its snapshot (in the background), vector searches scan every vector:
+// recall is served meanwhile, slower, and measured apart from steady state.
+const vectors = store.vectors as { warm?: (bank: string) => Promise<unknown> };
+let warm = false;
+const warming = Promise.resolve(vectors.warm?.(BANK)).then(() => {
+  warm = true;
+});
+const loading: number[] = [];
+for (let i = 1; !warm; i++) loading.push(await recallMs(engine, i));
+await warming;
+const warmSeconds = (performance.now() - tOpen) / 1000;
 const steady: number[] = [];
 for (let i = 1; i <= 200; i++) steady.push(await recallMs(engine, i));
 rows.push(
   `| open the store (compose) | ${openMs.toFixed(0)} ms |`,
   `| first recall after the open | **${firstMs.toFixed(0)} ms** |`,
-  `| steady recall, 200 queries, no reranker | p50 **${percentile(steady, 50).toFixed(1)} ms**, p95 **${percentile(steady, 95).toFixed(1)} ms** |`,
+  `| recall while the vector graph loads (${warmSeconds.toFixed(1)} s after the open) | ${loading.length} recalls${
+    loading.length ? `, p50 ${percentile(loading, 50).toFixed(1)} ms, p95 ${percentile(loading, 95).toFixed(1)} ms` : ''
+  } |`,
+  `| steady recall (graph loaded), 200 queries, no reranker | p50 **${percentile(steady, 50).toFixed(1)} ms**, p95 **${percentile(steady, 95).toFixed(1)} ms** |`,
   `| resident memory: before the open, after 200 recalls | ${rssBefore.toFixed(0)} MB, ${rssMb().toFixed(0)} MB |`,
 );
 
