@@ -5,8 +5,9 @@ import { bm25Top, type Bm25Search } from './bm25.ts';
 import { tuneForReads } from './database.ts';
 import { prepared } from './statements.ts';
 
-/** A query's rows, or a keyword table's best rows by BM25 (bm25.ts, with this thread's memory of row lengths). */
-export type ReadTask = { file: string } & ({ sql: string; params: unknown[] } | { bm25: Bm25Search });
+/** A query's rows, a keyword table's best rows by BM25 (bm25.ts, with this thread's memory of row lengths), or a
+ * checkpoint of the write-ahead log (its result row). */
+export type ReadTask = { file: string } & ({ sql: string; params: unknown[] } | { bm25: Bm25Search } | { checkpoint: true });
 
 const connections = new Map<string, Database.Database>();
 
@@ -24,5 +25,7 @@ function connection(file: string): Database.Database {
 
 export default function read(task: ReadTask): unknown[] {
   const db = connection(task.file);
+  // A passive checkpoint copies committed pages into the database file without waiting for (or blocking) anyone.
+  if ('checkpoint' in task) return db.pragma('wal_checkpoint(PASSIVE)') as unknown[];
   return 'bm25' in task ? bm25Top(db, task.bm25) : prepared(db, task.sql).all(...task.params);
 }

@@ -23,6 +23,11 @@ export class SqliteReaders {
     return this.run({ file: this.file, bm25: search }) as Promise<Bm25Hit[]>;
   }
 
+  /** Copies what the write-ahead log holds into the database file, on a reader thread. */
+  async checkpoint(): Promise<void> {
+    await this.run({ file: this.file, checkpoint: true });
+  }
+
   private run(task: ReadTask): Promise<unknown[]> {
     this.pool ??= new Piscina<ReadTask, unknown[]>({
       filename: sibling('reader-worker', import.meta.url).href,

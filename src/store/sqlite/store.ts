@@ -42,6 +42,7 @@ import { SqliteGraphIndex } from './graph.ts';
 import { SqliteKeywordIndex } from './keyword.ts';
 import { countKeywordTotals, ensureKeywordIndex, syncPendingKeywordChanges } from './keyword-tables.ts';
 import { SqliteReaders } from './readers.ts';
+import { BackgroundCheckpoints } from './checkpoints.ts';
 import * as leases from './leases.ts';
 import * as queue from './queue.ts';
 import { SqliteSessions } from './sessions.ts';
@@ -89,6 +90,7 @@ export class SqliteStore implements MemoryStore {
   readonly keywords: SqliteKeywordIndex;
   readonly graph: SqliteGraphIndex;
   private readonly readers: SqliteReaders | null;
+  private readonly checkpoints: BackgroundCheckpoints | null;
   private readonly sessionsOf: SqliteSessions;
   private rowsSinceOptimize = 0;
 
@@ -101,6 +103,8 @@ export class SqliteStore implements MemoryStore {
     syncPendingKeywordChanges(this.db);
     this.vectors = new SqliteVectorIndex(this.db, file === ':memory:' ? {} : { snapshotDir: join(file, '..', 'vector-snapshots') });
     this.readers = file === ':memory:' ? null : new SqliteReaders(file);
+    this.checkpoints = this.readers && new BackgroundCheckpoints(this.db, `${file}-wal`, this.readers);
+    this.checkpoints?.start();
     this.keywords = new SqliteKeywordIndex(
       this.db,
       this.readers && {
@@ -114,6 +118,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   async close(): Promise<void> {
+    await this.checkpoints?.stop();
     await this.readers?.close();
     await this.vectors.close();
     this.db.close();

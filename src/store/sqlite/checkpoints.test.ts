@@ -1,0 +1,82 @@
+// Background checkpoints: a store taking real write volume stops checkpointing in its commits, and a reader thread
+// copies the log into the database file instead; a small one is left to SQLite.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { BackgroundCheckpoints } from './checkpoints.ts';
+import { openDatabase, type Db } from './database.ts';
+import { SqliteReaders } from './readers.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'cairn-checkpoints-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function database(name: string): { db: Db; file: string } {
+  const file = join(dir, `${name}.db`);
+  const db = openDatabase(file);
+  db.exec('CREATE TABLE filler (text TEXT)');
+  return { db, file };
+}
+
+/** Rows of 4 KB in their own commits: about `kb` kilobytes of log. */
+function write(db: Db, kb: number): void {
+  const insert = db.prepare('INSERT INTO filler (text) VALUES (?)');
+  for (let i = 0; i < kb / 4; i++) insert.run('x'.repeat(4000));
+}
+
+const autocheckpoint = (db: Db): number => db.pragma('wal_autocheckpoint', { simple: true }) as number;
+
+test('past the threshold, the main connection stops checkpointing and a reader thread copies the log', async () => {
+  const { db, file } = database('offload');
+  const readers = new SqliteReaders(file, 1);
+  // The threshold lies above what creating the schema logged.
+  const offloadBytes = statSync(`${file}-wal`).size + (256 << 10);
+  const checkpoints = new BackgroundCheckpoints(db, `${file}-wal`, readers, { everyMs: 60_000, offloadBytes });
+  try {
+    write(db, 64);
+    assert.equal(await checkpoints.tick(), null, 'a small log is left to SQLite');
+    assert.equal(checkpoints.offloading, false);
+    assert.equal(autocheckpoint(db), 1000);
+
+    write(db, 512);
+    const before = statSync(file).size;
+    await checkpoints.tick();
+    assert.equal(checkpoints.offloading, true);
+    assert.equal(autocheckpoint(db), 0, 'commits no longer checkpoint');
+    assert.ok(statSync(file).size > before + (256 << 10), 'the reader thread copied the pages into the database file');
+
+    const held = statSync(file).size;
+    write(db, 5 << 10); // past SQLite's own threshold (1000 pages): its commits would have copied them
+    assert.equal(statSync(file).size, held, 'no commit checkpointed');
+    await checkpoints.tick();
+    assert.ok(statSync(file).size > held + (4 << 20), 'the next tick copied the new pages');
+    assert.equal(await checkpoints.tick(), null, 'nothing written since: no checkpoint');
+
+    await checkpoints.stop();
+    assert.equal(autocheckpoint(db), 1000, 'SQLite checkpoints again once stopped');
+    assert.equal(db.prepare('SELECT count(*) FROM filler').pluck().get(), 16 + 128 + 1280, 'every row kept');
+  } finally {
+    await readers.close();
+    db.close();
+  }
+});
+
+test('without a reader thread the main connection checkpoints itself', async () => {
+  const { db, file } = database('fallback');
+  const checkpoints = new BackgroundCheckpoints(
+    db,
+    `${file}-wal`,
+    { checkpoint: () => Promise.reject(new Error('no threads here')) },
+    { everyMs: 60_000, offloadBytes: statSync(`${file}-wal`).size + (128 << 10) },
+  );
+  try {
+    write(db, 512);
+    const before = statSync(file).size;
+    await checkpoints.tick();
+    assert.ok(statSync(file).size > before + (256 << 10));
+    await checkpoints.stop();
+  } finally {
+    db.close();
+  }
+});

@@ -1,0 +1,81 @@
+// Checkpoints of the embedded store's write-ahead log off the main thread. SQLite's own (every 1000 pages) run inside
+// the commit that crosses the threshold: copying the pages and syncing the file then stalls that write and every
+// request behind it on the event loop. Once the log has grown past `offloadBytes` (a store taking real write volume;
+// small ones never start a thread for this), the main connection stops checkpointing and a reader thread copies
+// what was committed every `everyMs` while writes go on.
+import { statSync } from 'node:fs';
+import type { Db } from './database.ts';
+import type { SqliteReaders } from './readers.ts';
+
+export interface CheckpointOptions {
+  everyMs?: number;
+  offloadBytes?: number;
+}
+
+export class BackgroundCheckpoints {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private changes = -1;
+  private offloaded = false;
+  private readonly everyMs: number;
+  private readonly offloadBytes: number;
+
+  constructor(
+    private readonly db: Db,
+    private readonly walFile: string,
+    private readonly readers: Pick<SqliteReaders, 'checkpoint'>,
+    options: CheckpointOptions = {},
+  ) {
+    this.everyMs = options.everyMs ?? 500;
+    this.offloadBytes = options.offloadBytes ?? 3 << 20;
+  }
+
+  get offloading(): boolean {
+    return this.offloaded;
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => this.tick(), this.everyMs);
+    this.timer.unref();
+  }
+
+  /** Takes checkpoints over once the log is large, then runs one when this connection wrote since the last. */
+  tick(): Promise<void> | null {
+    if (this.running || !this.db.open) return this.running;
+    if (!this.offloaded) {
+      if (walBytes(this.walFile) < this.offloadBytes) return null;
+      this.db.pragma('wal_autocheckpoint = 0');
+      this.offloaded = true;
+    }
+    const changes = this.db.prepare('SELECT total_changes()').pluck().get() as number;
+    if (changes === this.changes) return null;
+    this.changes = changes;
+    this.running = this.readers
+      .checkpoint()
+      .catch(() => {
+        if (this.db.open) this.db.pragma('wal_checkpoint(PASSIVE)'); // no reader thread: here, then
+      })
+      .finally(() => {
+        this.running = null;
+      });
+    return this.running;
+  }
+
+  /** Stops the timer, waits for a running checkpoint, and gives checkpoints back to SQLite. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+    if (this.offloaded && this.db.open) this.db.pragma('wal_autocheckpoint = 1000');
+    this.offloaded = false;
+  }
+}
+
+function walBytes(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0; // no log yet
+  }
+}
