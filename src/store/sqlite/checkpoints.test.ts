@@ -80,3 +80,28 @@ test('without a reader thread the main connection checkpoints itself', async () 
     db.close();
   }
 });
+
+test('the log starts over once the thread reports it long: it stays bounded under constant writes', async () => {
+  const { db, file } = database('bounded');
+  const readers = new SqliteReaders(file, 1);
+  const offloadBytes = statSync(`${file}-wal`).size + (64 << 10);
+  const checkpoints = new BackgroundCheckpoints(db, `${file}-wal`, readers, { everyMs: 60_000, offloadBytes, restartFrames: 200 });
+  try {
+    write(db, 400);
+    for (let round = 0; round < 12; round++) {
+      // The thread checkpoints while this thread writes on (about 100 frames a round: 4.8 MB in all).
+      const ticked = checkpoints.tick();
+      write(db, 400);
+      await ticked;
+    }
+    assert.equal(checkpoints.offloading, true);
+    const wal = statSync(`${file}-wal`).size;
+    // Holding every write it grows by more than 10 MB (frame headers, rows' overflow pages); starting over, it
+    // reuses its start.
+    assert.ok(wal < offloadBytes + (4 << 20), `the log file grew by ${wal - offloadBytes} bytes`);
+    await checkpoints.stop();
+  } finally {
+    await readers.close();
+    db.close();
+  }
+});

@@ -23,9 +23,10 @@ export class SqliteReaders {
     return this.run({ file: this.file, bm25: search }) as Promise<Bm25Hit[]>;
   }
 
-  /** Copies what the write-ahead log holds into the database file, on a reader thread. */
-  async checkpoint(): Promise<void> {
-    await this.run({ file: this.file, checkpoint: true });
+  /** Copies what the write-ahead log holds into the database file, on a reader thread; the frames in the log. */
+  async checkpoint(): Promise<number> {
+    const [row] = (await this.run({ file: this.file, checkpoint: true })) as Array<{ log: number }>;
+    return row?.log ?? 0;
   }
 
   private run(task: ReadTask): Promise<unknown[]> {
