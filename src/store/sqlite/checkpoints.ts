@@ -10,6 +10,7 @@
 import { statSync } from 'node:fs';
 import type { Db } from './database.ts';
 import type { SqliteReaders } from './readers.ts';
+import { prepared } from './statements.ts';
 
 export interface CheckpointOptions {
   everyMs?: number;
@@ -55,9 +56,9 @@ export class BackgroundCheckpoints {
       this.db.pragma('wal_autocheckpoint = 0');
       this.offloaded = true;
     }
-    const changes = this.db.prepare('SELECT total_changes()').pluck().get() as number;
-    if (changes === this.changes) return null;
-    this.changes = changes;
+    const changes = prepared(this.db, 'SELECT total_changes() AS n').get() as { n: number };
+    if (changes.n === this.changes) return null;
+    this.changes = changes.n;
     this.running = this.readers
       .checkpoint()
       .then(

@@ -771,13 +771,11 @@ export class SqliteVectorIndex implements VectorIndex {
       return { query, ranker, first: ranker(firstFetch) };
     });
     check(searches.flatMap((s) => s.first.rids));
-    const results: Scored[][] = [];
-    for (const { query, ranker, first } of searches) {
+    // One query's answer: from its first ranking, fetching more while too few of the candidates pass the filter.
+    const answer = async ({ query, ranker, first }: (typeof searches)[number]): Promise<Scored[]> => {
       let fetch = firstFetch;
-      let ranked: { rids: number[]; scores: number[] } | null = first;
-      for (;;) {
-        const { rids, scores } = ranked ?? ranker(fetch);
-        ranked = null;
+      for (let ranked = first; ; ranked = ranker(fetch)) {
+        const { rids, scores } = ranked;
         check(rids);
         const out: Scored[] = [];
         for (let i = 0; i < rids.length && out.length < k; i++) {
@@ -785,20 +783,18 @@ export class SqliteVectorIndex implements VectorIndex {
           if (id) out.push({ id, score: scores[i] });
         }
         // An exact ranking shorter than asked for holds every candidate (the rest were skipped by kind or record time).
-        if (out.length >= k || fetch >= n || (!useGraph && rids.length < fetch)) {
-          results.push(out);
-          break;
-        }
+        if (out.length >= k || fetch >= n || (!useGraph && rids.length < fetch)) return out;
         const passing = rids.length - rids.filter((rid) => verdict.get(rid) === null).length;
         const needed = passing > 0 ? Math.ceil((k * rids.length * 1.5) / passing) : fetch * 8;
         if (needed > this.maxOverfetch) {
           const whole = isCold(bank) ? await this.current(bank.id) : bank; // it scores the facts passing the filter from memory
-          results.push(whole ? this.prefiltered(whole, query, k, statements.all, where.params) : []);
-          break;
+          return whole ? this.prefiltered(whole, query, k, statements.all, where.params) : [];
         }
         fetch = Math.min(n, Math.max(fetch * 4, needed));
       }
-    }
+    };
+    const results: Scored[][] = [];
+    for (const search of searches) results.push(await answer(search));
     return results;
   }
 
