@@ -1,5 +1,6 @@
 // The composition root: picks adapters from configuration and builds the engine, the consolidation worker
 // and the HTTP routes of every module. The only module that knows concrete adapters.
+import { mcpRoutes } from './mcp/index.ts';
 import { auditRoutes, consolidationRoutes, coreRoutes, reflectRoutes, type Routes, threadRoutes, usageRoutes } from './api/routes/index.ts';
 import type { Config } from './config/index.ts';
 import { attachConsolidation } from './consolidate/attach.ts';
@@ -149,6 +150,7 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     usageRoutes(new Usage(ledger, (bankId) => engine.requireBank(bankId))),
     consolidationRoutes(engine, consolidation),
     auditRoutes(engine),
+    mcpRoutes(),
   ];
   const portability = new Portability({ store, embedder: embedder.embedder, threads: threadStore });
   const reconcile = async (o: Omit<ReconcileOptions, 'embedder'>): Promise<ReconcileReport | null> =>

@@ -181,35 +181,36 @@ export const RetainResponseSchema = z
 
 export const FactKindSchema = z.enum(['world', 'experience', 'observation']);
 
-export const RecallRequestSchema = forwardOccurredRange(
-  z
-    .object({
-      query: nonBlank('query', 4000, 'query must be at most 4000 characters'),
-      types: z.array(FactKindSchema).min(1).max(FactKindSchema.options.length).optional(),
-      budget: z.enum(['low', 'mid', 'high']).optional(),
-      maxTokens: z.number().int().min(1).max(200_000).optional(),
-      limit: z.number().int().min(1).max(500).optional(),
-      queryTime: isoTimestamp('queryTime').optional(),
-      asOf: isoTimestamp('asOf').optional(),
-      ...TimeFilterFields,
-      tags: z.array(z.string().max(100)).max(MAX_TAGS, `tags may hold at most ${MAX_TAGS} tags`).optional(),
-      trace: z.boolean().optional(),
-      mmr: z.number().min(0).max(1).optional().openapi({ description: 'MMR diversity lambda (0 = off)' }),
-      include: z.object({ sourceFacts: z.boolean().optional() }).strict().optional(),
-      perSource: z.number().int().min(0).max(500).optional().openapi({
-        description: 'Most results read from one source passage (an item, or a section of a long one); default 2, 0 lifts the cap',
+/** Recall's fields, before the check that the occurred range runs forwards (the MCP tools pick from them). */
+export const RecallFields = z
+  .object({
+    query: nonBlank('query', 4000, 'query must be at most 4000 characters'),
+    types: z.array(FactKindSchema).min(1).max(FactKindSchema.options.length).optional(),
+    budget: z.enum(['low', 'mid', 'high']).optional(),
+    maxTokens: z.number().int().min(1).max(200_000).optional(),
+    limit: z.number().int().min(1).max(500).optional(),
+    queryTime: isoTimestamp('queryTime').optional(),
+    asOf: isoTimestamp('asOf').optional(),
+    ...TimeFilterFields,
+    tags: z.array(z.string().max(100)).max(MAX_TAGS, `tags may hold at most ${MAX_TAGS} tags`).optional(),
+    trace: z.boolean().optional(),
+    mmr: z.number().min(0).max(1).optional().openapi({ description: 'MMR diversity lambda (0 = off)' }),
+    include: z.object({ sourceFacts: z.boolean().optional() }).strict().optional(),
+    perSource: z.number().int().min(0).max(500).optional().openapi({
+      description: 'Most results read from one source passage (an item, or a section of a long one); default 2, 0 lifts the cap',
+    }),
+    group: z
+      .enum(['source'])
+      .optional()
+      .openapi({
+        description:
+          "'source': also return the passages (whole messages, or sections of long ones) the results came from, each once with its " +
+          "results' spans; maxTokens then counts the passages' texts",
       }),
-      group: z
-        .enum(['source'])
-        .optional()
-        .openapi({
-          description:
-            "'source': also return the passages (whole messages, or sections of long ones) the results came from, each once with its " +
-            "results' spans; maxTokens then counts the passages' texts",
-        }),
-    })
-    .strict(),
-).openapi('RecallRequest');
+  })
+  .strict();
+
+export const RecallRequestSchema = forwardOccurredRange(RecallFields).openapi('RecallRequest');
 
 /** Where a fact was read: its document, chunk and item, and the character span in the chunk. */
 export const SourceLocationSchema = z

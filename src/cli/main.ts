@@ -42,6 +42,16 @@ function program(): Command {
       await serveCommand(opts.port === undefined ? config : { ...config, http: { ...config.http, port: opts.port } });
     });
   cli
+    .command('mcp')
+    .description('serve MCP over stdio (for desktop agents): the store of this machine, or a running Cairn with --url')
+    .option('-b, --bank <bank>', 'bind the connection to one bank (its tools then need no bank argument)')
+    .option('--url <url>', 'a running Cairn to talk to (its key: CAIRN_API_KEY) instead of opening the store here')
+    .action(async (opts: { bank?: string; url?: string }) => {
+      const config = configuration();
+      const { mcpCommand } = await import('./commands/mcp.ts');
+      await mcpCommand(config, opts);
+    });
+  cli
     .command('retain <file>')
     .description('retain a file into a bank: JSON (array of items or {items}), JSONL (one item per line) or plain text')
     .requiredOption('-b, --bank <bank>', 'bank id (created if missing)')

@@ -1,0 +1,56 @@
+// `cairn mcp`: Cairn as an MCP server over stdio, for desktop agents that start their tools as processes. It opens
+// the store itself (the embedded default, or the servers in server mode), or with --url talks to a running Cairn.
+// stdout carries the protocol only: the log goes to stderr.
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createApp } from '../../api/index.ts';
+import { compose } from '../../compose.ts';
+import type { Config } from '../../config/index.ts';
+import { checkBankId } from '../../core/index.ts';
+import { log } from '../../log.ts';
+import { createMcpServer, type RestFetch } from '../../mcp/index.ts';
+
+export interface McpCommandOptions {
+  bank?: string;
+  url?: string;
+}
+
+export async function mcpCommand(config: Config, opts: McpCommandOptions): Promise<void> {
+  const bank = opts.bank === undefined ? undefined : checkBankId(opts.bank);
+  const { apiKey } = config.http;
+  const authorization = apiKey ? `Bearer ${apiKey}` : undefined;
+  let fetch: RestFetch;
+  let shutdown = async (): Promise<void> => {};
+  if (opts.url) {
+    const base = new URL(opts.url);
+    fetch = async (request) => {
+      const url = new URL(request.url);
+      const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.text();
+      return globalThis.fetch(new URL(url.pathname + url.search, base), { method: request.method, headers: request.headers, body });
+    };
+  } else {
+    const composed = await compose(config);
+    const app = createApp(composed.engine, { apiKey, routes: composed.routes });
+    const resumed = await composed.engine.operations.resume();
+    if (resumed) log.info(`resumed ${resumed} unfinished operation(s)`);
+    fetch = (request) => app.request(request);
+    shutdown = composed.shutdown;
+  }
+  const server = createMcpServer({ fetch, authorization, bank });
+  const transport = new StdioServerTransport();
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    void server
+      .close()
+      .catch(() => undefined)
+      .then(shutdown)
+      .finally(() => process.exit(0));
+  };
+  transport.onclose = stop;
+  process.stdin.once('end', stop);
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  await server.connect(transport);
+  log.info(`cairn mcp on stdio${bank ? ` (bank ${bank})` : ''}${opts.url ? ` against ${opts.url}` : ''}`);
+}

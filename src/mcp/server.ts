@@ -1,0 +1,120 @@
+// Cairn as an MCP server: the tools of tools.ts and two resources (a bank's mission, a thread's context), each
+// answered by one request to the REST API through `fetch` (the app in process, or a Cairn elsewhere). A connection
+// may be bound to a bank: its tools then act on that bank and refuse another.
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from '@hono/zod-openapi';
+import { BankIdSchema } from '../api/index.ts';
+import { type RestRequest, TOOLS, type ToolRecipe } from './tools.ts';
+
+/** Answers a REST request: the Hono app's `request` in process, or fetch against a running Cairn. */
+export type RestFetch = (request: Request) => Response | Promise<Response>;
+
+export interface McpServerOptions {
+  fetch: RestFetch;
+  /** Sent as the Authorization header of every REST request (the connection's own, or the configured key). */
+  authorization?: string;
+  /** The bank this connection is bound to. */
+  bank?: string;
+  version?: string;
+}
+
+const INSTRUCTIONS =
+  'Cairn is long-term memory. Before answering something that may depend on earlier conversations or documents, call recall ' +
+  '(or reflect for a cited answer). Store what is worth remembering with retain, with a timestamp when known. For a long ' +
+  'conversation, send its turns to thread_append and put thread_context at the start of the prompt. Use why to check the ' +
+  'evidence behind a memory, and forget_fact or forget_document only when asked to forget.';
+
+/** A REST answer as a tool result: the JSON body as text, or an error naming what to fix. */
+async function toolResult(response: Response): Promise<CallToolResult> {
+  const text = await response.text();
+  if (response.ok) return { content: [{ type: 'text', text: text || '{}' }] };
+  let message = text;
+  try {
+    const { error } = JSON.parse(text) as { error?: { code?: string; message?: string } };
+    if (error?.message) message = `${error.code ?? response.status}: ${error.message}`;
+  } catch {
+    // not JSON: the text as it came
+  }
+  return { isError: true, content: [{ type: 'text', text: `${response.status} ${message}`.trim() }] };
+}
+
+export function createMcpServer(options: McpServerOptions): McpServer {
+  const server = new McpServer(
+    { name: 'cairn', title: 'Cairn memory', version: options.version ?? '0.1.0' },
+    { instructions: INSTRUCTIONS },
+  );
+  const send = (r: RestRequest): Promise<Response> => {
+    const url = new URL(`http://cairn${r.path}`);
+    for (const [k, v] of Object.entries(r.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
+    const headers = new Headers({ accept: 'application/json' });
+    if (r.body !== undefined) headers.set('content-type', 'application/json');
+    if (options.authorization) headers.set('authorization', options.authorization);
+    return Promise.resolve(
+      options.fetch(new Request(url, { method: r.method, headers, body: r.body === undefined ? undefined : JSON.stringify(r.body) })),
+    );
+  };
+  const bound = options.bank;
+  const bankField = bound
+    ? BankIdSchema.optional().describe(
+        `The bank to use; this connection is bound to "${bound}", which is the default and the only one allowed`,
+      )
+    : BankIdSchema.describe('The memory bank to use (list_banks shows them)');
+
+  const register = (tool: ToolRecipe): void => {
+    const inputSchema = z.object(tool.onBank ? { bank: bankField, ...tool.fields } : tool.fields);
+    server.registerTool(
+      tool.name,
+      { title: tool.title, description: tool.description, inputSchema, annotations: tool.annotations },
+      async (args: Record<string, unknown>): Promise<CallToolResult> => {
+        const asked = args.bank as string | undefined;
+        if (tool.onBank && bound && asked !== undefined && asked !== bound)
+          return {
+            isError: true,
+            content: [{ type: 'text', text: `this connection is bound to bank "${bound}"; it cannot use "${asked}"` }],
+          };
+        const bank = tool.onBank ? (asked ?? bound ?? '') : '';
+        return toolResult(await send(tool.request(args, bank)));
+      },
+    );
+  };
+  for (const tool of TOOLS) register(tool);
+
+  /** A resource's REST read, or an MCP error carrying the REST one. */
+  const read = async (r: RestRequest): Promise<unknown> => {
+    const response = await send(r);
+    const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
+    if (!response.ok) throw new Error(body?.error?.message ?? `${r.path} answered ${response.status}`);
+    return body;
+  };
+  const allowed = (bank: string): string => {
+    if (bound && bank !== bound) throw new Error(`this connection is bound to bank "${bound}"`);
+    return bank;
+  };
+  server.registerResource(
+    'bank-mission',
+    new ResourceTemplate('cairn://banks/{bank}/mission', { list: undefined }),
+    { title: "A bank's mission", description: 'What the bank remembers for (it steers consolidation)', mimeType: 'text/plain' },
+    async (uri, { bank }) => {
+      const found = (await read({ method: 'GET', path: `/v1/banks/${encodeURIComponent(allowed(String(bank)))}` })) as { mission: string };
+      return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: found.mission }] };
+    },
+  );
+  server.registerResource(
+    'thread-context',
+    new ResourceTemplate('cairn://banks/{bank}/threads/{thread}/context', { list: undefined }),
+    {
+      title: "A thread's context",
+      description: 'Compressed memory of a conversation thread plus its recent messages',
+      mimeType: 'application/json',
+    },
+    async (uri, { bank, thread }) => {
+      const context = await read({
+        method: 'GET',
+        path: `/v1/banks/${encodeURIComponent(allowed(String(bank)))}/threads/${encodeURIComponent(String(thread))}/context`,
+      });
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(context) }] };
+    },
+  );
+  return server;
+}
