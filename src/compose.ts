@@ -1,6 +1,8 @@
 // The composition root: picks adapters from configuration and builds the engine, the consolidation worker
 // and the HTTP routes of every module. The only module that knows concrete adapters.
+import type { MiddlewareHandler } from 'hono';
 import { mcpRoutes } from './mcp/index.ts';
+import { Metrics, metricsRoutes, requestMetrics } from './metrics/index.ts';
 import { auditRoutes, consolidationRoutes, coreRoutes, reflectRoutes, type Routes, threadRoutes, usageRoutes } from './api/routes/index.ts';
 import type { Config } from './config/index.ts';
 import { attachConsolidation } from './consolidate/attach.ts';
@@ -52,6 +54,10 @@ export interface Composed {
   describe: string;
   /** Every route this process serves, core first (the one list createApp mounts). */
   routes: Routes[];
+  /** Middleware every request passes first (createApp installs it before auth): request metrics. */
+  middleware: MiddlewareHandler[];
+  /** The Prometheus series this process exposes at /metrics. */
+  metrics: Metrics;
   /** Stops the worker after its batch, lets thread memory finish, then closes the store. */
   shutdown(): Promise<void>;
 }
@@ -98,7 +104,17 @@ async function openStores(config: Config): Promise<Stores> {
 
 export async function compose(config: Config, options: ComposeOptions = {}): Promise<Composed> {
   configureLog(config.log);
-  const { store, local, server, threads: threadStore, ledger } = await openStores(config);
+  const stores = await openStores(config);
+  const { store, local, server, threads: threadStore } = stores;
+  const metrics = new Metrics();
+  // Every LLM call is recorded in the ledger: counting there gives the metrics each call, failed ones included.
+  const ledger: UsageLedger = {
+    record: async (entry) => {
+      metrics.observeLlm(entry);
+      await stores.ledger.record(entry);
+    },
+    query: (query) => stores.ledger.query(query),
+  };
   const embedder = await createEmbedder(config.embed);
   const reranker = await createReranker(config.embed);
   const retainLlm = resolveLlm('retain', undefined, { llm: config.llm, ledger });
@@ -143,6 +159,15 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
       await engine.retain(bankId, { items, documentMode: 'append' });
     },
   });
+  engine.events.on('retained', (bankId, result, input) => metrics.observeRetain(bankId, result, input));
+  engine.events.on('recalled', (_bankId, timings) => metrics.observeRecall(timings));
+  threads.events.tap((event) => metrics.observeThreadEvent(event));
+  metrics.readConsolidation(async (maxBanks) => {
+    const banks = (await engine.listBanks()).slice(0, maxBanks);
+    // A bank deleted since the list is left out.
+    const statuses = await Promise.all(banks.map((b) => consolidation.status(b.id).catch(() => null)));
+    return statuses.filter((s) => s !== null);
+  });
   const routes: Composed['routes'] = [
     ...coreRoutes(engine),
     threadRoutes({ memory: threads }),
@@ -151,6 +176,7 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     consolidationRoutes(engine, consolidation),
     auditRoutes(engine),
     mcpRoutes(),
+    metricsRoutes(metrics),
   ];
   const portability = new Portability({ store, embedder: embedder.embedder, threads: threadStore });
   const reconcile = async (o: Omit<ReconcileOptions, 'embedder'>): Promise<ReconcileReport | null> =>
@@ -169,5 +195,20 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     await threads.idle();
     await engine.close();
   };
-  return { engine, consolidation, worker, threads, portability, reconcile, store, threadStore, describe, routes, shutdown };
+  const middleware = [requestMetrics(metrics)];
+  return {
+    engine,
+    consolidation,
+    worker,
+    threads,
+    portability,
+    reconcile,
+    store,
+    threadStore,
+    describe,
+    routes,
+    middleware,
+    metrics,
+    shutdown,
+  };
 }

@@ -20,7 +20,7 @@ import type { Embedder, Reranker } from './embed/index.ts';
 import { log } from './log.ts';
 import { Memories } from './memories.ts';
 import { Operations } from './operations.ts';
-import { recall, type RecallRequest, type RecallResponse, type RecallSettings } from './recall/index.ts';
+import { recall, type RecallRequest, type RecallResponse, type RecallSettings, type RecallTimings } from './recall/index.ts';
 import { type Extractor, BankWriteLeases, retain, type Progress, type RetainRequest, type RetainResult } from './retain/index.ts';
 import { Reflection } from './reflect/index.ts';
 import type { DeleteResult, KeyedOperation, MemoryStore } from './store/index.ts';
@@ -56,7 +56,9 @@ export type RetainOutcome = { operation: Operation; result: RetainResult | null 
 /** What the engine announces to other modules (consolidation listens), without importing them. */
 export interface EngineEvents {
   /** A retain finished (its facts are stored). */
-  retained: [bankId: string, result: RetainResult];
+  retained: [bankId: string, result: RetainResult, input: RetainRequest];
+  /** A recall answered (metrics listen). */
+  recalled: [bankId: string, timings: RecallTimings];
   /** A deletion removed facts; the deletion waits for the listeners before it answers. */
   deleted: [bankId: string, deleted: DeleteResult];
 }
@@ -212,7 +214,7 @@ export class Engine {
       const result = await this.activity.during(() =>
         retain({ ...this.deps, leases: this.leases }, bank, input, { operation: op, progress }),
       );
-      await this.events.emit('retained', bank.id, result);
+      await this.events.emit('retained', bank.id, result, input);
       return result;
     } catch (e) {
       if (!(await this.deps.store.getBank(op.bankId))) throw new CairnError('not_found', bankDeletedError(op.bankId));
@@ -235,7 +237,16 @@ export class Engine {
     const { store, embedder, reranker, recallSettings } = this.deps;
     return this.activity.during(() =>
       recall(
-        { store, embedder, reranker: reranker ?? undefined, ...(recallSettings ? { settings: recallSettings } : {}) },
+        {
+          store,
+          embedder,
+          reranker: reranker ?? undefined,
+          ...(recallSettings ? { settings: recallSettings } : {}),
+          // Listeners only count: one failing must not fail the recall.
+          onTimings: (timings) => {
+            this.events.emit('recalled', bankId, timings).catch((e: Error) => log.warn(`a recall listener failed: ${e.message}`));
+          },
+        },
         bankId,
         request,
       ),

@@ -1,6 +1,7 @@
 // The HTTP API: a Hono app with validation at the edge, `{error}` bodies, optional bearer auth, /health
 // and an OpenAPI document generated from the same schemas that validate requests.
 import { OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Engine } from '../engine.ts';
 import { notFoundOrNotAllowed } from './allow.ts';
@@ -15,6 +16,8 @@ export interface AppOptions {
   maxBodyBytes?: number;
   /** The routes to serve (routes/index.ts; the composition root lists every module's). */
   routes: Routes[];
+  /** Middleware every request passes before auth (the composition root's request metrics). */
+  middleware?: MiddlewareHandler[];
 }
 
 export function createApp(engine: Engine, options: AppOptions): OpenAPIHono {
@@ -25,6 +28,7 @@ export function createApp(engine: Engine, options: AppOptions): OpenAPIHono {
   });
   app.onError(onError);
   app.notFound(notFoundOrNotAllowed(app));
+  for (const m of options.middleware ?? []) app.use('*', m);
   app.use('*', apiKeyAuth(options.apiKey));
   const maxSize = options.maxBodyBytes ?? 16 * 1024 * 1024;
   app.use(

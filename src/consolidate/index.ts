@@ -2,6 +2,7 @@
 // recall, reflect and audit share. Other folders import consolidate through this file only (src/layout.test.ts
 // checks it).
 export type { Consolidation } from './consolidation.ts';
+export type { ConsolidationStatus } from './status.ts';
 export type { Consolidator } from './consolidator.ts';
 export { staleObservations } from './staleness.ts';
 export { parseStatement, subjectKey } from './statement.ts';

@@ -2,4 +2,4 @@
 // folders import recall through this file only (src/layout.test.ts checks it).
 export { askedAttribute, statesAttribute } from './attribute.ts';
 export { recall } from './recall.ts';
-export type { Budget, RecallRequest, RecallResponse, RecallSettings } from './types.ts';
+export type { ArmName, Budget, RecallRequest, RecallResponse, RecallSettings, RecallTimings } from './types.ts';

@@ -41,6 +41,7 @@ import {
   type RecallResult,
   type RecallSettings,
   type RecallStore,
+  type RecallTimings,
   type RecallTrace,
   resolveRequest,
 } from './types.ts';
@@ -52,6 +53,8 @@ export interface RecallDeps {
   reranker?: Reranker | null;
   /** Overrides of DEFAULT_SETTINGS (RRF k, arm weights, rerank weight, MMR). */
   settings?: Partial<RecallSettings>;
+  /** Hears every recall's timings (metrics), trace or not. */
+  onTimings?: (timings: RecallTimings) => void;
 }
 
 /** How many fused candidates are read per result wanted (room for the filter re-check, the cap per source and
@@ -232,6 +235,8 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
     response = { results: kept, tokens };
   }
   const budgetMs = since(mark);
+  const timings = { arms: armsMs, fusion: fusionMs, load: loadMs, rerank: rerankMs, mmr: mmrMs, budget: budgetMs, total: since(started) };
+  deps.onTimings?.({ ...timings, perArm: Object.fromEntries(ARM_NAMES.map((name) => [name, arms[name].ms])) as Record<ArmName, number> });
 
   if (req.trace) {
     response.trace = {
@@ -242,7 +247,7 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
       queryTime: req.queryTime.toISOString(),
       filter: req.filter,
       arms: Object.fromEntries(ARM_NAMES.map((name) => [name, armTrace(arms[name])])) as Record<ArmName, ArmTrace>,
-      timings: { arms: armsMs, fusion: fusionMs, load: loadMs, rerank: rerankMs, mmr: mmrMs, budget: budgetMs, total: since(started) },
+      timings,
       fused: fused.length,
       reranked,
       reranker: reranker?.id ?? null,

@@ -264,7 +264,7 @@ export interface RecallTrace {
   filter: FactFilter;
   arms: Record<ArmName, ArmTrace>;
   /** Milliseconds of each stage after the arms, and in total. */
-  timings: { arms: number; fusion: number; load: number; rerank: number; mmr: number; budget: number; total: number };
+  timings: RecallStageTimings;
   /** Candidates after fusion; how many the cross-encoder rescored (0 when none is loaded). */
   fused: number;
   reranked: number;
@@ -303,3 +303,19 @@ export interface RecallResponse {
  * the fact count for hubs) and whether facts wait for consolidation (stale observations).
  */
 export type RecallStore = BankStore & RecallReads & AuditReads & ConsolidationQueue;
+
+/** Milliseconds of a recall's stages: the arms together (they run at once), then each step after them. */
+export interface RecallStageTimings {
+  arms: number;
+  fusion: number;
+  load: number;
+  rerank: number;
+  mmr: number;
+  budget: number;
+  total: number;
+}
+
+/** A recall's timings as a metrics listener hears them: its stages, and each arm's time from the start. */
+export interface RecallTimings extends RecallStageTimings {
+  perArm: Record<ArmName, number>;
+}

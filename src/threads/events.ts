@@ -11,6 +11,8 @@ export class MemoryEvents {
   private nextId = 1;
   private readonly histories = new Map<string, MemoryEvent[]>();
   private readonly listeners = new Map<string, Set<EventListener>>();
+  /** Listeners to every record's events (metrics). */
+  private readonly taps = new Set<EventListener>();
 
   /** Keeps the last `historySize` events of each of the `maxRecords` most recently active records. */
   constructor(
@@ -28,7 +30,14 @@ export class MemoryEvents {
     history.push(full);
     if (history.length > this.historySize) history.splice(0, history.length - this.historySize);
     for (const listener of this.listeners.get(k) ?? []) listener(full);
+    for (const tap of this.taps) tap(full);
     return full;
+  }
+
+  /** Hears every event of every record; returns the function that stops it. */
+  tap(listener: EventListener): () => void {
+    this.taps.add(listener);
+    return () => this.taps.delete(listener);
   }
 
   /** Events of a record with an id above `afterId`, oldest first. */

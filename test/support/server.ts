@@ -41,8 +41,8 @@ export async function startServer(options: { dataDir?: string; env?: Record<stri
     CAIRN_DATA_DIR: dataDir,
     CAIRN_LOG_LEVEL: 'warn',
   });
-  const { engine, store, worker, routes, shutdown } = await compose(config);
-  const app = createApp(engine, { apiKey: config.http.apiKey, routes });
+  const { engine, store, worker, routes, middleware, shutdown } = await compose(config);
+  const app = createApp(engine, { apiKey: config.http.apiKey, routes, middleware });
   const http = await listen(app);
   const stop = async (): Promise<void> => {
     await http.close();

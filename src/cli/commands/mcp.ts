@@ -29,7 +29,7 @@ export async function mcpCommand(config: Config, opts: McpCommandOptions): Promi
     };
   } else {
     const composed = await compose(config);
-    const app = createApp(composed.engine, { apiKey, routes: composed.routes });
+    const app = createApp(composed.engine, { apiKey, routes: composed.routes, middleware: composed.middleware });
     const resumed = await composed.engine.operations.resume();
     if (resumed) log.info(`resumed ${resumed} unfinished operation(s)`);
     fetch = (request) => app.request(request);

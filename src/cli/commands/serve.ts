@@ -7,9 +7,9 @@ import type { Config } from '../../config/index.ts';
 import { log } from '../../log.ts';
 
 export async function serveCommand(config: Config): Promise<void> {
-  const { engine, routes, shutdown } = await compose(config);
+  const { engine, routes, middleware, shutdown } = await compose(config);
   const { host, port, apiKey } = config.http;
-  const app = createApp(engine, { apiKey, routes });
+  const app = createApp(engine, { apiKey, routes, middleware });
   const resumed = await engine.operations.resume();
   if (resumed) log.info(`resumed ${resumed} unfinished operation(s)`);
   const server = serve({ fetch: app.fetch, hostname: host, port }, (info) => {
