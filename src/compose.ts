@@ -3,6 +3,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { mcpRoutes } from './mcp/index.ts';
 import { Metrics, metricsRoutes, requestMetrics } from './metrics/index.ts';
+import { requestSpans, tracingFromConfig } from './telemetry/index.ts';
 import { auditRoutes, consolidationRoutes, coreRoutes, reflectRoutes, type Routes, threadRoutes, usageRoutes } from './api/routes/index.ts';
 import type { Config } from './config/index.ts';
 import { attachConsolidation } from './consolidate/attach.ts';
@@ -104,6 +105,8 @@ async function openStores(config: Config): Promise<Stores> {
 
 export async function compose(config: Config, options: ComposeOptions = {}): Promise<Composed> {
   configureLog(config.log);
+  // Traces only when an OTLP endpoint is configured; before anything else, so every later step is traced.
+  const tracing = tracingFromConfig(config.telemetry);
   const stores = await openStores(config);
   const { store, local, server, threads: threadStore } = stores;
   const metrics = new Metrics();
@@ -194,8 +197,9 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     await worker.stop();
     await threads.idle();
     await engine.close();
+    await tracing?.shutdown(); // sends the spans still buffered
   };
-  const middleware = [requestMetrics(metrics)];
+  const middleware = [requestMetrics(metrics), ...(tracing ? [requestSpans()] : [])];
   return {
     engine,
     consolidation,

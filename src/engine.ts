@@ -18,6 +18,7 @@ import {
 import { Audit } from './audit/index.ts';
 import type { Embedder, Reranker } from './embed/index.ts';
 import { log } from './log.ts';
+import { traced } from './telemetry/index.ts';
 import { Memories } from './memories.ts';
 import { Operations } from './operations.ts';
 import { recall, type RecallRequest, type RecallResponse, type RecallSettings, type RecallTimings } from './recall/index.ts';
@@ -212,7 +213,12 @@ export class Engine {
       const bank = await this.requireBank(op.bankId);
       this.checkEmbedder(bank);
       const result = await this.activity.during(() =>
-        retain({ ...this.deps, leases: this.leases }, bank, input, { operation: op, progress }),
+        traced('retain', { 'cairn.bank': bank.id, 'cairn.items': input.items.length }, (span) =>
+          retain({ ...this.deps, leases: this.leases }, bank, input, { operation: op, progress }).then((r) => {
+            span.setAttribute('cairn.facts', r.facts);
+            return r;
+          }),
+        ),
       );
       await this.events.emit('retained', bank.id, result, input);
       return result;
@@ -236,19 +242,21 @@ export class Engine {
     this.checkEmbedder(bank);
     const { store, embedder, reranker, recallSettings } = this.deps;
     return this.activity.during(() =>
-      recall(
-        {
-          store,
-          embedder,
-          reranker: reranker ?? undefined,
-          ...(recallSettings ? { settings: recallSettings } : {}),
-          // Listeners only count: one failing must not fail the recall.
-          onTimings: (timings) => {
-            this.events.emit('recalled', bankId, timings).catch((e: Error) => log.warn(`a recall listener failed: ${e.message}`));
+      traced('recall', { 'cairn.bank': bankId }, () =>
+        recall(
+          {
+            store,
+            embedder,
+            reranker: reranker ?? undefined,
+            ...(recallSettings ? { settings: recallSettings } : {}),
+            // Listeners only count: one failing must not fail the recall.
+            onTimings: (timings) => {
+              this.events.emit('recalled', bankId, timings).catch((e: Error) => log.warn(`a recall listener failed: ${e.message}`));
+            },
           },
-        },
-        bankId,
-        request,
+          bankId,
+          request,
+        ),
       ),
     );
   }

@@ -44,6 +44,7 @@ test('nothing set: the offline defaults', () => {
     },
     retain: { extractThreads: 0 },
     log: { level: 'info' },
+    telemetry: { tracesUrl: null, headers: {}, serviceName: 'cairn' },
   });
   for (const group of [llm.shared, ...Object.values(llm.operations)])
     assert.ok(
@@ -165,8 +166,19 @@ test('each LLM variable lands in its operation (or the shared settings)', () => 
   for (const variable of Object.keys(env)) assert.ok(CONFIG_VARIABLES.includes(variable), variable);
 });
 
+test('an OTLP endpoint turns tracing on; headers are parsed; a bad URL or header list is refused', () => {
+  const on = loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/', OTEL_EXPORTER_OTLP_HEADERS: 'a=1, b=x%3Dy' });
+  assert.deepEqual(on.telemetry, { tracesUrl: 'http://collector:4318/v1/traces', headers: { a: '1', b: 'x=y' }, serviceName: 'cairn' });
+  assert.equal(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c/traces' }).telemetry.tracesUrl, 'http://c/traces');
+  refuses(
+    { OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' },
+    "OTEL_EXPORTER_OTLP_ENDPOINT 'not a url' must be a URL such as http://127.0.0.1:4318",
+  );
+  refuses({ OTEL_EXPORTER_OTLP_HEADERS: 'novalue' }, "OTEL_EXPORTER_OTLP_HEADERS 'novalue' must be key=value pairs separated by commas");
+});
+
 test('the variables the configuration knows: each once, in the shapes the README documents', () => {
   assert.equal(new Set(CONFIG_VARIABLES).size, CONFIG_VARIABLES.length, 'no variable read by two sections');
   for (const name of CONFIG_VARIABLES)
-    assert.match(name, /^(CAIRN_[A-Z0-9_]+|NEO4J_[A-Z]+|QDRANT_[A-Z_]+|GROQ_API_KEY|OPENAI_API_KEY|PORT)$/);
+    assert.match(name, /^(CAIRN_[A-Z0-9_]+|NEO4J_[A-Z]+|QDRANT_[A-Z_]+|GROQ_API_KEY|OPENAI_API_KEY|OTEL_[A-Z_]+|PORT)$/);
 });

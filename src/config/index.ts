@@ -9,6 +9,7 @@ import { LLM, type LlmConfig } from './llm.ts';
 import { LOG, type LogConfig } from './log.ts';
 import { RETAIN, type RetainConfig } from './retain.ts';
 import { STORE, type StoreConfig } from './store.ts';
+import { TELEMETRY, type TelemetryConfig } from './telemetry.ts';
 import { ConfigError, type Env, type Section } from './variables.ts';
 
 export type { ConsolidateConfig } from './consolidate.ts';
@@ -26,6 +27,7 @@ export type { LogConfig, LogLevel } from './log.ts';
 export type { RetainConfig } from './retain.ts';
 export type { ServerStoreConfig, StoreConfig } from './store.ts';
 export { hasServerEnv } from './store.ts';
+export type { TelemetryConfig } from './telemetry.ts';
 export { ConfigError, type Env } from './variables.ts';
 
 export interface Config {
@@ -36,6 +38,7 @@ export interface Config {
   consolidate: ConsolidateConfig;
   retain: RetainConfig;
   log: LogConfig;
+  telemetry: TelemetryConfig;
 }
 
 const SECTIONS: { [K in keyof Config]: Section<Config[K]> } = {
@@ -46,6 +49,7 @@ const SECTIONS: { [K in keyof Config]: Section<Config[K]> } = {
   consolidate: CONSOLIDATE,
   retain: RETAIN,
   log: LOG,
+  telemetry: TELEMETRY,
 };
 
 /** Every variable the configuration reads (the README's configuration table lists each one). */
@@ -68,6 +72,7 @@ export function loadConfig(env: Env = process.env): Config {
     consolidate: read(SECTIONS.consolidate),
     retain: read(SECTIONS.retain),
     log: read(SECTIONS.log),
+    telemetry: read(SECTIONS.telemetry),
   };
   if (problems.length) throw new ConfigError(problems.join('; '));
   return config as Config;

@@ -9,6 +9,7 @@ import { CairnError, nowIso, type Bank, type Fact, SerialQueue } from '../core/i
 import type { Embedder } from '../embed/index.ts';
 import { DEFAULT_LIVENESS, Liveness, newHolderId, type LivenessOptions } from '../liveness.ts';
 import { log } from '../log.ts';
+import { traced } from '../telemetry/index.ts';
 import type { AuditReads, BankStore, Claim, ConsolidationQueue, Forgetting, Heartbeats, RecallReads } from '../store/index.ts';
 import type { Consolidator } from './consolidator.ts';
 import { DEFAULT_CONTEXT_OPTIONS, loadContext, type ContextOptions } from './context.ts';
@@ -300,6 +301,19 @@ export class ConsolidationWorker {
       this.settleClaim(bankId, claim !== null);
     }
     if (!bank || !claim) return null;
+    const claimed = { bank, claim };
+    // A span per claimed batch (not per poll that found nothing).
+    return traced('consolidation.batch', { 'cairn.bank': bankId, 'cairn.claimed': claim.factIds.length }, async (span) => {
+      const report = await this.consolidate(claimed.bank, claimed.claim);
+      span.setAttributes({ 'cairn.consolidated': report.consolidated, 'cairn.failed': report.failed });
+      return report;
+    });
+  }
+
+  /** Consolidates a claimed batch: all at once, or fact by fact when the whole batch failed. */
+  private async consolidate(bank: Bank, claim: Claim): Promise<BatchReport> {
+    const { store } = this.deps;
+    const bankId = bank.id;
     const started = performance.now();
     const report: BatchReport = { bankId, claimed: claim.factIds.length, consolidated: 0, failed: 0, ms: 0, ...emptySummary() };
     const facts = await store.getFacts(bankId, claim.factIds);

@@ -2,6 +2,7 @@
 // and operation, and sums them on demand; plus withLedger, a decorator that records each call made through
 // a provider, failed ones included. The SQLite adapter is src/store/sqlite/usage.ts.
 import type { CallOptions, CompletionRequest, CompletionResult, LlmOperation, LlmProvider } from './ports.ts';
+import { traced } from '../telemetry/index.ts';
 import { estimateCostUsd } from './prices.ts';
 
 export interface UsageEntry {
@@ -96,7 +97,15 @@ export function withLedger(provider: LlmProvider, ledger: UsageLedger): LlmProvi
       const base = { operation: request.operation, bankId: request.bankId ?? null, at };
       let result: CompletionResult;
       try {
-        result = await provider.complete(request, options);
+        result = await traced(
+          `llm.${request.operation}`,
+          { 'gen_ai.system': provider.provider, 'gen_ai.request.model': provider.model },
+          async (span) => {
+            const r = await provider.complete(request, options);
+            span.setAttributes({ 'gen_ai.usage.input_tokens': r.usage.inputTokens, 'gen_ai.usage.output_tokens': r.usage.outputTokens });
+            return r;
+          },
+        );
       } catch (error) {
         const failed: UsageEntry = {
           ...base,

@@ -1,6 +1,7 @@
 // /metrics on a real server: the series move after a retain, a recall and a consolidation batch; the endpoint
 // is guarded by the API key; bank labels are capped; LLM calls and thread memory runs are counted.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { startServer, type TestServer } from '../../test/support/server.ts';
 import { Metrics } from './metrics.ts';
@@ -64,6 +65,17 @@ describe('GET /metrics', () => {
     assert.ok(value(afterBatch, 'cairn_consolidated_facts{bank="m1"}') >= waiting);
     assert.ok(value(afterBatch, 'cairn_observations{bank="m1"}') >= 1);
     assert.ok(value(afterBatch, 'cairn_process_cpu_seconds_total') > 0, 'process metrics');
+  });
+
+  test('the Grafana dashboard queries only series this server exposes', async () => {
+    const dashboard = JSON.parse(readFileSync(new URL('../../ops/grafana/cairn.json', import.meta.url), 'utf8')) as {
+      panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
+    };
+    const exposed = new Set([...(await scrape()).matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]));
+    const used = dashboard.panels.flatMap((p) => p.targets.flatMap((t) => [...t.expr.matchAll(/\bcairn_[a-z0-9_]+/g)].map((m) => m[0])));
+    assert.ok(used.length >= 16);
+    const missing = used.filter((name) => !exposed.has(name) && !exposed.has(name.replace(/_(bucket|sum|count)$/, '')));
+    assert.deepEqual(missing, [], 'dashboard series that /metrics does not expose');
   });
 
   test('a deleted bank leaves no consolidation series; /metrics needs the key', async () => {

@@ -9,6 +9,7 @@ import { observationExtras, type ObservationExtras } from '../audit/index.ts';
 import { CairnError, notFound, type Fact } from '../core/index.ts';
 import type { Embedder, Reranker } from '../embed/index.ts';
 import type { Scored } from '../store/index.ts';
+import { timedSpan } from '../telemetry/index.ts';
 import type { ArmContext, ArmOutput } from './arms/context.ts';
 import { graphArm } from './arms/graph.ts';
 import { keywordArm } from './arms/keyword.ts';
@@ -237,6 +238,7 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
   const budgetMs = since(mark);
   const timings = { arms: armsMs, fusion: fusionMs, load: loadMs, rerank: rerankMs, mmr: mmrMs, budget: budgetMs, total: since(started) };
   deps.onTimings?.({ ...timings, perArm: Object.fromEntries(ARM_NAMES.map((name) => [name, arms[name].ms])) as Record<ArmName, number> });
+  traceStages(started, timings, arms);
 
   if (req.trace) {
     response.trace = {
@@ -327,6 +329,20 @@ function oneResultPerText<T extends { id: string }>(ranked: T[], facts: Map<stri
     out.push(factByText.get(k) ?? r);
   }
   return out;
+}
+
+/** Spans for the stages as timed above: the arms side by side from the start, then each step after the last. */
+function traceStages(
+  started: number,
+  timings: Omit<RecallTimings, 'perArm'>,
+  arms: Record<ArmName, { ms: number; hits: unknown[] }>,
+): void {
+  for (const name of ARM_NAMES) timedSpan(`recall.arm.${name}`, started, started + arms[name].ms, { 'cairn.hits': arms[name].hits.length });
+  let at = started + timings.arms;
+  for (const stage of ['fusion', 'load', 'rerank', 'mmr', 'budget'] as const) {
+    timedSpan(`recall.${stage}`, at, at + timings[stage]);
+    at += timings[stage];
+  }
 }
 
 function armTrace(out: ArmOutput & { ms: number }): ArmTrace {

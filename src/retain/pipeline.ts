@@ -25,6 +25,7 @@ import { RecentFacts, semanticLinks } from './links.ts';
 import { retainModeOf } from './retain-mode.ts';
 import type { Progress, RetainItem, RetainRequest, RetainResult } from './types.ts';
 import { stanceOf } from '../text/index.ts';
+import { traced } from '../telemetry/index.ts';
 
 export interface RetainDeps {
   /** Writes the items; reads what is stored to plan them and to link their facts. */
@@ -250,9 +251,11 @@ async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest
       if (completes) tally.finished(completes);
       if (run.operation && (!store.writeItems || i === writes.length - 1)) write.operation = tally.snapshot(run.operation);
     });
-    if (writes.length === 1) await store.writeItem(writes[0].write);
-    else if (store.writeItems) await store.writeItems(writes.map((w) => w.write));
-    else for (const { write } of writes) await store.writeItem(write);
+    await traced('retain.write', { 'cairn.items': writes.length }, async () => {
+      if (writes.length === 1) await store.writeItem(writes[0].write);
+      else if (store.writeItems) await store.writeItems(writes.map((w) => w.write));
+      else for (const { write } of writes) await store.writeItem(write);
+    });
     // The operation in hand follows its stored record (what a failure later records keeps what was done).
     const recorded = writes.at(-1)?.write.operation;
     if (run.operation && recorded)
@@ -439,17 +442,19 @@ class Extractions {
         // The offline extractor holds the thread for milliseconds: between chunks, let requests and this retain's
         // own writes (of batches already extracted) run.
         await nextTurn();
-        return this.extractor.extract({
-          bankId: this.bank.id,
-          text: chunk.text,
-          speaker: chunk.speaker,
-          addressee: this.addressees.get(chunk.itemId) ?? null,
-          fromAgent: isAgent(items.get(chunk.itemId)),
-          timestamp: chunk.timestamp ?? nowIso(),
-          context: chunk.context,
-          mode,
-          mission,
-        });
+        return traced('retain.extract', { 'cairn.chars': chunk.text.length, 'cairn.extractor': this.extractor.name }, () =>
+          this.extractor.extract({
+            bankId: this.bank.id,
+            text: chunk.text,
+            speaker: chunk.speaker,
+            addressee: this.addressees.get(chunk.itemId) ?? null,
+            fromAgent: isAgent(items.get(chunk.itemId)),
+            timestamp: chunk.timestamp ?? nowIso(),
+            context: chunk.context,
+            mode,
+            mission,
+          }),
+        );
       });
       task.catch(() => undefined); // a failure surfaces when its batch is written; until then it must not go unhandled
       this.pending.set(chunk, task);
@@ -554,10 +559,12 @@ async function buildWrites(deps: RetainDeps, bank: Bank, parts: WritePart[], rec
     facts.push(...own);
     factsOfPart.push(own);
   }
-  const vectors = facts.length ? await embedder.embed(facts.map((f) => f.text)) : [];
+  const vectors = facts.length
+    ? await traced('retain.embed', { 'cairn.facts': facts.length }, () => embedder.embed(facts.map((f) => f.text)))
+    : [];
   const vectorOf = new Map(facts.map((f, i) => [f.id, vectors[i]]));
   const records = facts.map((f) => ({ id: f.id, kind: f.kind, vector: vectorOf.get(f.id)! }));
-  links.push(...(await semanticLinks(store, bank.id, records, recent)));
+  links.push(...(await traced('retain.links', { 'cairn.facts': records.length }, () => semanticLinks(store, bank.id, records, recent))));
   recent.add(records);
   // Entities go with the first document (before any fact mentions them), links with the last (after both ends).
   return parts.map((part, i) => ({

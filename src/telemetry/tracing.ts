@@ -1,0 +1,97 @@
+// OpenTelemetry traces. Modules mark their steps with `traced` (retain stages, recall arms, fusion and rerank,
+// consolidation batches, LLM calls, HTTP requests); through the OpenTelemetry API these are no-ops until a tracer
+// provider is started, which the composition root does only when the configuration names an OTLP endpoint.
+import { context, type Attributes, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor, SimpleSpanProcessor, type SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
+import type { TelemetryConfig } from '../config/index.ts';
+
+const TRACER = 'cairn';
+
+/** Runs `fn` in a span named `name`, a child of the active one; a throw marks the span failed and passes on. */
+export function traced<T>(name: string, attributes: Attributes, fn: (span: Span) => Promise<T>): Promise<T> {
+  return trace.getTracer(TRACER).startActiveSpan(name, { attributes }, async (span) => {
+    try {
+      return await fn(span);
+    } catch (e) {
+      const error = e instanceof Error ? e : new Error(String(e));
+      span.recordException(error);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+      throw e;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** The same for synchronous work. */
+export function tracedSync<T>(name: string, attributes: Attributes, fn: () => T): T {
+  return trace.getTracer(TRACER).startActiveSpan(name, { attributes }, (span) => {
+    try {
+      return fn();
+    } finally {
+      span.end();
+    }
+  });
+}
+
+export interface Tracing {
+  /** Sends what is buffered and stops tracing in this thread. */
+  shutdown(): Promise<void>;
+}
+
+let active: { tracing: Tracing; users: number } | null = null;
+
+/** Starts tracing in this thread: spans go to `exporter` (batched unless `batch` is false). A second start while
+ * tracing runs shares the first (the OpenTelemetry globals take one provider); it stops when every user stopped. */
+export function startTracing(options: { serviceName: string; exporter: SpanExporter; batch?: boolean }): Tracing {
+  if (!active) {
+    const processor =
+      options.batch === false
+        ? new SimpleSpanProcessor({ exporter: options.exporter })
+        : new BatchSpanProcessor({ exporter: options.exporter });
+    const provider = new TracerProvider({
+      resource: resourceFromAttributes({ 'service.name': options.serviceName }),
+      spanProcessors: [processor],
+    });
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    trace.setGlobalTracerProvider(provider);
+    const shutdown = async (): Promise<void> => {
+      await provider.shutdown();
+      trace.disable();
+      context.disable();
+    };
+    active = { tracing: { shutdown }, users: 0 };
+  }
+  const shared = active;
+  shared.users++;
+  let stopped = false;
+  return {
+    shutdown: async () => {
+      if (stopped) return;
+      stopped = true;
+      if (--shared.users > 0) return;
+      if (active === shared) active = null;
+      await shared.tracing.shutdown();
+    },
+  };
+}
+
+/** Tracing to the configured OTLP endpoint, or null when none is named (tracing off). */
+export function tracingFromConfig(config: TelemetryConfig): Tracing | null {
+  if (!config.tracesUrl) return null;
+  return startTracing({
+    serviceName: config.serviceName,
+    exporter: new OTLPTraceExporter({ url: config.tracesUrl, headers: config.headers }),
+  });
+}
+
+/** A span for a step already timed (performance.now() values): recall times its stages itself and reports them so,
+ * which keeps its code free of span plumbing and its timings and spans equal. A child of the active span. */
+export function timedSpan(name: string, startMs: number, endMs: number, attributes: Attributes = {}): void {
+  const tracer = trace.getTracer(TRACER);
+  const at = (ms: number): number => performance.timeOrigin + ms;
+  tracer.startSpan(name, { attributes, startTime: at(startMs) }).end(at(endMs));
+}
