@@ -1,4 +1,4 @@
-// Runs every *.test.ts under src/ and test/ with node's own test runner (through tsx), after a type check.
+// Runs every *.test.ts under src/, test/ and clients/ with node's own test runner (through tsx), after a type check.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -14,7 +14,7 @@ function find(dir, out = []) {
 }
 
 const filter = process.argv.slice(2);
-let files = [...find('src'), ...find('test')].sort();
+let files = [...find('src'), ...find('test'), ...find('clients')].sort();
 if (filter.length) files = files.filter((f) => filter.some((p) => f.includes(p)));
 
 if (!filter.length) {
