@@ -51,6 +51,13 @@ describe('cairn CLI errors', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
+  test('cairn mcp: a bank id, or a --url that is no http URL or carries credentials, is refused before starting', async () => {
+    oneLineError(await run('mcp', '--bank', '../x'), /^cairn: bank id '\.\.\/x' is not allowed/, 'bad bank');
+    oneLineError(await run('mcp', '--url', 'ftp://x'), /^cairn: --url must be an http or https URL, not ftp:/, 'ftp');
+    oneLineError(await run('mcp', '--url', 'not a url'), /^cairn: --url 'not a url' is not a URL/, 'not a URL');
+    oneLineError(await run('mcp', '--url', 'http://u:p@h'), /^cairn: --url must not carry credentials; set the API key in CAIRN_API_KEY/, 'creds');
+  });
+
   test('unknown bank', async () => {
     oneLineError(await run('recall', 'Where does Alice live?', '--bank', 'nope'), /bank 'nope'/, 'recall on an unknown bank');
   });

@@ -2,10 +2,12 @@
 // input with. Other folders import api through this file only (src/layout.test.ts checks it).
 export { createApp } from './app.ts';
 export { describeIssues, errorBody } from './errors.ts';
+export { jsonDepthLimit } from './nesting.ts';
 export { ReflectRequestSchema } from './routes/reflect.ts';
 export {
   BankIdSchema,
   CreateBankSchema,
+  LONE_SURROGATE,
   MessageList,
   RecallFields,
   RecallRequestSchema,

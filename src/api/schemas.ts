@@ -51,6 +51,9 @@ export const forwardOccurredRange = <T extends z.ZodType<{ occurredFrom?: string
     path: ['occurredFrom'],
   });
 
+/** Half of a UTF-16 surrogate pair without its other half: not text, and it cannot be put in a URL. */
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** Text that must hold more than whitespace. */
 const nonBlank = (field: string, max: number, tooLong: string) =>
   z
@@ -112,7 +115,13 @@ export const RetainItemSchema = z
     context: z.string().max(2000).optional(),
     speaker: z.string().max(200).optional(),
     role: z.enum(['user', 'assistant', 'agent', 'system']).optional(),
-    documentId: z.string().min(1).max(256).optional(),
+    documentId: z
+      .string()
+      .min(1)
+      .max(256)
+      .refine((id) => !/^\.+$/.test(id), { message: 'documentId must not be only dots (it could not be named in a URL)' })
+      .refine((id) => !LONE_SURROGATE.test(id), { message: 'documentId holds a lone surrogate, which is not valid text' })
+      .optional(),
     session: z
       .string()
       .min(1)

@@ -5,7 +5,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Context } from 'hono';
-import { errorBody } from '../api/index.ts';
+import { bodyLimit } from 'hono/body-limit';
+import { errorBody, jsonDepthLimit } from '../api/index.ts';
 import { BANK_ID_RULE, isBankId } from '../core/index.ts';
 import { createMcpServer } from './server.ts';
 
@@ -15,6 +16,7 @@ export interface McpRouteOptions {
 }
 
 export function mcpRoutes(options: McpRouteOptions = {}): (app: OpenAPIHono) => void {
+  const maxSize = options.maxBodyBytes ?? 16 * 1024 * 1024;
   return (app) => {
     const handle = async (c: Context, bank: string | undefined): Promise<Response> => {
       if (bank !== undefined && !isBankId(bank))
@@ -27,16 +29,30 @@ export function mcpRoutes(options: McpRouteOptions = {}): (app: OpenAPIHono) => 
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
-        maxRequestBodySize: options.maxBodyBytes ?? 16 * 1024 * 1024,
+        maxRequestBodySize: maxSize,
       });
       await server.connect(transport);
       try {
-        return await transport.handleRequest(c.req.raw);
+        // The depth check read the body already (Hono keeps its text): the transport gets a request made from it.
+        const request = new Request(c.req.url, { method: 'POST', headers: c.req.raw.headers, body: await c.req.text() });
+        return await transport.handleRequest(request);
       } finally {
         await server.close();
       }
     };
-    app.all('/mcp', (c) => handle(c, c.req.header('x-cairn-bank')));
-    app.all('/mcp/banks/:bank', (c) => handle(c, c.req.param('bank')));
+    // Stateless: no stream to open with GET, no session to end with DELETE (a client then stops asking).
+    const post = (c: Context, bank: string | undefined): Response | Promise<Response> =>
+      c.req.method === 'POST'
+        ? handle(c, bank)
+        : c.json(errorBody('method_not_allowed', 'this MCP endpoint is stateless: send JSON-RPC messages with POST'), 405, {
+            allow: 'POST',
+          });
+    const tooLarge = bodyLimit({
+      maxSize,
+      onError: (c) => c.json(errorBody('payload_too_large', `an MCP request may hold at most ${maxSize} bytes`), 413),
+    });
+    for (const path of ['/mcp', '/mcp/banks/:bank']) app.use(path, tooLarge, jsonDepthLimit());
+    app.all('/mcp', (c) => post(c, c.req.header('x-cairn-bank')));
+    app.all('/mcp/banks/:bank', (c) => post(c, c.req.param('bank')));
   };
 }

@@ -124,6 +124,62 @@ describe('MCP over streamable HTTP (cairn serve, with an API key)', () => {
     await bound.close();
   });
 
+  test('a bound connection sees and creates its own bank only, and reads operations of that bank only', async () => {
+    const admin = await httpClient(`${server.url}/mcp`, KEY);
+    json(await admin.callTool({ name: 'create_bank', arguments: { id: 'secret', mission: 'private plans' } }));
+    const started = json<{ operationId: string }>(
+      await admin.callTool({
+        name: 'retain',
+        arguments: { bank: 'secret', items: [{ content: 'Plan B is hidden.' }], async: true, operationId: 'job-1' },
+      }),
+    );
+    const bound = await httpClient(`${server.url}/mcp/banks/alice`, KEY);
+    const { banks } = json<{ banks: Array<{ id: string; mission: string }> }>(await bound.callTool({ name: 'list_banks', arguments: {} }));
+    assert.deepEqual(
+      banks.map((b) => b.id),
+      ['alice'],
+    );
+    const create = (await bound.callTool({ name: 'create_bank', arguments: { id: 'eve' } })) as CallToolResult;
+    assert.equal(create.isError, true);
+    assert.match(text(create), /bound to bank "alice"/);
+    for (const id of [started.operationId, 'job-1']) {
+      const op = (await bound.callTool({ name: 'get_operation', arguments: { id } })) as CallToolResult;
+      assert.equal(op.isError, true, `another bank's operation ${id} is not found`);
+      assert.match(text(op), /^404 /);
+    }
+    const own = json<{ status: string }>(await admin.callTool({ name: 'get_operation', arguments: { bank: 'secret', id: 'job-1' } }));
+    assert.ok(['queued', 'running', 'succeeded'].includes(own.status));
+    await admin.close();
+    await bound.close();
+  });
+
+  test('ids that cannot be a URL path segment are refused with a reason; escaped resource ids are read', async () => {
+    const client = await httpClient(`${server.url}/mcp/banks/alice`, KEY);
+    for (const id of ['..', '.', '\ud800']) {
+      const r = (await client.callTool({ name: 'forget_document', arguments: { document: id } })) as CallToolResult;
+      assert.equal(r.isError, true);
+      assert.match(text(r), /only dots|lone surrogate/);
+    }
+    const dots = (await client.callTool({
+      name: 'retain',
+      arguments: { items: [{ content: 'x y z', documentId: '..' }] },
+    })) as CallToolResult;
+    assert.match(text(dots), /documentId must not be only dots/);
+    const dotThread = (await client.callTool({ name: 'thread_context', arguments: { thread: '.' } })) as CallToolResult;
+    assert.equal(dotThread.isError, true, 'not another thread read in its place');
+    for (const thread of ['a b', 'é/1']) {
+      json(
+        await client.callTool({
+          name: 'thread_append',
+          arguments: { thread, messages: [{ role: 'user', content: `hello from ${thread}` }] },
+        }),
+      );
+      const read = await client.readResource({ uri: `cairn://banks/alice/threads/${encodeURIComponent(thread)}/context` });
+      assert.match((read.contents[0] as { text: string }).text, new RegExp(`hello from ${thread}`));
+    }
+    await client.close();
+  });
+
   test('bad arguments and REST errors come back as tool errors naming what to fix', async () => {
     const client = await httpClient(`${server.url}/mcp`, KEY);
     const missing = (await client.callTool({ name: 'recall', arguments: { bank: 'nobody-here', query: 'x' } })) as CallToolResult;
@@ -150,11 +206,23 @@ describe('MCP over streamable HTTP (cairn serve, with an API key)', () => {
       body: '{}',
     });
     assert.equal(raw.status, 400, 'a bank id breaking the rule is a 400');
+    for (const method of ['GET', 'DELETE']) {
+      const r = await fetch(`${server.url}/mcp`, { method, headers: { authorization: `Bearer ${KEY}`, accept: 'text/event-stream' } });
+      assert.equal(r.status, 405, `${method}: stateless, so no stream and no session`);
+      assert.equal(r.headers.get('allow'), 'POST');
+    }
+    let deep = '1';
+    for (let i = 0; i < 5000; i++) deep = `[${deep}]`;
+    const nested = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_bank","arguments":{"config":{"x":${deep}}}}}`,
+    });
+    assert.equal(nested.status, 400);
+    assert.match(await nested.text(), /deeper than/);
     for (const [method, body] of [
       ['POST', 'not json'],
       ['POST', '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"recall"}}'],
-      ['GET', undefined],
-      ['DELETE', undefined],
     ] as const) {
       const r = await fetch(`${server.url}/mcp`, {
         method,

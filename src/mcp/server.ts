@@ -5,7 +5,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from '@hono/zod-openapi';
 import { BankIdSchema } from '../api/index.ts';
-import { type RestRequest, TOOLS, type ToolRecipe } from './tools.ts';
+import { type RestRequest, seg, TOOLS, ToolInputError, type ToolRecipe } from './tools.ts';
 
 /** Answers a REST request: the Hono app's `request` in process, or fetch against a running Cairn. */
 export type RestFetch = (request: Request) => Response | Promise<Response>;
@@ -25,10 +25,13 @@ const INSTRUCTIONS =
   'conversation, send its turns to thread_append and put thread_context at the start of the prompt. Use why to check the ' +
   'evidence behind a memory, and forget_fact or forget_document only when asked to forget.';
 
-/** A REST answer as a tool result: the JSON body as text, or an error naming what to fix. */
-async function toolResult(response: Response): Promise<CallToolResult> {
+const failure = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
+
+/** A REST answer as a tool result: the JSON body as text (reshaped when the tool says so), or an error naming what
+ * to fix. */
+async function toolResult(response: Response, reshape?: (body: unknown) => unknown): Promise<CallToolResult> {
   const text = await response.text();
-  if (response.ok) return { content: [{ type: 'text', text: text || '{}' }] };
+  if (response.ok) return { content: [{ type: 'text', text: reshape ? JSON.stringify(reshape(JSON.parse(text))) : text || '{}' }] };
   let message = text;
   try {
     const { error } = JSON.parse(text) as { error?: { code?: string; message?: string } };
@@ -36,7 +39,17 @@ async function toolResult(response: Response): Promise<CallToolResult> {
   } catch {
     // not JSON: the text as it came
   }
-  return { isError: true, content: [{ type: 'text', text: `${response.status} ${message}`.trim() }] };
+  return failure(`${response.status} ${message}`.trim());
+}
+
+/** A resource's URI variable: percent-decoded (the URI carries it encoded), as given when it does not decode. */
+function decoded(value: string | string[]): string {
+  const text = String(value);
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 export function createMcpServer(options: McpServerOptions): McpServer {
@@ -69,12 +82,16 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       async (args: Record<string, unknown>): Promise<CallToolResult> => {
         const asked = args.bank as string | undefined;
         if (tool.onBank && bound && asked !== undefined && asked !== bound)
-          return {
-            isError: true,
-            content: [{ type: 'text', text: `this connection is bound to bank "${bound}"; it cannot use "${asked}"` }],
-          };
+          return failure(`this connection is bound to bank "${bound}"; it cannot use "${asked}"`);
         const bank = tool.onBank ? (asked ?? bound ?? '') : '';
-        return toolResult(await send(tool.request(args, bank)));
+        let request: RestRequest;
+        try {
+          request = tool.request(args, bank, bound);
+        } catch (e) {
+          if (e instanceof ToolInputError) return failure(e.message);
+          throw e;
+        }
+        return toolResult(await send(request), request.reshape);
       },
     );
   };
@@ -96,7 +113,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     new ResourceTemplate('cairn://banks/{bank}/mission', { list: undefined }),
     { title: "A bank's mission", description: 'What the bank remembers for (it steers consolidation)', mimeType: 'text/plain' },
     async (uri, { bank }) => {
-      const found = (await read({ method: 'GET', path: `/v1/banks/${encodeURIComponent(allowed(String(bank)))}` })) as { mission: string };
+      const found = (await read({ method: 'GET', path: `/v1/banks/${seg(allowed(decoded(bank)))}` })) as { mission: string };
       return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: found.mission }] };
     },
   );
@@ -111,7 +128,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     async (uri, { bank, thread }) => {
       const context = await read({
         method: 'GET',
-        path: `/v1/banks/${encodeURIComponent(allowed(String(bank)))}/threads/${encodeURIComponent(String(thread))}/context`,
+        path: `/v1/banks/${seg(allowed(decoded(bank)))}/threads/${seg(decoded(thread))}/context`,
       });
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(context) }] };
     },

@@ -3,7 +3,7 @@
 // and which delete. A tool call becomes one request to that route (server.ts), so auth, validation and errors are the
 // REST API's own.
 import { z } from '@hono/zod-openapi';
-import { CreateBankSchema, MessageList, RecallFields, ReflectRequestSchema, RetainRequestSchema } from '../api/index.ts';
+import { CreateBankSchema, LONE_SURROGATE, MessageList, RecallFields, ReflectRequestSchema, RetainRequestSchema } from '../api/index.ts';
 
 /** One REST request: method, path (its segments already encoded), query and JSON body. */
 export interface RestRequest {
@@ -11,7 +11,12 @@ export interface RestRequest {
   path: string;
   query?: Record<string, string | undefined>;
   body?: unknown;
+  /** Turns the REST answer into the tool's (when they differ). */
+  reshape?: (body: unknown) => unknown;
 }
+
+/** Arguments a tool cannot send (its message says why); the call answers with it as a tool error. */
+export class ToolInputError extends Error {}
 
 export interface ToolAnnotations {
   readOnlyHint?: boolean;
@@ -30,11 +35,19 @@ export interface ToolRecipe {
   /** Its arguments besides `bank`. */
   fields: z.ZodRawShape;
   annotations: ToolAnnotations;
-  /** The REST request for validated arguments and the bank they act on ('' for tools not on a bank). */
-  request: (args: Record<string, unknown>, bank: string) => RestRequest;
+  /** The REST request for validated arguments, the bank they act on ('' for tools not on a bank) and the bank the
+   * connection is bound to (tools not on a bank keep a bound connection to its bank too). */
+  request: (args: Record<string, unknown>, bank: string, bound: string | undefined) => RestRequest;
 }
 
-const seg = (value: unknown): string => encodeURIComponent(String(value));
+/** An id as one path segment. Ids of only dots cannot be one (every URL parser reads them as steps up, even
+ * percent-encoded), and a lone surrogate cannot be encoded: both are refused with a message. */
+export const seg = (value: unknown): string => {
+  const text = String(value);
+  if (/^\.+$/.test(text)) throw new ToolInputError(`the id '${text}' cannot be sent: an id of only dots reads as a path step`);
+  if (LONE_SURROGATE.test(text)) throw new ToolInputError('the id holds a lone surrogate, which is not valid text');
+  return encodeURIComponent(text);
+};
 const bankPath = (bank: string, rest = ''): string => `/v1/banks/${seg(bank)}${rest}`;
 /** The arguments without the named ones (what goes into a request body). */
 const without = (args: Record<string, unknown>, ...names: string[]): Record<string, unknown> =>
@@ -56,18 +69,26 @@ const RECALL_FIELDS = [
 const pick = <S extends z.ZodRawShape, K extends keyof S & string>(shape: S, keys: readonly K[]): Pick<S, K> =>
   Object.fromEntries(keys.map((k) => [k, shape[k]])) as Pick<S, K>;
 
-const thread = z.string().min(1).max(256).describe('The conversation thread id (any string the agent uses for this conversation)');
+const thread = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine((t) => !/^\.+$/.test(t), { message: 'a thread id must not be only dots' })
+  .describe('The conversation thread id (any string the agent uses for this conversation)');
 const reason = z.string().max(500).optional().describe('Why it is forgotten (kept in the tombstone)');
 
 export const TOOLS: readonly ToolRecipe[] = [
   {
     name: 'list_banks',
     title: 'List memory banks',
-    description: 'Lists the memory banks this server holds (id, name, mission). Use it to find which bank to work with.',
+    description:
+      'Lists the memory banks this server holds (id, name, mission). Use it to find which bank to work with. A connection ' +
+      'bound to a bank sees that bank only.',
     onBank: false,
     fields: {},
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-    request: () => ({ method: 'GET', path: '/v1/banks' }),
+    request: (_args, _bank, bound) =>
+      bound ? { method: 'GET', path: bankPath(bound), reshape: (bank) => ({ banks: [bank] }) } : { method: 'GET', path: '/v1/banks' },
   },
   {
     name: 'get_bank',
@@ -83,11 +104,16 @@ export const TOOLS: readonly ToolRecipe[] = [
     title: 'Create a memory bank',
     description:
       'Creates a memory bank: a separate memory (one per user, agent or project). Give a mission saying what the memory is for; ' +
-      'it steers which beliefs consolidation forms. Fails if a bank with that id exists.',
+      'it steers which beliefs consolidation forms. Fails if a bank with that id exists. A connection bound to a bank may ' +
+      'create that bank only.',
     onBank: false,
     fields: CreateBankSchema.shape,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    request: (args) => ({ method: 'POST', path: '/v1/banks', body: args }),
+    request: (args, _bank, bound) => {
+      if (bound && args.id !== undefined && args.id !== bound)
+        throw new ToolInputError(`this connection is bound to bank "${bound}"; it can create that bank only`);
+      return { method: 'POST', path: '/v1/banks', body: bound ? { ...args, id: bound } : args };
+    },
   },
   {
     name: 'retain',
@@ -106,10 +132,10 @@ export const TOOLS: readonly ToolRecipe[] = [
     name: 'get_operation',
     title: 'Get an operation',
     description: 'Reads an asynchronous operation (an async retain): its status, progress and result once it has succeeded.',
-    onBank: false,
-    fields: { id: z.string().min(1).max(200).describe('The operation id a retain returned') },
+    onBank: true,
+    fields: { id: z.string().min(1).max(200).describe('The operation id (or operationId key) a retain returned') },
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-    request: (args) => ({ method: 'GET', path: `/v1/operations/${seg(args.id)}` }),
+    request: (args, bank) => ({ method: 'GET', path: `/v1/operations/${seg(args.id)}`, query: { bank } }),
   },
   {
     name: 'recall',

@@ -5,13 +5,24 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { createApp } from '../../api/index.ts';
 import { compose } from '../../compose.ts';
 import type { Config } from '../../config/index.ts';
-import { checkBankId } from '../../core/index.ts';
+import { CairnError, checkBankId } from '../../core/index.ts';
 import { log } from '../../log.ts';
 import { createMcpServer, type RestFetch } from '../../mcp/index.ts';
 
 export interface McpCommandOptions {
   bank?: string;
   url?: string;
+}
+
+/** The running Cairn's URL: http or https, without credentials (the key goes in CAIRN_API_KEY). */
+function remoteBase(text: string): URL {
+  if (!URL.canParse(text)) throw new CairnError('bad_request', `--url '${text}' is not a URL; give one such as http://127.0.0.1:8787`);
+  const url = new URL(text);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new CairnError('bad_request', `--url must be an http or https URL, not ${url.protocol}`);
+  if (url.username || url.password)
+    throw new CairnError('bad_request', '--url must not carry credentials; set the API key in CAIRN_API_KEY');
+  return url;
 }
 
 export async function mcpCommand(config: Config, opts: McpCommandOptions): Promise<void> {
@@ -21,11 +32,18 @@ export async function mcpCommand(config: Config, opts: McpCommandOptions): Promi
   let fetch: RestFetch;
   let shutdown = async (): Promise<void> => {};
   if (opts.url) {
-    const base = new URL(opts.url);
+    const base = remoteBase(opts.url);
     fetch = async (request) => {
       const url = new URL(request.url);
       const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.text();
-      return globalThis.fetch(new URL(url.pathname + url.search, base), { method: request.method, headers: request.headers, body });
+      const target = new URL(`${base.pathname.replace(/\/+$/, '')}${url.pathname}${url.search}`, base);
+      try {
+        return await globalThis.fetch(target, { method: request.method, headers: request.headers, body });
+      } catch (e) {
+        // fetch says only "fetch failed"; the cause names what (a refused connection, an unknown host).
+        const cause = (e as { cause?: { message?: string } }).cause?.message;
+        throw new Error(`cannot reach Cairn at ${base.origin}: ${cause ?? (e as Error).message}`);
+      }
     };
   } else {
     const composed = await compose(config);
