@@ -55,7 +55,11 @@ describe('cairn CLI errors', () => {
     oneLineError(await run('mcp', '--bank', '../x'), /^cairn: bank id '\.\.\/x' is not allowed/, 'bad bank');
     oneLineError(await run('mcp', '--url', 'ftp://x'), /^cairn: --url must be an http or https URL, not ftp:/, 'ftp');
     oneLineError(await run('mcp', '--url', 'not a url'), /^cairn: --url 'not a url' is not a URL/, 'not a URL');
-    oneLineError(await run('mcp', '--url', 'http://u:p@h'), /^cairn: --url must not carry credentials; set the API key in CAIRN_API_KEY/, 'creds');
+    oneLineError(
+      await run('mcp', '--url', 'http://u:p@h'),
+      /^cairn: --url must not carry credentials; set the API key in CAIRN_API_KEY/,
+      'creds',
+    );
   });
 
   test('unknown bank', async () => {

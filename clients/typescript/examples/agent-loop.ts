@@ -1,12 +1,12 @@
 // An agent loop with Cairn as its memory, on the Vercel AI SDK: two tools, `remember` and `recall`, backed by the
-// client. The model here is SCRIPTED (the AI SDK's MockLanguageModelV4, not a model): it remembers what the user
+// client. The model here is SCRIPTED (the AI SDK's MockLanguageModelV3, not a model): it remembers what the user
 // said, recalls it, and answers with what recall returned, so the example runs offline. Swap in any AI SDK model
 // (for example `groq('llama-3.3-70b-versatile')`) for a real agent.
 //
 //   npx cairn serve &                                                     # a local Cairn
 //   node --import tsx clients/typescript/examples/agent-loop.ts http://127.0.0.1:8787
 import { generateText, stepCountIs, tool, type LanguageModel } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
+import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
 import { CairnClient } from '../src/index.ts';
 
@@ -33,7 +33,7 @@ const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite:
 
 /** The scripted model: step 1 calls remember, step 2 calls recall, step 3 answers from recall's output. */
 export function scriptedModel(fact: string, question: string): LanguageModel {
-  return new MockLanguageModelV4({
+  return new MockLanguageModelV3({
     doGenerate: async ({ prompt }) => {
       const results = prompt.flatMap((m) => (m.role === 'tool' ? m.content : [])).filter((p) => p.type === 'tool-result');
       const call = (toolName: string, input: unknown) => ({
