@@ -34,7 +34,7 @@ import { SqliteUsageLedger } from './store/sqlite/usage.ts';
 import { ThreadMemory } from './threads/memory.ts';
 import type { RecallSettings } from './recall/types.ts';
 import type { ThreadStore } from './threads/ports.ts';
-import type { UsageLedger } from './llm/ledger.ts';
+import type { UsageEntry, UsageLedger } from './llm/ledger.ts';
 
 export interface Composed {
   /** The use cases: banks, retain, recall, operations, and the facades engine.memories, engine.audit, engine.reflect. */
@@ -74,6 +74,8 @@ export interface ComposeOptions {
   consolidator?: (embedder: Embedder) => Consolidator;
   /** Worker options over the configuration's (`cairn worker`'s hooks, the consolidation thread's id). */
   worker?: Partial<WorkerOptions>;
+  /** Hears every LLM call (the consolidation thread passes its calls to the API process's metrics). */
+  onLlmCall?: (entry: UsageEntry) => void;
 }
 
 interface Stores {
@@ -114,6 +116,7 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
   const ledger: UsageLedger = {
     record: async (entry) => {
       metrics.observeLlm(entry);
+      options.onLlmCall?.(entry);
       await stores.ledger.record(entry);
     },
     query: (query) => stores.ledger.query(query),
@@ -152,7 +155,8 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     },
   );
   const { worker } = consolidation;
-  if (startWorker && config.consolidate.workerThread) worker.runElsewhere(new ThreadLoop(config, worker, activity));
+  if (startWorker && config.consolidate.workerThread)
+    worker.runElsewhere(new ThreadLoop(config, worker, activity, (entry) => metrics.observeLlm(entry)));
   if (startWorker) worker.start();
   const threads = new ThreadMemory({
     store: threadStore,
@@ -164,9 +168,10 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
   });
   engine.events.on('retained', (bankId, result, input) => metrics.observeRetain(bankId, result, input));
   engine.events.on('recalled', (_bankId, timings) => metrics.observeRecall(timings));
+  engine.events.on('bankDeleted', (bankId) => metrics.forgetBank(bankId));
   threads.events.tap((event) => metrics.observeThreadEvent(event));
-  metrics.readConsolidation(async (maxBanks) => {
-    const banks = (await engine.listBanks()).slice(0, maxBanks);
+  metrics.readConsolidation(async (limit) => {
+    const banks = (await engine.listBanks()).slice(0, limit);
     // A bank deleted since the list is left out.
     const statuses = await Promise.all(banks.map((b) => consolidation.status(b.id).catch(() => null)));
     return statuses.filter((s) => s !== null);

@@ -58,6 +58,8 @@ export type RetainOutcome = { operation: Operation; result: RetainResult | null 
 export interface EngineEvents {
   /** A retain finished (its facts are stored). */
   retained: [bankId: string, result: RetainResult, input: RetainRequest];
+  /** A bank and everything in it were deleted (metrics drop its series). */
+  bankDeleted: [bankId: string];
   /** A recall answered (metrics listen). */
   recalled: [bankId: string, timings: RecallTimings];
   /** A deletion removed facts; the deletion waits for the listeners before it answers. */
@@ -173,6 +175,7 @@ export class Engine {
   async deleteBank(id: string): Promise<void> {
     await this.requireBank(id);
     await this.deps.store.deleteBank(id);
+    await this.events.emit('bankDeleted', id);
   }
 
   // retain

@@ -22,6 +22,9 @@ interface OtlpBody {
   }>;
 }
 
+const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CALLER_SPAN = '00f067aa0ba902b7';
+
 test('OTLP/HTTP export: nested spans from the HTTP request down to the LLM call', async () => {
   const bodies: OtlpBody[] = [];
   const paths: string[] = [];
@@ -65,7 +68,9 @@ test('OTLP/HTTP export: nested spans from the HTTP request down to the LLM call'
     );
     const retained = await server.call('POST', '/v1/banks/otel/memories', { items: [{ content: 'Ines bought a red bicycle.' }] });
     assert.equal(retained.status, 200, JSON.stringify(retained.body));
-    assert.equal((await server.call('POST', '/v1/banks/otel/recall', { query: 'What did Ines buy?' })).status, 200);
+    // The caller's W3C traceparent: the recall continues its trace.
+    const traceparent = `00-${CALLER_TRACE}-${CALLER_SPAN}-01`;
+    assert.equal((await server.call('POST', '/v1/banks/otel/recall', { query: 'What did Ines buy?' }, { traceparent })).status, 200);
     const metrics = await fetch(`${server.url}/metrics`).then((r) => r.text());
     assert.match(metrics, /cairn_llm_calls_total\{provider="[^"]+",operation="retain",outcome="ok"\} 1/);
     assert.match(metrics, /cairn_llm_tokens_total\{provider="[^"]+",operation="retain",kind="input"\} 80/);
@@ -94,6 +99,15 @@ test('OTLP/HTTP export: nested spans from the HTTP request down to the LLM call'
   assert.equal(llmCall.traceId, request.traceId, 'the LLM call is in the request trace');
   assert.equal(one('retain.extract').traceId, request.traceId);
   const recallRequest = one('POST /v1/banks/:bank/recall');
+  assert.equal(recallRequest.traceId, CALLER_TRACE, "the caller's trace continues");
+  assert.equal(recallRequest.parentSpanId, CALLER_SPAN);
   assert.equal(one('recall').parentSpanId, recallRequest.spanId);
   assert.equal(one('recall.arm.semantic').traceId, recallRequest.traceId);
+});
+
+test('a collector that is down costs a warning, not the shutdown', async () => {
+  const server = await startServer({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1' } });
+  await server.call('POST', '/v1/banks', { id: 'down' });
+  assert.equal((await server.call('POST', '/v1/banks/down/recall', { query: 'anything?' })).status, 200);
+  await server.close(); // resolves: the unsent spans are reported in the log, not thrown
 });

@@ -170,11 +170,19 @@ test('an OTLP endpoint turns tracing on; headers are parsed; a bad URL or header
   const on = loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/', OTEL_EXPORTER_OTLP_HEADERS: 'a=1, b=x%3Dy' });
   assert.deepEqual(on.telemetry, { tracesUrl: 'http://collector:4318/v1/traces', headers: { a: '1', b: 'x=y' }, serviceName: 'cairn' });
   assert.equal(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c/traces' }).telemetry.tracesUrl, 'http://c/traces');
+  const notUrl = 'must be an http or https URL without a query, such as http://127.0.0.1:4318';
+  for (const bad of ['not a url', 'localhost:4318', 'ftp://x', 'http://x/?a=b'])
+    refuses({ OTEL_EXPORTER_OTLP_ENDPOINT: bad }, `OTEL_EXPORTER_OTLP_ENDPOINT '${bad}' ${notUrl}`);
+  const badHeaders = 'must be name=value pairs separated by commas (names without spaces, values without line breaks)';
+  for (const bad of ['novalue', 'x-key=a%0Ab', 'bad%20key=1'])
+    refuses({ OTEL_EXPORTER_OTLP_HEADERS: bad }, `OTEL_EXPORTER_OTLP_HEADERS '${bad}' ${badHeaders}`);
+  const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' };
+  assert.equal(loadConfig({ ...endpoint, OTEL_SDK_DISABLED: 'true' }).telemetry.tracesUrl, null);
+  assert.equal(loadConfig({ ...endpoint, OTEL_TRACES_EXPORTER: 'none' }).telemetry.tracesUrl, null);
   refuses(
-    { OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' },
-    "OTEL_EXPORTER_OTLP_ENDPOINT 'not a url' must be a URL such as http://127.0.0.1:4318",
+    { ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+    "OTEL_EXPORTER_OTLP_PROTOCOL 'grpc' must be http/json: Cairn sends OTLP over HTTP as JSON only",
   );
-  refuses({ OTEL_EXPORTER_OTLP_HEADERS: 'novalue' }, "OTEL_EXPORTER_OTLP_HEADERS 'novalue' must be key=value pairs separated by commas");
 });
 
 test('the variables the configuration knows: each once, in the shapes the README documents', () => {

@@ -8,6 +8,7 @@ import { compose } from '../compose.ts';
 import type { Config } from '../config/index.ts';
 import { Activity, StepAside } from '../core/index.ts';
 import { log } from '../log.ts';
+import type { UsageEntry } from '../llm/index.ts';
 import type { BatchReport, DrainReport } from './worker.ts';
 
 export interface ThreadData {
@@ -26,6 +27,7 @@ export type ToThread = { type: 'notify'; bankId?: string } | { type: 'drain' | '
 
 export type FromThread =
   | { type: 'batch'; report: BatchReport; lastError: { error: string; at: string } | null }
+  | { type: 'llm'; entry: UsageEntry }
   | { type: 'started'; id: number; started: boolean }
   | { type: 'done'; id: number; report?: DrainReport; error?: string };
 
@@ -52,6 +54,8 @@ async function main(): Promise<void> {
   const { worker, shutdown } = await compose(config, {
     startWorker: false,
     announce: false,
+    // The API process's /metrics counts this thread's LLM calls too.
+    onLlmCall: (entry) => post({ type: 'llm', entry }),
     worker: { workerId, afterBatch: (report, lastError) => post({ type: 'batch', report, lastError }), beforeStep: () => aside.step() },
   });
   const settle = (id: number, run: Promise<DrainReport>): void => {

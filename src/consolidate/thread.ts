@@ -6,6 +6,7 @@
 // are forwarded here (worker.ts RemoteLoop). A thread that dies is started again after a pause.
 import type { Worker } from 'node:worker_threads';
 import type { Config } from '../config/index.ts';
+import type { UsageEntry } from '../llm/index.ts';
 import type { Activity } from '../core/index.ts';
 import { log } from '../log.ts';
 import { sibling, typescriptThread } from '../worker-loader.ts';
@@ -35,6 +36,8 @@ export class ThreadLoop implements RemoteLoop {
     private readonly config: Config,
     private readonly local: Pick<ConsolidationWorker, 'meter' | 'lastErrors'>,
     private readonly activity: Activity,
+    /** Hears each LLM call the thread made (the API process's metrics). */
+    private readonly onLlmCall: (entry: UsageEntry) => void = () => {},
   ) {}
 
   get running(): boolean {
@@ -120,6 +123,9 @@ export class ThreadLoop implements RemoteLoop {
         this.local.meter.record(m.report.bankId, m.report.consolidated, m.report.failed, m.report.ms);
         if (m.lastError) this.local.lastErrors.set(m.report.bankId, m.lastError);
         else this.local.lastErrors.delete(m.report.bankId);
+        return;
+      case 'llm':
+        this.onLlmCall(m.entry);
         return;
       case 'started':
         this.pending.get(m.id)?.started?.(m.started);

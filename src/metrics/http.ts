@@ -12,8 +12,10 @@ export function requestMetrics(metrics: Metrics): MiddlewareHandler {
     try {
       await next();
     } finally {
-      // The last route matched is the handler's pattern; a request no route took counts as "unmatched".
-      const route = c.res.status === 404 && routePath(c, -1).endsWith('*') ? 'unmatched' : routePath(c, -1);
+      // The last route matched is the handler's pattern.
+      // Middleware patterns (/*, /v1/*) mean no route took the request (a 404, or auth refused it first).
+      const matched = routePath(c, -1);
+      const route = matched.endsWith('*') ? 'unmatched' : matched;
       metrics.observeRequest(c.req.method, route, c.res.status, (performance.now() - started) / 1000);
     }
   };

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { startServer, type TestServer } from '../../test/support/server.ts';
+import type { ConsolidationStatus } from '../consolidate/index.ts';
 import { Metrics } from './metrics.ts';
 
 const KEY = 'metrics-key';
@@ -99,8 +100,23 @@ test('bank labels stop at maxBanks; LLM calls and thread memory runs are counted
   const banks = await metrics.text();
   assert.equal(value(banks, 'cairn_retain_items_total{bank="a"}'), 2);
   assert.equal(value(banks, 'cairn_retain_items_total{bank="b"}'), 1);
-  assert.equal(value(banks, 'cairn_retain_items_total{bank="_other"}'), 2);
+  assert.equal(value(banks, 'cairn_retain_items_total{bank="(other)"}'), 2);
   assert.doesNotMatch(banks, /bank="c"/);
+  // A deleted bank's series go and its place is free for the next bank.
+  metrics.forgetBank('b');
+  metrics.observeRetain('e', result, { items: [{ content: 'xy' }] });
+  const after = await metrics.text();
+  assert.doesNotMatch(after, /bank="b"/);
+  assert.equal(value(after, 'cairn_retain_items_total{bank="e"}'), 1);
+  // Consolidation gauges: banks without a label of their own add up under (other).
+  const status = (bankId: string, backlog: number, age: number) =>
+    ({ bankId, backlog, oldestWaitingAgeSeconds: age, failed: 1, consolidated: 2, observations: 3 }) as unknown as ConsolidationStatus;
+  metrics.readConsolidation(async () => [status('a', 5, 10), status('x', 7, 30), status('y', 1, 20)]);
+  const gauges = await metrics.text();
+  assert.equal(value(gauges, 'cairn_consolidation_backlog{bank="a"}'), 5);
+  assert.equal(value(gauges, 'cairn_consolidation_backlog{bank="(other)"}'), 8);
+  assert.equal(value(gauges, 'cairn_consolidation_oldest_waiting_seconds{bank="(other)"}'), 30);
+  assert.equal(value(gauges, 'cairn_observations{bank="(other)"}'), 6);
 
   const call = { bankId: 'a', provider: 'groq', model: 'm', costUsd: 0.01, latencyMs: 250, at: new Date().toISOString(), cachedTokens: 0 };
   metrics.observeLlm({ ...call, operation: 'reflect', inputTokens: 100, outputTokens: 20, ok: true, error: null });

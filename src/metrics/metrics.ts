@@ -1,7 +1,8 @@
 // Prometheus metrics (prom-client): what the API serves, what retain and recall do, consolidation's backlog, LLM
 // calls and spend, thread memory runs, and the process. The composition root feeds it from the modules' events;
 // nothing here knows a store. Labels carry no bank content: bank ids only, and at most `maxBanks` of them (later
-// banks share the label "_other"), so a server with many banks cannot grow the series without bound.
+// banks share the label "(other)", which no bank id can be), so a server with many banks cannot grow the series
+// without bound; a deleted bank's series go and free its place.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { ConsolidationStatus } from '../consolidate/index.ts';
 import type { UsageEntry } from '../llm/index.ts';
@@ -16,10 +17,13 @@ export interface MetricsOptions {
   processMetrics?: boolean;
 }
 
-/** The consolidation status of the banks to report (the first maxBanks of them), read at scrape time. */
-export type ConsolidationSource = (maxBanks: number) => Promise<ConsolidationStatus[]>;
+/** The consolidation status of the banks to report (at most `limit` of them), read at scrape time. */
+export type ConsolidationSource = (limit: number) => Promise<ConsolidationStatus[]>;
 
-const OTHER = '_other';
+/** The label of banks past maxBanks: parentheses are not allowed in bank ids, so no bank is called that. */
+export const OTHER_BANKS = '(other)';
+/** Most banks whose consolidation status one scrape reads (those past maxBanks are summed under OTHER_BANKS). */
+const MAX_STATUS_BANKS = 1000;
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 export class Metrics {
@@ -164,16 +168,22 @@ export class Metrics {
     this.llmSeconds.observe({ provider, operation }, entry.latencyMs / 1000);
   }
 
+  /** Drops a deleted bank's series and frees its label for another bank. */
+  forgetBank(bankId: string): void {
+    if (!this.banks.delete(bankId)) return;
+    for (const counter of [this.retainItems, this.retainBytes, this.retainFacts]) counter.remove({ bank: bankId });
+  }
+
   observeThreadEvent(event: MemoryEvent): void {
     const [kind, outcome] = event.type.split('.');
     if ((kind === 'observation' || kind === 'reflection') && (outcome === 'end' || outcome === 'failed'))
       this.threadRuns.inc({ kind, outcome });
   }
 
-  /** The label value of a bank: its id while fewer than maxBanks were seen, else "_other". */
+  /** The label value of a bank: its id while fewer than maxBanks have one, else OTHER_BANKS. */
   private bank(bankId: string): string {
     if (this.banks.has(bankId)) return bankId;
-    if (this.banks.size >= this.maxBanks) return OTHER;
+    if (this.banks.size >= this.maxBanks) return OTHER_BANKS;
     this.banks.add(bankId);
     return bankId;
   }
@@ -184,16 +194,19 @@ export class Metrics {
 
   private async refreshConsolidation(): Promise<void> {
     if (!this.consolidationSource) return;
-    const statuses = await this.consolidationSource(this.maxBanks);
+    const statuses = await this.consolidationSource(MAX_STATUS_BANKS);
     const gauges = [this.backlog, this.oldestWaiting, this.deadLetters, this.consolidated, this.observations];
     for (const gauge of gauges) gauge.reset(); // deleted banks leave no series behind
+    const oldest = new Map<string, number>();
     for (const s of statuses) {
-      const bank = { bank: s.bankId };
-      this.backlog.set(bank, s.backlog);
-      this.oldestWaiting.set(bank, s.oldestWaitingAgeSeconds ?? 0);
-      this.deadLetters.set(bank, s.failed);
-      this.consolidated.set(bank, s.consolidated);
-      this.observations.set(bank, s.observations);
+      // Banks without a label of their own add up under OTHER_BANKS (the oldest wait is the oldest among them).
+      const bank = { bank: this.bank(s.bankId) };
+      this.backlog.inc(bank, s.backlog);
+      oldest.set(bank.bank, Math.max(oldest.get(bank.bank) ?? 0, s.oldestWaitingAgeSeconds ?? 0));
+      this.deadLetters.inc(bank, s.failed);
+      this.consolidated.inc(bank, s.consolidated);
+      this.observations.inc(bank, s.observations);
     }
+    for (const [bank, seconds] of oldest) this.oldestWaiting.set({ bank }, seconds);
   }
 }

@@ -1,12 +1,14 @@
 // OpenTelemetry traces. Modules mark their steps with `traced` (retain stages, recall arms, fusion and rerank,
 // consolidation batches, LLM calls, HTTP requests); through the OpenTelemetry API these are no-ops until a tracer
 // provider is started, which the composition root does only when the configuration names an OTLP endpoint.
-import { context, type Attributes, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, type Attributes, DiagLogLevel, diag, propagation, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, SimpleSpanProcessor, type SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { TelemetryConfig } from '../config/index.ts';
+import { log } from '../log.ts';
 
 const TRACER = 'cairn';
 
@@ -58,10 +60,23 @@ export function startTracing(options: { serviceName: string; exporter: SpanExpor
     });
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
     trace.setGlobalTracerProvider(provider);
+    // A caller's traceparent header continues its trace into Cairn (requestSpans).
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    // The SDK reports export failures (a collector down or refusing) through diag: into the log, as warnings.
+    const warn = (message: string): void => log.warn(`tracing: ${message}`);
+    const quiet = (): void => {};
+    diag.setLogger({ error: warn, warn, info: quiet, debug: quiet, verbose: quiet }, DiagLogLevel.WARN);
+    /** Sends what is buffered; a collector that is down or failing costs a warning, never the shutdown itself. */
     const shutdown = async (): Promise<void> => {
-      await provider.shutdown();
+      try {
+        await provider.shutdown();
+      } catch (e) {
+        warn(`the last spans were not sent (${e instanceof Error ? e.message : String(e)})`);
+      }
       trace.disable();
+      propagation.disable();
       context.disable();
+      diag.disable();
     };
     active = { tracing: { shutdown }, users: 0 };
   }
@@ -84,7 +99,8 @@ export function tracingFromConfig(config: TelemetryConfig): Tracing | null {
   if (!config.tracesUrl) return null;
   return startTracing({
     serviceName: config.serviceName,
-    exporter: new OTLPTraceExporter({ url: config.tracesUrl, headers: config.headers }),
+    // A collector that does not answer holds an export (and the shutdown's last one) this long at most.
+    exporter: new OTLPTraceExporter({ url: config.tracesUrl, headers: config.headers, timeoutMillis: 3000 }),
   });
 }
 

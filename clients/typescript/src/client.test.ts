@@ -91,10 +91,18 @@ describe('against a running Cairn', () => {
   });
 });
 
-test('429 and 503 are retried after Retry-After (POST bodies replayed); retries run out into a CairnError', async () => {
+test('429, and 503 with Retry-After, are retried (POST bodies replayed); retries run out into a CairnError', async () => {
   const answers: Array<{ status: number; headers?: Record<string, string>; body: string }> = [];
   const bodies: string[] = [];
+  let streamClosed = false;
   const fake = createServer((req, res) => {
+    if (req.url?.endsWith('/events')) {
+      // An event stream that stays open until the client goes.
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('id: 1\nevent: working-memory.updated\ndata: {"n":1}\n\n');
+      req.on('close', () => (streamClosed = true));
+      return;
+    }
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
@@ -109,7 +117,7 @@ test('429 and 503 are retried after Retry-After (POST bodies replayed); retries 
     const busy = JSON.stringify({ error: { code: 'rate_limited', message: 'slow down' } });
     answers.push(
       { status: 429, headers: { 'retry-after': '0' }, body: busy },
-      { status: 503, body: JSON.stringify({ error: { code: 'unavailable', message: 'busy' } }) },
+      { status: 503, headers: { 'retry-after': '0' }, body: JSON.stringify({ error: { code: 'unavailable', message: 'busy' } }) },
       { status: 200, body: JSON.stringify({ results: [], tokens: 0 }) },
     );
     const client = new CairnClient({ baseUrl });
@@ -120,6 +128,11 @@ test('429 and 503 are retried after Retry-After (POST bodies replayed); retries 
       bodies.every((b) => b === JSON.stringify({ query: 'where?' })),
       'the body is sent again on each retry',
     );
+
+    // A 503 without Retry-After (an LLM call that failed after the server's own retries) is not sent again.
+    answers.push({ status: 503, body: JSON.stringify({ error: { code: 'unavailable', message: 'the LLM failed' } }) });
+    await assert.rejects(client.recall('b', { query: 'again' }), /503 unavailable/);
+    assert.equal(bodies.length, 4);
 
     answers.push(...Array.from({ length: 3 }, () => ({ status: 429, headers: { 'retry-after': '0' }, body: busy })));
     const limited = new CairnClient({ baseUrl, maxRetries: 2 });
@@ -135,6 +148,38 @@ test('429 and 503 are retried after Retry-After (POST bodies replayed); retries 
     const started = Date.now();
     await assert.rejects(new CairnClient({ baseUrl, maxRetryWaitMs: 1000 }).recall('b', { query: 'x' }), /429 rate_limited/);
     assert.ok(Date.now() - started < 5000, 'a wait longer than maxRetryWaitMs is not waited for');
+
+    // An abort ends a Retry-After wait at once.
+    answers.length = 0;
+    answers.push({ status: 429, headers: { 'retry-after': '20' }, body: busy });
+    const controller = new AbortController();
+    const waiting = client.raw.POST('/v1/banks/{bank}/recall', {
+      params: { path: { bank: 'b' } },
+      body: { query: 'x' },
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(), 50);
+    const t0 = Date.now();
+    await assert.rejects(waiting);
+    assert.ok(Date.now() - t0 < 5000, 'the abort did not wait out Retry-After');
+
+    // A proxy's HTML page becomes a short message; a 200 that is not JSON a CairnError.
+    answers.push({ status: 502, body: `<html><body>${'Bad gateway. '.repeat(200)}</body></html>` });
+    await assert.rejects(
+      client.recall('b', { query: 'x' }),
+      (e: unknown) => e instanceof CairnError && e.status === 502 && e.message.length < 400,
+    );
+    answers.push({ status: 200, body: '<html>hello</html>' });
+    await assert.rejects(client.recall('b', { query: 'x' }), (e: unknown) => e instanceof CairnError && e.code === 'bad_response');
+
+    // Leaving a thread-events loop closes its connection.
+    for await (const event of client.threadEvents('b', 't')) {
+      assert.equal(event.type, 'working-memory.updated');
+      break;
+    }
+    const deadline = Date.now() + 5000;
+    while (!streamClosed && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.ok(streamClosed, 'the event stream was closed when the loop ended');
   } finally {
     await new Promise<void>((resolve) => fake.close(() => resolve()));
   }

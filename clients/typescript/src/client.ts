@@ -43,7 +43,8 @@ export interface CairnClientOptions {
   baseUrl: string;
   /** The server's CAIRN_API_KEY, sent as a bearer token. */
   apiKey?: string;
-  /** Retries of a request answered 429 or 503 (default 3): after Retry-After when given, else 0.5 s doubling. */
+  /** Retries of a request answered 429, or 503 with Retry-After (default 3): after Retry-After when given, else
+   * 0.5 s doubling. An abort ends a wait. */
   maxRetries?: number;
   /** Longest wait before one retry (default 30 s): a longer Retry-After fails at once with the error. */
   maxRetryWaitMs?: number;
@@ -57,16 +58,17 @@ export interface ThreadEvent {
   data: unknown;
 }
 
-const RETRYABLE = new Set([429, 503]);
-
-/** Retry-After as milliseconds: seconds, or an HTTP date; null when absent or unreadable. */
+/** Retry-After as milliseconds: whole seconds or an HTTP date (RFC 9110); null when absent or anything else. */
 function retryAfterMs(header: string | null): number | null {
   if (!header) return null;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const at = Date.parse(header);
+  const text = header.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
   return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
 }
+
+/** The longest message kept from an error body that is not Cairn's (a proxy's HTML page). */
+const MAX_FOREIGN_MESSAGE = 300;
 
 /** A CairnError from an error answer: its status, Retry-After, and Cairn's `{error: {code, message}}` body (or the
  * text of another body, such as a proxy's page). */
@@ -74,7 +76,15 @@ function cairnError(response: Response, body: unknown): CairnError {
   const parsed = typeof body === 'string' ? safeJson(body) : body;
   const error = (parsed as { error?: { code?: unknown; message?: unknown } } | null)?.error;
   const code = typeof error?.code === 'string' ? error.code : 'http_error';
-  const message = typeof error?.message === 'string' ? error.message : typeof body === 'string' && body ? body : response.statusText;
+  const text = typeof body === 'string' && body ? body.replace(/\s+/g, ' ').trim() : '';
+  const message =
+    typeof error?.message === 'string'
+      ? error.message
+      : text
+        ? text.length > MAX_FOREIGN_MESSAGE
+          ? `${text.slice(0, MAX_FOREIGN_MESSAGE)}…`
+          : text
+        : response.statusText;
   return new CairnError(response.status, code, message, retryAfterMs(response.headers.get('retry-after')));
 }
 
@@ -90,24 +100,56 @@ async function errorOf(response: Response): Promise<CairnError> {
   return cairnError(response, await response.text().catch(() => ''));
 }
 
-/** fetch with retries on 429/503 (the body is replayed from a clone, so POSTs retry too). */
+/** Whether an answer asks to be retried: 429 always; 503 only with Retry-After (Cairn answers 503 without one
+ * when an LLM call failed after its own retries, and sending the request again would pay for the calls again). */
+const retryable = (response: Response): boolean =>
+  response.status === 429 || (response.status === 503 && response.headers.has('retry-after'));
+
+/** Longest timer Node keeps (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Waits, or rejects as soon as the signal aborts. */
+function pause(ms: number, signal: AbortSignal | null): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** fetch with retries on 429/503 (the body is replayed from a clone, so POSTs retry too); an abort ends a wait. */
 function retrying(base: typeof fetch, maxRetries: number, maxWaitMs: number): typeof fetch {
   return async (input, init) => {
     const request = new Request(input, init);
     for (let attempt = 0; ; attempt++) {
       const response = await base(request.clone());
-      if (!RETRYABLE.has(response.status) || attempt >= maxRetries) return response;
+      if (!retryable(response) || attempt >= maxRetries) return response;
       const wait = retryAfterMs(response.headers.get('retry-after')) ?? 500 * 2 ** attempt;
-      if (wait > maxWaitMs) return response;
+      if (wait > Math.min(maxWaitMs, MAX_TIMER_MS)) return response;
       await response.body?.cancel();
-      await new Promise((resolve) => setTimeout(resolve, wait));
+      await pause(wait, request.signal);
     }
   };
 }
 
 /** The data of an openapi-fetch answer, or its error thrown as a CairnError. */
 async function ok<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
-  const { data, error, response } = await call;
+  let answer: { data?: T; error?: unknown; response: Response };
+  try {
+    answer = await call;
+  } catch (e) {
+    // A success whose body is not JSON (a proxy's page): say so rather than throw a bare SyntaxError.
+    if (e instanceof SyntaxError) throw new CairnError(0, 'bad_response', `the server's answer is not JSON: ${e.message}`);
+    throw e;
+  }
+  const { data, error, response } = answer;
   if (!response.ok) throw cairnError(response, error);
   return data as T;
 }
@@ -229,6 +271,8 @@ export class CairnClient {
     if (!response.ok || !response.body) throw await errorOf(response);
     const events = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
     const reader = events.getReader();
+    // Ending the loop (break, return, a throw) cancels the reader, which closes the connection and with it the
+    // server's subscription.
     try {
       for (;;) {
         const { value, done } = await reader.read().catch((e: unknown) => {
@@ -245,8 +289,7 @@ export class CairnClient {
         yield { id: value.id, type: value.event ?? 'message', data };
       }
     } finally {
-      reader.releaseLock();
-      await response.body.cancel().catch(() => undefined);
+      await reader.cancel().catch(() => undefined);
     }
   }
 }

@@ -26,7 +26,13 @@ export async function serveCommand(config: Config): Promise<void> {
     stopping = true;
     log.info('shutting down');
     server.close();
-    void shutdown().then(() => process.exit(0));
+    void shutdown().then(
+      () => process.exit(0),
+      (e: Error) => {
+        process.stderr.write(`cairn: shutdown failed: ${e.message}\n`);
+        process.exit(1);
+      },
+    );
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
