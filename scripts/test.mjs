@@ -21,6 +21,7 @@ if (!filter.length) {
   // The whole suite starts with the type check and Biome's lint and format check (biome.json).
   for (const [label, command, args] of [
     ['type check', 'npx', ['tsc', '--noEmit']],
+    ['type check of the explorer page (browser types)', 'npx', ['tsc', '--noEmit', '-p', 'src/ui/app']],
     ['lint and format check (npx biome check --write fixes most)', 'npx', ['biome', 'ci', '.']],
   ]) {
     const step = spawnSync(command, args, { stdio: 'inherit' });

@@ -4,6 +4,7 @@ import type { MiddlewareHandler } from 'hono';
 import { mcpRoutes } from './mcp/index.ts';
 import { Metrics, metricsRoutes, requestMetrics } from './metrics/index.ts';
 import { requestSpans, tracingFromConfig } from './telemetry/index.ts';
+import { uiRoutes } from './ui/index.ts';
 import { auditRoutes, consolidationRoutes, coreRoutes, reflectRoutes, type Routes, threadRoutes, usageRoutes } from './api/routes/index.ts';
 import type { Config } from './config/index.ts';
 import { attachConsolidation } from './consolidate/attach.ts';
@@ -185,6 +186,7 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     auditRoutes(engine),
     mcpRoutes(),
     metricsRoutes(metrics),
+    uiRoutes(),
   ];
   const portability = new Portability({ store, embedder: embedder.embedder, threads: threadStore });
   const reconcile = async (o: Omit<ReconcileOptions, 'embedder'>): Promise<ReconcileReport | null> =>

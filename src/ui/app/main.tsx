@@ -1,0 +1,101 @@
+// Cairn Explorer's page: asks for the API key once (kept for the browser session), then shows the screens, chosen
+// by the address's hash (#/banks, #/recall/<bank>). Everything it shows comes from the public API through the
+// typed client.
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { CairnClient, CairnError } from '../../../clients/typescript/src/index.ts';
+import { BanksScreen } from './banks.tsx';
+import { RecallScreen } from './recall.tsx';
+
+const KEY = 'cairn-explorer-key';
+
+function clientWith(key: string | null): CairnClient {
+  return new CairnClient({ baseUrl: location.origin, apiKey: key || undefined, maxRetries: 1 });
+}
+
+function useHash(): string {
+  const [hash, setHash] = useState(location.hash || '#/banks');
+  useEffect(() => {
+    const on = (): void => setHash(location.hash || '#/banks');
+    addEventListener('hashchange', on);
+    return () => removeEventListener('hashchange', on);
+  }, []);
+  return hash;
+}
+
+function KeyForm({ onKey, failed }: { onKey: (key: string) => void; failed: boolean }) {
+  const [key, setKey] = useState('');
+  return (
+    <main class="narrow">
+      <h1>Cairn Explorer</h1>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          onKey(key);
+        }}
+      >
+        <label for="api-key">API key</label>
+        <input id="api-key" type="password" autocomplete="current-password" value={key} onInput={(e) => setKey(e.currentTarget.value)} />
+        <p class="hint">The server's CAIRN_API_KEY. It is kept in this browser tab only.</p>
+        {failed && (
+          <p class="error" role="alert">
+            That key was refused.
+          </p>
+        )}
+        <button type="submit">Open</button>
+      </form>
+    </main>
+  );
+}
+
+function App() {
+  const [key, setKey] = useState<string | null>(sessionStorage.getItem(KEY));
+  const [state, setState] = useState<'checking' | 'ok' | 'need-key' | 'refused'>('checking');
+  const hash = useHash();
+  const client = clientWith(key);
+
+  useEffect(() => {
+    client
+      .listBanks()
+      .then(() => setState('ok'))
+      .catch((e: unknown) => setState(e instanceof CairnError && e.status === 401 ? (key ? 'refused' : 'need-key') : 'ok'));
+  }, [key]);
+
+  if (state === 'checking') return <p class="loading">Connecting…</p>;
+  if (state !== 'ok')
+    return (
+      <KeyForm
+        failed={state === 'refused'}
+        onKey={(k) => {
+          sessionStorage.setItem(KEY, k);
+          setState('checking');
+          setKey(k);
+        }}
+      />
+    );
+  const [, screen, bank] = hash.split('/').map((part) => decodeURIComponent(part));
+  const nav = [
+    ['banks', 'Banks'],
+    ['recall', 'Recall debugger'],
+  ] as const;
+  return (
+    <>
+      <header>
+        <strong class="brand">Cairn Explorer</strong>
+        <nav aria-label="Screens">
+          {nav.map(([id, label]) => (
+            <a
+              href={`#/${id}${bank && id !== 'banks' ? `/${encodeURIComponent(bank)}` : ''}`}
+              aria-current={screen === id ? 'page' : undefined}
+            >
+              {label}
+            </a>
+          ))}
+        </nav>
+      </header>
+      <main>{screen === 'recall' ? <RecallScreen client={client} bank={bank ?? null} /> : <BanksScreen client={client} />}</main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById('root')!);
