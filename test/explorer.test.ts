@@ -113,6 +113,45 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
     assert.match(await page.getByRole('region', { name: 'How the query was read' }).innerText(), /Budget/);
     await shot('recall');
   });
+
+  test('memory: a timeline of facts, the source passage with the sentence marked, delete a fact and see its tombstone', async () => {
+    await page.getByRole('link', { name: 'Memory' }).click();
+    await page.getByLabel('Bank').selectOption('demo');
+    const timeline = page.locator('ol.timeline li');
+    await timeline.first().waitFor();
+    const texts = await timeline.allInnerTexts();
+    assert.ok(texts.length >= 3, `facts on the timeline: ${texts.length}`);
+    assert.match(texts[0], /said 2024-03-04/, 'the earliest first');
+    assert.ok(
+      texts.some((t) => /happened 2024-03-05 · said 2024-03-05/.test(t)),
+      'a fact with an occurred time shows both',
+    );
+
+    const pablo = page.locator('ol.timeline li', { hasText: 'battery storage project' }).first();
+    await pablo.getByRole('button').click();
+    const marked = page.locator('blockquote.passage mark');
+    await marked.waitFor();
+    assert.equal((await marked.textContent())?.trim(), 'Her manager Pablo asked her to lead the battery storage project.');
+
+    // Filter by an entity: only facts naming it stay.
+    const entity = page.getByLabel('Entity');
+    const pabloOption = await entity.locator('option', { hasText: 'Pablo' }).getAttribute('value');
+    assert.ok(pabloOption, 'Pablo is among the entities');
+    await entity.selectOption(pabloOption);
+    await page.waitForFunction(() => document.querySelectorAll('ol.timeline li').length === 1);
+    const factId = await pablo.getAttribute('data-fact');
+    await pablo.getByRole('button').click();
+    await marked.waitFor();
+    await shot('memory');
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete fact' }).click();
+    await page.locator(`ul.tombstones li[data-tombstone="${factId}"]`).waitFor();
+    assert.equal((await api('GET', `/v1/banks/demo/facts/${factId}`)).status, 404, 'the API agrees the fact is gone');
+    // Its entity named no other fact: the filter on it is lifted and the other facts show again.
+    await page.waitForFunction(() => document.querySelectorAll('ol.timeline li').length >= 2);
+    await shot('memory-deleted');
+  });
 });
 
 test('the explorer page and its assets are served without the key; the API behind them still needs it', async () => {

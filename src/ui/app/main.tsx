@@ -1,10 +1,11 @@
 // Cairn Explorer's page: asks for the API key once (kept for the browser session), then shows the screens, chosen
-// by the address's hash (#/banks, #/recall/<bank>). Everything it shows comes from the public API through the
+// by the address's hash (#/banks, #/recall/<bank>, #/memory/<bank>). Everything it shows comes from the public API through the
 // typed client.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { CairnClient, CairnError } from '../../../clients/typescript/src/index.ts';
 import { BanksScreen } from './banks.tsx';
+import { MemoryScreen } from './memory.tsx';
 import { RecallScreen } from './recall.tsx';
 
 const KEY = 'cairn-explorer-key';
@@ -77,6 +78,7 @@ function App() {
   const nav = [
     ['banks', 'Banks'],
     ['recall', 'Recall debugger'],
+    ['memory', 'Memory'],
   ] as const;
   return (
     <>
@@ -93,7 +95,15 @@ function App() {
           ))}
         </nav>
       </header>
-      <main>{screen === 'recall' ? <RecallScreen client={client} bank={bank ?? null} /> : <BanksScreen client={client} />}</main>
+      <main>
+        {screen === 'recall' ? (
+          <RecallScreen client={client} bank={bank ?? null} />
+        ) : screen === 'memory' ? (
+          <MemoryScreen client={client} bank={bank ?? null} />
+        ) : (
+          <BanksScreen client={client} />
+        )}
+      </main>
     </>
   );
 }
