@@ -138,7 +138,7 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
     const pabloOption = await entity.locator('option', { hasText: 'Pablo' }).getAttribute('value');
     assert.ok(pabloOption, 'Pablo is among the entities');
     await entity.selectOption(pabloOption);
-    await page.waitForFunction(() => document.querySelectorAll('ol.timeline li').length === 1);
+    await page.waitForFunction("document.querySelectorAll('ol.timeline li').length === 1");
     const factId = await pablo.getAttribute('data-fact');
     await pablo.getByRole('button').click();
     await marked.waitFor();
@@ -149,8 +149,31 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
     await page.locator(`ul.tombstones li[data-tombstone="${factId}"]`).waitFor();
     assert.equal((await api('GET', `/v1/banks/demo/facts/${factId}`)).status, 404, 'the API agrees the fact is gone');
     // Its entity named no other fact: the filter on it is lifted and the other facts show again.
-    await page.waitForFunction(() => document.querySelectorAll('ol.timeline li').length >= 2);
+    await page.waitForFunction("document.querySelectorAll('ol.timeline li').length >= 2");
     await shot('memory-deleted');
+  });
+
+  test('reflect: an answer with the memories it cites', async () => {
+    await page.getByRole('link', { name: 'Reflect' }).click();
+    await page.getByLabel('Bank').selectOption('demo');
+    await page.getByLabel('Question').fill('Where does Lena work?');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    await page.locator('p.answer').waitFor();
+    const cited = page.locator('ol.cited li');
+    await cited.first().waitFor();
+    const texts = await cited.allInnerTexts();
+    assert.ok(
+      texts.some((t) => t.includes('solar panel company')),
+      `the cited memories: ${texts.join(' | ')}`,
+    );
+    // Each cited id is one the API's reflect rests on.
+    const answered = await api<{ basedOn: { facts: string[]; observations: string[] } }>('POST', '/v1/banks/demo/reflect', {
+      query: 'Where does Lena work?',
+    });
+    const ids = [...answered.body.basedOn.facts, ...answered.body.basedOn.observations];
+    for (const id of await cited.evaluateAll((items) => items.map((li) => li.getAttribute('data-cited'))))
+      assert.ok(ids.includes(id ?? ''), `${id} is cited by the API too`);
+    await shot('reflect');
   });
 });
 

@@ -1,5 +1,5 @@
 // Cairn Explorer's page: asks for the API key once (kept for the browser session), then shows the screens, chosen
-// by the address's hash (#/banks, #/recall/<bank>, #/memory/<bank>). Everything it shows comes from the public API through the
+// by the address's hash (#/banks, #/recall/<bank>, #/memory/<bank>, #/reflect/<bank>). Everything it shows comes from the public API through the
 // typed client.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -7,6 +7,7 @@ import { CairnClient, CairnError } from '../../../clients/typescript/src/index.t
 import { BanksScreen } from './banks.tsx';
 import { MemoryScreen } from './memory.tsx';
 import { RecallScreen } from './recall.tsx';
+import { ReflectScreen } from './reflect.tsx';
 
 const KEY = 'cairn-explorer-key';
 
@@ -79,6 +80,7 @@ function App() {
     ['banks', 'Banks'],
     ['recall', 'Recall debugger'],
     ['memory', 'Memory'],
+    ['reflect', 'Reflect'],
   ] as const;
   return (
     <>
@@ -100,6 +102,8 @@ function App() {
           <RecallScreen client={client} bank={bank ?? null} />
         ) : screen === 'memory' ? (
           <MemoryScreen client={client} bank={bank ?? null} />
+        ) : screen === 'reflect' ? (
+          <ReflectScreen client={client} bank={bank ?? null} />
         ) : (
           <BanksScreen client={client} />
         )}
