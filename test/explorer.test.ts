@@ -175,6 +175,32 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
       assert.ok(ids.includes(id ?? ''), `${id} is cited by the API too`);
     await shot('reflect');
   });
+
+  test('consolidation: a dead letter with its error, retried from the page, then the backlog run now', async () => {
+    // A fact that failed consolidation for good, through the store calls a worker makes when a batch fails.
+    await api('POST', '/v1/banks/demo/memories', {
+      items: [{ content: 'Lena adopted a dog named Churro in May.', timestamp: '2024-05-02T08:00:00Z' }],
+    });
+    const claim = await server.store.claimUnconsolidated('demo', 'explorer-test', 10, 60_000);
+    assert.ok(claim && claim.factIds.length >= 1);
+    await server.store.failClaim('demo', 'explorer-test', claim.factIds, 'the model answered nonsense', 1, 0);
+
+    await page.getByRole('link', { name: 'Consolidation' }).click();
+    const dead = page.locator('tr.dead li').first();
+    await dead.waitFor();
+    assert.match((await dead.textContent()) ?? '', /the model answered nonsense/);
+    await shot('consolidation');
+    await page.getByRole('button', { name: 'Retry all' }).click();
+    await page.locator('tr.dead').waitFor({ state: 'detached' });
+    const letters = await api<{ deadLetters: unknown[] }>('GET', '/v1/banks/demo/consolidation/dead-letters');
+    assert.deepEqual(letters.body.deadLetters, [], 'the API agrees: nothing dead-lettered');
+
+    const backlog = page.locator('tr[data-consolidation="demo"] td[data-field="backlog"]');
+    assert.ok(Number(await backlog.textContent()) >= 1, 'the retried facts wait again');
+    await page.getByRole('button', { name: 'Consolidate demo now' }).click();
+    await page.waitForFunction('document.querySelector(\'tr[data-consolidation="demo"] td[data-field="backlog"]\')?.textContent === \'0\'');
+    assert.equal((await api<{ backlog: number }>('GET', '/v1/banks/demo/consolidation')).body.backlog, 0);
+  });
 });
 
 test('the explorer page and its assets are served without the key; the API behind them still needs it', async () => {

@@ -1,10 +1,11 @@
 // Cairn Explorer's page: asks for the API key once (kept for the browser session), then shows the screens, chosen
-// by the address's hash (#/banks, #/recall/<bank>, #/memory/<bank>, #/reflect/<bank>). Everything it shows comes from the public API through the
+// by the address's hash (#/banks, #/recall/<bank>, #/memory/<bank>, #/reflect/<bank>, #/consolidation). Everything it shows comes from the public API through the
 // typed client.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { CairnClient, CairnError } from '../../../clients/typescript/src/index.ts';
 import { BanksScreen } from './banks.tsx';
+import { ConsolidationScreen } from './consolidation.tsx';
 import { MemoryScreen } from './memory.tsx';
 import { RecallScreen } from './recall.tsx';
 import { ReflectScreen } from './reflect.tsx';
@@ -81,6 +82,7 @@ function App() {
     ['recall', 'Recall debugger'],
     ['memory', 'Memory'],
     ['reflect', 'Reflect'],
+    ['consolidation', 'Consolidation'],
   ] as const;
   return (
     <>
@@ -104,6 +106,8 @@ function App() {
           <MemoryScreen client={client} bank={bank ?? null} />
         ) : screen === 'reflect' ? (
           <ReflectScreen client={client} bank={bank ?? null} />
+        ) : screen === 'consolidation' ? (
+          <ConsolidationScreen client={client} />
         ) : (
           <BanksScreen client={client} />
         )}

@@ -1,0 +1,157 @@
+// Consolidation: per bank, what waits (backlog, the oldest wait, why it waits), what was done (consolidated facts,
+// observations, the current rate) and what failed (dead letters with their errors, retried from here); a bank's
+// backlog can be run now.
+import { useEffect, useState } from 'preact/hooks';
+import type { CairnClient, components, ConsolidationStatus } from '../../../clients/typescript/src/index.ts';
+import { ErrorLine, messageOf } from './common.tsx';
+
+type DeadLetter = components['schemas']['DeadLetter'];
+type Row = { status: ConsolidationStatus; dead: DeadLetter[] };
+
+const age = (seconds: number | null): string =>
+  seconds === null
+    ? '–'
+    : seconds < 90
+      ? `${Math.round(seconds)} s`
+      : seconds < 5400
+        ? `${Math.round(seconds / 60)} min`
+        : `${Math.round(seconds / 3600)} h`;
+
+export function ConsolidationScreen({ client }: { client: CairnClient }) {
+  const [rows, setRows] = useState<Row[] | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const load = async (): Promise<void> => {
+    try {
+      const banks = await client.listBanks();
+      setRows(
+        await Promise.all(
+          banks.map(async (b) => {
+            const path = { bank: b.id };
+            const [status, dead] = await Promise.all([
+              client.consolidationStatus(b.id),
+              client.raw.GET('/v1/banks/{bank}/consolidation/dead-letters', { params: { path } }).then((r) => r.data?.deadLetters ?? []),
+            ]);
+            return { status, dead };
+          }),
+        ),
+      );
+    } catch (e) {
+      setError(messageOf(e));
+    }
+  };
+  useEffect(() => {
+    void load();
+  }, []);
+
+  const act = async (bank: string, what: 'run' | 'retry', factIds?: string[]): Promise<void> => {
+    setBusy(`${what}:${bank}`);
+    setError(null);
+    try {
+      const path = { bank };
+      const r =
+        what === 'run'
+          ? await client.raw.POST('/v1/banks/{bank}/consolidate', { params: { path, query: { wait: 'true' } } })
+          : await client.raw.POST('/v1/banks/{bank}/consolidation/dead-letters/retry', {
+              params: { path },
+              ...(factIds ? { body: { factIds } as never } : {}),
+            });
+      if (!r.response.ok) throw new Error((r.error as { error?: { message?: string } })?.error?.message ?? r.response.statusText);
+      await load();
+    } catch (e) {
+      setError(messageOf(e));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  return (
+    <section aria-labelledby="consolidation-title">
+      <h1 id="consolidation-title">Consolidation</h1>
+      <ErrorLine error={error} />
+      {rows === null ? (
+        <p class="loading">Loading…</p>
+      ) : rows.length === 0 ? (
+        <p class="empty">No banks.</p>
+      ) : (
+        <table class="consolidation">
+          <caption class="visually-hidden">Consolidation per bank</caption>
+          <thead>
+            <tr>
+              <th scope="col">Bank</th>
+              <th scope="col" class="num">
+                Waiting
+              </th>
+              <th scope="col" class="num">
+                Oldest wait
+              </th>
+              <th scope="col" class="num">
+                Consolidated
+              </th>
+              <th scope="col" class="num">
+                Observations
+              </th>
+              <th scope="col">Now</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map(({ status: s, dead }) => (
+              <>
+                <tr data-consolidation={s.bankId}>
+                  <th scope="row">{s.bankId}</th>
+                  <td class="num" data-field="backlog">
+                    {s.backlog}
+                  </td>
+                  <td class="num">{age(s.oldestWaitingAgeSeconds)}</td>
+                  <td class="num">{s.consolidated}</td>
+                  <td class="num">{s.observations}</td>
+                  <td>
+                    {s.waiting.reason ?? 'nothing waits'}
+                    {s.rate.perSecond ? <div class="sub">{s.rate.perSecond.toFixed(1)} facts/s</div> : null}
+                  </td>
+                  <td class="actions">
+                    <button
+                      type="button"
+                      disabled={busy !== null}
+                      onClick={() => void act(s.bankId, 'run')}
+                      aria-label={`Consolidate ${s.bankId} now`}
+                    >
+                      {busy === `run:${s.bankId}` ? 'Running…' : 'Consolidate now'}
+                    </button>
+                  </td>
+                </tr>
+                {dead.length > 0 && (
+                  <tr class="dead">
+                    <td colSpan={7}>
+                      <strong>{dead.length} dead letter(s)</strong>{' '}
+                      <button type="button" class="secondary" disabled={busy !== null} onClick={() => void act(s.bankId, 'retry')}>
+                        Retry all
+                      </button>
+                      <ul>
+                        {dead.map((d) => (
+                          <li data-dead={d.factId}>
+                            <code>{d.factId}</code> · {d.attempts} attempt(s) · {d.failedAt.slice(0, 19).replace('T', ' ')} · {d.error}{' '}
+                            <button
+                              type="button"
+                              class="secondary"
+                              disabled={busy !== null}
+                              onClick={() => void act(s.bankId, 'retry', [d.factId])}
+                            >
+                              Retry
+                            </button>
+                          </li>
+                        ))}
+                      </ul>
+                    </td>
+                  </tr>
+                )}
+              </>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
