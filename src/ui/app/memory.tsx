@@ -2,8 +2,8 @@
 // entity, document and tag; a fact opens to its source passage with its sentence highlighted, and can be deleted
 // (or its whole document), after which its tombstone is listed.
 import { useEffect, useState } from 'preact/hooks';
-import type { Bank, CairnClient, components } from '../../../clients/typescript/src/index.ts';
-import { ErrorLine, messageOf } from './common.tsx';
+import type { CairnClient, components } from '../../../clients/typescript/src/index.ts';
+import { BankPicker, ErrorLine, messageOf, useBanks } from './common.tsx';
 
 type Fact = components['schemas']['Fact'];
 type Entity = components['schemas']['Entity'];
@@ -26,8 +26,6 @@ function Passage({ chunk, start, end }: { chunk: Chunk; start: number; end: numb
 const day = (iso: string): string => iso.slice(0, 10);
 
 export function MemoryScreen({ client, bank: initial }: { client: CairnClient; bank: string | null }) {
-  const [banks, setBanks] = useState<Bank[]>([]);
-  const [bank, setBank] = useState(initial ?? '');
   const [kind, setKind] = useState<Kind | ''>('');
   const [entity, setEntity] = useState('');
   const [documentId, setDocumentId] = useState('');
@@ -38,16 +36,7 @@ export function MemoryScreen({ client, bank: initial }: { client: CairnClient; b
   const [open, setOpen] = useState<{ fact: Fact; chunk: Chunk | null } | null>(null);
   const [tombstones, setTombstones] = useState<Tombstone[]>([]);
   const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    client
-      .listBanks()
-      .then((list) => {
-        setBanks(list);
-        if (!bank && list[0]) setBank(list[0].id);
-      })
-      .catch((e) => setError(messageOf(e)));
-  }, []);
+  const { banks, bank, setBank } = useBanks(client, initial, setError);
 
   const load = async (): Promise<void> => {
     if (!bank) return;
@@ -115,14 +104,7 @@ export function MemoryScreen({ client, bank: initial }: { client: CairnClient; b
     <section aria-labelledby="memory-title">
       <h1 id="memory-title">Memory</h1>
       <form class="query" onSubmit={(e) => e.preventDefault()}>
-        <div class="field">
-          <label for="memory-bank">Bank</label>
-          <select id="memory-bank" value={bank} onChange={(e) => setBank(e.currentTarget.value)}>
-            {banks.map((b) => (
-              <option value={b.id}>{b.id}</option>
-            ))}
-          </select>
-        </div>
+        <BankPicker id="memory-bank" banks={banks} bank={bank} onChange={setBank} />
         <div class="field">
           <label for="memory-kind">Kind</label>
           <select id="memory-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value as Kind | '')}>

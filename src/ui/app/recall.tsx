@@ -1,9 +1,9 @@
 // The recall debugger: a query against a bank, the fused results with each arm's rank and score side by side,
 // how the query was read (focus, entities, time filter, sessions), the time each arm and stage took, and what the
 // token budget left out.
-import { useEffect, useState } from 'preact/hooks';
-import type { Bank, CairnClient, RecallResponse } from '../../../clients/typescript/src/index.ts';
-import { ErrorLine, messageOf } from './common.tsx';
+import { useState } from 'preact/hooks';
+import type { CairnClient, RecallResponse } from '../../../clients/typescript/src/index.ts';
+import { BankPicker, ErrorLine, messageOf, useBanks } from './common.tsx';
 
 const ARMS = ['semantic', 'keyword', 'graph', 'temporal', 'passage'] as const;
 type Arm = (typeof ARMS)[number];
@@ -27,24 +27,13 @@ function ranksOf(trace: Trace): Record<Arm, Map<string, number>> {
 }
 
 export function RecallScreen({ client, bank: initial }: { client: CairnClient; bank: string | null }) {
-  const [banks, setBanks] = useState<Bank[]>([]);
-  const [bank, setBank] = useState(initial ?? '');
   const [query, setQuery] = useState('');
   const [limit, setLimit] = useState(10);
   const [maxTokens, setMaxTokens] = useState('');
   const [answer, setAnswer] = useState<RecallResponse | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    client
-      .listBanks()
-      .then((list) => {
-        setBanks(list);
-        if (!bank && list[0]) setBank(list[0].id);
-      })
-      .catch((e) => setError(messageOf(e)));
-  }, []);
+  const { banks, bank, setBank } = useBanks(client, initial, setError);
 
   const run = async (): Promise<void> => {
     setBusy(true);
@@ -73,14 +62,7 @@ export function RecallScreen({ client, bank: initial }: { client: CairnClient; b
           void run();
         }}
       >
-        <div class="field">
-          <label for="recall-bank">Bank</label>
-          <select id="recall-bank" value={bank} onChange={(e) => setBank(e.currentTarget.value)}>
-            {banks.map((b) => (
-              <option value={b.id}>{b.id}</option>
-            ))}
-          </select>
-        </div>
+        <BankPicker id="recall-bank" banks={banks} bank={bank} onChange={setBank} />
         <div class="field grow">
           <label for="recall-query">Query</label>
           <input

@@ -1,29 +1,18 @@
 // Reflect: ask a bank a question and read the answer with the memories it cites, each with its text, kind and
 // when it was said; citations in the answer's text are listed in the order they appear.
-import { useEffect, useState } from 'preact/hooks';
-import type { Bank, CairnClient, components, ReflectResponse } from '../../../clients/typescript/src/index.ts';
-import { ErrorLine, messageOf } from './common.tsx';
+import { useState } from 'preact/hooks';
+import type { CairnClient, components, ReflectResponse } from '../../../clients/typescript/src/index.ts';
+import { BankPicker, ErrorLine, messageOf, useBanks } from './common.tsx';
 
 type Fact = components['schemas']['Fact'];
 
 export function ReflectScreen({ client, bank: initial }: { client: CairnClient; bank: string | null }) {
-  const [banks, setBanks] = useState<Bank[]>([]);
-  const [bank, setBank] = useState(initial ?? '');
   const [query, setQuery] = useState('');
   const [answer, setAnswer] = useState<ReflectResponse | null>(null);
   const [cited, setCited] = useState<Fact[]>([]);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    client
-      .listBanks()
-      .then((list) => {
-        setBanks(list);
-        if (!bank && list[0]) setBank(list[0].id);
-      })
-      .catch((e) => setError(messageOf(e)));
-  }, []);
+  const { banks, bank, setBank } = useBanks(client, initial, setError);
 
   const ask = async (): Promise<void> => {
     setBusy(true);
@@ -57,14 +46,7 @@ export function ReflectScreen({ client, bank: initial }: { client: CairnClient; 
           void ask();
         }}
       >
-        <div class="field">
-          <label for="reflect-bank">Bank</label>
-          <select id="reflect-bank" value={bank} onChange={(e) => setBank(e.currentTarget.value)}>
-            {banks.map((b) => (
-              <option value={b.id}>{b.id}</option>
-            ))}
-          </select>
-        </div>
+        <BankPicker id="reflect-bank" banks={banks} bank={bank} onChange={setBank} />
         <div class="field grow">
           <label for="reflect-query">Question</label>
           <input
