@@ -176,6 +176,32 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
     await shot('reflect');
   });
 
+  test('observations: the evidence chain down to the sentence, and the history', async () => {
+    await page.getByRole('link', { name: 'Observations' }).click();
+    await page.getByLabel('Bank').selectOption('demo');
+    const first = page.locator('ol.timeline li').first();
+    await first.waitFor();
+    const id = await first.getAttribute('data-observation');
+    await first.getByRole('button').click();
+    const supporting = page.getByRole('region', { name: 'Supporting' });
+    await supporting.locator('li').first().waitFor();
+    const chain = await api<{ supporting: Array<{ fact: { id: string }; source: { sentence: string } | null }> }>(
+      'GET',
+      `/v1/banks/demo/observations/${id}`,
+    );
+    const shown = await supporting.locator('li').evaluateAll((items) => items.map((li) => li.getAttribute('data-evidence')));
+    assert.deepEqual(
+      shown,
+      chain.body.supporting.map((l) => l.fact.id),
+      'the supporting facts the API lists',
+    );
+    const sentence = chain.body.supporting[0].source?.sentence ?? '';
+    assert.ok(sentence.length > 0);
+    assert.equal((await supporting.locator('mark').first().textContent())?.trim(), sentence.trim(), 'the source sentence');
+    assert.ok((await page.locator('ol.history li[data-revision="created"]').count()) >= 1, 'the history starts with its creation');
+    await shot('observations');
+  });
+
   test('consolidation: a dead letter with its error, retried from the page, then the backlog run now', async () => {
     // A fact that failed consolidation for good, through the store calls a worker makes when a batch fails.
     await api('POST', '/v1/banks/demo/memories', {

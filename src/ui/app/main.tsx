@@ -1,5 +1,5 @@
 // Cairn Explorer's page: asks for the API key once (kept for the browser session), then shows the screens, chosen
-// by the address's hash (#/banks, #/recall/<bank>, #/memory/<bank>, #/reflect/<bank>, #/consolidation). Everything it shows comes from the public API through the
+// by the address's hash (#/banks, #/recall/<bank>, #/memory/<bank>, #/observations/<bank>, #/reflect/<bank>, #/consolidation). Everything it shows comes from the public API through the
 // typed client.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -7,6 +7,7 @@ import { CairnClient, CairnError } from '../../../clients/typescript/src/index.t
 import { BanksScreen } from './banks.tsx';
 import { ConsolidationScreen } from './consolidation.tsx';
 import { MemoryScreen } from './memory.tsx';
+import { ObservationsScreen } from './observations.tsx';
 import { RecallScreen } from './recall.tsx';
 import { ReflectScreen } from './reflect.tsx';
 
@@ -81,6 +82,7 @@ function App() {
     ['banks', 'Banks'],
     ['recall', 'Recall debugger'],
     ['memory', 'Memory'],
+    ['observations', 'Observations'],
     ['reflect', 'Reflect'],
     ['consolidation', 'Consolidation'],
   ] as const;
@@ -104,6 +106,8 @@ function App() {
           <RecallScreen client={client} bank={bank ?? null} />
         ) : screen === 'memory' ? (
           <MemoryScreen client={client} bank={bank ?? null} />
+        ) : screen === 'observations' ? (
+          <ObservationsScreen client={client} bank={bank ?? null} />
         ) : screen === 'reflect' ? (
           <ReflectScreen client={client} bank={bank ?? null} />
         ) : screen === 'consolidation' ? (
