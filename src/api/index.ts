@@ -7,7 +7,6 @@ export { ReflectRequestSchema } from './routes/reflect.ts';
 export {
   BankIdSchema,
   CreateBankSchema,
-  LONE_SURROGATE,
   MessageList,
   RecallFields,
   RecallRequestSchema,

@@ -1,6 +1,6 @@
 // Request and response schemas of the HTTP API: one source for validation and for the OpenAPI document.
 import { z } from '@hono/zod-openapi';
-import { BANK_ID_PATTERN, BANK_ID_RULE, isBankId, ISO_HINT, isoInstant } from '../core/index.ts';
+import { BANK_ID_PATTERN, BANK_ID_RULE, isBankId, ISO_HINT, isoInstant, LONE_SURROGATE, ONLY_DOTS } from '../core/index.ts';
 import { MAX_MESSAGES_PER_APPEND, MESSAGE_ROLES } from '../threads/index.ts';
 import { bankConfigProblems } from './bank-config.ts';
 
@@ -50,9 +50,6 @@ export const forwardOccurredRange = <T extends z.ZodType<{ occurredFrom?: string
     message: 'occurredFrom must not be after occurredTo',
     path: ['occurredFrom'],
   });
-
-/** Half of a UTF-16 surrogate pair without its other half: not text, and it cannot be put in a URL. */
-export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Text that must hold more than whitespace. */
 const nonBlank = (field: string, max: number, tooLong: string) =>
@@ -119,7 +116,7 @@ export const RetainItemSchema = z
       .string()
       .min(1)
       .max(256)
-      .refine((id) => !/^\.+$/.test(id), { message: 'documentId must not be only dots (it could not be named in a URL)' })
+      .refine((id) => !ONLY_DOTS.test(id), { message: 'documentId must not be only dots (it could not be named in a URL)' })
       .refine((id) => !LONE_SURROGATE.test(id), { message: 'documentId holds a lone surrogate, which is not valid text' })
       .optional(),
     session: z

@@ -50,6 +50,11 @@ export const BANK_ID_PATTERN = /^(?!\.+$)[A-Za-z0-9_.-]{1,128}$/;
 
 export const isBankId = (id: string): boolean => BANK_ID_PATTERN.test(id);
 
+/** An id of only dots: URL parsers read it as a path step (even percent-encoded), so no route can name it. */
+export const ONLY_DOTS = /^\.+$/;
+/** Half of a UTF-16 surrogate pair without its other half: not text, and it cannot be put in a URL. */
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** Throws a 400 naming the rule when `id` breaks it. */
 export function checkBankId(id: string): string {
   if (!isBankId(id))

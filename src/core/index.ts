@@ -11,7 +11,9 @@ export {
   contentHash,
   derivedId,
   isBankId,
+  LONE_SURROGATE,
   newId,
+  ONLY_DOTS,
   payloadHash,
 } from './ids.ts';
 export { SerialQueue } from './serial.ts';

@@ -5,7 +5,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from '@hono/zod-openapi';
 import { BankIdSchema } from '../api/index.ts';
-import { type RestRequest, seg, TOOLS, ToolInputError, type ToolRecipe } from './tools.ts';
+import { type RestRequest, TOOLS, ToolInputError, type ToolRecipe } from './tools.ts';
 
 /** Answers a REST request: the Hono app's `request` in process, or fetch against a running Cairn. */
 export type RestFetch = (request: Request) => Response | Promise<Response>;
@@ -27,11 +27,8 @@ const INSTRUCTIONS =
 
 const failure = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
 
-/** A REST answer as a tool result: the JSON body as text (reshaped when the tool says so), or an error naming what
- * to fix. */
-async function toolResult(response: Response, reshape?: (body: unknown) => unknown): Promise<CallToolResult> {
-  const text = await response.text();
-  if (response.ok) return { content: [{ type: 'text', text: reshape ? JSON.stringify(reshape(JSON.parse(text))) : text || '{}' }] };
+/** A REST error answer as one line: its status, then Cairn's `code: message` (or the body as it came). */
+function restError(response: Response, text: string): string {
   let message = text;
   try {
     const { error } = JSON.parse(text) as { error?: { code?: string; message?: string } };
@@ -39,7 +36,15 @@ async function toolResult(response: Response, reshape?: (body: unknown) => unkno
   } catch {
     // not JSON: the text as it came
   }
-  return failure(`${response.status} ${message}`.trim());
+  return `${response.status} ${message}`.trim();
+}
+
+/** A REST answer as a tool result: the JSON body as text (reshaped when the tool says so), or an error naming what
+ * to fix. */
+async function toolResult(response: Response, reshape?: (body: unknown) => unknown): Promise<CallToolResult> {
+  const text = await response.text();
+  if (response.ok) return { content: [{ type: 'text', text: reshape ? JSON.stringify(reshape(JSON.parse(text))) : text || '{}' }] };
+  return failure(restError(response, text));
 }
 
 /** A resource's URI variable: percent-decoded (the URI carries it encoded), as given when it does not decode. */
@@ -68,6 +73,9 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     );
   };
   const bound = options.bank;
+  /** Why a bound connection may not use this bank, or null when it may. */
+  const refusal = (bank: string): string | null =>
+    bound && bank !== bound ? `this connection is bound to bank "${bound}"; it cannot use "${bank}"` : null;
   const bankField = bound
     ? BankIdSchema.optional().describe(
         `The bank to use; this connection is bound to "${bound}", which is the default and the only one allowed`,
@@ -81,8 +89,8 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       { title: tool.title, description: tool.description, inputSchema, annotations: tool.annotations },
       async (args: Record<string, unknown>): Promise<CallToolResult> => {
         const asked = args.bank as string | undefined;
-        if (tool.onBank && bound && asked !== undefined && asked !== bound)
-          return failure(`this connection is bound to bank "${bound}"; it cannot use "${asked}"`);
+        const refused = tool.onBank && asked !== undefined ? refusal(asked) : null;
+        if (refused) return failure(refused);
         const bank = tool.onBank ? (asked ?? bound ?? '') : '';
         let request: RestRequest;
         try {
@@ -97,23 +105,25 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   };
   for (const tool of TOOLS) register(tool);
 
-  /** A resource's REST read, or an MCP error carrying the REST one. */
-  const read = async (r: RestRequest): Promise<unknown> => {
-    const response = await send(r);
-    const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
-    if (!response.ok) throw new Error(body?.error?.message ?? `${r.path} answered ${response.status}`);
-    return body;
-  };
-  const allowed = (bank: string): string => {
-    if (bound && bank !== bound) throw new Error(`this connection is bound to bank "${bound}"`);
-    return bank;
+  /** A resource read through a tool's REST request (so both name the same route), or an MCP error carrying the
+   * REST one. The URI's variables come percent-encoded. */
+  const read = async (toolName: string, variables: Record<string, string | string[]>): Promise<unknown> => {
+    const args = Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, decoded(v)]));
+    const bank = String(args.bank);
+    const refused = refusal(bank);
+    if (refused) throw new Error(refused);
+    const tool = TOOLS.find((t) => t.name === toolName)!;
+    const response = await send(tool.request(args, bank, bound));
+    const text = await response.text();
+    if (!response.ok) throw new Error(restError(response, text));
+    return JSON.parse(text);
   };
   server.registerResource(
     'bank-mission',
     new ResourceTemplate('cairn://banks/{bank}/mission', { list: undefined }),
     { title: "A bank's mission", description: 'What the bank remembers for (it steers consolidation)', mimeType: 'text/plain' },
     async (uri, { bank }) => {
-      const found = (await read({ method: 'GET', path: `/v1/banks/${seg(allowed(decoded(bank)))}` })) as { mission: string };
+      const found = (await read('get_bank', { bank })) as { mission: string };
       return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: found.mission }] };
     },
   );
@@ -126,10 +136,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       mimeType: 'application/json',
     },
     async (uri, { bank, thread }) => {
-      const context = await read({
-        method: 'GET',
-        path: `/v1/banks/${seg(allowed(decoded(bank)))}/threads/${seg(decoded(thread))}/context`,
-      });
+      const context = await read('thread_context', { bank, thread });
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(context) }] };
     },
   );

@@ -3,7 +3,8 @@
 // and which delete. A tool call becomes one request to that route (server.ts), so auth, validation and errors are the
 // REST API's own.
 import { z } from '@hono/zod-openapi';
-import { CreateBankSchema, LONE_SURROGATE, MessageList, RecallFields, ReflectRequestSchema, RetainRequestSchema } from '../api/index.ts';
+import { LONE_SURROGATE, ONLY_DOTS } from '../core/index.ts';
+import { CreateBankSchema, MessageList, RecallFields, ReflectRequestSchema, RetainRequestSchema } from '../api/index.ts';
 
 /** One REST request: method, path (its segments already encoded), query and JSON body. */
 export interface RestRequest {
@@ -42,9 +43,9 @@ export interface ToolRecipe {
 
 /** An id as one path segment. Ids of only dots cannot be one (every URL parser reads them as steps up, even
  * percent-encoded), and a lone surrogate cannot be encoded: both are refused with a message. */
-export const seg = (value: unknown): string => {
+const seg = (value: unknown): string => {
   const text = String(value);
-  if (/^\.+$/.test(text)) throw new ToolInputError(`the id '${text}' cannot be sent: an id of only dots reads as a path step`);
+  if (ONLY_DOTS.test(text)) throw new ToolInputError(`the id '${text}' cannot be sent: an id of only dots reads as a path step`);
   if (LONE_SURROGATE.test(text)) throw new ToolInputError('the id holds a lone surrogate, which is not valid text');
   return encodeURIComponent(text);
 };
@@ -73,7 +74,7 @@ const thread = z
   .string()
   .min(1)
   .max(256)
-  .refine((t) => !/^\.+$/.test(t), { message: 'a thread id must not be only dots' })
+  .refine((t) => !ONLY_DOTS.test(t), { message: 'a thread id must not be only dots' })
   .describe('The conversation thread id (any string the agent uses for this conversation)');
 const reason = z.string().max(500).optional().describe('Why it is forgotten (kept in the tombstone)');
 

@@ -24,6 +24,7 @@ const PAGE = `<!doctype html>
 `;
 
 let bundle: Promise<string> | null = null;
+let stylesheet: string | null = null;
 
 /** The page's script: src/ui/app/main.tsx with its imports, for browsers, built once per process. */
 function script(): Promise<string> {
@@ -52,7 +53,7 @@ export function uiRoutes(): (app: OpenAPIHono) => void {
     app.get('/ui/', (c) => c.redirect('/ui'));
     app.get('/ui/app.js', async (c) => c.body(await script(), 200, { 'content-type': 'text/javascript; charset=utf-8' }));
     app.get('/ui/app.css', (c) =>
-      c.body(readFileSync(new URL('style.css', APP), 'utf8'), 200, { 'content-type': 'text/css; charset=utf-8' }),
+      c.body((stylesheet ??= readFileSync(new URL('style.css', APP), 'utf8')), 200, { 'content-type': 'text/css; charset=utf-8' }),
     );
   };
 }

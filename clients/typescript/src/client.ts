@@ -139,8 +139,9 @@ function retrying(base: typeof fetch, maxRetries: number, maxWaitMs: number): ty
   };
 }
 
-/** The data of an openapi-fetch answer, or its error thrown as a CairnError. */
-async function ok<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+/** The data of an answer of `client.raw` (openapi-fetch), or its error thrown as a CairnError: for routes the
+ * methods below do not cover. */
+export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   let answer: { data?: T; error?: unknown; response: Response };
   try {
     answer = await call;
@@ -171,35 +172,35 @@ export class CairnClient {
   // banks
 
   async listBanks(): Promise<Bank[]> {
-    return (await ok(this.raw.GET('/v1/banks'))).banks;
+    return (await unwrap(this.raw.GET('/v1/banks'))).banks;
   }
 
   getBank(bank: string): Promise<Bank> {
-    return ok(this.raw.GET('/v1/banks/{bank}', { params: { path: { bank } } }));
+    return unwrap(this.raw.GET('/v1/banks/{bank}', { params: { path: { bank } } }));
   }
 
   createBank(input: CreateBank): Promise<Bank> {
-    return ok(this.raw.POST('/v1/banks', { body: input }));
+    return unwrap(this.raw.POST('/v1/banks', { body: input }));
   }
 
   async deleteBank(bank: string): Promise<void> {
-    await ok(this.raw.DELETE('/v1/banks/{bank}', { params: { path: { bank } } }));
+    await unwrap(this.raw.DELETE('/v1/banks/{bank}', { params: { path: { bank } } }));
   }
 
   // memory
 
   /** Retains and answers once the facts are stored. */
   retain(bank: string, request: RetainRequest): Promise<RetainResponse> {
-    return ok(this.raw.POST('/v1/banks/{bank}/memories', { params: { path: { bank } }, body: { ...request, async: false } }));
+    return unwrap(this.raw.POST('/v1/banks/{bank}/memories', { params: { path: { bank } }, body: { ...request, async: false } }));
   }
 
   /** Starts a retain and answers at once with its operation (see waitForOperation). */
   retainAsync(bank: string, request: RetainRequest): Promise<RetainResponse> {
-    return ok(this.raw.POST('/v1/banks/{bank}/memories', { params: { path: { bank } }, body: { ...request, async: true } }));
+    return unwrap(this.raw.POST('/v1/banks/{bank}/memories', { params: { path: { bank } }, body: { ...request, async: true } }));
   }
 
   getOperation(id: string): Promise<Operation> {
-    return ok(this.raw.GET('/v1/operations/{id}', { params: { path: { id } } }));
+    return unwrap(this.raw.GET('/v1/operations/{id}', { params: { path: { id } } }));
   }
 
   /** Polls an operation until it succeeded (its final state) or failed (thrown as a CairnError 'operation_failed'). */
@@ -219,42 +220,42 @@ export class CairnClient {
   }
 
   recall(bank: string, request: RecallRequest): Promise<RecallResponse> {
-    return ok(this.raw.POST('/v1/banks/{bank}/recall', { params: { path: { bank } }, body: request }));
+    return unwrap(this.raw.POST('/v1/banks/{bank}/recall', { params: { path: { bank } }, body: request }));
   }
 
   reflect(bank: string, request: ReflectRequest): Promise<ReflectResponse> {
-    return ok(this.raw.POST('/v1/banks/{bank}/reflect', { params: { path: { bank } }, body: request }));
+    return unwrap(this.raw.POST('/v1/banks/{bank}/reflect', { params: { path: { bank } }, body: request }));
   }
 
   /** The evidence chain behind an observation or fact. */
   why(bank: string, id: string): Promise<Why> {
-    return ok(this.raw.GET('/v1/banks/{bank}/why/{id}', { params: { path: { bank, id } } }));
+    return unwrap(this.raw.GET('/v1/banks/{bank}/why/{id}', { params: { path: { bank, id } } }));
   }
 
   consolidationStatus(bank: string): Promise<ConsolidationStatus> {
-    return ok(this.raw.GET('/v1/banks/{bank}/consolidation', { params: { path: { bank } } }));
+    return unwrap(this.raw.GET('/v1/banks/{bank}/consolidation', { params: { path: { bank } } }));
   }
 
   async forgetFact(bank: string, fact: string, reason?: string): Promise<void> {
-    await ok(this.raw.DELETE('/v1/banks/{bank}/facts/{fact}', { params: { path: { bank, fact }, query: { reason } } }));
+    await unwrap(this.raw.DELETE('/v1/banks/{bank}/facts/{fact}', { params: { path: { bank, fact }, query: { reason } } }));
   }
 
   async forgetDocument(bank: string, document: string, reason?: string): Promise<void> {
-    await ok(this.raw.DELETE('/v1/banks/{bank}/documents/{document}', { params: { path: { bank, document }, query: { reason } } }));
+    await unwrap(this.raw.DELETE('/v1/banks/{bank}/documents/{document}', { params: { path: { bank, document }, query: { reason } } }));
   }
 
   // thread memory
 
   appendMessages(bank: string, thread: string, messages: ThreadMessageInput[]): Promise<ThreadAppendResult> {
-    return ok(this.raw.POST('/v1/banks/{bank}/threads/{thread}/messages', { params: { path: { bank, thread } }, body: { messages } }));
+    return unwrap(this.raw.POST('/v1/banks/{bank}/threads/{thread}/messages', { params: { path: { bank, thread } }, body: { messages } }));
   }
 
   threadContext(bank: string, thread: string, maxTokens?: number): Promise<ThreadContext> {
-    return ok(this.raw.GET('/v1/banks/{bank}/threads/{thread}/context', { params: { path: { bank, thread }, query: { maxTokens } } }));
+    return unwrap(this.raw.GET('/v1/banks/{bank}/threads/{thread}/context', { params: { path: { bank, thread }, query: { maxTokens } } }));
   }
 
   remember(bank: string, thread: string, note: string): Promise<WorkingMemory> {
-    return ok(this.raw.POST('/v1/banks/{bank}/threads/{thread}/remember', { params: { path: { bank, thread } }, body: { note } }));
+    return unwrap(this.raw.POST('/v1/banks/{bank}/threads/{thread}/remember', { params: { path: { bank, thread } }, body: { note } }));
   }
 
   /** A thread's memory events as they happen (observation, reflection, working-memory.updated, ...), from after

@@ -1,7 +1,7 @@
 // The Banks screen: every bank with its counts (facts, observations, waiting for consolidation), creating one,
 // editing its mission and configuration, and deleting it after a confirmation.
 import { useEffect, useState } from 'preact/hooks';
-import type { Bank, CairnClient, ConsolidationStatus } from '../../../clients/typescript/src/index.ts';
+import { type Bank, type CairnClient, type ConsolidationStatus, unwrap } from '../../../clients/typescript/src/index.ts';
 import { ErrorLine, messageOf } from './common.tsx';
 
 type Row = { bank: Bank; status: ConsolidationStatus | null };
@@ -13,11 +13,7 @@ function EditBank({ client, bank, onDone }: { client: CairnClient; bank: Bank; o
   const save = async (): Promise<void> => {
     try {
       const parsed = JSON.parse(config) as Record<string, unknown>;
-      const { error: failed, response } = await client.raw.PATCH('/v1/banks/{bank}', {
-        params: { path: { bank: bank.id } },
-        body: { mission, config: parsed },
-      });
-      if (!response.ok) throw new Error((failed as { error?: { message?: string } })?.error?.message ?? response.statusText);
+      await unwrap(client.raw.PATCH('/v1/banks/{bank}', { params: { path: { bank: bank.id } }, body: { mission, config: parsed } }));
       onDone();
     } catch (e) {
       setError(messageOf(e));

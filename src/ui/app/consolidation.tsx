@@ -2,7 +2,7 @@
 // observations, the current rate) and what failed (dead letters with their errors, retried from here); a bank's
 // backlog can be run now.
 import { useEffect, useState } from 'preact/hooks';
-import type { CairnClient, components, ConsolidationStatus } from '../../../clients/typescript/src/index.ts';
+import { type CairnClient, type components, type ConsolidationStatus, unwrap } from '../../../clients/typescript/src/index.ts';
 import { ErrorLine, messageOf } from './common.tsx';
 
 type DeadLetter = components['schemas']['DeadLetter'];
@@ -50,14 +50,14 @@ export function ConsolidationScreen({ client }: { client: CairnClient }) {
     setError(null);
     try {
       const path = { bank };
-      const r =
-        what === 'run'
-          ? await client.raw.POST('/v1/banks/{bank}/consolidate', { params: { path, query: { wait: 'true' } } })
-          : await client.raw.POST('/v1/banks/{bank}/consolidation/dead-letters/retry', {
-              params: { path },
-              ...(factIds ? { body: { factIds } as never } : {}),
-            });
-      if (!r.response.ok) throw new Error((r.error as { error?: { message?: string } })?.error?.message ?? r.response.statusText);
+      if (what === 'run') await unwrap(client.raw.POST('/v1/banks/{bank}/consolidate', { params: { path, query: { wait: 'true' } } }));
+      else
+        await unwrap(
+          client.raw.POST('/v1/banks/{bank}/consolidation/dead-letters/retry', {
+            params: { path },
+            ...(factIds ? { body: { factIds } as never } : {}),
+          }),
+        );
       await load();
     } catch (e) {
       setError(messageOf(e));

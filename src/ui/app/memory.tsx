@@ -2,7 +2,7 @@
 // entity, document and tag; a fact opens to its source passage with its sentence highlighted, and can be deleted
 // (or its whole document), after which its tombstone is listed.
 import { useEffect, useState } from 'preact/hooks';
-import type { CairnClient, components } from '../../../clients/typescript/src/index.ts';
+import { type CairnClient, type components, unwrap } from '../../../clients/typescript/src/index.ts';
 import { BankPicker, ErrorLine, messageOf, useBanks } from './common.tsx';
 
 type Fact = components['schemas']['Fact'];
@@ -44,24 +44,25 @@ export function MemoryScreen({ client, bank: initial }: { client: CairnClient; b
     try {
       const path = { bank };
       const [page, ents, tombs] = await Promise.all([
-        client.raw.GET('/v1/banks/{bank}/facts', {
-          params: {
-            path,
-            query: {
-              limit: 200,
-              ...(kind ? { kind } : {}),
-              ...(entity ? { entityId: entity } : {}),
-              ...(documentId ? { documentId } : {}),
+        unwrap(
+          client.raw.GET('/v1/banks/{bank}/facts', {
+            params: {
+              path,
+              query: {
+                limit: 200,
+                ...(kind ? { kind } : {}),
+                ...(entity ? { entityId: entity } : {}),
+                ...(documentId ? { documentId } : {}),
+              },
             },
-          },
-        }),
+          }),
+        ),
         client.raw.GET('/v1/banks/{bank}/entities', { params: { path, query: { limit: 200 } } }),
         client.raw.GET('/v1/banks/{bank}/tombstones', { params: { path, query: { limit: 20 } } }),
       ]);
-      if (!page.data) throw new Error((page.error as { error?: { message?: string } })?.error?.message ?? 'the facts could not be read');
       const when = (f: Fact): string => f.occurredStart ?? f.mentionedAt;
-      setFacts([...page.data.facts].sort((a, b) => when(a).localeCompare(when(b))));
-      setTotal(page.data.total);
+      setFacts([...page.facts].sort((a, b) => when(a).localeCompare(when(b))));
+      setTotal(page.total);
       const known = ents.data?.entities ?? [];
       setEntities(known);
       // An entity no fact names any more (its last fact deleted) leaves the list: so does the filter on it.

@@ -2,7 +2,7 @@
 // support it and those that contradict it, each with the sentence and document it was read from) and its revision
 // history as a readable diff (created, supported, refined, contradicted, evidence removed).
 import { useEffect, useState } from 'preact/hooks';
-import type { CairnClient, components } from '../../../clients/typescript/src/index.ts';
+import { type CairnClient, type components, unwrap } from '../../../clients/typescript/src/index.ts';
 import { BankPicker, ErrorLine, messageOf, useBanks } from './common.tsx';
 
 type Fact = components['schemas']['Fact'];
@@ -67,12 +67,10 @@ export function ObservationsScreen({ client, bank: initial }: { client: CairnCli
     try {
       const path = { bank, id };
       const [chain, history] = await Promise.all([
-        client.raw.GET('/v1/banks/{bank}/observations/{id}', { params: { path } }),
+        unwrap(client.raw.GET('/v1/banks/{bank}/observations/{id}', { params: { path } })),
         client.raw.GET('/v1/banks/{bank}/observations/{id}/history', { params: { path } }),
       ]);
-      if (!chain.data)
-        throw new Error((chain.error as { error?: { message?: string } })?.error?.message ?? 'the observation could not be read');
-      setOpen({ chain: chain.data, history: history.data?.history ?? [] });
+      setOpen({ chain, history: history.data?.history ?? [] });
     } catch (e) {
       setError(messageOf(e));
     }
