@@ -216,6 +216,10 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
     await dead.waitFor();
     assert.match((await dead.textContent()) ?? '', /the model answered nonsense/);
     await shot('consolidation');
+    // An address typed by hand that does not decode still opens the page (a blank page is no answer).
+    await page.goto(`${server.url}/ui#/recall/%E0%A4`);
+    await page.getByRole('heading', { name: 'Recall debugger' }).waitFor();
+    await page.getByRole('link', { name: 'Consolidation' }).click();
     await page.getByRole('button', { name: 'Retry all' }).click();
     await page.locator('tr.dead').waitFor({ state: 'detached' });
     const letters = await api<{ deadLetters: unknown[] }>('GET', '/v1/banks/demo/consolidation/dead-letters');

@@ -17,6 +17,15 @@ function clientWith(key: string | null): CairnClient {
   return new CairnClient({ baseUrl: location.origin, apiKey: key || undefined, maxRetries: 1 });
 }
 
+/** A part of the address's hash, percent-decoded; one typed by hand that does not decode is taken as written. */
+function decodedPart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
 function useHash(): string {
   const [hash, setHash] = useState(location.hash || '#/banks');
   useEffect(() => {
@@ -77,7 +86,7 @@ function App() {
         }}
       />
     );
-  const [, screen, bank] = hash.split('/').map((part) => decodeURIComponent(part));
+  const [, screen, bank] = hash.split('/').map(decodedPart);
   const nav = [
     ['banks', 'Banks'],
     ['recall', 'Recall debugger'],
