@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { until } from './support/poll.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
 const KEY = 'explorer-key';
@@ -199,7 +200,74 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
     assert.ok(sentence.length > 0);
     assert.equal((await supporting.locator('mark').first().textContent())?.trim(), sentence.trim(), 'the source sentence');
     assert.ok((await page.locator('ol.history li[data-revision="created"]').count()) >= 1, 'the history starts with its creation');
+    const why = await api<{ stale: boolean; observation: { proofCount: number } }>('GET', `/v1/banks/demo/why/${id}`);
+    assert.equal(await page.locator('[data-stale]').getAttribute('data-stale'), String(why.body.stale), 'staleness as the API says');
+    assert.match(
+      await page.getByRole('complementary', { name: 'The chosen observation' }).innerText(),
+      new RegExp(`proof count ${why.body.observation.proofCount}`),
+    );
     await shot('observations');
+  });
+
+  test('threads: messages, observations and reflections by generation, the context against a budget, working memory', async () => {
+    // Small thresholds so the offline observer and reflector run within a short conversation.
+    const settings = await api('PATCH', '/v1/banks/demo/thread-settings', {
+      messageTokens: 120,
+      bufferTokens: false,
+      observationTokens: 120,
+      reflectionConsolidationThreshold: 2,
+    });
+    assert.equal(settings.status, 200, JSON.stringify(settings.body));
+    const topics = ['the heat pump installer', 'the Valencia office move', 'the battery storage tender', 'Spanish lessons'];
+    for (let i = 0; i < 24; i++) {
+      const appended = await api('POST', '/v1/banks/demo/threads/lena-chat/messages', [
+        {
+          role: 'user',
+          content: `Day ${i + 1}: Lena wrote about ${topics[i % 4]} and asked for a summary of step ${i + 1} of the plan.`,
+          timestamp: new Date(Date.UTC(2024, 5, 1 + i, 9)).toISOString(),
+        },
+        {
+          role: 'assistant',
+          content: `Noted step ${i + 1} for ${topics[i % 4]}; the next review is on day ${i + 3}.`,
+          timestamp: new Date(Date.UTC(2024, 5, 1 + i, 9, 5)).toISOString(),
+        },
+      ]);
+      assert.equal(appended.status, 200, JSON.stringify(appended.body));
+    }
+    type Items = { items: Array<{ id: string; kind: string; generation: number }> };
+    const items = await until(
+      'a reflection of the thread',
+      async () => (await api<Items>('GET', '/v1/banks/demo/threads/lena-chat/observations')).body.items,
+      (list) => list.some((i) => i.kind === 'reflection'),
+      60_000,
+    );
+    await api('POST', '/v1/banks/demo/threads/lena-chat/remember', { note: 'Lena prefers summaries as bullet points.' });
+
+    await page.getByRole('link', { name: 'Threads' }).click();
+    await page.getByLabel('Bank').selectOption('demo');
+    await page.locator('li[data-thread="lena-chat"] button').click();
+    const detail = page.getByRole('complementary', { name: 'The chosen thread' });
+    await detail.getByRole('heading', { name: 'lena-chat' }).waitFor();
+    // Every item the API lists, grouped: observations, then each reflection generation.
+    const shownItems = await detail.locator('li[data-item]').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-item')));
+    assert.deepEqual(new Set(shownItems), new Set(items.map((i) => i.id)), 'the items the API lists');
+    const generations = await detail
+      .locator('section[data-generation]')
+      .evaluateAll((ss) => ss.map((s) => s.getAttribute('data-generation')));
+    assert.equal(generations[0], 'observation');
+    assert.ok(generations.includes('reflection-1'), `reflection generations: ${generations}`);
+    assert.match(await detail.innerText(), /Lena prefers summaries as bullet points/, 'the working memory');
+    const status = await api<{ messages: { count: number } }>('GET', '/v1/banks/demo/threads/lena-chat/memory');
+    assert.equal(await detail.locator('ol.messages li').count(), status.body.messages.count, 'every message (fewer than the page limit)');
+
+    // A budget typed in: the context is assembled against it, as the API assembles it.
+    await page.getByLabel('Context budget (tokens)').fill('400');
+    await page.getByRole('button', { name: 'Assemble context' }).click();
+    const context = await api<{ totalTokens: number; maxTokens: number }>('GET', '/v1/banks/demo/threads/lena-chat/context?maxTokens=400');
+    const budget = detail.getByLabel('Token budget');
+    await budget.filter({ hasText: 'of a budget of 400' }).waitFor();
+    assert.match(await budget.innerText(), new RegExp(`^${context.body.totalTokens} tokens of a budget of 400`));
+    await shot('threads');
   });
 
   test('consolidation: a dead letter with its error, retried from the page, then the backlog run now', async () => {

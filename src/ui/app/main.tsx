@@ -1,6 +1,6 @@
 // Cairn Explorer's page: asks for the API key once (kept for the browser session), then shows the screens, chosen
-// by the address's hash (#/banks, #/recall/<bank>, #/memory/<bank>, #/observations/<bank>, #/reflect/<bank>, #/consolidation). Everything it shows comes from the public API through the
-// typed client.
+// by the address's hash (#/<screen>/<bank>, e.g. #/recall/demo; #/banks and #/consolidation name no bank).
+// Everything it shows comes from the public API through the typed client.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { CairnClient, CairnError } from '../../../clients/typescript/src/index.ts';
@@ -10,6 +10,7 @@ import { MemoryScreen } from './memory.tsx';
 import { ObservationsScreen } from './observations.tsx';
 import { RecallScreen } from './recall.tsx';
 import { ReflectScreen } from './reflect.tsx';
+import { ThreadsScreen } from './threads.tsx';
 
 const KEY = 'cairn-explorer-key';
 
@@ -93,6 +94,7 @@ function App() {
     ['memory', 'Memory'],
     ['observations', 'Observations'],
     ['reflect', 'Reflect'],
+    ['threads', 'Threads'],
     ['consolidation', 'Consolidation'],
   ] as const;
   return (
@@ -119,6 +121,8 @@ function App() {
           <ObservationsScreen client={client} bank={bank ?? null} />
         ) : screen === 'reflect' ? (
           <ReflectScreen client={client} bank={bank ?? null} />
+        ) : screen === 'threads' ? (
+          <ThreadsScreen client={client} bank={bank ?? null} />
         ) : screen === 'consolidation' ? (
           <ConsolidationScreen client={client} />
         ) : (

@@ -1,14 +1,15 @@
 // Observation audit: a bank's observations; one opens to its evidence chain down to the sentence (the facts that
 // support it and those that contradict it, each with the sentence and document it was read from) and its revision
-// history as a readable diff (created, supported, refined, contradicted, evidence removed).
+// history as a readable diff (created, supported, refined, contradicted, evidence removed), its proof count, and
+// whether it is stale (facts about its entities still wait to be consolidated).
 import { useEffect, useState } from 'preact/hooks';
-import { type CairnClient, type components, unwrap } from '../../../clients/typescript/src/index.ts';
+import type { CairnClient, components } from '../../../clients/typescript/src/index.ts';
 import { BankPicker, ErrorLine, messageOf, useBanks } from './common.tsx';
 
 type Fact = components['schemas']['Fact'];
-type Chain = components['schemas']['EvidenceChain'];
 type Revision = components['schemas']['ObservationRevision'];
 type Link = components['schemas']['EvidenceLink'];
+type Audit = Extract<components['schemas']['Why'], { kind: 'observation' }>;
 
 const REASONS: Record<Revision['reason'], string> = {
   created: 'Created',
@@ -52,7 +53,7 @@ export function ObservationsScreen({ client, bank: initial }: { client: CairnCli
   const [error, setError] = useState<string | null>(null);
   const { banks, bank, setBank } = useBanks(client, initial, setError);
   const [observations, setObservations] = useState<Fact[] | null>(null);
-  const [open, setOpen] = useState<{ chain: Chain; history: Revision[] } | null>(null);
+  const [open, setOpen] = useState<Audit | null>(null);
 
   useEffect(() => {
     if (!bank) return;
@@ -65,12 +66,9 @@ export function ObservationsScreen({ client, bank: initial }: { client: CairnCli
 
   const show = async (id: string): Promise<void> => {
     try {
-      const path = { bank, id };
-      const [chain, history] = await Promise.all([
-        unwrap(client.raw.GET('/v1/banks/{bank}/observations/{id}', { params: { path } })),
-        client.raw.GET('/v1/banks/{bank}/observations/{id}/history', { params: { path } }),
-      ]);
-      setOpen({ chain, history: history.data?.history ?? [] });
+      // The why chain carries all of it in one read: the evidence both ways, the history and the staleness.
+      const why = await client.why(bank, id);
+      if (why.kind === 'observation') setOpen(why);
     } catch (e) {
       setError(messageOf(e));
     }
@@ -91,8 +89,8 @@ export function ObservationsScreen({ client, bank: initial }: { client: CairnCli
         <div class="split">
           <ol class="timeline" aria-label="Observations">
             {observations.map((o) => (
-              <li key={o.id} data-observation={o.id} class={open?.chain.observation.id === o.id ? 'open' : undefined}>
-                <button type="button" class="fact" onClick={() => void show(o.id)} aria-expanded={open?.chain.observation.id === o.id}>
+              <li key={o.id} data-observation={o.id} class={open?.observation.id === o.id ? 'open' : undefined}>
+                <button type="button" class="fact" onClick={() => void show(o.id)} aria-expanded={open?.observation.id === o.id}>
                   <span class="text">{o.text}</span>
                   <span class="sub">
                     {o.status} · updated {o.updatedAt.slice(0, 10)}
@@ -104,12 +102,21 @@ export function ObservationsScreen({ client, bank: initial }: { client: CairnCli
           <aside class="panel detail" aria-label="The chosen observation">
             {open ? (
               <>
-                <h2>{open.chain.observation.text}</h2>
+                <h2>{open.observation.text}</h2>
                 <p class="sub">
-                  proof count {open.chain.observation.proofCount} · {open.chain.observation.status}
+                  proof count {open.observation.proofCount} · {open.observation.status} ·{' '}
+                  {open.stale ? (
+                    <span class="badge stale" data-stale="true">
+                      stale: newer facts about its entities wait to be consolidated
+                    </span>
+                  ) : (
+                    <span class="badge" data-stale="false">
+                      up to date with its entities' facts
+                    </span>
+                  )}
                 </p>
-                <Evidence title="Supporting" links={open.chain.supporting} />
-                <Evidence title="Contradicting" links={open.chain.contradicting} />
+                <Evidence title="Supporting" links={open.supporting} />
+                <Evidence title="Contradicting" links={open.contradicting} />
                 <h3>History</h3>
                 <ol class="history">
                   {open.history.map((r) => (
