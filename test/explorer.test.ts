@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -12,6 +13,13 @@ import { until } from './support/poll.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
 const KEY = 'explorer-key';
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+type AxeRunner = {
+  run(
+    context: unknown,
+    options: unknown,
+  ): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: string[] }> }> }>;
+};
 const SHOTS = join(import.meta.dirname, '..', 'test-output', 'explorer');
 
 function findChromium(): string | null {
@@ -33,7 +41,25 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
   let browser: Browser;
   let page: Page;
   const api = <T>(method: string, path: string, body?: unknown) => server.call<T>(method, path, body, { authorization: `Bearer ${KEY}` });
-  const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  // Each screen is photographed and audited with axe-core (WCAG 2.1 A and AA: labels, names, contrast, landmarks).
+  const shot = async (name: string) => {
+    await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+    await page.addScriptTag({ path: AXE });
+    const violations = await page.evaluate(async () => {
+      const axe = (globalThis as unknown as { axe: AxeRunner }).axe;
+      const found = await axe.run(document, {
+        runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+      });
+      return found.violations.map(
+        (v) =>
+          `${v.id} (${v.impact}): ${v.help} at ${v.nodes
+            .map((n) => n.target.join(' '))
+            .slice(0, 3)
+            .join(', ')}`,
+      );
+    });
+    assert.deepEqual(violations, [], `accessibility of the ${name} screen`);
+  };
 
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
@@ -270,6 +296,35 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
     await shot('threads');
   });
 
+  test('keyboard: each screen is reached from the navigation with Tab and Enter, focus shows, a query runs with Enter', async () => {
+    await page.goto(`${server.url}/ui#/banks`);
+    await page.getByRole('heading', { name: 'Banks' }).waitFor();
+    const focused = () =>
+      page.evaluate(() => {
+        const el = document.activeElement as HTMLElement | null;
+        const style = el ? getComputedStyle(el) : null;
+        return { text: el?.textContent?.trim() ?? '', outline: style ? `${style.outlineStyle} ${style.outlineWidth}` : '' };
+      });
+    const screens = ['Recall debugger', 'Memory', 'Observations', 'Reflect', 'Threads', 'Consolidation', 'Banks'];
+    for (const name of screens) {
+      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      let now = await focused();
+      for (let presses = 0; now.text !== name && presses < 12; presses++) {
+        await page.keyboard.press('Tab');
+        now = await focused();
+      }
+      assert.equal(now.text, name, `Tab reaches the ${name} link`);
+      assert.doesNotMatch(now.outline, /^none|0px$/, `the focused ${name} link shows its focus (${now.outline})`);
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { level: 1, name }).waitFor();
+    }
+    await page.goto(`${server.url}/ui#/recall/demo`);
+    await page.getByLabel('Query').focus();
+    await page.keyboard.type('Where does Lena work?');
+    await page.keyboard.press('Enter');
+    await page.locator('table.results tbody tr').first().waitFor();
+  });
+
   test('consolidation: a dead letter with its error, retried from the page, then the backlog run now', async () => {
     // A fact that failed consolidation for good, through the store calls a worker makes when a batch fails.
     await api('POST', '/v1/banks/demo/memories', {
@@ -295,7 +350,7 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
 
     const backlog = page.locator('tr[data-consolidation="demo"] td[data-field="backlog"]');
     assert.ok(Number(await backlog.textContent()) >= 1, 'the retried facts wait again');
-    await page.getByRole('button', { name: 'Consolidate demo now' }).click();
+    await page.getByRole('button', { name: 'Consolidate now: demo' }).click();
     await page.waitForFunction('document.querySelector(\'tr[data-consolidation="demo"] td[data-field="backlog"]\')?.textContent === \'0\'');
     assert.equal((await api<{ backlog: number }>('GET', '/v1/banks/demo/consolidation')).body.backlog, 0);
   });

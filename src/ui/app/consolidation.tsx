@@ -116,7 +116,7 @@ export function ConsolidationScreen({ client }: { client: CairnClient }) {
                       type="button"
                       disabled={busy !== null}
                       onClick={() => void act(s.bankId, 'run')}
-                      aria-label={`Consolidate ${s.bankId} now`}
+                      aria-label={`Consolidate now: ${s.bankId}`}
                     >
                       {busy === `run:${s.bankId}` ? 'Running…' : 'Consolidate now'}
                     </button>
