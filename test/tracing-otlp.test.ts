@@ -74,6 +74,8 @@ test('OTLP/HTTP export: nested spans from the HTTP request down to the LLM call'
     const metrics = await fetch(`${server.url}/metrics`).then((r) => r.text());
     assert.match(metrics, /cairn_llm_calls_total\{provider="[^"]+",operation="retain",outcome="ok"\} 1/);
     assert.match(metrics, /cairn_llm_tokens_total\{provider="[^"]+",operation="retain",kind="input"\} 80/);
+    // A request no route takes: its span keeps the bare method, as /metrics counts it "unmatched".
+    assert.equal((await fetch(`${server.url}/v1/nowhere/at-all`)).status, 404);
   } finally {
     await server.close(); // flushes the batched spans
     await llm.close();
@@ -103,6 +105,8 @@ test('OTLP/HTTP export: nested spans from the HTTP request down to the LLM call'
   assert.equal(recallRequest.parentSpanId, CALLER_SPAN);
   assert.equal(one('recall').parentSpanId, recallRequest.spanId);
   assert.equal(one('recall.arm.semantic').traceId, recallRequest.traceId);
+  one('GET');
+  assert.ok(!spans.some((s) => s.name.endsWith('*')), 'no span named by a middleware pattern');
 });
 
 test('a collector that is down costs a warning, not the shutdown', async () => {

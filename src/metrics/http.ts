@@ -3,7 +3,7 @@
 // route but /health.
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import { routePath } from 'hono/route';
+import { routeOf } from '../api/route-label.ts';
 import type { Metrics } from './metrics.ts';
 
 export function requestMetrics(metrics: Metrics): MiddlewareHandler {
@@ -12,10 +12,7 @@ export function requestMetrics(metrics: Metrics): MiddlewareHandler {
     try {
       await next();
     } finally {
-      // The last route matched is the handler's pattern.
-      // Middleware patterns (/*, /v1/*) mean no route took the request (a 404, or auth refused it first).
-      const matched = routePath(c, -1);
-      const route = matched.endsWith('*') ? 'unmatched' : matched;
+      const route = routeOf(c) ?? 'unmatched';
       metrics.observeRequest(c.req.method, route, c.res.status, (performance.now() - started) / 1000);
     }
   };
