@@ -2,10 +2,14 @@
 // Other folders import llm through this file only (src/layout.test.ts checks it).
 export { bankOverride } from './config.ts';
 export {
+  BUCKET_START,
   emptyTotals,
+  USAGE_BUCKETS,
+  type UsageBucket,
   type UsageEntry,
   type UsageGroup,
   type UsageLedger,
+  type UsagePoint,
   type UsageQuery,
   type UsageReport,
   type UsageTotals,

@@ -41,12 +41,33 @@ export interface UsageGroup extends UsageTotals {
   model: string;
 }
 
+/** The spans of time the usage can also be totalled per: UTC hours or days. */
+export const USAGE_BUCKETS = ['hour', 'day'] as const;
+export type UsageBucket = (typeof USAGE_BUCKETS)[number];
+
+/**
+ * How a ledger finds a call's bucket: stored times are canonical ISO (`2024-06-01T13:45:10.250Z`, always 24
+ * characters), so the bucket's start is the first `chars` of it followed by `rest`.
+ */
+export const BUCKET_START: Record<UsageBucket, { chars: number; rest: string }> = {
+  hour: { chars: 13, rest: ':00:00.000Z' },
+  day: { chars: 10, rest: 'T00:00:00.000Z' },
+};
+
+/** One bucket's totals for one operation, provider and model. */
+export interface UsagePoint extends UsageGroup {
+  /** The bucket's start: the UTC hour or day, canonical ISO (`2024-06-01T13:00:00.000Z`). */
+  start: string;
+}
+
 export interface UsageQuery {
   bankId: string;
   /** Inclusive lower bound on `at` (ISO 8601). */
   from?: string;
   /** Exclusive upper bound on `at` (ISO 8601). */
   to?: string;
+  /** Also total per UTC hour or day (the report's `series`). */
+  bucket?: UsageBucket;
 }
 
 export interface UsageReport {
@@ -56,6 +77,9 @@ export interface UsageReport {
   /** One row per operation, provider and model, ordered by operation then model. */
   groups: UsageGroup[];
   total: UsageTotals;
+  /** Only when a bucket was asked for: per bucket, operation, provider and model, ordered by start, operation,
+   * model, provider; buckets without calls are left out. */
+  series?: UsagePoint[];
 }
 
 export interface UsageLedger {

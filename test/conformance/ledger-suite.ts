@@ -1,6 +1,6 @@
 // The usage ledger conformance suite: what every UsageLedger must do with the calls it records (sums per
 // operation, provider and model in a fixed order, a bank's own calls only, a half-open time range, canonical
-// times). The embedded ledger runs it in CI (sqlite-threads.test.ts); the Neo4j one against a real server when one
+// times, totals per UTC hour or day). The embedded ledger runs it in CI (sqlite-threads.test.ts); the Neo4j one against a real server when one
 // is configured (server.test.ts). Bank ids are unique to the run, so a shared server's other entries change nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -144,6 +144,53 @@ export function ledgerConformance(label: string, harness: LedgerHarness): void {
       await assert.rejects(ledger.query({ bankId: b, from: '2024-02-30' }), /from '2024-02-30' is not a valid date/);
       await assert.rejects(ledger.record(entry(b, { at: 'yesterday' })), /at 'yesterday' is not a valid date/);
       assert.equal(await cost(), 15, 'the refused entry was not recorded');
+    });
+
+    test('per hour or day: a series of totals per bucket, operation, provider and model, in order; none without a bucket', async () => {
+      const b = `${prefix}series`;
+      await ledger.record(entry(b, { at: '2024-01-02T10:59:59.999Z', costUsd: 1 }));
+      await ledger.record(entry(b, { at: '2024-01-02T12:30:00+02:00', costUsd: 2 })); // 10:30Z, the same hour
+      await ledger.record(entry(b, { at: '2024-01-02T11:00:00Z', costUsd: 4, model: 'gpt-4o' }));
+      await ledger.record(entry(b, { at: '2024-01-02T11:15:00Z', costUsd: 8, operation: 'consolidation' }));
+      await ledger.record(entry(b, { at: '2024-01-03T00:00:00Z', costUsd: 16, ok: false, error: 'timeout' }));
+      await ledger.record(entry(`${b}-other`, { at: '2024-01-02T10:00:00Z', costUsd: 32 }));
+      assert.equal('series' in (await ledger.query({ bankId: b })), false, 'no bucket, no series');
+      const hourly = await ledger.query({ bankId: b, bucket: 'hour' });
+      assert.deepEqual(
+        hourly.series?.map((p) => [p.start, p.operation, p.model, p.calls, p.failures, p.costUsd]),
+        [
+          ['2024-01-02T10:00:00.000Z', 'retain', 'gpt-4o-mini', 2, 0, 3],
+          ['2024-01-02T11:00:00.000Z', 'consolidation', 'gpt-4o-mini', 1, 0, 8],
+          ['2024-01-02T11:00:00.000Z', 'retain', 'gpt-4o', 1, 0, 4],
+          ['2024-01-03T00:00:00.000Z', 'retain', 'gpt-4o-mini', 1, 1, 16],
+        ],
+      );
+      assert.deepEqual(hourly.series?.[0], {
+        start: '2024-01-02T10:00:00.000Z',
+        operation: 'retain',
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+        calls: 2,
+        failures: 0,
+        inputTokens: 200,
+        outputTokens: 40,
+        cachedTokens: 0,
+        costUsd: 3,
+        latencyMs: 500,
+      });
+      assert.equal(hourly.total.costUsd, 31, 'the totals are as without a bucket');
+      const daily = await ledger.query({ bankId: b, bucket: 'day', from: '2024-01-02T10:45:00Z' });
+      assert.deepEqual(
+        daily.series?.map((p) => [p.start, p.operation, p.model, p.calls, p.costUsd]),
+        [
+          ['2024-01-02T00:00:00.000Z', 'consolidation', 'gpt-4o-mini', 1, 8],
+          ['2024-01-02T00:00:00.000Z', 'retain', 'gpt-4o', 1, 4],
+          ['2024-01-02T00:00:00.000Z', 'retain', 'gpt-4o-mini', 1, 1],
+          ['2024-01-03T00:00:00.000Z', 'retain', 'gpt-4o-mini', 1, 16],
+        ],
+        'within the range only',
+      );
+      assert.deepEqual((await ledger.query({ bankId: `${prefix}series-none`, bucket: 'day' })).series, []);
     });
   });
 }

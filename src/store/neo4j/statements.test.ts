@@ -25,6 +25,7 @@ import * as search from './statements/search.ts';
 import * as threads from './statements/threads.ts';
 import * as usage from './statements/usage.ts';
 import { itemPatch, itemProps, messageProps, usageProps } from './thread-rows.ts';
+import { BUCKET_START } from '../../llm/index.ts';
 
 /** A value that would break out of a string literal or a clause if it were spliced into the text. */
 const EVIL = "x' }) DETACH DELETE n //";
@@ -312,6 +313,7 @@ function catalogue(): Array<[string, Statement]> {
   add('recordUsage', usage.recordUsage(usageProps(call, NOW)));
   add('usageGroups', usage.usageGroups({ bankId: B, from: NOW, to: null }));
   add('usageTotal', usage.usageTotal({ bankId: B, from: null, to: NOW }));
+  add('usageSeries', usage.usageSeries({ bankId: B, from: NOW, to: null }, BUCKET_START.hour));
   return out;
 }
 

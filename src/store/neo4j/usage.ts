@@ -3,10 +3,12 @@
 // (store/sqlite/usage.ts), checked by test/conformance/ledger-suite.ts.
 import { parseTimestamp } from '../../core/index.ts';
 import {
+  BUCKET_START,
   emptyTotals,
   type UsageEntry,
   type UsageGroup,
   type UsageLedger,
+  type UsagePoint,
   type UsageQuery,
   type UsageReport,
   type UsageTotals,
@@ -29,6 +31,10 @@ function totals(r: Row): UsageTotals {
   };
 }
 
+function group(r: Row): UsageGroup {
+  return { operation: String(r.operation) as LlmOperation, provider: String(r.provider), model: String(r.model), ...totals(r) };
+}
+
 export class Neo4jUsageLedger implements UsageLedger {
   constructor(private readonly db: Neo4jConnection) {}
 
@@ -43,16 +49,14 @@ export class Neo4jUsageLedger implements UsageLedger {
       to: query.to ? parseTimestamp(query.to, 'to') : null,
     };
     return this.db.readTx(async (tx) => {
-      const groups = (await tx.run(st.usageGroups(range))).map(
-        (r): UsageGroup => ({
-          operation: String(r.operation) as LlmOperation,
-          provider: String(r.provider),
-          model: String(r.model),
-          ...totals(r),
-        }),
-      );
+      const groups = (await tx.run(st.usageGroups(range))).map(group);
       const [total] = await tx.run(st.usageTotal(range));
-      return { ...range, groups, total: total ? totals(total) : emptyTotals() };
+      const report: UsageReport = { ...range, groups, total: total ? totals(total) : emptyTotals() };
+      if (!query.bucket) return report;
+      const series = (await tx.run(st.usageSeries(range, BUCKET_START[query.bucket]))).map(
+        (r): UsagePoint => ({ start: String(r.start), ...group(r) }),
+      );
+      return { ...report, series };
     });
   }
 }

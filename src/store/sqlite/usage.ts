@@ -1,12 +1,14 @@
 // The usage ledger on SQLite: appends one llm_usage row per LLM call and sums them per operation, provider
-// and model for a bank and time range. Table: migrations/sqlite/003_usage.sql.
+// and model for a bank and time range (and, when asked, per hour or day too). Table: migrations/sqlite/003_usage.sql.
 import type Database from 'better-sqlite3';
 import {
+  BUCKET_START,
   type LlmOperation,
   emptyTotals,
   type UsageEntry,
   type UsageGroup,
   type UsageLedger,
+  type UsagePoint,
   type UsageQuery,
   type UsageReport,
   type UsageTotals,
@@ -39,6 +41,7 @@ export class SqliteUsageLedger implements UsageLedger {
   readonly #insert: Database.Statement;
   readonly #groups: Database.Statement;
   readonly #total: Database.Statement;
+  readonly #series: Database.Statement;
 
   constructor(db: Database.Database) {
     this.#insert = db.prepare(
@@ -52,6 +55,10 @@ export class SqliteUsageLedger implements UsageLedger {
        GROUP BY operation, provider, model ORDER BY operation, model, provider`,
     );
     this.#total = db.prepare(`SELECT ${SUMS} FROM llm_usage WHERE ${WHERE}`);
+    this.#series = db.prepare(
+      `SELECT substr(at, 1, @chars) || @rest AS start, operation, provider, model, ${SUMS} FROM llm_usage WHERE ${WHERE}
+       GROUP BY start, operation, provider, model ORDER BY start, operation, model, provider`,
+    );
   }
 
   async record(entry: UsageEntry): Promise<void> {
@@ -81,7 +88,18 @@ export class SqliteUsageLedger implements UsageLedger {
       (row): UsageGroup => ({ operation: row.operation, provider: row.provider, model: row.model, ...totals(row) }),
     );
     const total = this.#total.get(params) as TotalsRow | undefined;
-    return { bankId: query.bankId, from: params.from, to: params.to, groups, total: total ? totals(total) : emptyTotals() };
+    const report: UsageReport = {
+      bankId: query.bankId,
+      from: params.from,
+      to: params.to,
+      groups,
+      total: total ? totals(total) : emptyTotals(),
+    };
+    if (!query.bucket) return report;
+    const series = (this.#series.all({ ...params, ...BUCKET_START[query.bucket] }) as Array<GroupRow & { start: string }>).map(
+      (row): UsagePoint => ({ start: row.start, operation: row.operation, provider: row.provider, model: row.model, ...totals(row) }),
+    );
+    return { ...report, series };
   }
 }
 

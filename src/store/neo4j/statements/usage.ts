@@ -1,7 +1,7 @@
 // Cypher for the LLM usage ledger on Neo4j (store/neo4j/usage.ts): one (:LlmUsage) node per call, summed per
-// operation, provider and model over a bank's half-open time range. Times are canonical ISO text, so they compare
+// operation, provider and model over a bank's half-open time range (and per hour or day of it, when asked). Times are canonical ISO text, so they compare
 // as the instants they are. No bank deletion removes them: what was spent outlives the bank it was spent for.
-import { cypher, type Params, type Statement } from '../statement.ts';
+import { cypher, int, type Params, type Statement } from '../statement.ts';
 
 export const recordUsage = (props: Params): Statement => cypher('CREATE (u:LlmUsage) SET u = $props', { props });
 
@@ -27,3 +27,16 @@ export const usageGroups = (r: UsageRange): Statement =>
 
 /** The range's totals: one row, zeros when it holds no call. */
 export const usageTotal = (r: UsageRange): Statement => cypher(`${MATCH} RETURN ${SUMS}`, { ...r });
+
+/**
+ * Per bucket (the first $chars of the canonical time, then $rest: its UTC hour or day), operation, provider and
+ * model, ordered by start, operation, model, provider.
+ */
+export const usageSeries = (r: UsageRange, bucket: { chars: number; rest: string }): Statement =>
+  cypher(
+    `${MATCH}
+     WITH substring(u.at, 0, $chars) + $rest AS start, u
+     RETURN start, u.operation AS operation, u.provider AS provider, u.model AS model, ${SUMS}
+     ORDER BY start, operation, model, provider`,
+    { ...r, chars: int(bucket.chars), rest: bucket.rest },
+  );
