@@ -132,6 +132,22 @@ export interface ListFactsQuery extends FactFilter {
   offset: number;
   documentId?: string;
   entityId?: string;
+  /** Only facts whose source item belongs to this session (observations, having no source, never do). */
+  session?: string;
+}
+
+/** Two entities mentioned together: `weight` active facts mention both (`source` < `target`). */
+export interface EntityEdge {
+  source: string;
+  target: string;
+  weight: number;
+}
+
+/** Which of a bank's operations listOperations reads. */
+export interface OperationListQuery {
+  limit: number;
+  offset: number;
+  status?: OperationStatus;
 }
 
 /**
@@ -370,6 +386,13 @@ export interface AuditReads {
   tombstones(bankId: string, limit: number, offset?: number): Promise<Tombstone[]>;
   listFacts(bankId: string, query: ListFactsQuery): Promise<FactPage>;
   listEntities(bankId: string, limit: number, offset: number): Promise<Entity[]>;
+  /**
+   * The co-mentions among the given entities of the bank: one edge per pair that active facts mention together,
+   * weighted by how many do. Reads only the facts of the given entities (never those of the one with the most
+   * mentions: every pair it is in is found from the other side), so a bounded set of entities stays a bounded read
+   * however large the bank. Ids of other banks' (or no) entities are ignored.
+   */
+  entityGraph(bankId: string, entityIds: string[]): Promise<EntityEdge[]>;
   /** Documents of the bank in the order they were first written, a page at a time (for export). */
   listDocuments(bankId: string, limit: number, offset: number): Promise<DocumentRecord[]>;
   /** Fact-fact links of the bank as stored (direction kept), a page at a time (for export). */
@@ -398,6 +421,11 @@ export interface OperationStore {
   /** Takes an unfinished operation over from `from` (null: no holder); false when it finished or another process took it first. */
   adoptOperation(id: string, from: string | null, to: string): Promise<boolean>;
   getOperation(id: string): Promise<Operation | null>;
+  /**
+   * The bank's operations, newest first (by createdAt, ties by id), a page at a time, of one status when given.
+   * Read without their input (null here: a retain's can be megabytes; getOperation has it).
+   */
+  listOperations(bankId: string, query: OperationListQuery): Promise<Operation[]>;
   /** Operations queued or running (with their holder: those of a dead holder are resumed by another process). */
   unfinishedOperations(): Promise<Operation[]>;
   /** Idempotency: the operation stored under this key for the bank, if any. */

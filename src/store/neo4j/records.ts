@@ -13,7 +13,17 @@ import type {
   Operation,
   OperationStatus,
 } from '../../core/index.ts';
-import type { FactFilter, FactPage, KeyedOperation, ListFactsQuery, SessionInfo, Tombstone } from '../ports.ts';
+import { coMentionOrder, toEdges } from '../co-mentions.ts';
+import type {
+  EntityEdge,
+  FactFilter,
+  FactPage,
+  KeyedOperation,
+  ListFactsQuery,
+  OperationListQuery,
+  SessionInfo,
+  Tombstone,
+} from '../ports.ts';
 import { numberSessions } from '../session-order.ts';
 import type { Neo4jConnection, Row } from './connection.ts';
 import {
@@ -146,6 +156,12 @@ export class Neo4jRecords {
   async listEntities(bankId: string, limit: number, offset: number): Promise<Entity[]> {
     return many(await this.db.read(reads.listEntities(bankId, limit, offset)), 'entity', toEntity);
   }
+  async entityGraph(bankId: string, entityIds: string[]): Promise<EntityEdge[]> {
+    const ordered = coMentionOrder(await this.getEntities(bankId, entityIds));
+    if (ordered.length < 2) return [];
+    const rows = await this.db.read(reads.coMentions(bankId, ordered));
+    return toEdges(rows.map((r) => ({ one: String(r.one), other: String(r.other), weight: Number(r.weight) })));
+  }
   async entitiesByKeys(bankId: string, keys: string[]): Promise<Entity[]> {
     if (keys.length === 0) return [];
     return many(await this.db.read(reads.entitiesByKeys(bankId, keys)), 'entity', toEntity);
@@ -190,6 +206,9 @@ export class Neo4jRecords {
   }
   async getOperation(id: string): Promise<Operation | null> {
     return first(await this.db.read(rec.getOperation(id)), 'operation', toOperation);
+  }
+  async listOperations(bankId: string, query: OperationListQuery): Promise<Operation[]> {
+    return many(await this.db.read(rec.listOperations(bankId, query)), 'operation', toOperation);
   }
   async unfinishedOperations(): Promise<Operation[]> {
     return many(await this.db.read(rec.unfinishedOperations()), 'operation', toOperation);

@@ -117,6 +117,7 @@ function catalogue(): Array<[string, Statement]> {
   add('adoptOperation', rec.adoptOperation('op-1', EVIL, EVIL));
   add('getOperation', rec.getOperation('op-1'));
   add('unfinishedOperations', rec.unfinishedOperations());
+  add('listOperations', rec.listOperations(B, { limit: 20, offset: 40, status: 'running' }));
   add('operationByKey', rec.operationByKey(B, EVIL));
   add('operationsByKey', rec.operationsByKey(EVIL));
   add('takeOperationKey', rec.takeOperationKey(B, EVIL, 'op-1', 'hash'));
@@ -149,7 +150,7 @@ function catalogue(): Array<[string, Statement]> {
   add('listChunks', reads.listChunks(B, 'doc-1'));
   add('getChunks', reads.getChunks(B, ['c']));
   add('getFacts', reads.getFacts(B, ['f']));
-  const listQuery = { limit: 10, offset: 0, documentId: 'doc-1', entityId: 'ent-1', ...filterAll };
+  const listQuery = { limit: 10, offset: 0, documentId: 'doc-1', entityId: 'ent-1', session: EVIL, ...filterAll };
   add('countFacts', reads.countFacts(B, listQuery));
   add('countActiveFacts', reads.countActiveFacts(B));
   add('listFacts', reads.listFacts(B, listQuery));
@@ -163,6 +164,7 @@ function catalogue(): Array<[string, Statement]> {
   add('getEntities', reads.getEntities(B, ['e']));
   add('listEntities', reads.listEntities(B, 10, 0));
   add('entitiesByKeys', reads.entitiesByKeys(B, ['alice']));
+  add('coMentions', reads.coMentions(B, ['ent-1', EVIL, 'ent-2']));
   add('getObservations', reads.getObservations(B, ['o']));
   add('evidenceOf', reads.evidenceOf(B, 'o'));
   add('observationsOfFact', reads.observationsOfFact(B, 'f'));

@@ -28,6 +28,7 @@ import type {
   Claim,
   DeadLetter,
   DeleteResult,
+  EntityEdge,
   FactFilter,
   FactPage,
   Heartbeat,
@@ -36,6 +37,7 @@ import type {
   ListFactsQuery,
   MemoryStore,
   ObservationWrite,
+  OperationListQuery,
   QueueDetail,
   SessionInfo,
   Tombstone,
@@ -199,6 +201,9 @@ export class ServerStore implements MemoryStore {
   listEntities(bankId: string, limit: number, offset: number): Promise<Entity[]> {
     return this.records.listEntities(bankId, limit, offset);
   }
+  entityGraph(bankId: string, entityIds: string[]): Promise<EntityEdge[]> {
+    return this.records.entityGraph(bankId, entityIds);
+  }
   findEntities(bankId: string, keys: string[]): Promise<Entity[]> {
     return this.records.entitiesByKeys(bankId, keys);
   }
@@ -313,6 +318,9 @@ export class ServerStore implements MemoryStore {
   }
   getOperation(id: string): Promise<Operation | null> {
     return this.records.getOperation(id);
+  }
+  listOperations(bankId: string, query: OperationListQuery): Promise<Operation[]> {
+    return this.records.listOperations(bankId, query);
   }
   unfinishedOperations(): Promise<Operation[]> {
     return this.records.unfinishedOperations();

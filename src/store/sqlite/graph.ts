@@ -1,16 +1,43 @@
 // The entity graph of the embedded store, read straight from SQLite: entities by name key, the facts that mention an
-// entity (index fact_entities(entity_id, fact_id)), and the links touching facts (fact_links by either end). Nothing
+// entity (index fact_entities(entity_id, fact_id)), the links touching facts (fact_links by either end), and how
+// often facts mention two entities together (the explorer's graph). Nothing
 // is held in memory: a first recall of a large bank no longer loads the bank's whole graph (seconds at 100k facts),
 // and writes by other connections (the consolidation thread, a separate worker) are seen at once. A recall asks for
 // a few entities' facts and a few dozen facts' links, a few milliseconds of indexed reads.
 import type { Entity, FactLink, LinkType } from '../../core/index.ts';
-import type { GraphIndex, LinkQuery } from '../ports.ts';
+import { toEdges } from '../co-mentions.ts';
+import type { EntityEdge, GraphIndex, LinkQuery } from '../ports.ts';
 import type { Db } from './database.ts';
 import { placeholders, toEntity, type Row } from './rows.ts';
 import { prepared } from './statements.ts';
 
 type LinkRow = [string, string, LinkType, number];
 const LINK_TYPES: readonly LinkType[] = ['temporal', 'semantic', 'causal', 'entity'];
+
+/**
+ * The co-mentions among entities given in coMentionOrder (ids of the bank's entities, so their mentions are all of
+ * that bank): for each but the last, the active facts that mention it and a later one, counted per later one. Each
+ * entity's facts are read from fact_entities_by_entity_fact alone, each fact's other mentions from the primary key
+ * (a few rows, kept only when later: `+` stops SQLite seeking every later id in every fact), and only then the fact,
+ * for its status. CROSS JOIN holds that order: a fact is read once per co-mention, never per mention.
+ */
+export function coMentions(db: Db, bankId: string, ordered: string[]): EntityEdge[] {
+  const read = prepared(
+    db,
+    `SELECT b.entity_id AS other, count(*) AS weight
+       FROM fact_entities a CROSS JOIN fact_entities b CROSS JOIN facts f
+      WHERE a.entity_id = ? AND b.fact_id = a.fact_id AND +b.entity_id IN (SELECT value FROM json_each(?))
+        AND f.id = a.fact_id AND f.bank_id = ? AND f.status = 'active'
+      GROUP BY b.entity_id`,
+  );
+  const rows: Array<{ one: string; other: string; weight: number }> = [];
+  db.transaction(() => {
+    for (let i = 0; i < ordered.length - 1; i++)
+      for (const r of read.all(ordered[i], JSON.stringify(ordered.slice(i + 1)), bankId) as Array<{ other: string; weight: number }>)
+        rows.push({ one: ordered[i], ...r });
+  }).deferred();
+  return toEdges(rows);
+}
 
 export class SqliteGraphIndex implements GraphIndex {
   constructor(private readonly db: Db) {}

@@ -1,7 +1,8 @@
-// Operations in the embedded store: their rows, idempotency keys bound atomically with the payload hash, a
-// write's checkpoint of its operation (in the write's transaction), and what a bank deletion does to them.
+// Operations in the embedded store: their rows (and a bank's, newest first), idempotency keys bound atomically with
+// the payload hash, a write's checkpoint of its operation (in the write's transaction), and what a bank deletion
+// does to them.
 import { bankDeletedError, CairnError, nowIso, type Operation, type OperationStatus } from '../../core/index.ts';
-import type { KeyedOperation } from '../ports.ts';
+import type { KeyedOperation, OperationListQuery } from '../ports.ts';
 import type { Db } from './database.ts';
 import { json, toOperation, type Row } from './rows.ts';
 import { prepared } from './statements.ts';
@@ -68,6 +69,16 @@ export function checkpoint(db: Db, op: Operation): void {
       'conflict',
       `operation '${op.id}' is no longer running here (failed, gone, or taken over by another process); its write was not applied`,
     );
+}
+
+/** The bank's operations newest first (through operations_by_bank), without their input. */
+export function listOperations(db: Db, bankId: string, q: OperationListQuery): Operation[] {
+  const rows = prepared(
+    db,
+    `SELECT id, bank_id, kind, status, progress_done, progress_total, NULL AS input, result, error, created_at, updated_at, owner
+       FROM operations WHERE bank_id = ? AND (? IS NULL OR status = ?) ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+  ).all(bankId, q.status ?? null, q.status ?? null, q.limit, q.offset) as Row[];
+  return rows.map(toOperation);
 }
 
 export function keyed(db: Db, bankId: string, key: string): KeyedOperation | null {

@@ -19,6 +19,7 @@ import type {
   Claim,
   DeadLetter,
   DeleteResult,
+  EntityEdge,
   FactFilter,
   FactPage,
   Heartbeat,
@@ -27,6 +28,7 @@ import type {
   ListFactsQuery,
   MemoryStore,
   ObservationWrite,
+  OperationListQuery,
   QueueDetail,
   SessionInfo,
   Tombstone,
@@ -38,7 +40,8 @@ import { activeFactCount } from './counts.ts';
 import { openDatabase, type Db } from './database.ts';
 import * as deletes from './deletes.ts';
 import { factFilterSql } from './filters.ts';
-import { SqliteGraphIndex } from './graph.ts';
+import { coMentions, SqliteGraphIndex } from './graph.ts';
+import { coMentionOrder } from '../co-mentions.ts';
 import { SqliteKeywordIndex } from './keyword.ts';
 import { countKeywordTotals, ensureKeywordIndex, syncPendingKeywordChanges } from './keyword-tables.ts';
 import { SqliteReaders } from './readers.ts';
@@ -217,6 +220,11 @@ export class SqliteStore implements MemoryStore {
       extra += ' AND EXISTS (SELECT 1 FROM fact_entities fe WHERE fe.fact_id = f.id AND fe.entity_id = ?)';
       params.push(q.entityId);
     }
+    if (q.session !== undefined) {
+      // Through facts_by_session (bank, session): the partial index needs the IS NOT NULL spelled out.
+      extra += ' AND f.session = ? AND f.session IS NOT NULL';
+      params.push(q.session);
+    }
     const base = `FROM facts f WHERE f.bank_id = ? ${where.sql} ${extra}`;
     const total = (prepared(this.db, `SELECT count(*) AS n ${base}`).get(bankId, ...where.params, ...params) as { n: number }).n;
     const rows = prepared(this.db, `SELECT ${FACT_COLUMNS} ${base} ORDER BY f.rid LIMIT ? OFFSET ?`)
@@ -310,6 +318,9 @@ export class SqliteStore implements MemoryStore {
         offset,
       ) as Row[]
     ).map(toEntity);
+  }
+  async entityGraph(bankId: string, entityIds: string[]): Promise<EntityEdge[]> {
+    return coMentions(this.db, bankId, coMentionOrder(await this.getEntities(bankId, entityIds)));
   }
   async findEntities(bankId: string, keys: string[]): Promise<Entity[]> {
     return this.graph.entitiesByKeys(bankId, keys);
@@ -469,6 +480,9 @@ export class SqliteStore implements MemoryStore {
   async getOperation(id: string): Promise<Operation | null> {
     const r = prepared(this.db, 'SELECT * FROM operations WHERE id = ?').get(id) as Row | undefined;
     return r ? toOperation(r) : null;
+  }
+  async listOperations(bankId: string, query: OperationListQuery): Promise<Operation[]> {
+    return ops.listOperations(this.db, bankId, query);
   }
   async unfinishedOperations(): Promise<Operation[]> {
     return (prepared(this.db, `SELECT * FROM operations WHERE status IN ('queued', 'running') ORDER BY created_at`).all() as Row[]).map(

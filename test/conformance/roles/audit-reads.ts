@@ -1,9 +1,10 @@
-// Store conformance, AuditReads role: observations with their evidence and history, and tombstones page by page.
+// Store conformance, AuditReads role: observations with their evidence and history, tombstones page by page, the
+// facts of one session, and the co-mention graph of entities.
 import assert from 'node:assert/strict';
 import { beforeEach, describe, test } from 'node:test';
 import type { MemoryStore } from '../../../src/store/ports.ts';
 import { type Conformance, idsOf, observationWrite } from '../context.ts';
-import { at, observation, unit } from '../fixtures.ts';
+import { at, chunk, doc, entity, fact, itemWrite, observation, unit } from '../fixtures.ts';
 
 export function auditReadsConformance(ctx: Conformance): void {
   describe('AuditReads', () => {
@@ -87,6 +88,98 @@ export function auditReadsConformance(ctx: Conformance): void {
       await store.applyObservations(observationWrite(bankId, { removeObservationIds: [o.id] }));
       assert.deepEqual(await store.getObservations(bankId, [o.id]), []);
       assert.deepEqual(await store.observationsOfFact(bankId, facts[0].id), []);
+    });
+
+    test('listFacts of one session: only facts whose source item belongs to it, under the other filters and pages', async () => {
+      const { bankId, facts } = await seeded('session-facts');
+      const d2 = `${bankId}-d2`;
+      const c3 = { ...chunk(bankId, d2, `${bankId}-c3`, 0, 'We met Bob at the cafe.'), session: 'chat 2' };
+      const c4 = { ...chunk(bankId, d2, `${bankId}-c4`, 1, 'An item of no session.'), session: null };
+      const f5 = fact(bankId, `${bankId}-f5`, 'Alice met Bob at the cafe', { chunk: c3, createdAt: at(5) });
+      const f6 = fact(bankId, `${bankId}-f6`, 'An item of no session', { chunk: c4, createdAt: at(5, 13) });
+      await store.writeItem(
+        itemWrite(
+          bankId,
+          doc(bankId, d2),
+          [c3, c4],
+          [
+            { fact: f5, vector: unit(5) },
+            { fact: f6, vector: unit(6) },
+          ],
+        ),
+      );
+      const d1 = `${bankId}-d1`;
+      assert.deepEqual((await store.sessions(bankId)).map((x) => x.id).sort(), [d1, 'chat 2'].sort());
+      const list = (q: { session: string; limit?: number; offset?: number; kinds?: Array<'world' | 'experience'> }) =>
+        store.listFacts(bankId, { limit: 50, offset: 0, ...q });
+      const first = await list({ session: d1 });
+      assert.deepEqual([idsOf(first.facts), first.total], [idsOf(facts), 4]);
+      const second = await list({ session: 'chat 2' });
+      assert.deepEqual([idsOf(second.facts), second.total], [[f5.id], 1]);
+      const page = await list({ session: d1, limit: 2, offset: 2 });
+      assert.deepEqual([idsOf(page.facts), page.total], [[facts[2].id, facts[3].id], 4]);
+      const experiences = await list({ session: d1, kinds: ['experience'] });
+      assert.deepEqual([idsOf(experiences.facts), experiences.total], [[facts[2].id], 1]);
+      assert.deepEqual(await list({ session: 'no such session' }), { facts: [], total: 0 });
+      const other = await seeded('session-facts-other');
+      assert.deepEqual(
+        idsOf((await store.listFacts(other.bankId, { limit: 50, offset: 0, session: d1 })).facts),
+        [],
+        "another bank's session",
+      );
+    });
+
+    test('entityGraph: co-mentions among the given entities, weighted by the active facts that mention both', async () => {
+      const { bankId } = await seeded('entity-graph');
+      const [alice, anna] = [`${bankId}-e-alice`, `${bankId}-e-anna`];
+      // Mention counts that do not match the facts: they only steer the reading, never the weights.
+      const bob = entity(bankId, `${bankId}-e-bob`, 'Bob', [], 100);
+      const carol = entity(bankId, `${bankId}-e-carol`, 'Carol', [], 0);
+      const d2 = `${bankId}-d2`;
+      const c3 = chunk(bankId, d2, `${bankId}-c3`, 0, 'Alice, Anna and Bob went hiking; Carol stayed home.');
+      const more = [
+        fact(bankId, `${bankId}-f5`, 'Alice, Anna and Bob went hiking', { chunk: c3, entities: [alice, anna, bob.id] }),
+        fact(bankId, `${bankId}-f6`, 'Bob drove Anna home', { chunk: c3, entities: [bob.id, anna] }),
+        fact(bankId, `${bankId}-f7`, 'Carol stayed home', { chunk: c3, entities: [carol.id] }),
+        fact(bankId, `${bankId}-f8`, 'Alice once worked with Bob', { chunk: c3, entities: [alice, bob.id] }),
+      ];
+      await store.writeItem(
+        itemWrite(
+          bankId,
+          doc(bankId, d2),
+          [c3],
+          more.map((f, i) => ({ fact: f, vector: unit(i + 4) })),
+          { entities: [bob, carol] },
+        ),
+      );
+      // Seeded: f3 mentions Anna and Alice. A superseded fact and a deleted one no longer count; an observation does.
+      await store.applyObservations(observationWrite(bankId, { supersede: [{ factId: more[3].id, by: more[0].id, at: at(6) }] }));
+      const o = observation(bankId, `${bankId}-o1`, 'Bob and Carol are neighbours', at(6), [bob.id, carol.id]);
+      await store.applyObservations(observationWrite(bankId, { observations: [o], vectors: [{ id: o.id, vector: unit(7) }] }));
+      const all = [alice, anna, bob.id, carol.id];
+      assert.deepEqual(await store.entityGraph(bankId, all), [
+        { source: alice, target: anna, weight: 2 },
+        { source: alice, target: bob.id, weight: 1 },
+        { source: anna, target: bob.id, weight: 2 },
+        { source: bob.id, target: carol.id, weight: 1 },
+      ]);
+      await store.deleteFacts(bankId, [more[1].id], 'gone');
+      assert.deepEqual(
+        (await store.entityGraph(bankId, [carol.id, bob.id, anna, bob.id])).map((e) => [e.source, e.target, e.weight]),
+        [
+          [anna, bob.id, 1],
+          [bob.id, carol.id, 1],
+        ],
+        'only pairs of the entities given (each once), in any order given',
+      );
+      const other = await seeded('entity-graph-other');
+      assert.deepEqual(
+        await store.entityGraph(bankId, [alice, `${other.bankId}-e-anna`, 'no-such-entity']),
+        [],
+        'ids of other banks are ignored',
+      );
+      assert.deepEqual(await store.entityGraph(bankId, [alice]), []);
+      assert.deepEqual(await store.entityGraph(bankId, []), []);
     });
 
     test('tombstones: pages newest first (ties by id), and exported ones are restored as they were', async () => {

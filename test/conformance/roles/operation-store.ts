@@ -51,6 +51,43 @@ export function operationStoreConformance(ctx: Conformance): void {
       assert.equal(await store.adoptOperation(unheld.id, null, 'proc-b'), true, 'an operation no process holds is taken over');
     });
 
+    test("a bank's operations: newest first (ties by id), of one status, a page at a time, without their input", async () => {
+      const bankId = await newBank('op-list');
+      const other = await newBank('op-list-other');
+      const ops = [
+        { ...operation(bankId, `${bankId}-a`, 'succeeded'), createdAt: at(2) },
+        { ...operation(bankId, `${bankId}-c`, 'running'), createdAt: at(3) },
+        { ...operation(bankId, `${bankId}-b`, 'failed'), createdAt: at(3), error: 'boom' },
+        { ...operation(bankId, `${bankId}-d`, 'running'), createdAt: at(4), progress: { done: 2, total: 3 } },
+        { ...operation(bankId, `${bankId}-e`, 'queued'), createdAt: at(1) },
+      ];
+      for (const op of ops) await store.createOperation(op);
+      await store.createOperation({ ...operation(other, `${other}-x`, 'running'), createdAt: at(5) });
+      const all = await store.listOperations(bankId, { limit: 50, offset: 0 });
+      assert.deepEqual(idsOf(all), [`${bankId}-d`, `${bankId}-c`, `${bankId}-b`, `${bankId}-a`, `${bankId}-e`]);
+      assert.deepEqual(all[0].progress, { done: 2, total: 3 });
+      assert.equal(all[2].error, 'boom');
+      assert.ok(
+        all.every((o) => o.input === null),
+        'listed without their input',
+      );
+      assert.deepEqual((await store.getOperation(`${bankId}-d`))?.input, { items: [{ content: 'x' }] }, 'which is still stored');
+      assert.deepEqual(idsOf(await store.listOperations(bankId, { limit: 50, offset: 0, status: 'running' })), [
+        `${bankId}-d`,
+        `${bankId}-c`,
+      ]);
+      assert.deepEqual(await store.listOperations(bankId, { limit: 50, offset: 0, status: 'queued' }).then(idsOf), [`${bankId}-e`]);
+      const paged = [
+        ...(await store.listOperations(bankId, { limit: 2, offset: 0 })),
+        ...(await store.listOperations(bankId, { limit: 2, offset: 2 })),
+        ...(await store.listOperations(bankId, { limit: 2, offset: 4 })),
+      ];
+      assert.deepEqual(idsOf(paged), idsOf(all));
+      assert.deepEqual(await store.listOperations(bankId, { limit: 2, offset: 5 }), []);
+      assert.deepEqual(idsOf(await store.listOperations(other, { limit: 50, offset: 0 })), [`${other}-x`], 'each bank lists its own');
+      assert.deepEqual(await store.listOperations(ctx.B('no-such-bank'), { limit: 50, offset: 0 }), []);
+    });
+
     test('operations and idempotency keys', async () => {
       const bankId = await newBank('ops');
       const op = operation(bankId, `${bankId}-op1`, 'queued');

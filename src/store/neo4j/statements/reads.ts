@@ -40,6 +40,11 @@ function listCondition(q: ListFactsQuery): { text: string; params: Record<string
     text += ' AND $entityId IN f.entityIds';
     params.entityId = q.entityId;
   }
+  if (q.session !== undefined) {
+    // Through the (bankId, session) index of migration 009.
+    text += ' AND f.session = $session';
+    params.session = q.session;
+  }
   return { text, params };
 }
 
@@ -134,6 +139,24 @@ export const listEntities = (bankId: string, limit: number, offset: number): Sta
   cypher(
     'MATCH (e:Entity {bankId: $bankId}) RETURN e {.*} AS entity ORDER BY entity.mentionCount DESC, entity.id SKIP $offset LIMIT $limit',
     { bankId, offset: int(offset), limit: int(limit) },
+  );
+
+/**
+ * The co-mentions among entities given in coMentionOrder (store/co-mentions.ts): for each but the last, the active
+ * facts that mention it (through its MENTIONS) and, by their entity lists, a later one; one row per entity and later
+ * one, with how many facts. The last (most mentioned) entity's facts are never expanded.
+ */
+export const coMentions = (bankId: string, ordered: string[]): Statement =>
+  cypher(
+    `UNWIND range(0, size($ordered) - 2) AS i
+     CALL (i) {
+       MATCH (a:Entity {id: $ordered[i]}) WHERE a.bankId = $bankId
+       MATCH (f:Fact)-[:MENTIONS]->(a) WHERE f.bankId = $bankId AND f.status = 'active' AND ${visible('f')}
+       UNWIND [x IN f.entityIds WHERE x IN $ordered[i + 1..]] AS other
+       RETURN a.id AS one, other, count(DISTINCT f) AS weight
+     }
+     RETURN one, other, weight`,
+    { bankId, ordered },
   );
 
 /** Entities found under any of the normalized keys. */

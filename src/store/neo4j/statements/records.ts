@@ -1,7 +1,7 @@
 // Cypher for the plain records of the server store: banks (and the per-bank write lock), operations with their
 // idempotency keys, tombstones.
 import type { Bank, Operation, OperationStatus } from '../../../core/index.ts';
-import type { Tombstone, WriteLease } from '../../ports.ts';
+import type { OperationListQuery, Tombstone, WriteLease } from '../../ports.ts';
 import { bankProps, operationProps, tombstoneProps } from '../props.ts';
 import { cypher, int, type Statement } from '../statement.ts';
 
@@ -105,6 +105,18 @@ export const adoptOperation = (id: string, from: string | null, to: string): Sta
   );
 
 export const getOperation = (id: string): Statement => cypher('MATCH (o:Operation {id: $id}) RETURN o {.*} AS operation', { id });
+
+/**
+ * The bank's operations newest first (ties by id), of one status when given ($status null: any), without their input
+ * (a retain's can be megabytes): through the (bankId, createdAt) index of migration 014.
+ */
+export const listOperations = (bankId: string, q: OperationListQuery): Statement =>
+  cypher(
+    `MATCH (o:Operation {bankId: $bankId}) WHERE ($status IS NULL OR o.status = $status)
+     WITH o ORDER BY o.createdAt DESC, o.id DESC SKIP $offset LIMIT $limit
+     RETURN o {.id, .bankId, .kind, .status, .progressDone, .progressTotal, .result, .error, .createdAt, .updatedAt, .owner} AS operation`,
+    { bankId, status: q.status ?? null, offset: int(q.offset), limit: int(q.limit) },
+  );
 
 export const unfinishedOperations = (): Statement =>
   cypher(
