@@ -24,7 +24,7 @@ import { Operations } from './operations.ts';
 import { recall, type RecallRequest, type RecallResponse, type RecallSettings, type RecallTimings } from './recall/index.ts';
 import { type Extractor, BankWriteLeases, retain, type Progress, type RetainRequest, type RetainResult } from './retain/index.ts';
 import { Reflection } from './reflect/index.ts';
-import type { DeleteResult, KeyedOperation, MemoryStore } from './store/index.ts';
+import type { DeleteResult, KeyedOperation, MemoryStore, OperationListQuery } from './store/index.ts';
 
 export interface EngineDeps {
   store: MemoryStore;
@@ -285,6 +285,12 @@ export class Engine {
         `operationId '${id}' names operations of ${keyed.length} banks (${keyed.map((o) => o.bankId).join(', ')}); say which with ?bank=<bank>`,
       );
     throw notFound('operation', id);
+  }
+
+  /** The bank's operations, newest first, without their input (GET /v1/operations/{id}?include=input has it). */
+  async listOperations(bankId: string, query: OperationListQuery): Promise<Operation[]> {
+    await this.requireBank(bankId);
+    return this.deps.store.listOperations(bankId, query);
   }
 
   /** Re-embeds every fact of a bank with the active embedder (after an embedder change). */

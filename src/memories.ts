@@ -1,11 +1,27 @@
-// The memory a bank holds, as use cases: its documents (with the chunk text facts point into), facts and entities,
-// and deleting facts and documents. The engine builds it (engine.memories); the routes and the CLI call it.
+// The memory a bank holds, as use cases: its documents (with the chunk text facts point into), facts, sessions,
+// entities and the graph of their co-mentions, and deleting facts and documents. The engine builds it
+// (engine.memories); the routes and the CLI call it.
 import { notFound, type Bank, type Chunk, type DocumentRecord, type Entity, type Fact } from './core/index.ts';
-import type { AuditReads, DeleteResult, FactPage, Forgetting, ListFactsQuery, RecallReads } from './store/index.ts';
+import type {
+  AuditReads,
+  DeleteResult,
+  EntityEdge,
+  FactPage,
+  Forgetting,
+  ListFactsQuery,
+  RecallReads,
+  SessionInfo,
+} from './store/index.ts';
 
-export type MemoryReads = Pick<RecallReads, 'getFacts' | 'getDocument' | 'listChunks'> &
-  Pick<AuditReads, 'listFacts' | 'listEntities' | 'listDocuments'> &
+export type MemoryReads = Pick<RecallReads, 'getFacts' | 'getDocument' | 'listChunks' | 'getEntities' | 'sessions'> &
+  Pick<AuditReads, 'listFacts' | 'listEntities' | 'listDocuments' | 'entityGraph'> &
   Forgetting;
+
+/** The most mentioned entities of a bank and how often facts mention two of them together. */
+export interface EntityGraph {
+  nodes: Entity[];
+  edges: EntityEdge[];
+}
 
 export class Memories {
   constructor(
@@ -30,6 +46,30 @@ export class Memories {
   async listEntities(bankId: string, limit: number, offset: number): Promise<Entity[]> {
     await this.requireBank(bankId);
     return this.store.listEntities(bankId, limit, offset);
+  }
+
+  async getEntity(bankId: string, entityId: string): Promise<Entity> {
+    await this.requireBank(bankId);
+    const [entity] = await this.store.getEntities(bankId, [entityId]);
+    if (!entity) throw notFound('entity', entityId);
+    return entity;
+  }
+
+  /** The `limit` most mentioned entities, and the pairs of them that active facts mention together. */
+  async entityGraph(bankId: string, limit: number): Promise<EntityGraph> {
+    await this.requireBank(bankId);
+    const nodes = await this.store.listEntities(bankId, limit, 0);
+    const edges = await this.store.entityGraph(
+      bankId,
+      nodes.map((e) => e.id),
+    );
+    return { nodes, edges };
+  }
+
+  /** The bank's sessions, ordinal 1 (the earliest) first. */
+  async sessions(bankId: string): Promise<SessionInfo[]> {
+    await this.requireBank(bankId);
+    return this.store.sessions(bankId);
   }
 
   /** Documents in the order they were first retained. */

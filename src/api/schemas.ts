@@ -329,6 +329,25 @@ export const EntitySchema = z
   })
   .openapi('Entity');
 
+/** A session of a bank: the items retained with one `session` (or one documentId), numbered by time. */
+export const SessionSchema = z
+  .object({
+    id: z.string(),
+    ordinal: z.number().int().openapi({ description: '1 for the earliest session of the bank (by its earliest item timestamp)' }),
+    start: z.string().nullable().openapi({ description: 'Earliest timestamp of its items (null when none carries one)' }),
+    end: z.string().nullable().openapi({ description: 'Latest timestamp of its items (null when none carries one)' }),
+  })
+  .openapi('Session');
+
+/** Two entities that facts mention together. */
+export const EntityEdgeSchema = z
+  .object({
+    source: z.string().openapi({ description: 'The entity id that sorts first' }),
+    target: z.string(),
+    weight: z.number().int().openapi({ description: 'Active facts (not superseded or deleted) that mention both' }),
+  })
+  .openapi('EntityEdge');
+
 export const PageQuery = z
   .object({
     limit: z.coerce.number().int().min(1).max(1000).default(100),

@@ -319,6 +319,8 @@ export interface paths {
                     kind?: "world" | "experience" | "observation";
                     documentId?: string;
                     entityId?: string;
+                    /** @description Only facts whose source item belongs to this session (GET /v1/banks/{bank}/sessions); observations belong to none */
+                    session?: string;
                     includeSuperseded?: "true" | "false";
                     /** @description Only facts that happened at or after this instant: their occurred span (occurredStart to occurredEnd, or the start alone) reaches it. Facts with no occurred time are left out. */
                     occurredFrom?: string;
@@ -668,6 +670,237 @@ export interface paths {
                     content: {
                         "application/json": {
                             entities: components["schemas"]["Entity"][];
+                        };
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/banks/{bank}/entities/graph": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    bank: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The most mentioned entities and their co-mentions */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EntityGraph"];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/banks/{bank}/entities/{entity}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    bank: string;
+                    entity: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The entity */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Entity"];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/banks/{bank}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    bank: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Sessions in time order, the earliest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            sessions: components["schemas"]["Session"][];
+                        };
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/banks/{bank}/operations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    offset?: number | null;
+                    status?: "queued" | "running" | "succeeded" | "failed";
+                };
+                header?: never;
+                path: {
+                    bank: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Operations newest first (by createdAt, then id) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            operations: components["schemas"]["OperationSummary"][];
                         };
                     };
                 };
@@ -1837,6 +2070,8 @@ export interface paths {
                 query?: {
                     from?: string;
                     to?: string;
+                    /** @description Also total per UTC hour or day of the range: the report then has `series` */
+                    bucket?: "hour" | "day";
                 };
                 header?: never;
                 path: {
@@ -2581,6 +2816,47 @@ export interface components {
             firstSeen: string;
             lastSeen: string;
         };
+        EntityGraph: {
+            /** @description The `limit` most mentioned entities, most mentioned first */
+            nodes: components["schemas"]["Entity"][];
+            /** @description Pairs of those entities that active facts mention together (no self edges), ordered by source, then target */
+            edges: components["schemas"]["EntityEdge"][];
+        };
+        EntityEdge: {
+            /** @description The entity id that sorts first */
+            source: string;
+            target: string;
+            /** @description Active facts (not superseded or deleted) that mention both */
+            weight: number;
+        };
+        Session: {
+            id: string;
+            /** @description 1 for the earliest session of the bank (by its earliest item timestamp) */
+            ordinal: number;
+            /** @description Earliest timestamp of its items (null when none carries one) */
+            start: string | null;
+            /** @description Latest timestamp of its items (null when none carries one) */
+            end: string | null;
+        };
+        OperationSummary: {
+            id: string;
+            bankId: string;
+            kind: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed";
+            /** @description Items done and in all; updated as the work goes */
+            progress: {
+                done: number;
+                total: number;
+            };
+            /** @description The result; while an async (or keyed) retain runs, its result so far */
+            result?: unknown;
+            error: string | null;
+            createdAt: string;
+            updatedAt: string;
+            /** @description The process running it (its heartbeat id); another takes it over if that one dies */
+            owner?: string | null;
+        };
         Operation: {
             id: string;
             bankId: string;
@@ -3014,6 +3290,21 @@ export interface components {
                 costUsd: number;
                 latencyMs: number;
             };
+            /** @description Only with ?bucket= (absent otherwise): totals per bucket, operation, provider and model, ordered by start, operation, model, provider; buckets without calls are left out */
+            series?: {
+                calls: number;
+                failures: number;
+                inputTokens: number;
+                outputTokens: number;
+                cachedTokens: number;
+                costUsd: number;
+                latencyMs: number;
+                operation: string;
+                provider: string;
+                model: string;
+                /** @description Start of the hour or day (UTC, ISO 8601) */
+                start: string;
+            }[];
         };
         ConsolidationStatus: {
             bankId: string;

@@ -1,5 +1,5 @@
 // Retain and the memory it builds: retain items, list and get facts and documents (with their source text), list
-// entities, delete facts and documents, read operations.
+// sessions, list and get entities and the graph of their co-mentions, delete facts and documents, read operations.
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Engine } from '../../engine.ts';
 import type { Routes } from './index.ts';
@@ -8,6 +8,7 @@ import {
   BankIdSchema,
   ChunkSchema,
   DocumentSchema,
+  EntityEdgeSchema,
   EntitySchema,
   ErrorSchema,
   FactKindSchema,
@@ -18,11 +19,32 @@ import {
   PageQuery,
   RetainRequestSchema,
   RetainResponseSchema,
+  SessionSchema,
   TimeFilterFields,
 } from '../schemas.ts';
 
 const errors = { 400: json(ErrorSchema, 'Invalid request'), 404: json(ErrorSchema, 'Not found') };
 const DeleteResultSchema = z.object({ factIds: z.array(z.string()), observationIds: z.array(z.string()) });
+
+/** What a listing shows of an operation: all but its input (a retain's can be megabytes). */
+const OperationSummarySchema = OperationSchema.omit({ input: true }).openapi('OperationSummary');
+
+const OperationsQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(200).default(20),
+    offset: z.coerce.number().int().min(0).default(0),
+    status: OperationSchema.shape.status.optional(),
+  })
+  .strict();
+
+const EntityGraphSchema = z
+  .object({
+    nodes: z.array(EntitySchema).openapi({ description: 'The `limit` most mentioned entities, most mentioned first' }),
+    edges: z.array(EntityEdgeSchema).openapi({
+      description: 'Pairs of those entities that active facts mention together (no self edges), ordered by source, then target',
+    }),
+  })
+  .openapi('EntityGraph');
 
 export function memoryRoutes(engine: Engine): Routes {
   return (app) => {
@@ -67,6 +89,10 @@ export function memoryRoutes(engine: Engine): Routes {
               kind: FactKindSchema.optional(),
               documentId: z.string().optional(),
               entityId: z.string().optional(),
+              session: z.string().min(1).max(256).optional().openapi({
+                description:
+                  'Only facts whose source item belongs to this session (GET /v1/banks/{bank}/sessions); observations belong to none',
+              }),
               includeSuperseded: z.enum(['true', 'false']).optional(),
               ...TimeFilterFields,
             }).strict(),
@@ -82,6 +108,7 @@ export function memoryRoutes(engine: Engine): Routes {
           kinds: q.kind ? [q.kind] : undefined,
           documentId: q.documentId,
           entityId: q.entityId,
+          session: q.session,
           includeSuperseded: q.includeSuperseded === 'true',
           occurredFrom: q.occurredFrom,
           occurredTo: q.occurredTo,
@@ -193,6 +220,65 @@ export function memoryRoutes(engine: Engine): Routes {
       async (c) => {
         const q = c.req.valid('query');
         return c.json({ entities: await engine.memories.listEntities(c.req.valid('param').bank, q.limit, q.offset) }, 200);
+      },
+    );
+    // Before /entities/{entity}: the first route that matches answers. Entity ids are generated (`ent_` and hex,
+    // core/ids.ts), so none is ever 'graph'.
+    app.openapi(
+      createRoute({
+        method: 'get',
+        path: '/v1/banks/{bank}/entities/graph',
+        tags: ['memory'],
+        request: {
+          params: BankIdParam,
+          query: z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) }).strict(),
+        },
+        responses: { 200: json(EntityGraphSchema, 'The most mentioned entities and their co-mentions'), ...errors },
+      }),
+      async (c) => {
+        return c.json(await engine.memories.entityGraph(c.req.valid('param').bank, c.req.valid('query').limit), 200);
+      },
+    );
+    app.openapi(
+      createRoute({
+        method: 'get',
+        path: '/v1/banks/{bank}/entities/{entity}',
+        tags: ['memory'],
+        request: { params: BankIdParam.extend({ entity: z.string() }) },
+        responses: { 200: json(EntitySchema, 'The entity'), ...errors },
+      }),
+      async (c) => {
+        const { bank, entity } = c.req.valid('param');
+        return c.json(await engine.memories.getEntity(bank, entity), 200);
+      },
+    );
+    app.openapi(
+      createRoute({
+        method: 'get',
+        path: '/v1/banks/{bank}/sessions',
+        tags: ['memory'],
+        request: { params: BankIdParam },
+        responses: { 200: json(z.object({ sessions: z.array(SessionSchema) }), 'Sessions in time order, the earliest first'), ...errors },
+      }),
+      async (c) => {
+        return c.json({ sessions: await engine.memories.sessions(c.req.valid('param').bank) }, 200);
+      },
+    );
+    app.openapi(
+      createRoute({
+        method: 'get',
+        path: '/v1/banks/{bank}/operations',
+        tags: ['operations'],
+        request: { params: BankIdParam, query: OperationsQuery },
+        responses: {
+          200: json(z.object({ operations: z.array(OperationSummarySchema) }), 'Operations newest first (by createdAt, then id)'),
+          ...errors,
+        },
+      }),
+      async (c) => {
+        const { limit, offset, status } = c.req.valid('query');
+        const operations = await engine.listOperations(c.req.valid('param').bank, { limit, offset, status });
+        return c.json({ operations: operations.map(({ input: _input, ...op }) => op) }, 200);
       },
     );
     app.openapi(

@@ -1,10 +1,18 @@
-// The usage ledger over HTTP: LLM calls of a bank, totals per operation and model over a time range.
+// The usage ledger over HTTP: LLM calls of a bank, totals per operation and model over a time range, and per hour
+// or day of it when asked.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { Usage } from '../../llm/index.ts';
+import { type Usage, USAGE_BUCKETS } from '../../llm/index.ts';
 import { BankIdParam, ErrorSchema, isoTimestamp } from '../schemas.ts';
 
 const UsageQuery = z
-  .object({ from: isoTimestamp('from').optional(), to: isoTimestamp('to').optional() })
+  .object({
+    from: isoTimestamp('from').optional(),
+    to: isoTimestamp('to').optional(),
+    bucket: z
+      .enum(USAGE_BUCKETS)
+      .optional()
+      .openapi({ description: 'Also total per UTC hour or day of the range: the report then has `series`' }),
+  })
   .strict()
   .refine((q) => !q.from || !q.to || q.from <= q.to, { message: 'from must not be after to', path: ['from'] });
 
@@ -18,13 +26,23 @@ const Totals = z.object({
   latencyMs: z.number(),
 });
 
+const Group = Totals.extend({ operation: z.string(), provider: z.string(), model: z.string() });
+
 const UsageReportSchema = z
   .object({
     bankId: z.string(),
     from: z.string().nullable(),
     to: z.string().nullable(),
-    groups: z.array(Totals.extend({ operation: z.string(), provider: z.string(), model: z.string() })),
+    groups: z.array(Group),
     total: Totals,
+    series: z
+      .array(Group.extend({ start: z.string().openapi({ description: 'Start of the hour or day (UTC, ISO 8601)' }) }))
+      .optional()
+      .openapi({
+        description:
+          'Only with ?bucket= (absent otherwise): totals per bucket, operation, provider and model, ordered by start, operation, ' +
+          'model, provider; buckets without calls are left out',
+      }),
   })
   .openapi('UsageReport');
 
