@@ -3,7 +3,7 @@
 // route but /health.
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import { routeOf } from '../api/route-label.ts';
+import { routeOf } from './route.ts';
 import type { Metrics } from './metrics.ts';
 
 export function requestMetrics(metrics: Metrics): MiddlewareHandler {

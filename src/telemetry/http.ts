@@ -3,7 +3,7 @@
 // them.
 import { context, propagation, SpanStatusCode } from '@opentelemetry/api';
 import type { MiddlewareHandler } from 'hono';
-import { routeOf } from '../api/route-label.ts';
+import { routeOf } from '../metrics/index.ts';
 import { traced } from './tracing.ts';
 
 /** Reads W3C trace headers (traceparent, tracestate) from a request's headers. */
