@@ -9,18 +9,27 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { type FakeLlmServer, reply, startFakeLlmServer } from './support/fake-llm-server.ts';
 import { until } from './support/poll.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
 const KEY = 'explorer-key';
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-type AxeRunner = {
-  run(
-    context: unknown,
-    options: unknown,
-  ): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: string[] }> }> }>;
-};
+const AXE_RULES = { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } };
 const SHOTS = join(import.meta.dirname, '..', 'test-output', 'explorer');
+
+/** Photographs a screen, then audits it with axe-core (WCAG 2.1 A and AA and best practice: names, labels, contrast,
+ * landmarks); any violation fails the test. */
+async function shoot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  await page.addScriptTag({ path: AXE });
+  // Run in the page as an expression: this test's TypeScript knows Node, not the DOM.
+  const violations = await page.evaluate<string[]>(
+    `axe.run(document, ${JSON.stringify(AXE_RULES)}).then((found) => found.violations.map((v) =>
+      v.id + ' (' + v.impact + '): ' + v.help + ' at ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')))`,
+  );
+  assert.deepEqual(violations, [], `accessibility of the ${name} screen`);
+}
 
 function findChromium(): string | null {
   for (const name of ['chromium', 'chromium-browser', 'google-chrome']) {
@@ -40,26 +49,9 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
   let server: TestServer;
   let browser: Browser;
   let page: Page;
+  let operationId = '';
   const api = <T>(method: string, path: string, body?: unknown) => server.call<T>(method, path, body, { authorization: `Bearer ${KEY}` });
-  // Each screen is photographed and audited with axe-core (WCAG 2.1 A and AA: labels, names, contrast, landmarks).
-  const shot = async (name: string) => {
-    await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-    await page.addScriptTag({ path: AXE });
-    const violations = await page.evaluate(async () => {
-      const axe = (globalThis as unknown as { axe: AxeRunner }).axe;
-      const found = await axe.run(document, {
-        runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
-      });
-      return found.violations.map(
-        (v) =>
-          `${v.id} (${v.impact}): ${v.help} at ${v.nodes
-            .map((n) => n.target.join(' '))
-            .slice(0, 3)
-            .join(', ')}`,
-      );
-    });
-    assert.deepEqual(violations, [], `accessibility of the ${name} screen`);
-  };
+  const shot = (name: string) => shoot(page, name);
 
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
@@ -180,6 +172,86 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
     await shot('memory-deleted');
   });
 
+  test('memory by session: an async retain of a second session, shown alone when its session is chosen', async () => {
+    const started = await api<{ operationId: string }>('POST', '/v1/banks/demo/memories', {
+      async: true,
+      items: [
+        { content: 'Lena flew to Lisbon for the storage conference.', session: 'lisbon-trip', timestamp: '2024-06-10T08:00:00Z' },
+        { content: 'In Lisbon she met Ines from the grid operator.', session: 'lisbon-trip', timestamp: '2024-06-11T18:00:00Z' },
+      ],
+    });
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    operationId = started.body.operationId;
+    await until(
+      'the async retain to finish',
+      async () => (await api<{ status: string }>('GET', `/v1/operations/${operationId}`)).body.status,
+      (status) => status === 'succeeded',
+    );
+    const inSession = await api<{ facts: Array<{ id: string }> }>('GET', '/v1/banks/demo/facts?session=lisbon-trip');
+    assert.ok(inSession.body.facts.length >= 2, JSON.stringify(inSession.body));
+
+    // The memory screen is still open from the last test: reload it to read the new session.
+    await page.reload();
+    await page.getByLabel('Bank').selectOption('demo');
+    const session = page.getByLabel('Session');
+    await session.locator('option', { hasText: 'lisbon-trip' }).waitFor({ state: 'attached' });
+    await session.selectOption('lisbon-trip');
+    await page.waitForFunction(`document.querySelectorAll('ol.timeline li').length === ${inSession.body.facts.length}`);
+    const shown = await page.locator('ol.timeline li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-fact')));
+    assert.deepEqual(new Set(shown), new Set(inSession.body.facts.map((f) => f.id)), 'only the facts of that session');
+    await shot('memory-session');
+  });
+
+  test('entity graph: the API graph drawn, a node clicked on the canvas lists its facts and observations', async () => {
+    type Graph = { nodes: Array<{ id: string; name: string }>; edges: unknown[] };
+    const graph = (await api<Graph>('GET', '/v1/banks/demo/entities/graph?limit=150')).body;
+    const lena = graph.nodes.find((n) => n.name === 'Lena');
+    assert.ok(lena, `Lena among the entities: ${graph.nodes.map((n) => n.name)}`);
+
+    await page.getByRole('link', { name: 'Entity graph' }).click();
+    await page.getByLabel('Bank').selectOption('demo');
+    const view = page.locator('.graph');
+    await view.locator('canvas').first().waitFor();
+    assert.equal(Number(await view.getAttribute('data-nodes')), graph.nodes.length, 'every node of the API graph');
+    assert.equal(Number(await view.getAttribute('data-edges')), graph.edges.length, 'every edge of the API graph');
+    assert.equal(await page.locator('nav.entity-list button').count(), graph.nodes.length);
+
+    // A real click on the canvas, where sigma drew Lena's node.
+    await page.waitForFunction(`JSON.parse(document.querySelector('.graph').dataset.positions || '{}')[${JSON.stringify(lena.id)}]`);
+    const [x, y] = JSON.parse((await view.getAttribute('data-positions')) ?? '{}')[lena.id] as [number, number];
+    const box = await view.boundingBox();
+    assert.ok(box);
+    await page.mouse.click(box.x + x, box.y + y);
+    const panel = page.getByRole('region', { name: 'The chosen entity' });
+    await panel.getByRole('heading', { name: 'Lena' }).waitFor();
+    const facts = await api<{ facts: Array<{ id: string; kind: string }> }>('GET', `/v1/banks/demo/facts?entityId=${lena.id}&limit=200`);
+    const own = facts.body.facts.filter((f) => f.kind !== 'observation').map((f) => f.id);
+    await panel.locator('li[data-fact]').first().waitFor();
+    assert.deepEqual(
+      new Set(await panel.locator('li[data-fact]').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-fact')))),
+      new Set(own),
+      "the entity's facts",
+    );
+    assert.equal(await page.locator(`nav.entity-list button[data-entity="${lena.id}"]`).getAttribute('aria-pressed'), 'true');
+    const observations = await api<{ facts: Array<{ id: string; text: string }> }>(
+      'GET',
+      `/v1/banks/demo/facts?entityId=${lena.id}&kind=observation`,
+    );
+    assert.ok(observations.body.facts.length >= 1, 'consolidation formed an observation about Lena');
+    const listed = panel.locator('li[data-observation]');
+    assert.deepEqual(
+      await listed.evaluateAll((lis) => lis.map((li) => li.getAttribute('data-observation'))),
+      observations.body.facts.map((o) => o.id),
+    );
+    await shot('entities');
+    // An observation opens on its audit screen.
+    await listed.first().getByRole('link').click();
+    await page
+      .getByRole('complementary', { name: 'The chosen observation' })
+      .getByRole('heading', { name: observations.body.facts[0].text })
+      .waitFor();
+  });
+
   test('reflect: an answer with the memories it cites', async () => {
     await page.getByRole('link', { name: 'Reflect' }).click();
     await page.getByLabel('Bank').selectOption('demo');
@@ -245,7 +317,7 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
     });
     assert.equal(settings.status, 200, JSON.stringify(settings.body));
     const topics = ['the heat pump installer', 'the Valencia office move', 'the battery storage tender', 'Spanish lessons'];
-    for (let i = 0; i < 24; i++) {
+    for (let i = 0; i < 26; i++) {
       const appended = await api('POST', '/v1/banks/demo/threads/lena-chat/messages', [
         {
           role: 'user',
@@ -284,7 +356,8 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
     assert.ok(generations.includes('reflection-1'), `reflection generations: ${generations}`);
     assert.match(await detail.innerText(), /Lena prefers summaries as bullet points/, 'the working memory');
     const status = await api<{ messages: { count: number } }>('GET', '/v1/banks/demo/threads/lena-chat/memory');
-    assert.equal(await detail.locator('ol.messages li').count(), status.body.messages.count, 'every message (fewer than the page limit)');
+    assert.equal(await detail.locator('ol.messages li').count(), Math.min(50, status.body.messages.count), 'the newest messages');
+    assert.match(await detail.innerText(), new RegExp(`the newest 50 of ${status.body.messages.count}`));
 
     // A budget typed in: the context is assembled against it, as the API assembles it.
     await page.getByLabel('Context budget (tokens)').fill('400');
@@ -300,14 +373,14 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
     await page.goto(`${server.url}/ui#/banks`);
     await page.getByRole('heading', { name: 'Banks' }).waitFor();
     const focused = () =>
-      page.evaluate(() => {
-        const el = document.activeElement as HTMLElement | null;
+      page.evaluate<{ text: string; outline: string }>(`(() => {
+        const el = document.activeElement;
         const style = el ? getComputedStyle(el) : null;
-        return { text: el?.textContent?.trim() ?? '', outline: style ? `${style.outlineStyle} ${style.outlineWidth}` : '' };
-      });
-    const screens = ['Recall debugger', 'Memory', 'Observations', 'Reflect', 'Threads', 'Consolidation', 'Banks'];
+        return { text: el?.textContent?.trim() ?? '', outline: style ? style.outlineStyle + ' ' + style.outlineWidth : '' };
+      })()`);
+    const screens = ['Recall debugger', 'Memory', 'Entity graph', 'Observations', 'Reflect', 'Threads', 'Consolidation', 'Usage', 'Banks'];
     for (const name of screens) {
-      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      await page.evaluate('document.activeElement?.blur()');
       let now = await focused();
       for (let presses = 0; now.text !== name && presses < 12; presses++) {
         await page.keyboard.press('Tab');
@@ -348,6 +421,13 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
     const letters = await api<{ deadLetters: unknown[] }>('GET', '/v1/banks/demo/consolidation/dead-letters');
     assert.deepEqual(letters.body.deadLetters, [], 'the API agrees: nothing dead-lettered');
 
+    // The async retain of the memory test, finished, with its progress.
+    const operation = await api<{ progress: { done: number; total: number } }>('GET', `/v1/operations/${operationId}`);
+    const row = page.locator(`tr[data-operation="${operationId}"]`);
+    await row.waitFor();
+    assert.equal(await row.getAttribute('data-status'), 'succeeded');
+    assert.match(await row.innerText(), new RegExp(`${operation.body.progress.done} / ${operation.body.progress.total}`));
+
     const backlog = page.locator('tr[data-consolidation="demo"] td[data-field="backlog"]');
     assert.ok(Number(await backlog.textContent()) >= 1, 'the retried facts wait again');
     await page.getByRole('button', { name: 'Consolidate now: demo' }).click();
@@ -372,4 +452,63 @@ test('the explorer page and its assets are served without the key; the API behin
   } finally {
     await server.close();
   }
+});
+
+describe('Cairn Explorer usage screen, with a model', { skip: executable ? false : 'SKIPPED: no chromium on this machine' }, () => {
+  // The model here is a SCRIPTED FAKE speaking the OpenAI chat-completions protocol on 127.0.0.1: its replies and
+  // token counts are the test's, so the ledger's figures are known.
+  let llm: FakeLlmServer;
+  let server: TestServer;
+  let browser: Browser;
+  before(async () => {
+    llm = await startFakeLlmServer();
+    server = await startServer({
+      env: { CAIRN_API_KEY: KEY, CAIRN_LLM_BASE_URL: llm.openaiBaseUrl, CAIRN_LLM_MODEL: 'scripted-model', CAIRN_LLM_MAX_RETRIES: '0' },
+    });
+    browser = await chromium.launch({ executablePath: executable!, args: ['--no-sandbox'] });
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    await llm?.close();
+  });
+
+  test('usage: LLM calls, tokens and cost per operation and model, as a chart over time and a table', async () => {
+    const api = <T>(method: string, path: string, body?: unknown) => server.call<T>(method, path, body, { authorization: `Bearer ${KEY}` });
+    await api('POST', '/v1/banks', { id: 'llm' });
+    const fact = (what: string, quote: string) => ({ what, kind: 'world', quote, entities: [{ name: 'Alice', type: 'person' }] });
+    llm.script(
+      reply.json({ facts: [fact('Alice moved to Berlin.', 'I moved to Berlin')] }, { prompt: 120, completion: 30 }),
+      reply.json({ facts: [fact('Alice adopted a cat.', 'adopted a cat')] }, { prompt: 100, completion: 25 }),
+    );
+    const retained = await api('POST', '/v1/banks/llm/memories', {
+      items: [
+        { content: 'I moved to Berlin this month.', speaker: 'Alice', timestamp: '2024-05-20T10:00:00Z' },
+        { content: 'Also, I adopted a cat.', speaker: 'Alice', timestamp: '2024-05-21T10:00:00Z' },
+      ],
+    });
+    assert.equal(retained.status, 200, JSON.stringify(retained.body));
+    const usage = await api<{ total: { calls: number; inputTokens: number; outputTokens: number } }>('GET', '/v1/banks/llm/usage');
+    assert.equal(usage.body.total.calls, 2);
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${server.url}/ui#/usage/llm`);
+    await page.getByLabel('API key').fill(KEY);
+    await page.getByRole('button', { name: 'Open' }).click();
+    const chart = page.locator('figure.chart svg');
+    await chart.waitFor();
+    assert.equal(
+      Number(await chart.getAttribute('data-total')),
+      usage.body.total.inputTokens + usage.body.total.outputTokens,
+      'tokens charted',
+    );
+    assert.ok(Number(await chart.getAttribute('data-bars')) >= 1);
+    assert.ok((await chart.locator('rect').count()) >= 1, 'bars drawn');
+    const row = page.locator('tr[data-usage="retain/scripted-model"]');
+    assert.match(await row.innerText(), /retain\s+scripted-model[\s\S]*\b2\b[\s\S]*\b220\b[\s\S]*\b55\b/);
+    await page.getByLabel('Show').selectOption('calls');
+    await page.waitForFunction("document.querySelector('figure.chart svg')?.dataset.total === '2'");
+    await shoot(page, 'usage');
+    await page.close();
+  });
 });

@@ -14,6 +14,7 @@ const PAGE = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Cairn Explorer</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/ui/app.css">
 </head>
 <body>

@@ -1,11 +1,100 @@
-// Consolidation: per bank, what waits (backlog, the oldest wait, why it waits), what was done (consolidated facts,
-// observations, the current rate) and what failed (dead letters with their errors, retried from here); a bank's
-// backlog can be run now.
+// Consolidation and operations: per bank, what waits (backlog, the oldest wait, why it waits), what was done
+// (consolidated facts, observations, the current rate) and what failed (dead letters with their errors, retried from
+// here); a bank's backlog can be run now. Beneath, the recent operations of every bank (async retains, imports)
+// with their progress, refreshed while any is unfinished.
 import { useEffect, useState } from 'preact/hooks';
 import { type CairnClient, type components, type ConsolidationStatus, unwrap } from '../../../clients/typescript/src/index.ts';
 import { ErrorLine, messageOf } from './common.tsx';
 
 type DeadLetter = components['schemas']['DeadLetter'];
+type Operation = components['schemas']['Operation'];
+
+/** Operations listed: the newest of all banks together. */
+const RECENT_OPERATIONS = 20;
+const REFRESH_MS = 1500;
+
+function Operations({ client, banks }: { client: CairnClient; banks: string[] }) {
+  const [operations, setOperations] = useState<Operation[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const load = async (): Promise<void> => {
+      try {
+        const lists = await Promise.all(
+          banks.map((bank) =>
+            unwrap(client.raw.GET('/v1/banks/{bank}/operations', { params: { path: { bank }, query: { limit: RECENT_OPERATIONS } } })),
+          ),
+        );
+        const newest = lists
+          .flatMap((l) => l.operations)
+          .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id))
+          .slice(0, RECENT_OPERATIONS);
+        if (stopped) return;
+        setOperations(newest);
+        setError(null);
+        // Progress moves only while something runs: poll then, and stop once all are finished.
+        if (newest.some((o) => o.status === 'queued' || o.status === 'running')) timer = setTimeout(() => void load(), REFRESH_MS);
+      } catch (e) {
+        if (!stopped) setError(messageOf(e));
+      }
+    };
+    void load();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [banks.join('\n')]);
+
+  return (
+    <section aria-labelledby="operations-title" class="operations">
+      <h2 id="operations-title">Recent operations</h2>
+      <ErrorLine error={error} />
+      {operations === null ? (
+        <p class="loading">Loading operations…</p>
+      ) : operations.length === 0 ? (
+        <p class="empty">No operations yet: asynchronous retains and imports show here with their progress.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Operation</th>
+              <th scope="col">Bank</th>
+              <th scope="col">Status</th>
+              <th scope="col">Progress</th>
+              <th scope="col">Started</th>
+              <th scope="col">Updated</th>
+            </tr>
+          </thead>
+          <tbody>
+            {operations.map((o) => (
+              <tr data-operation={o.id} data-status={o.status}>
+                <td>
+                  {o.kind} <code class="sub">{o.id}</code>
+                  {o.error && <div class="error">{o.error}</div>}
+                </td>
+                <td>{o.bankId}</td>
+                <td>{o.status}</td>
+                <td>
+                  <progress
+                    max={Math.max(1, o.progress.total)}
+                    value={o.progress.done}
+                    aria-label={`${o.kind} ${o.id}: ${o.progress.done} of ${o.progress.total}`}
+                  />{' '}
+                  <span class="sub">
+                    {o.progress.done} / {o.progress.total}
+                  </span>
+                </td>
+                <td>{o.createdAt.slice(0, 19).replace('T', ' ')}</td>
+                <td>{o.updatedAt.slice(0, 19).replace('T', ' ')}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
 type Row = { status: ConsolidationStatus; dead: DeadLetter[] };
 
 const age = (seconds: number | null): string =>
@@ -152,6 +241,7 @@ export function ConsolidationScreen({ client }: { client: CairnClient }) {
           </tbody>
         </table>
       )}
+      {rows && <Operations client={client} banks={rows.map((r) => r.status.bankId)} />}
     </section>
   );
 }

@@ -1,16 +1,19 @@
 // Cairn Explorer's page: asks for the API key once (kept for the browser session), then shows the screens, chosen
-// by the address's hash (#/<screen>/<bank>, e.g. #/recall/demo; #/banks and #/consolidation name no bank).
-// Everything it shows comes from the public API through the typed client.
+// by the address's hash (#/<screen>/<bank>, e.g. #/recall/demo; #/banks and #/consolidation name no bank;
+// #/observations/<bank>/<id> opens one observation). Everything it shows comes from the public API through the
+// typed client.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { CairnClient, CairnError } from '../../../clients/typescript/src/index.ts';
 import { BanksScreen } from './banks.tsx';
 import { ConsolidationScreen } from './consolidation.tsx';
+import { EntitiesScreen } from './entities.tsx';
 import { MemoryScreen } from './memory.tsx';
 import { ObservationsScreen } from './observations.tsx';
 import { RecallScreen } from './recall.tsx';
 import { ReflectScreen } from './reflect.tsx';
 import { ThreadsScreen } from './threads.tsx';
+import { UsageScreen } from './usage.tsx';
 
 const KEY = 'cairn-explorer-key';
 
@@ -87,15 +90,17 @@ function App() {
         }}
       />
     );
-  const [, screen, bank] = hash.split('/').map(decodedPart);
+  const [, screen, bank, item] = hash.split('/').map(decodedPart);
   const nav = [
     ['banks', 'Banks'],
     ['recall', 'Recall debugger'],
     ['memory', 'Memory'],
+    ['entities', 'Entity graph'],
     ['observations', 'Observations'],
     ['reflect', 'Reflect'],
     ['threads', 'Threads'],
     ['consolidation', 'Consolidation'],
+    ['usage', 'Usage'],
   ] as const;
   return (
     <>
@@ -117,12 +122,16 @@ function App() {
           <RecallScreen client={client} bank={bank ?? null} />
         ) : screen === 'memory' ? (
           <MemoryScreen client={client} bank={bank ?? null} />
+        ) : screen === 'entities' ? (
+          <EntitiesScreen client={client} bank={bank ?? null} />
         ) : screen === 'observations' ? (
-          <ObservationsScreen client={client} bank={bank ?? null} />
+          <ObservationsScreen client={client} bank={bank ?? null} opened={item ?? null} />
         ) : screen === 'reflect' ? (
           <ReflectScreen client={client} bank={bank ?? null} />
         ) : screen === 'threads' ? (
           <ThreadsScreen client={client} bank={bank ?? null} />
+        ) : screen === 'usage' ? (
+          <UsageScreen client={client} bank={bank ?? null} />
         ) : screen === 'consolidation' ? (
           <ConsolidationScreen client={client} />
         ) : (

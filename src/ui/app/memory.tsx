@@ -1,5 +1,5 @@
 // The memory browser: a bank's facts as a timeline (when each happened and when it was said), filtered by kind,
-// entity, document and tag; a fact opens to its source passage with its sentence highlighted, and can be deleted
+// entity, session, document and tag; a fact opens to its source passage with its sentence highlighted, and can be deleted
 // (or its whole document), after which its tombstone is listed.
 import { useEffect, useState } from 'preact/hooks';
 import { type CairnClient, type components, unwrap } from '../../../clients/typescript/src/index.ts';
@@ -10,6 +10,7 @@ type Entity = components['schemas']['Entity'];
 type Chunk = components['schemas']['Chunk'];
 type Tombstone = components['schemas']['Tombstone'];
 type Kind = Fact['kind'];
+type Session = components['schemas']['Session'];
 
 /** The passage a fact was read from, its sentence marked. */
 function Passage({ chunk, start, end }: { chunk: Chunk; start: number; end: number }) {
@@ -29,6 +30,8 @@ export function MemoryScreen({ client, bank: initial }: { client: CairnClient; b
   const [kind, setKind] = useState<Kind | ''>('');
   const [entity, setEntity] = useState('');
   const [documentId, setDocumentId] = useState('');
+  const [session, setSession] = useState('');
+  const [sessions, setSessions] = useState<Session[]>([]);
   const [tag, setTag] = useState('');
   const [entities, setEntities] = useState<Entity[]>([]);
   const [facts, setFacts] = useState<Fact[] | null>(null);
@@ -43,7 +46,7 @@ export function MemoryScreen({ client, bank: initial }: { client: CairnClient; b
     setError(null);
     try {
       const path = { bank };
-      const [page, ents, tombs] = await Promise.all([
+      const [page, ents, tombs, sessionList] = await Promise.all([
         unwrap(
           client.raw.GET('/v1/banks/{bank}/facts', {
             params: {
@@ -53,13 +56,16 @@ export function MemoryScreen({ client, bank: initial }: { client: CairnClient; b
                 ...(kind ? { kind } : {}),
                 ...(entity ? { entityId: entity } : {}),
                 ...(documentId ? { documentId } : {}),
+                ...(session ? { session } : {}),
               },
             },
           }),
         ),
         client.raw.GET('/v1/banks/{bank}/entities', { params: { path, query: { limit: 200 } } }),
         client.raw.GET('/v1/banks/{bank}/tombstones', { params: { path, query: { limit: 20 } } }),
+        client.raw.GET('/v1/banks/{bank}/sessions', { params: { path } }),
       ]);
+      setSessions(sessionList.data?.sessions ?? []);
       const when = (f: Fact): string => f.occurredStart ?? f.mentionedAt;
       setFacts([...page.facts].sort((a, b) => when(a).localeCompare(when(b))));
       setTotal(page.total);
@@ -75,7 +81,7 @@ export function MemoryScreen({ client, bank: initial }: { client: CairnClient; b
   useEffect(() => {
     setOpen(null);
     void load();
-  }, [bank, kind, entity, documentId]);
+  }, [bank, kind, entity, documentId, session]);
 
   const show = async (fact: Fact): Promise<void> => {
     setOpen({ fact, chunk: null });
@@ -122,6 +128,18 @@ export function MemoryScreen({ client, bank: initial }: { client: CairnClient; b
             {entities.map((e) => (
               <option value={e.id}>
                 {e.name} ({e.mentionCount})
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="memory-session">Session</label>
+          <select id="memory-session" value={session} onChange={(e) => setSession(e.currentTarget.value)}>
+            <option value="">all</option>
+            {sessions.map((s) => (
+              <option value={s.id}>
+                #{s.ordinal} {s.id}
+                {s.start ? ` (${day(s.start)})` : ''}
               </option>
             ))}
           </select>

@@ -49,7 +49,7 @@ function Evidence({ title, links }: { title: string; links: Link[] }) {
   );
 }
 
-export function ObservationsScreen({ client, bank: initial }: { client: CairnClient; bank: string | null }) {
+export function ObservationsScreen({ client, bank: initial, opened }: { client: CairnClient; bank: string | null; opened: string | null }) {
   const [error, setError] = useState<string | null>(null);
   const { banks, bank, setBank } = useBanks(client, initial, setError);
   const [observations, setObservations] = useState<Fact[] | null>(null);
@@ -60,7 +60,11 @@ export function ObservationsScreen({ client, bank: initial }: { client: CairnCli
     setOpen(null);
     client.raw
       .GET('/v1/banks/{bank}/facts', { params: { path: { bank }, query: { kind: 'observation', limit: 200 } } })
-      .then((r) => setObservations(r.data?.facts ?? []))
+      .then((r) => {
+        setObservations(r.data?.facts ?? []);
+        // An address naming an observation (the entity graph links to them) opens it.
+        if (opened && bank === initial) void show(opened);
+      })
       .catch((e: unknown) => setError(messageOf(e)));
   }, [bank]);
 

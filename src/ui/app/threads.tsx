@@ -13,7 +13,7 @@ type Status = components['schemas']['ThreadMemoryStatus'];
 type WorkingMemory = components['schemas']['WorkingMemory'];
 
 /** Messages shown: the newest ones, so a long thread does not load whole. */
-const SHOWN_MESSAGES = 200;
+const SHOWN_MESSAGES = 50;
 
 interface Opened {
   status: Status;
@@ -211,7 +211,7 @@ function ThreadDetail({ opened }: { opened: Opened }) {
         <h3 id="thread-messages">
           Messages{status.messages.count > messages.length ? ` (the newest ${messages.length} of ${status.messages.count})` : ''}
         </h3>
-        <ol class="messages" tabIndex={0} aria-labelledby="thread-messages">
+        <ol class="messages" aria-labelledby="thread-messages">
           {messages.map((m) => (
             <li data-seq={m.seq} data-role={m.role}>
               <span class="badge">{m.name ?? m.role}</span>{' '}
