@@ -171,6 +171,13 @@ describe('explorer reads on the embedded store', () => {
     assert.deepEqual((await get<{ sessions: unknown[] }>('/v1/banks/ex-other/sessions')).body.sessions, []);
     assert.equal((await get('/v1/banks/no-such-bank/sessions')).status, 404);
     assert.equal((await get('/v1/banks/no-such-bank/facts?session=trip')).status, 404);
+    // A session that could never be filtered on (a lone surrogate is not text) is refused at retain.
+    const lone = await s.call<ErrorBody>('POST', '/v1/banks/ex-other/memories', {
+      items: [{ content: 'Quinn visited Rome.', session: '\ud800lone' }],
+    });
+    assert.equal(lone.status, 400);
+    assert.match(lone.body.error.message, /session/);
+    assert.equal((await get('/v1/banks/ex/sessions?limit=5')).status, 400, 'no query parameters taken');
   });
 
   test('entity graph: the most mentioned entities, an edge for two named in one sentence, weighted by facts', async () => {
@@ -259,6 +266,7 @@ describe('explorer reads on the embedded store', () => {
       assert.equal(miss.body.error.code, 'not_found', odd);
     }
     assert.equal((await get(`/v1/banks/no-such-bank/entities/${first.id}`)).status, 404);
+    assert.equal((await get(`/v1/banks/ex/entities/${first.id}?limit=-5`)).status, 400, 'no query parameters taken');
   });
 
   test('usage: bucket must be hour or day; without calls the series is empty; OpenAPI lists the new routes', async () => {

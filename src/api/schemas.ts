@@ -123,6 +123,7 @@ export const RetainItemSchema = z
       .string()
       .min(1)
       .max(256)
+      .refine((id) => !LONE_SURROGATE.test(id), { message: 'session holds a lone surrogate, which is not valid text' })
       .nullable()
       .optional()
       .openapi({

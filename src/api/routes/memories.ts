@@ -23,6 +23,8 @@ import {
   TimeFilterFields,
 } from '../schemas.ts';
 
+/** Routes that take no query parameters say so: an unknown one is a 400, not silently ignored. */
+const NO_QUERY = z.object({}).strict();
 const errors = { 400: json(ErrorSchema, 'Invalid request'), 404: json(ErrorSchema, 'Not found') };
 const DeleteResultSchema = z.object({ factIds: z.array(z.string()), observationIds: z.array(z.string()) });
 
@@ -244,7 +246,7 @@ export function memoryRoutes(engine: Engine): Routes {
         method: 'get',
         path: '/v1/banks/{bank}/entities/{entity}',
         tags: ['memory'],
-        request: { params: BankIdParam.extend({ entity: z.string() }) },
+        request: { params: BankIdParam.extend({ entity: z.string() }), query: NO_QUERY },
         responses: { 200: json(EntitySchema, 'The entity'), ...errors },
       }),
       async (c) => {
@@ -257,7 +259,7 @@ export function memoryRoutes(engine: Engine): Routes {
         method: 'get',
         path: '/v1/banks/{bank}/sessions',
         tags: ['memory'],
-        request: { params: BankIdParam },
+        request: { params: BankIdParam, query: NO_QUERY },
         responses: { 200: json(z.object({ sessions: z.array(SessionSchema) }), 'Sessions in time order, the earliest first'), ...errors },
       }),
       async (c) => {
