@@ -52,6 +52,14 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
   let operationId = '';
   const api = <T>(method: string, path: string, body?: unknown) => server.call<T>(method, path, body, { authorization: `Bearer ${KEY}` });
   const shot = (name: string) => shoot(page, name);
+  /** Waits until the bank picker shows this bank (the list of banks loads after the screen). */
+  const bankShown = (bank: string) =>
+    page.waitForFunction(`document.querySelector('select[id$="-bank"]')?.value === ${JSON.stringify(bank)}`);
+  /** Opens a screen from the navigation and waits until it shows (its heading), so nothing acts on the last one. */
+  const openScreen = async (name: string) => {
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name, exact: true }).click();
+    await page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
+  };
 
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
@@ -114,8 +122,8 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
   });
 
   test('recall debugger: results with each arm rank and score, how the query was read, time per arm', async () => {
-    await page.getByRole('link', { name: 'Recall debugger' }).click();
-    await page.getByLabel('Bank').selectOption('demo');
+    await openScreen('Recall debugger');
+    await page.getByLabel('Bank', { exact: true }).selectOption('demo');
     await page.getByLabel('Query').fill('Which project does Lena lead?');
     await page.getByRole('button', { name: 'Recall' }).click();
     const first = page.locator('table.results tbody tr').first();
@@ -134,8 +142,8 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
   });
 
   test('memory: a timeline of facts, the source passage with the sentence marked, delete a fact and see its tombstone', async () => {
-    await page.getByRole('link', { name: 'Memory' }).click();
-    await page.getByLabel('Bank').selectOption('demo');
+    await openScreen('Memory');
+    await page.getByLabel('Bank', { exact: true }).selectOption('demo');
     const timeline = page.locator('ol.timeline li');
     await timeline.first().waitFor();
     const texts = await timeline.allInnerTexts();
@@ -192,7 +200,7 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
 
     // The memory screen is still open from the last test: reload it to read the new session.
     await page.reload();
-    await page.getByLabel('Bank').selectOption('demo');
+    await page.getByLabel('Bank', { exact: true }).selectOption('demo');
     const session = page.getByLabel('Session');
     await session.locator('option', { hasText: 'lisbon-trip' }).waitFor({ state: 'attached' });
     await session.selectOption('lisbon-trip');
@@ -208,8 +216,8 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
     const lena = graph.nodes.find((n) => n.name === 'Lena');
     assert.ok(lena, `Lena among the entities: ${graph.nodes.map((n) => n.name)}`);
 
-    await page.getByRole('link', { name: 'Entity graph' }).click();
-    await page.getByLabel('Bank').selectOption('demo');
+    await openScreen('Entity graph');
+    await page.getByLabel('Bank', { exact: true }).selectOption('demo');
     const view = page.locator('.graph');
     await view.locator('canvas').first().waitFor();
     assert.equal(Number(await view.getAttribute('data-nodes')), graph.nodes.length, 'every node of the API graph');
@@ -252,9 +260,43 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
       .waitFor();
   });
 
+  test('the address holds the bank: a picker changes it, the navigation keeps it, a new address is followed', async () => {
+    await api('POST', '/v1/banks', { id: 'second' });
+    await api('POST', '/v1/banks/second/memories', {
+      items: [
+        { content: 'Marta sailed from Oslo to Bergen.', timestamp: '2024-07-01T10:00:00Z' },
+        { content: `Wilhelmina ${'Supercalifragilistic'.repeat(100)} visited Tokyo with Marta.`, timestamp: '2024-07-02T10:00:00Z' },
+      ],
+    });
+    await openScreen('Entity graph');
+    await page.getByLabel('Bank', { exact: true }).selectOption('second');
+    await page.waitForFunction("location.hash === '#/entities/second'");
+    await page.locator('nav.entity-list button', { hasText: 'Marta' }).waitFor();
+    // One unbroken word two thousand characters long wraps instead of widening the page.
+    const wide = () => page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+    await page.locator('nav.entity-list button', { hasText: 'Wilhelmina' }).first().click();
+    await page.getByRole('region', { name: 'The chosen entity' }).locator('li[data-fact]').first().waitFor();
+    assert.ok((await wide()) <= 0, `the entity screen overflows by ${await wide()} px`);
+    await openScreen('Memory');
+    await page.locator('ol.timeline li', { hasText: 'Wilhelmina' }).getByRole('button').click();
+    await page.locator('blockquote.passage mark').waitFor();
+    assert.ok((await wide()) <= 0, `the memory screen overflows by ${await wide()} px`);
+    assert.equal(await page.evaluate('location.hash'), '#/memory/second', 'the navigation keeps the chosen bank');
+    await bankShown('second');
+    await page.locator('ol.timeline li', { hasText: 'Marta sailed' }).waitFor();
+    // An address changed by hand (or by going back) is followed, not just the first one.
+    await page.evaluate("location.hash = '#/memory/demo'");
+    await page.locator('ol.timeline li', { hasText: 'Lena' }).first().waitFor();
+    await bankShown('demo');
+    assert.equal(await page.locator('ol.timeline li', { hasText: 'Marta' }).count(), 0, 'no fact of the other bank');
+    await page.evaluate("location.hash = '#/entities/no-such-bank'");
+    await page.getByRole('alert').filter({ hasText: 'no-such-bank' }).waitFor();
+    assert.equal(await page.locator('p.loading').count(), 0, 'a failed load is not shown as loading');
+  });
+
   test('reflect: an answer with the memories it cites', async () => {
-    await page.getByRole('link', { name: 'Reflect' }).click();
-    await page.getByLabel('Bank').selectOption('demo');
+    await openScreen('Reflect');
+    await page.getByLabel('Bank', { exact: true }).selectOption('demo');
     await page.getByLabel('Question').fill('Where does Lena work?');
     await page.getByRole('button', { name: 'Ask' }).click();
     await page.locator('p.answer').waitFor();
@@ -276,8 +318,8 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
   });
 
   test('observations: the evidence chain down to the sentence, and the history', async () => {
-    await page.getByRole('link', { name: 'Observations' }).click();
-    await page.getByLabel('Bank').selectOption('demo');
+    await openScreen('Observations');
+    await page.getByLabel('Bank', { exact: true }).selectOption('demo');
     const first = page.locator('ol.timeline li').first();
     await first.waitFor();
     const id = await first.getAttribute('data-observation');
@@ -341,8 +383,8 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
     );
     await api('POST', '/v1/banks/demo/threads/lena-chat/remember', { note: 'Lena prefers summaries as bullet points.' });
 
-    await page.getByRole('link', { name: 'Threads' }).click();
-    await page.getByLabel('Bank').selectOption('demo');
+    await openScreen('Threads');
+    await page.getByLabel('Bank', { exact: true }).selectOption('demo');
     await page.locator('li[data-thread="lena-chat"] button').click();
     const detail = page.getByRole('complementary', { name: 'The chosen thread' });
     await detail.getByRole('heading', { name: 'lena-chat' }).waitFor();
@@ -407,7 +449,7 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
     assert.ok(claim && claim.factIds.length >= 1);
     await server.store.failClaim('demo', 'explorer-test', claim.factIds, 'the model answered nonsense', 1, 0);
 
-    await page.getByRole('link', { name: 'Consolidation' }).click();
+    await openScreen('Consolidation');
     const dead = page.locator('tr.dead li').first();
     await dead.waitFor();
     assert.match((await dead.textContent()) ?? '', /the model answered nonsense/);
@@ -415,7 +457,7 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
     // An address typed by hand that does not decode still opens the page (a blank page is no answer).
     await page.goto(`${server.url}/ui#/recall/%E0%A4`);
     await page.getByRole('heading', { name: 'Recall debugger' }).waitFor();
-    await page.getByRole('link', { name: 'Consolidation' }).click();
+    await openScreen('Consolidation');
     await page.getByRole('button', { name: 'Retry all' }).click();
     await page.locator('tr.dead').waitFor({ state: 'detached' });
     const letters = await api<{ deadLetters: unknown[] }>('GET', '/v1/banks/demo/consolidation/dead-letters');

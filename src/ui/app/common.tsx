@@ -1,6 +1,6 @@
-// Pieces the screens share: an error line announced to screen readers, a readable message from any failure, and
-// the bank picker (the banks, the chosen one: the address's, else the first).
-import { useEffect, useState } from 'preact/hooks';
+// Pieces the screens share: an error line announced to screen readers, a readable message from any failure, the
+// bank picker (the banks, the chosen one: the address's, else the first), and a guard for out-of-order answers.
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Bank, type CairnClient, CairnError } from '../../../clients/typescript/src/index.ts';
 
 export function messageOf(e: unknown): string {
@@ -16,20 +16,40 @@ export function ErrorLine({ error }: { error: string | null }) {
   ) : null;
 }
 
-/** The banks and the chosen one; a failure to list them goes to onError. */
+/**
+ * The banks and the chosen one: the address's, else the first. Choosing another changes the address
+ * (#/<screen>/<bank>), so the navigation keeps the bank and the screen starts afresh for it (main.tsx keys screens
+ * by bank). A failure to list them goes to onError.
+ */
 export function useBanks(client: CairnClient, initial: string | null, onError: (message: string) => void) {
   const [banks, setBanks] = useState<Bank[]>([]);
-  const [bank, setBank] = useState(initial ?? '');
+  const [fallback, setFallback] = useState('');
   useEffect(() => {
     client
       .listBanks()
       .then((list) => {
         setBanks(list);
-        setBank((chosen) => chosen || list[0]?.id || '');
+        setFallback(list[0]?.id ?? '');
       })
       .catch((e: unknown) => onError(messageOf(e)));
   }, []);
-  return { banks, bank, setBank };
+  const setBank = (id: string): void => {
+    const [, screen] = location.hash.split('/');
+    location.hash = `#/${screen || 'banks'}/${encodeURIComponent(id)}`;
+  };
+  return { banks, bank: initial || fallback, setBank };
+}
+
+/**
+ * Guards async loads against answers arriving out of order: `begin()` before a load, then write its answer only while
+ * the returned check says no newer load has begun.
+ */
+export function useLatest(): () => () => boolean {
+  const counter = useRef(0);
+  return () => {
+    const mine = ++counter.current;
+    return () => mine === counter.current;
+  };
 }
 
 export function BankPicker({ id, banks, bank, onChange }: { id: string; banks: Bank[]; bank: string; onChange: (bank: string) => void }) {

@@ -3,7 +3,7 @@
 // here); a bank's backlog can be run now. Beneath, the recent operations of every bank (async retains, imports)
 // with their progress, refreshed while any is unfinished.
 import { useEffect, useState } from 'preact/hooks';
-import { type CairnClient, type components, type ConsolidationStatus, unwrap } from '../../../clients/typescript/src/index.ts';
+import { type CairnClient, CairnError, type components, type ConsolidationStatus, unwrap } from '../../../clients/typescript/src/index.ts';
 import { ErrorLine, messageOf } from './common.tsx';
 
 type DeadLetter = components['schemas']['DeadLetter'];
@@ -19,27 +19,39 @@ function Operations({ client, banks }: { client: CairnClient; banks: string[] })
   useEffect(() => {
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const load = async (): Promise<void> => {
+    const byBank = new Map<string, Operation[]>();
+    const unfinished = (o: Operation) => o.status === 'queued' || o.status === 'running';
+    // Every bank once; then, while something runs, only the banks with unfinished work (a page kept open over
+    // many banks asks little). A bank deleted meanwhile simply has no operations.
+    const load = async (targets: string[]): Promise<void> => {
       try {
-        const lists = await Promise.all(
-          banks.map((bank) =>
-            unwrap(client.raw.GET('/v1/banks/{bank}/operations', { params: { path: { bank }, query: { limit: RECENT_OPERATIONS } } })),
-          ),
+        await Promise.all(
+          targets.map(async (bank) => {
+            try {
+              const list = await unwrap(
+                client.raw.GET('/v1/banks/{bank}/operations', { params: { path: { bank }, query: { limit: RECENT_OPERATIONS } } }),
+              );
+              byBank.set(bank, list.operations);
+            } catch (e) {
+              if (e instanceof CairnError && e.status === 404) byBank.delete(bank);
+              else throw e;
+            }
+          }),
         );
-        const newest = lists
-          .flatMap((l) => l.operations)
-          .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id))
-          .slice(0, RECENT_OPERATIONS);
-        if (stopped) return;
-        setOperations(newest);
-        setError(null);
-        // Progress moves only while something runs: poll then, and stop once all are finished.
-        if (newest.some((o) => o.status === 'queued' || o.status === 'running')) timer = setTimeout(() => void load(), REFRESH_MS);
+        if (!stopped) setError(null);
       } catch (e) {
         if (!stopped) setError(messageOf(e));
       }
+      if (stopped) return;
+      const newest = [...byBank.values()]
+        .flat()
+        .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id))
+        .slice(0, RECENT_OPERATIONS);
+      setOperations(newest);
+      const busy = [...byBank].filter(([, list]) => list.some(unfinished)).map(([bank]) => bank);
+      if (busy.length > 0) timer = setTimeout(() => void load(busy), REFRESH_MS);
     };
-    void load();
+    void load(banks);
     return () => {
       stopped = true;
       clearTimeout(timer);

@@ -6,7 +6,7 @@ import forceAtlas2 from 'graphology-layout-forceatlas2';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import Sigma from 'sigma';
 import { type CairnClient, type components, unwrap } from '../../../clients/typescript/src/index.ts';
-import { BankPicker, ErrorLine, messageOf, useBanks } from './common.tsx';
+import { BankPicker, ErrorLine, messageOf, useBanks, useLatest } from './common.tsx';
 
 type Entity = components['schemas']['Entity'];
 type Fact = components['schemas']['Fact'];
@@ -117,6 +117,7 @@ export function EntitiesScreen({ client, bank: initial }: { client: CairnClient;
   const [data, setData] = useState<EntityGraph | null>(null);
   const [chosen, setChosen] = useState<string | null>(null);
   const [detail, setDetail] = useState<{ facts: Fact[]; observations: Fact[]; total: number } | null>(null);
+  const latest = useLatest();
 
   useEffect(() => {
     if (!bank) return;
@@ -129,7 +130,9 @@ export function EntitiesScreen({ client, bank: initial }: { client: CairnClient;
 
   const choose = async (id: string): Promise<void> => {
     setChosen(id);
+    setDetail(null);
     setError(null);
+    const current = latest();
     try {
       const path = { bank };
       const [facts, observations] = await Promise.all([
@@ -137,6 +140,7 @@ export function EntitiesScreen({ client, bank: initial }: { client: CairnClient;
         unwrap(client.raw.GET('/v1/banks/{bank}/facts', { params: { path, query: { entityId: id, kind: 'observation', limit: 50 } } })),
       ]);
       const own = facts.facts.filter((f) => f.kind !== 'observation');
+      if (!current()) return; // another entity was chosen meanwhile
       setDetail({ facts: own, observations: observations.facts, total: facts.total - observations.total });
     } catch (e) {
       setError(messageOf(e));
@@ -152,7 +156,7 @@ export function EntitiesScreen({ client, bank: initial }: { client: CairnClient;
       </form>
       <ErrorLine error={error} />
       {data === null ? (
-        <p class="loading">Loading entities…</p>
+        !error && <p class="loading">Loading entities…</p>
       ) : data.nodes.length === 0 ? (
         <p class="empty">No entities yet: retain facts that name people, places or things.</p>
       ) : (

@@ -117,7 +117,8 @@ function App() {
           ))}
         </nav>
       </header>
-      <main>
+      {/* Keyed by screen and bank: a bank chosen anew (in the address or a picker) starts its screen afresh. */}
+      <main key={`${screen}/${bank ?? ''}`}>
         {screen === 'recall' ? (
           <RecallScreen client={client} bank={bank ?? null} />
         ) : screen === 'memory' ? (

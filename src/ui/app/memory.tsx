@@ -3,7 +3,7 @@
 // (or its whole document), after which its tombstone is listed.
 import { useEffect, useState } from 'preact/hooks';
 import { type CairnClient, type components, unwrap } from '../../../clients/typescript/src/index.ts';
-import { BankPicker, ErrorLine, messageOf, useBanks } from './common.tsx';
+import { BankPicker, ErrorLine, messageOf, useBanks, useLatest } from './common.tsx';
 
 type Fact = components['schemas']['Fact'];
 type Entity = components['schemas']['Entity'];
@@ -40,10 +40,12 @@ export function MemoryScreen({ client, bank: initial }: { client: CairnClient; b
   const [tombstones, setTombstones] = useState<Tombstone[]>([]);
   const [error, setError] = useState<string | null>(null);
   const { banks, bank, setBank } = useBanks(client, initial, setError);
+  const latest = useLatest();
 
   const load = async (): Promise<void> => {
     if (!bank) return;
     setError(null);
+    const current = latest();
     try {
       const path = { bank };
       const [page, ents, tombs, sessionList] = await Promise.all([
@@ -65,7 +67,11 @@ export function MemoryScreen({ client, bank: initial }: { client: CairnClient; b
         client.raw.GET('/v1/banks/{bank}/tombstones', { params: { path, query: { limit: 20 } } }),
         client.raw.GET('/v1/banks/{bank}/sessions', { params: { path } }),
       ]);
-      setSessions(sessionList.data?.sessions ?? []);
+      if (!current()) return; // the filters changed meanwhile: a newer load answers
+      const knownSessions = sessionList.data?.sessions ?? [];
+      setSessions(knownSessions);
+      // A session no longer in the bank (its facts deleted) lifts the filter on it, as for entities.
+      if (session && !knownSessions.some((s) => s.id === session)) setSession('');
       const when = (f: Fact): string => f.occurredStart ?? f.mentionedAt;
       setFacts([...page.facts].sort((a, b) => when(a).localeCompare(when(b))));
       setTotal(page.total);
@@ -155,7 +161,7 @@ export function MemoryScreen({ client, bank: initial }: { client: CairnClient; b
       </form>
       <ErrorLine error={error} />
       {facts === null ? (
-        <p class="loading">Loading facts…</p>
+        !error && <p class="loading">Loading facts…</p>
       ) : shown.length === 0 ? (
         <p class="empty">No facts match.</p>
       ) : (

@@ -4,7 +4,7 @@
 // whether it is stale (facts about its entities still wait to be consolidated).
 import { useEffect, useState } from 'preact/hooks';
 import type { CairnClient, components } from '../../../clients/typescript/src/index.ts';
-import { BankPicker, ErrorLine, messageOf, useBanks } from './common.tsx';
+import { BankPicker, ErrorLine, messageOf, useBanks, useLatest } from './common.tsx';
 
 type Fact = components['schemas']['Fact'];
 type Revision = components['schemas']['ObservationRevision'];
@@ -54,6 +54,7 @@ export function ObservationsScreen({ client, bank: initial, opened }: { client: 
   const { banks, bank, setBank } = useBanks(client, initial, setError);
   const [observations, setObservations] = useState<Fact[] | null>(null);
   const [open, setOpen] = useState<Audit | null>(null);
+  const latest = useLatest();
 
   useEffect(() => {
     if (!bank) return;
@@ -71,8 +72,9 @@ export function ObservationsScreen({ client, bank: initial, opened }: { client: 
   const show = async (id: string): Promise<void> => {
     try {
       // The why chain carries all of it in one read: the evidence both ways, the history and the staleness.
+      const current = latest();
       const why = await client.why(bank, id);
-      if (why.kind === 'observation') setOpen(why);
+      if (why.kind === 'observation' && current()) setOpen(why);
     } catch (e) {
       setError(messageOf(e));
     }
@@ -86,7 +88,7 @@ export function ObservationsScreen({ client, bank: initial, opened }: { client: 
       </form>
       <ErrorLine error={error} />
       {observations === null ? (
-        <p class="loading">Loading observations…</p>
+        !error && <p class="loading">Loading observations…</p>
       ) : observations.length === 0 ? (
         <p class="empty">No observations yet: consolidation forms them from facts.</p>
       ) : (

@@ -3,7 +3,7 @@
 // prefix and the unobserved tail) against a token budget the reader can change, and its working memory.
 import { useEffect, useState } from 'preact/hooks';
 import { type CairnClient, type components, unwrap } from '../../../clients/typescript/src/index.ts';
-import { BankPicker, ErrorLine, messageOf, useBanks } from './common.tsx';
+import { BankPicker, ErrorLine, messageOf, useBanks, useLatest } from './common.tsx';
 
 type Thread = components['schemas']['Thread'];
 type Message = components['schemas']['ThreadMessage'];
@@ -69,20 +69,21 @@ export function ThreadsScreen({ client, bank: initial }: { client: CairnClient; 
   const [thread, setThread] = useState<string | null>(null);
   const [opened, setOpened] = useState<Opened | null>(null);
   const [maxTokens, setMaxTokens] = useState('');
+  const latest = useLatest();
 
   useEffect(() => {
     if (!bank) return;
     setThread(null);
     setOpened(null);
-    client.raw
-      .GET('/v1/banks/{bank}/threads', { params: { path: { bank }, query: { limit: 200 } } })
-      .then((r) => setThreads(r.data?.threads ?? []))
+    unwrap(client.raw.GET('/v1/banks/{bank}/threads', { params: { path: { bank }, query: { limit: 200 } } }))
+      .then((r) => setThreads(r.threads))
       .catch((e: unknown) => setError(messageOf(e)));
   }, [bank]);
 
   const open = async (id: string, budget: string): Promise<void> => {
     setThread(id);
     setError(null);
+    const current = latest();
     try {
       const path = { bank, thread: id };
       const tokens = Number(budget);
@@ -100,6 +101,7 @@ export function ThreadsScreen({ client, bank: initial }: { client: CairnClient; 
         ),
         unwrap(client.raw.GET('/v1/banks/{bank}/threads/{thread}/working-memory', { params: { path } })),
       ]);
+      if (!current()) return; // another thread (or budget) was asked for meanwhile
       setOpened({ status, messages: messages.messages, items: items.items, context, workingMemory });
     } catch (e) {
       setError(messageOf(e));
@@ -133,7 +135,7 @@ export function ThreadsScreen({ client, bank: initial }: { client: CairnClient; 
       </form>
       <ErrorLine error={error} />
       {threads === null ? (
-        <p class="loading">Loading threads…</p>
+        !error && <p class="loading">Loading threads…</p>
       ) : threads.length === 0 ? (
         <p class="empty">No threads in this bank: an agent creates one by appending messages to it.</p>
       ) : (

@@ -3,7 +3,7 @@
 // The chart is a few SVG rectangles drawn here: a charting library would outweigh what it draws.
 import { useEffect, useState } from 'preact/hooks';
 import { type CairnClient, type components, unwrap } from '../../../clients/typescript/src/index.ts';
-import { BankPicker, ErrorLine, messageOf, useBanks } from './common.tsx';
+import { BankPicker, ErrorLine, messageOf, useBanks, useLatest } from './common.tsx';
 
 type Report = components['schemas']['UsageReport'];
 type Row = NonNullable<Report['series']>[number];
@@ -17,7 +17,9 @@ const MEASURES = {
 } as const;
 type Measure = keyof typeof MEASURES;
 /** Operation colours, each distinct and at least 3:1 against white (graphical objects, WCAG 1.4.11). */
-const PALETTE = ['#0b5cad', '#b34700', '#1d6b2f', '#6b2d8a', '#8a5a00', '#4d5660'];
+const PALETTE = ['#0b5cad', '#b34700', '#1d6b2f', '#6b2d8a', '#8a5a00', '#4d5660', '#a3195b', '#00707a', '#5a4fcf', '#7a5230'];
+/** Room one axis label needs (an hour's label is "11-25 03:00"). */
+const LABEL_PX = 84;
 
 function Chart({ series, measure, bucket }: { series: Row[]; measure: Measure; bucket: 'hour' | 'day' }) {
   const { of, format, label } = MEASURES[measure];
@@ -37,6 +39,12 @@ function Chart({ series, measure, bucket }: { series: Row[]; measure: Measure; b
   const y = (n: number) => (top > 0 ? ((height - bottom - 10) * n) / top : 0);
   const when = (start: string) => (bucket === 'hour' ? start.slice(5, 16).replace('T', ' ') : start.slice(0, 10));
   const total = stacks.reduce((n, s) => n + s.parts.reduce((a, b) => a + b, 0), 0);
+  // Every how many bars a time is written under, so the labels never overlap.
+  const every = Math.max(1, Math.ceil(LABEL_PX / slot));
+  if (total === 0)
+    return (
+      <p class="empty">Nothing to chart: the {label.toLowerCase()} of these calls add up to zero (a model without a price costs $0).</p>
+    );
   return (
     <figure class="chart">
       <svg
@@ -50,9 +58,11 @@ function Chart({ series, measure, bucket }: { series: Row[]; measure: Measure; b
         <text x={left - 6} y={height - bottom} text-anchor="end" class="axis">
           0
         </text>
-        <text x={left - 6} y={height - bottom - y(top) + 4} text-anchor="end" class="axis">
-          {format(top)}
-        </text>
+        {top > 0 && (
+          <text x={left - 6} y={height - bottom - y(top) + 4} text-anchor="end" class="axis">
+            {format(top)}
+          </text>
+        )}
         {stacks.map((s, i) => {
           let base = height - bottom;
           const x = left + i * slot + (slot - bar) / 2;
@@ -67,7 +77,7 @@ function Chart({ series, measure, bucket }: { series: Row[]; measure: Measure; b
                   </rect>
                 ) : null;
               })}
-              {(stacks.length <= 12 || i % Math.ceil(stacks.length / 12) === 0) && (
+              {i % every === 0 && (
                 <text x={x + bar / 2} y={height - bottom + 16} text-anchor="middle" class="axis">
                   {when(s.start)}
                 </text>
@@ -94,13 +104,15 @@ export function UsageScreen({ client, bank: initial }: { client: CairnClient; ba
   const [bucket, setBucket] = useState<'hour' | 'day'>('hour');
   const [measure, setMeasure] = useState<Measure>('tokens');
   const [report, setReport] = useState<Report | null>(null);
+  const latest = useLatest();
 
   useEffect(() => {
     if (!bank) return;
     setError(null);
     const from = new Date(Date.now() - RANGES[range]).toISOString();
+    const current = latest();
     unwrap(client.raw.GET('/v1/banks/{bank}/usage', { params: { path: { bank }, query: { from, bucket } } }))
-      .then(setReport)
+      .then((r) => current() && setReport(r))
       .catch((e: unknown) => setError(messageOf(e)));
   }, [bank, range, bucket]);
 
@@ -135,7 +147,7 @@ export function UsageScreen({ client, bank: initial }: { client: CairnClient; ba
       </form>
       <ErrorLine error={error} />
       {report === null ? (
-        <p class="loading">Loading usage…</p>
+        !error && <p class="loading">Loading usage…</p>
       ) : report.total.calls === 0 ? (
         <p class="empty">No LLM calls in this range: with no model configured, Cairn works offline and calls none.</p>
       ) : (
