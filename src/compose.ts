@@ -77,6 +77,8 @@ export interface ComposeOptions {
   worker?: Partial<WorkerOptions>;
   /** Hears every LLM call (the consolidation thread passes its calls to the API process's metrics). */
   onLlmCall?: (entry: UsageEntry) => void;
+  /** Collect Node process metrics (default true; the consolidation thread serves no /metrics and leaves them out). */
+  processMetrics?: boolean;
 }
 
 interface Stores {
@@ -112,7 +114,7 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
   const tracing = tracingFromConfig(config.telemetry);
   const stores = await openStores(config);
   const { store, local, server, threads: threadStore } = stores;
-  const metrics = new Metrics();
+  const metrics = new Metrics({ processMetrics: options.processMetrics });
   // Every LLM call is recorded in the ledger: counting there gives the metrics each call, failed ones included.
   const ledger: UsageLedger = {
     record: async (entry) => {

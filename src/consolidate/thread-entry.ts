@@ -56,6 +56,7 @@ async function main(): Promise<void> {
     announce: false,
     // The API process's /metrics counts this thread's LLM calls too.
     onLlmCall: (entry) => post({ type: 'llm', entry }),
+    processMetrics: false,
     worker: { workerId, afterBatch: (report, lastError) => post({ type: 'batch', report, lastError }), beforeStep: () => aside.step() },
   });
   const settle = (id: number, run: Promise<DrainReport>): void => {
