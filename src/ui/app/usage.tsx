@@ -97,6 +97,21 @@ function Chart({ series, measure, bucket }: { series: Row[]; measure: Measure; b
   );
 }
 
+/** A row's figures: calls, failures, tokens in, out and cached, cost, and the mean latency of a call. */
+function TotalCells({ totals: t }: { totals: Report['total'] }) {
+  return (
+    <>
+      <td class="num">{t.calls}</td>
+      <td class="num">{t.failures}</td>
+      <td class="num">{t.inputTokens.toLocaleString('en')}</td>
+      <td class="num">{t.outputTokens.toLocaleString('en')}</td>
+      <td class="num">{t.cachedTokens.toLocaleString('en')}</td>
+      <td class="num">{t.costUsd.toFixed(4)}</td>
+      <td class="num">{t.calls ? `${Math.round(t.latencyMs / t.calls)} ms` : '–'}</td>
+    </>
+  );
+}
+
 export function UsageScreen({ client, bank: initial }: { client: CairnClient; bank: string | null }) {
   const [error, setError] = useState<string | null>(null);
   const { banks, bank, setBank } = useBanks(client, initial, setError);
@@ -175,13 +190,7 @@ export function UsageScreen({ client, bank: initial }: { client: CairnClient; ba
                   <td>
                     {g.model} <span class="sub">{g.provider}</span>
                   </td>
-                  <td class="num">{g.calls}</td>
-                  <td class="num">{g.failures}</td>
-                  <td class="num">{g.inputTokens.toLocaleString('en')}</td>
-                  <td class="num">{g.outputTokens.toLocaleString('en')}</td>
-                  <td class="num">{g.cachedTokens.toLocaleString('en')}</td>
-                  <td class="num">{g.costUsd.toFixed(4)}</td>
-                  <td class="num">{g.calls ? `${Math.round(g.latencyMs / g.calls)} ms` : '–'}</td>
+                  <TotalCells totals={g} />
                 </tr>
               ))}
             </tbody>
@@ -190,13 +199,7 @@ export function UsageScreen({ client, bank: initial }: { client: CairnClient; ba
                 <th scope="row" colSpan={2}>
                   Total
                 </th>
-                <td class="num">{report.total.calls}</td>
-                <td class="num">{report.total.failures}</td>
-                <td class="num">{report.total.inputTokens.toLocaleString('en')}</td>
-                <td class="num">{report.total.outputTokens.toLocaleString('en')}</td>
-                <td class="num">{report.total.cachedTokens.toLocaleString('en')}</td>
-                <td class="num">{report.total.costUsd.toFixed(4)}</td>
-                <td class="num">{report.total.calls ? `${Math.round(report.total.latencyMs / report.total.calls)} ms` : '–'}</td>
+                <TotalCells totals={report.total} />
               </tr>
             </tfoot>
           </table>
