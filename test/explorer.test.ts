@@ -324,6 +324,7 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
     await first.waitFor();
     const id = await first.getAttribute('data-observation');
     await first.getByRole('button').click();
+    await page.waitForFunction(`location.hash === '#/observations/demo/${id}'`); // the address names it: Back returns to it
     const supporting = page.getByRole('region', { name: 'Supporting' });
     await supporting.locator('li').first().waitFor();
     const chain = await api<{ supporting: Array<{ fact: { id: string }; source: { sentence: string } | null }> }>(
@@ -475,6 +476,14 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
     await page.getByRole('button', { name: 'Consolidate now: demo' }).click();
     await page.waitForFunction('document.querySelector(\'tr[data-consolidation="demo"] td[data-field="backlog"]\')?.textContent === \'0\'');
     assert.equal((await api<{ backlog: number }>('GET', '/v1/banks/demo/consolidation')).body.backlog, 0);
+
+    // Work started while the page is open (by an agent, say) shows up without a reload.
+    const later = await api<{ operationId: string }>('POST', '/v1/banks/second/memories', {
+      async: true,
+      items: [{ content: 'Marta bought a kayak in Bergen.', timestamp: '2024-07-05T10:00:00Z' }],
+    });
+    assert.equal(later.status, 202);
+    await page.locator(`tr[data-operation="${later.body.operationId}"][data-status="succeeded"]`).waitFor({ timeout: 20_000 });
   });
 });
 

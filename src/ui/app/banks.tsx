@@ -89,7 +89,7 @@ export function BanksScreen({ client }: { client: CairnClient }) {
       <h1 id="banks-title">Banks</h1>
       <ErrorLine error={error} />
       {rows === null ? (
-        <p class="loading">Loading banks…</p>
+        !error && <p class="loading">Loading banks…</p>
       ) : rows.length === 0 ? (
         <p class="empty">No banks yet: create one below.</p>
       ) : (

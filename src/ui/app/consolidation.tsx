@@ -2,7 +2,7 @@
 // (consolidated facts, observations, the current rate) and what failed (dead letters with their errors, retried from
 // here); a bank's backlog can be run now. Beneath, the recent operations of every bank (async retains, imports)
 // with their progress, refreshed while any is unfinished.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { type CairnClient, CairnError, type components, type ConsolidationStatus, unwrap } from '../../../clients/typescript/src/index.ts';
 import { ErrorLine, messageOf } from './common.tsx';
 
@@ -12,6 +12,8 @@ type Operation = components['schemas']['Operation'];
 /** Operations listed: the newest of all banks together. */
 const RECENT_OPERATIONS = 20;
 const REFRESH_MS = 1500;
+/** How often the page reads everything again while nothing it shows is running. */
+const IDLE_REFRESH_MS = 6000;
 
 function Operations({ client, banks }: { client: CairnClient; banks: string[] }) {
   const [operations, setOperations] = useState<Operation[] | null>(null);
@@ -20,6 +22,7 @@ function Operations({ client, banks }: { client: CairnClient; banks: string[] })
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const byBank = new Map<string, Operation[]>();
+    let ticks = 0;
     const unfinished = (o: Operation) => o.status === 'queued' || o.status === 'running';
     // Every bank once; then, while something runs, only the banks with unfinished work (a page kept open over
     // many banks asks little). A bank deleted meanwhile simply has no operations.
@@ -48,8 +51,16 @@ function Operations({ client, banks }: { client: CairnClient; banks: string[] })
         .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id))
         .slice(0, RECENT_OPERATIONS);
       setOperations(newest);
+      // Busy banks are read again soon; every bank now and then, for work started since (elsewhere, or by an agent).
       const busy = [...byBank].filter(([, list]) => list.some(unfinished)).map(([bank]) => bank);
-      if (busy.length > 0) timer = setTimeout(() => void load(busy), REFRESH_MS);
+      const everyBank = (ticks += 1) % Math.round(IDLE_REFRESH_MS / REFRESH_MS) === 0 || busy.length === 0;
+      timer = setTimeout(
+        () => {
+          if (document.visibilityState === 'visible' || busy.length > 0) void load(everyBank ? banks : busy);
+          else void load([]);
+        },
+        busy.length > 0 ? REFRESH_MS : IDLE_REFRESH_MS,
+      );
     };
     void load(banks);
     return () => {
@@ -126,24 +137,37 @@ export function ConsolidationScreen({ client }: { client: CairnClient }) {
   const load = async (): Promise<void> => {
     try {
       const banks = await client.listBanks();
-      setRows(
-        await Promise.all(
-          banks.map(async (b) => {
-            const path = { bank: b.id };
+      const read = await Promise.all(
+        banks.map(async (b): Promise<Row | null> => {
+          const path = { bank: b.id };
+          try {
             const [status, dead] = await Promise.all([
               client.consolidationStatus(b.id),
-              client.raw.GET('/v1/banks/{bank}/consolidation/dead-letters', { params: { path } }).then((r) => r.data?.deadLetters ?? []),
+              unwrap(client.raw.GET('/v1/banks/{bank}/consolidation/dead-letters', { params: { path } })).then((r) => r.deadLetters),
             ]);
             return { status, dead };
-          }),
-        ),
+          } catch (e) {
+            // A bank deleted since the list was read is simply gone.
+            if (e instanceof CairnError && e.status === 404) return null;
+            throw e;
+          }
+        }),
       );
+      setRows(read.filter((r): r is Row => r !== null));
+      setError(null);
     } catch (e) {
       setError(messageOf(e));
     }
   };
+  // Read again every few seconds while the page is shown and nothing was asked of it: backlogs drain, banks come and go.
+  const acting = useRef(false);
+  acting.current = busy !== null;
   useEffect(() => {
     void load();
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible' && !acting.current) void load();
+    }, IDLE_REFRESH_MS);
+    return () => clearInterval(timer);
   }, []);
 
   const act = async (bank: string, what: 'run' | 'retry', factIds?: string[]): Promise<void> => {
@@ -172,7 +196,7 @@ export function ConsolidationScreen({ client }: { client: CairnClient }) {
       <h1 id="consolidation-title">Consolidation</h1>
       <ErrorLine error={error} />
       {rows === null ? (
-        <p class="loading">Loading…</p>
+        !error && <p class="loading">Loading…</p>
       ) : rows.length === 0 ? (
         <p class="empty">No banks.</p>
       ) : (

@@ -75,6 +75,11 @@ function GraphView({ data, chosen, onChoose }: { data: EntityGraph; chosen: stri
       el.dataset.positions = JSON.stringify(at);
     };
     sigma.on('clickNode', ({ node }) => choose.current(node));
+    // Two quick clicks on nodes are two choices, not a zoom (sigma reports the second click as a double click).
+    sigma.on('doubleClickNode', ({ node, preventSigmaDefault }) => {
+      preventSigmaDefault();
+      choose.current(node);
+    });
     sigma.on('afterRender', positions);
     sigma.on('enterNode', () => {
       el.style.cursor = 'pointer';
@@ -195,7 +200,7 @@ export function EntitiesScreen({ client, bank: initial }: { client: CairnClient;
                 {entity.aliases.length > 0 && ` · also called ${entity.aliases.join(', ')}`}
               </p>
               {detail === null ? (
-                <p class="loading">Loading its facts…</p>
+                !error && <p class="loading">Loading its facts…</p>
               ) : (
                 <div class="panels">
                   <section aria-labelledby="entity-facts">

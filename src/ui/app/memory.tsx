@@ -41,6 +41,7 @@ export function MemoryScreen({ client, bank: initial }: { client: CairnClient; b
   const [error, setError] = useState<string | null>(null);
   const { banks, bank, setBank } = useBanks(client, initial, setError);
   const latest = useLatest();
+  const latestShown = useLatest();
 
   const load = async (): Promise<void> => {
     if (!bank) return;
@@ -92,10 +93,18 @@ export function MemoryScreen({ client, bank: initial }: { client: CairnClient; b
   const show = async (fact: Fact): Promise<void> => {
     setOpen({ fact, chunk: null });
     if (!fact.source) return;
-    const { data } = await client.raw.GET('/v1/banks/{bank}/documents/{document}', {
-      params: { path: { bank, document: fact.source.documentId } },
-    });
-    setOpen({ fact, chunk: data?.chunks.find((c) => c.id === fact.source?.chunkId) ?? null });
+    const current = latestShown();
+    try {
+      const document = await unwrap(
+        client.raw.GET('/v1/banks/{bank}/documents/{document}', { params: { path: { bank, document: fact.source.documentId } } }),
+      );
+      if (!current()) return; // another fact was opened meanwhile
+      const chunk = document.chunks.find((c) => c.id === fact.source?.chunkId) ?? null;
+      if (!chunk) setError(`the passage of this fact is no longer stored (document ${fact.source.documentId})`);
+      setOpen({ fact, chunk });
+    } catch (e) {
+      if (current()) setError(messageOf(e));
+    }
   };
   const forget = async (what: 'fact' | 'document', fact: Fact): Promise<void> => {
     const target = what === 'fact' ? fact.id : (fact.source?.documentId ?? '');
@@ -194,7 +203,7 @@ export function MemoryScreen({ client, bank: initial }: { client: CairnClient; b
                 </p>
                 {open.chunk && open.fact.source ? (
                   <Passage chunk={open.chunk} start={open.fact.source.start} end={open.fact.source.end} />
-                ) : open.fact.source ? (
+                ) : open.fact.source && !error ? (
                   <p class="loading">Reading the passage…</p>
                 ) : null}
                 <div class="actions">

@@ -61,13 +61,19 @@ export function ObservationsScreen({ client, bank: initial, opened }: { client: 
     setOpen(null);
     client.raw
       .GET('/v1/banks/{bank}/facts', { params: { path: { bank }, query: { kind: 'observation', limit: 200 } } })
-      .then((r) => {
-        setObservations(r.data?.facts ?? []);
-        // An address naming an observation (the entity graph links to them) opens it.
-        if (opened && bank === initial) void show(opened);
-      })
+      .then((r) => setObservations(r.data?.facts ?? []))
       .catch((e: unknown) => setError(messageOf(e)));
   }, [bank]);
+
+  // The address names the open observation (the list writes it, the entity graph links to it, Back returns to it).
+  useEffect(() => {
+    if (bank && opened) void show(opened);
+    else setOpen(null);
+  }, [bank, opened]);
+
+  const choose = (id: string): void => {
+    location.hash = `#/observations/${encodeURIComponent(bank)}/${encodeURIComponent(id)}`;
+  };
 
   const show = async (id: string): Promise<void> => {
     try {
@@ -96,7 +102,7 @@ export function ObservationsScreen({ client, bank: initial, opened }: { client: 
           <ol class="timeline" aria-label="Observations">
             {observations.map((o) => (
               <li key={o.id} data-observation={o.id} class={open?.observation.id === o.id ? 'open' : undefined}>
-                <button type="button" class="fact" onClick={() => void show(o.id)} aria-expanded={open?.observation.id === o.id}>
+                <button type="button" class="fact" onClick={() => choose(o.id)} aria-expanded={open?.observation.id === o.id}>
                   <span class="text">{o.text}</span>
                   <span class="sub">
                     {o.status} · updated {o.updatedAt.slice(0, 10)}

@@ -18,13 +18,21 @@ const MEASURES = {
 type Measure = keyof typeof MEASURES;
 /** Operation colours, each distinct and at least 3:1 against white (graphical objects, WCAG 1.4.11). */
 const PALETTE = ['#0b5cad', '#b34700', '#1d6b2f', '#6b2d8a', '#8a5a00', '#4d5660', '#a3195b', '#00707a', '#5a4fcf', '#7a5230'];
+/** Most bars drawn (a month of hours). */
+const MAX_BARS = 24 * 31;
 /** Room one axis label needs (an hour's label is "11-25 03:00"). */
 const LABEL_PX = 84;
 
 function Chart({ series, measure, bucket }: { series: Row[]; measure: Measure; bucket: 'hour' | 'day' }) {
   const { of, format, label } = MEASURES[measure];
   const operations = [...new Set(series.map((r) => r.operation))].sort();
-  const starts = [...new Set(series.map((r) => r.start))].sort();
+  // Every hour (or day) from the first with calls to the last, so a quiet stretch shows as a gap.
+  const step = bucket === 'hour' ? 3600e3 : 86400e3;
+  const seen = [...new Set(series.map((r) => r.start))].sort();
+  const starts: string[] = [];
+  if (seen.length > 0)
+    for (let t = Date.parse(seen[0]); t <= Date.parse(seen[seen.length - 1]) && starts.length < MAX_BARS; t += step)
+      starts.push(new Date(t).toISOString());
   const stacks = starts.map((start) => {
     const rows = series.filter((r) => r.start === start);
     return { start, parts: operations.map((op) => rows.filter((r) => r.operation === op).reduce((n, r) => n + of(r), 0)) };
