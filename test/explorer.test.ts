@@ -485,6 +485,14 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
     assert.equal(later.status, 202);
     await page.locator(`tr[data-operation="${later.body.operationId}"][data-status="succeeded"]`).waitFor({ timeout: 20_000 });
   });
+
+  test('the key can be changed mid-session, back through the prompt', async () => {
+    await page.getByRole('button', { name: 'Change API key' }).click();
+    const key = page.getByLabel('API key');
+    await key.fill(KEY);
+    await key.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Consolidation' }).waitFor(); // back where it was
+  });
 });
 
 test('the explorer page and its assets are served without the key; the API behind them still needs it', async () => {

@@ -30,6 +30,8 @@ export function useBanks(client: CairnClient, initial: string | null, onError: (
       .then((list) => {
         setBanks(list);
         setFallback(list[0]?.id ?? '');
+        // An address naming no bank (mistyped, or deleted since) says so rather than showing an empty picker.
+        if (initial && !list.some((b) => b.id === initial)) onError(`not_found: bank '${initial}' does not exist; choose one above`);
       })
       .catch((e: unknown) => onError(messageOf(e)));
   }, []);

@@ -116,6 +116,20 @@ function App() {
             </a>
           ))}
         </nav>
+        {key && (
+          <button
+            type="button"
+            class="header-action"
+            onClick={() => {
+              // A key changed on the server mid-session: back to the prompt without reloading.
+              sessionStorage.removeItem(KEY);
+              setState('checking');
+              setKey(null);
+            }}
+          >
+            Change API key
+          </button>
+        )}
       </header>
       {/* Keyed by screen and bank: a bank chosen anew (in the address or a picker) starts its screen afresh. */}
       <main key={`${screen}/${bank ?? ''}`}>
