@@ -1,7 +1,7 @@
 // Consolidation and operations: per bank, what waits (backlog, the oldest wait, why it waits), what was done
 // (consolidated facts, observations, the current rate) and what failed (dead letters with their errors, retried from
 // here); a bank's backlog can be run now. Beneath, the recent operations of every bank (async retains, imports)
-// with their progress, refreshed while any is unfinished.
+// with their progress. Both are read again while the page is shown (operations of busy banks more often).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type CairnClient, CairnError, type components, type ConsolidationStatus, unwrap } from '../../../clients/typescript/src/index.ts';
 import { ErrorLine, messageOf } from './common.tsx';
@@ -24,8 +24,8 @@ function Operations({ client, banks }: { client: CairnClient; banks: string[] })
     const byBank = new Map<string, Operation[]>();
     let ticks = 0;
     const unfinished = (o: Operation) => o.status === 'queued' || o.status === 'running';
-    // Every bank once; then, while something runs, only the banks with unfinished work (a page kept open over
-    // many banks asks little). A bank deleted meanwhile simply has no operations.
+    // Every bank first; then the banks with unfinished work every REFRESH_MS and every bank every IDLE_REFRESH_MS
+    // (a page kept open over many banks asks little). A bank deleted meanwhile simply has no operations.
     const load = async (targets: string[]): Promise<void> => {
       try {
         await Promise.all(
@@ -52,15 +52,11 @@ function Operations({ client, banks }: { client: CairnClient; banks: string[] })
         .slice(0, RECENT_OPERATIONS);
       setOperations(newest);
       // Busy banks are read again soon; every bank now and then, for work started since (elsewhere, or by an agent).
+      // A hidden page with nothing running reads nothing (load([]) only waits for the next turn).
       const busy = [...byBank].filter(([, list]) => list.some(unfinished)).map(([bank]) => bank);
       const everyBank = (ticks += 1) % Math.round(IDLE_REFRESH_MS / REFRESH_MS) === 0 || busy.length === 0;
-      timer = setTimeout(
-        () => {
-          if (document.visibilityState === 'visible' || busy.length > 0) void load(everyBank ? banks : busy);
-          else void load([]);
-        },
-        busy.length > 0 ? REFRESH_MS : IDLE_REFRESH_MS,
-      );
+      const hiddenAndIdle = document.visibilityState !== 'visible' && busy.length === 0;
+      timer = setTimeout(() => void load(hiddenAndIdle ? [] : everyBank ? banks : busy), busy.length > 0 ? REFRESH_MS : IDLE_REFRESH_MS);
     };
     void load(banks);
     return () => {
