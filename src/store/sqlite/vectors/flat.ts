@@ -170,6 +170,9 @@ export class FlatVectors {
     if (m <= 0 || q.length !== dim) return null;
     const share = Math.max(1, this.count(mask)) / size;
     let c = Math.min(size, Math.ceil(m / share) + 16);
+    // A rare kind (a bank's few observations among a million facts) would have the native scan rank every vector:
+    // scanning only that kind's vectors costs a fraction of it.
+    if (c > size / 4) return null;
     for (;;) {
       const found = nativeSearch(data.subarray(0, size * dim), q, dim, c);
       const top = new TopK(m);
