@@ -316,6 +316,9 @@ export interface RecallReads {
   readonly graph: GraphIndex;
 
   getFacts(bankId: string, ids: string[]): Promise<Fact[]>;
+  /** The texts of these facts (those that exist, whatever their status): for a ranking step that reads nothing else
+   * of hundreds of candidates, a fraction of what reading them whole costs. */
+  factTexts(bankId: string, ids: string[]): Promise<Map<string, string>>;
   /** How many of the bank's facts are active (not superseded): the total of a listing without filters, but kept as
    * facts are written where the store can, so a large bank is not counted on every ask. 0 for an unknown bank. */
   countActiveFacts(bankId: string): Promise<number>;

@@ -22,10 +22,14 @@ async function withPhrases(ctx: ArmContext, hits: Scored[], keep: number): Promi
   if (hits.length === 0) return hits;
   const q = queryRuns(ctx.query.focus);
   const top = hits[0].score;
-  const facts = new Map((await ctx.facts.get(hits.map((h) => h.id))).map((f) => [f.id, f]));
+  // Only the texts: most of these candidates are never read again, and reading them whole costs several times more.
+  const texts = await ctx.store.factTexts(
+    ctx.bankId,
+    hits.map((h) => h.id),
+  );
   const rescored = hits.map((h) => {
-    const f = facts.get(h.id);
-    const run = f ? longestRun(q.stems, q.content, f.text) : 0;
+    const text = texts.get(h.id);
+    const run = text !== undefined ? longestRun(q.stems, q.content, text) : 0;
     return { id: h.id, score: h.score + (run > 1 ? PHRASE_SHARE * top * (run - 1) : 0) };
   });
   return rescored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, keep);

@@ -172,6 +172,9 @@ export class ServerStore implements MemoryStore {
   getFacts(bankId: string, ids: string[]): Promise<Fact[]> {
     return this.records.getFacts(bankId, ids);
   }
+  factTexts(bankId: string, ids: string[]): Promise<Map<string, string>> {
+    return this.records.factTexts(bankId, ids);
+  }
   listFacts(bankId: string, query: ListFactsQuery): Promise<FactPage> {
     return this.records.listFacts(bankId, query);
   }
