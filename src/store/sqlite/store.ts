@@ -208,15 +208,11 @@ export class SqliteStore implements MemoryStore {
     return this.byIds<Fact, unknown[]>(`SELECT ${FACT_COLUMNS} FROM facts f WHERE +f.bank_id = ? AND f.id IN`, bankId, ids, toFact, 'raw');
   }
   async factTexts(bankId: string, ids: string[]): Promise<Map<string, string>> {
-    const texts = new Map<string, string>();
-    for (let i = 0; i < ids.length; i += 500) {
-      const part = ids.slice(i, i + 500);
-      const rows = prepared(this.db, `SELECT id, text FROM facts WHERE +bank_id = ? AND id IN (${placeholders(part.length)})`)
-        .raw()
-        .all(bankId, ...part) as Array<[string, string]>;
-      for (const [id, text] of rows) texts.set(id, text);
-    }
-    return texts;
+    const rows = this.byIds('SELECT id, text FROM facts WHERE +bank_id = ? AND id IN', bankId, ids, (r) => ({
+      id: String(r.id),
+      text: String(r.text),
+    }));
+    return new Map(rows.map((r) => [r.id, r.text]));
   }
   async countActiveFacts(bankId: string): Promise<number> {
     return activeFactCount(this.db, bankId);

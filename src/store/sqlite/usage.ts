@@ -37,6 +37,10 @@ const SUMS = `COUNT(*) AS calls, SUM(1 - ok) AS failures, SUM(input_tokens) AS i
 
 const WHERE = `bank_id = @bankId AND (@from IS NULL OR at >= @from) AND (@to IS NULL OR at < @to)`;
 
+function group(row: GroupRow): UsageGroup {
+  return { operation: row.operation, provider: row.provider, model: row.model, ...totals(row) };
+}
+
 export class SqliteUsageLedger implements UsageLedger {
   readonly #insert: Database.Statement;
   readonly #groups: Database.Statement;
@@ -84,9 +88,7 @@ export class SqliteUsageLedger implements UsageLedger {
       from: query.from ? parseTimestamp(query.from, 'from') : null,
       to: query.to ? parseTimestamp(query.to, 'to') : null,
     };
-    const groups = (this.#groups.all(params) as GroupRow[]).map(
-      (row): UsageGroup => ({ operation: row.operation, provider: row.provider, model: row.model, ...totals(row) }),
-    );
+    const groups = (this.#groups.all(params) as GroupRow[]).map(group);
     const total = this.#total.get(params) as TotalsRow | undefined;
     const report: UsageReport = {
       bankId: query.bankId,
@@ -97,7 +99,7 @@ export class SqliteUsageLedger implements UsageLedger {
     };
     if (!query.bucket) return report;
     const series = (this.#series.all({ ...params, ...BUCKET_START[query.bucket] }) as Array<GroupRow & { start: string }>).map(
-      (row): UsagePoint => ({ start: row.start, operation: row.operation, provider: row.provider, model: row.model, ...totals(row) }),
+      (row): UsagePoint => ({ start: row.start, ...group(row) }),
     );
     return { ...report, series };
   }
