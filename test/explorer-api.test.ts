@@ -295,7 +295,7 @@ describe('usage per hour and day, through a scripted model', () => {
   before(async () => {
     llm = await startFakeLlmServer();
     s = await startServer({
-      env: { CAIRN_LLM_BASE_URL: llm.openaiBaseUrl, CAIRN_LLM_MODEL: 'scripted-model', CAIRN_LLM_MAX_RETRIES: '0' },
+      env: llm.cairnEnv,
     });
     await s.call('POST', '/v1/banks', { id: 'spend' });
   });

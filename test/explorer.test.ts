@@ -522,7 +522,7 @@ describe('Cairn Explorer usage screen, with a model', { skip: executable ? false
   before(async () => {
     llm = await startFakeLlmServer();
     server = await startServer({
-      env: { CAIRN_API_KEY: KEY, CAIRN_LLM_BASE_URL: llm.openaiBaseUrl, CAIRN_LLM_MODEL: 'scripted-model', CAIRN_LLM_MAX_RETRIES: '0' },
+      env: { CAIRN_API_KEY: KEY, ...llm.cairnEnv },
     });
     browser = await chromium.launch({ executablePath: executable!, args: ['--no-sandbox'] });
   });

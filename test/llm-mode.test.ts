@@ -11,7 +11,7 @@ let s: TestServer;
 
 before(async () => {
   llm = await startFakeLlmServer();
-  s = await startServer({ env: { CAIRN_LLM_BASE_URL: llm.openaiBaseUrl, CAIRN_LLM_MODEL: 'scripted-model', CAIRN_LLM_MAX_RETRIES: '0' } });
+  s = await startServer({ env: llm.cairnEnv });
   await s.call('POST', '/v1/banks', { id: 'llm' });
 });
 after(async () => {

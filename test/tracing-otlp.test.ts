@@ -44,9 +44,7 @@ test('OTLP/HTTP export: nested spans from the HTTP request down to the LLM call'
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
       OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-key=secret',
       OTEL_SERVICE_NAME: 'cairn-otlp-test',
-      CAIRN_LLM_BASE_URL: llm.openaiBaseUrl,
-      CAIRN_LLM_MODEL: 'scripted-model',
-      CAIRN_LLM_MAX_RETRIES: '0',
+      ...llm.cairnEnv,
     },
   });
   try {

@@ -82,6 +82,8 @@ export interface FakeLlmServer {
   readonly openaiBaseUrl: string;
   /** Base URL for groq-sdk, which appends /openai/v1 itself: `${url}`. */
   readonly groqBaseUrl: string;
+  /** The environment that points a Cairn server's every LLM step here: model `scripted-model`, no retries. */
+  readonly cairnEnv: Record<string, string>;
   /** Appends replies to the script; each request consumes the next one. */
   script(...replies: Array<ScriptedReply | Responder>): void;
   /** Scripted replies not consumed yet. */
@@ -201,6 +203,7 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
     url,
     openaiBaseUrl: `${url}/v1`,
     groqBaseUrl: url,
+    cairnEnv: { CAIRN_LLM_BASE_URL: `${url}/v1`, CAIRN_LLM_MODEL: 'scripted-model', CAIRN_LLM_MAX_RETRIES: '0' },
     script: (...replies) => {
       queue.push(...replies);
     },
