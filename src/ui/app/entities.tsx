@@ -126,8 +126,6 @@ export function EntitiesScreen({ client, bank: initial }: { client: CairnClient;
 
   useEffect(() => {
     if (!bank) return;
-    setChosen(null);
-    setDetail(null);
     unwrap(client.raw.GET('/v1/banks/{bank}/entities/graph', { params: { path: { bank }, query: { limit: NODES } } }))
       .then(setData)
       .catch((e: unknown) => setError(messageOf(e)));

@@ -1,6 +1,6 @@
 // The memory browser: a bank's facts as a timeline (when each happened and when it was said), filtered by kind,
-// entity, session, document and tag; a fact opens to its source passage with its sentence highlighted, and can be deleted
-// (or its whole document), after which its tombstone is listed.
+// entity, session, document and tag; a fact opens to its source passage with its sentence highlighted, and can be
+// deleted (or its whole document), after which its tombstone is listed.
 import { useEffect, useState } from 'preact/hooks';
 import { type CairnClient, type components, unwrap } from '../../../clients/typescript/src/index.ts';
 import { BankPicker, ErrorLine, messageOf, useBanks, useLatest } from './common.tsx';

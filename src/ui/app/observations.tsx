@@ -58,7 +58,6 @@ export function ObservationsScreen({ client, bank: initial, opened }: { client: 
 
   useEffect(() => {
     if (!bank) return;
-    setOpen(null);
     client.raw
       .GET('/v1/banks/{bank}/facts', { params: { path: { bank }, query: { kind: 'observation', limit: 200 } } })
       .then((r) => setObservations(r.data?.facts ?? []))

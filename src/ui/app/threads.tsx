@@ -73,8 +73,6 @@ export function ThreadsScreen({ client, bank: initial }: { client: CairnClient; 
 
   useEffect(() => {
     if (!bank) return;
-    setThread(null);
-    setOpened(null);
     unwrap(client.raw.GET('/v1/banks/{bank}/threads', { params: { path: { bank }, query: { limit: 200 } } }))
       .then((r) => setThreads(r.threads))
       .catch((e: unknown) => setError(messageOf(e)));
