@@ -1,6 +1,6 @@
 // Bearer-token auth: when an API key is configured, every route but /health and the explorer's files requires it.
-// The scheme name is case-insensitive (RFC 7235); keys are compared as SHA-256 digests in constant time, so neither the content nor
-// the length of the configured key leaks through timing.
+// The scheme name is case-insensitive (RFC 7235); keys are compared as SHA-256 digests in constant time, so neither
+// the content nor the length of the configured key leaks through timing.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { errorBody } from './errors.ts';

@@ -1,7 +1,7 @@
 // The usage ledger conformance suite: what every UsageLedger must do with the calls it records (sums per
 // operation, provider and model in a fixed order, a bank's own calls only, a half-open time range, canonical
-// times, totals per UTC hour or day). The embedded ledger runs it in CI (sqlite-threads.test.ts); the Neo4j one against a real server when one
-// is configured (server.test.ts). Bank ids are unique to the run, so a shared server's other entries change nothing.
+// times, totals per UTC hour or day). The embedded ledger runs it in CI (sqlite-threads.test.ts); the Neo4j one
+// against a real server when one is configured (server.test.ts). Bank ids are unique to the run, so a shared server's other entries change nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { emptyTotals, type UsageEntry, type UsageLedger } from '../../src/llm/ledger.ts';

@@ -1,6 +1,7 @@
 // Cypher for the LLM usage ledger on Neo4j (store/neo4j/usage.ts): one (:LlmUsage) node per call, summed per
-// operation, provider and model over a bank's half-open time range (and per hour or day of it, when asked). Times are canonical ISO text, so they compare
-// as the instants they are. No bank deletion removes them: what was spent outlives the bank it was spent for.
+// operation, provider and model over a bank's half-open time range (and per hour or day of it, when asked). Times
+// are canonical ISO text, so they compare as the instants they are. No bank deletion removes them: what was spent
+// outlives the bank it was spent for.
 import { cypher, int, type Params, type Statement } from '../statement.ts';
 
 export const recordUsage = (props: Params): Statement => cypher('CREATE (u:LlmUsage) SET u = $props', { props });
