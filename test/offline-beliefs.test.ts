@@ -211,4 +211,27 @@ describe('offline beliefs', () => {
     assert.ok(ids.indexOf(newer) < ids.indexOf(obs.id), 'the current fact ranks above the outdated observation');
     assert.equal(r.body.results.find((x) => x.id === obs.id)?.stale, true);
   });
+  test('two answers sharing a frame ("This results in", "If you are looking for") replace nothing', async () => {
+    await t.engine.createBank({ id: 'answers' });
+    const answers = [
+      'Connection pooling in PostgreSQL keeps a few connections open and hands them out. This results in fewer open connections on the server.',
+      'An index on created_at lets PostgreSQL skip the full scan. This results in a nightly report that takes 40 seconds.',
+      'If you are looking for a PostgreSQL backup tool, pg_dump is the simplest start.',
+      'If you are looking for PostgreSQL replication, streaming replication is built in.',
+      'It runs in the PostgreSQL background writer.',
+      'It runs in the PostgreSQL autovacuum launcher.',
+    ];
+    await t.engine.retain('answers', {
+      items: answers.map((content, i) => ({
+        speaker: 'assistant',
+        content,
+        timestamp: new Date(Date.UTC(2024, 2, 1 + i, 10)).toISOString(),
+      })),
+    });
+    await t.worker.drain('answers');
+    const facts = (await all('answers')).filter((f) => f.kind !== 'observation');
+    assert.ok(facts.length >= answers.length, `${facts.length} facts`);
+    const superseded = facts.filter((f) => f.status !== 'active').map((f) => f.text);
+    assert.deepEqual(superseded, [], 'no answer replaces another');
+  });
 });

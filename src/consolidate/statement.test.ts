@@ -62,3 +62,34 @@ test('things are compound noun phrases, not names, times or single words', () =>
   assert.deepEqual(analyse('Melanie ran a charity race for mental health last Saturday.').things, ['chariti race', 'mental health']);
   assert.deepEqual(analyse('Hi! Maya just started a new job.').things, ['new job']);
 });
+
+test('a frame shared by two answers is not a statement about one thing', () => {
+  // Two assistant answers about different topics: neither replaces the other (a hostile probe saw facts drop out).
+  for (const t of [
+    'This results in a 40% faster build.',
+    'It is based in the cache layer.',
+    'If you are looking for a faster build, try esbuild.',
+    'When the pool runs in production, connections are reused.',
+    'The retry logic results in duplicate writes.',
+    'Maya looks for a new flat in Lisbon.',
+    'You work at the edge of the API.',
+  ])
+    assert.equal(parseStatement(t), null, t);
+  assert.ok(parseStatement('Bob teaches at the university.'));
+  assert.ok(parseStatement('Actually, Bob works for Acme now.'));
+});
+
+test('"I" and "my" are the speaker: two speakers never replace each other', () => {
+  const asSpeaker = (speaker: string) => (subject: string) => (subject.toLowerCase() === 'i' ? speaker : subject.toLowerCase());
+  const a = parseStatement('I live in Berlin.', asSpeaker('alice'));
+  const b = parseStatement('I live in Paris.', asSpeaker('bob'));
+  const a2 = parseStatement('I live in Paris now.', asSpeaker('alice'));
+  assert.ok(a && b && a2);
+  assert.equal(replaces(b, a), false);
+  assert.ok(replaces(a2, a));
+  const color = parseStatement('My favorite color is blue.', asSpeaker('alice'));
+  const theirs = parseStatement('My favorite color is red.', asSpeaker('bob'));
+  assert.ok(color && theirs);
+  assert.equal(color.subject, 'alice|color favorit');
+  assert.equal(replaces(theirs, color), false);
+});

@@ -1,8 +1,10 @@
 // Single-valued statements and when a newer one replaces an older: "X lives in A" then "X lives in B", "X works
 // at A" then "X no longer works at A", "X's favorite color is red" then "... is blue". A statement is a subject,
 // a predicate (verb lemma + preposition) and an object. Only predicates that hold one value at a time count:
-// a present-tense verb followed by in/at/for, a few passive states (married to, based in), a possessive
-// attribute with "is", and moves (moved to B = lives in B). "Likes", "visited", "has" are never single-valued.
+// a present-tense state verb followed by in/at/for (lives in, works at), a few passive states (married to, based
+// in), a possessive attribute with "is", and moves (moved to B = lives in B). "Likes", "visited", "has", "results
+// in", "looks for" are never single-valued. The subject must stand for someone or something that stays the same
+// between messages: "This results in ..." or "If you are looking for ..." in two answers are about different things.
 import nlp from 'compromise';
 import { isStopword, nameKey } from '../text/index.ts';
 import { overlap, stemSet } from './stems.ts';
@@ -25,6 +27,17 @@ export interface Statement {
 }
 
 const FUNCTIONAL_PREPOSITIONS = new Set(['in', 'at', 'for']);
+/** Verbs that, with in/at/for, say where someone is or belongs: one place or employer at a time. */
+const STATE_VERBS = new Set(['live', 'work', 'stay', 'study', 'teach', 'reside', 'play', 'intern', 'serve', 'remain', 'settle']);
+/**
+ * Subjects that name nothing lasting: demonstratives and impersonal pronouns point at whatever the message was
+ * about ("This results in ...", "It is based in ..."), and "you" in an answer is anyone reading it.
+ */
+const UNANCHORED_SUBJECT =
+  /^(?:this|that|these|those|it|there|here|which|what|who|whoever|one|you|everything|something|anything|nothing|everyone|someone|anyone|nobody|all|each|both)\b/i;
+/** A clause opened by a subordinator is a condition or a reason, not a statement: "If you are looking for ...". */
+const SUBORDINATE =
+  /^(?:if|when|whenever|because|although|though|while|since|unless|once|as|after|before|until|where|wherever|whether|so that)\b/i;
 const PASSIVE_STATES = new Set(['married', 'engaged', 'based', 'located', 'employed', 'stationed', 'enrolled', 'headquartered']);
 /** Events that set a state: moving to B means living in B. */
 const MOVES: Record<string, string> = { 'move to': 'live in', 'relocate to': 'live in' };
@@ -51,7 +64,12 @@ const QUALIFIERS = new Set(['new', 'current', 'old', 'former', 'latest', 'previo
  * with ("Maya's sister Chloe": Chloe), else about X's attribute Y ("Maya's new manager at work": <X>|manager).
  */
 export function subjectKey(subjectText: string, resolve: (name: string) => string): string {
-  const text = subjectText.replace(LEADING, '').replace(TRAILING, '').trim();
+  // "My X" is the speaker's X, as "Maya's X" is Maya's: the owner is "I", which the caller resolves to the speaker.
+  const text = subjectText
+    .replace(LEADING, '')
+    .replace(TRAILING, '')
+    .trim()
+    .replace(/^my\s+/i, 'I’s ');
   const possessive = /^(.+?)['’]s?\s+(.+)$/u.exec(text);
   if (possessive && /['’]/.test(text)) {
     const [, owner, rest] = possessive;
@@ -161,6 +179,8 @@ function statementOf(text: string, verbs: VerbJson[], resolveSubject: (subject: 
   const subjectText = text.slice(0, v.offset.start).trim().replace(TRAILING, '');
   const rest = text.slice(v.offset.start + v.offset.length).trim();
   if (!subjectText || !rest) return null;
+  const bare = subjectText.replace(LEADING, '');
+  if (SUBORDINATE.test(bare) || UNANCHORED_SUBJECT.test(bare)) return null;
   const { infinitive, root, grammar, preAdverbs } = v.verb;
   const negated = v.verb.negative || preAdverbs.includes('longer') || /\b(any ?more|no longer)\b/i.test(text);
   const form = grammar.form ?? '';
@@ -178,7 +198,7 @@ function statementOf(text: string, verbs: VerbJson[], resolveSubject: (subject: 
     predicate = MOVES[`${infinitive} ${prep}`];
     objectStart = rest.slice(prep.length);
     current = !negated;
-  } else if (FUNCTIONAL_PREPOSITIONS.has(prep) && !form.startsWith('passive') && !infinitive.includes(' ')) {
+  } else if (FUNCTIONAL_PREPOSITIONS.has(prep) && STATE_VERBS.has(infinitive) && !form.startsWith('passive')) {
     predicate = `${infinitive} ${prep}`;
     objectStart = rest.slice(prep.length);
   }

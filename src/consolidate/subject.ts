@@ -41,8 +41,10 @@ export class Subjects {
     let found = analyses.get(key);
     if (found === undefined) {
       const entities = f.entities.map((id) => ({ id, key: this.name(id) })).filter((e) => e.key);
+      const speaker = f.speaker ? nameKey(f.speaker) : '';
       found = analyse(statedPart(f.text), (subject) => {
-        const k = nameKey(subject);
+        // "I" is whoever said it: two speakers' "I live in ..." are about two people.
+        const k = nameKey(subject) === 'i' && speaker ? speaker : nameKey(subject);
         const first = (e: { key: string }): string => e.key.split(' ')[0];
         // The whole subject names the entity (or its first name): "Maya's sister" is not about Maya (see subjectKey).
         const hit = entities.find((e) => k === e.key || k === first(e) || e.key.startsWith(`${k} `));
