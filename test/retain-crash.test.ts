@@ -2,7 +2,8 @@
 // operation is part-way through; a new process on the same data directory resumes the operation, which then
 // succeeds, and the bank ends exactly as if the retain had never been interrupted (each item stored once,
 // nothing half-written, its keyword index included), compared against the same items retained without a crash.
-// The resumed operation's result counts every item of the operation, those written before the crash too.
+// The resumed operation's result counts every item of the operation, those written before the crash too, and so
+// it does when the kill falls inside one long item (between the write batches of its chunks).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -14,6 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { keywordIndexOf, keywordTable } from '../src/store/sqlite/keyword-tables.ts';
 import { SqliteStore } from '../src/store/sqlite/store.ts';
 import { TEST_CACHE_DIR } from './support/server.ts';
+import { until } from './support/poll.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NAMES = ['Ines', 'Tariq', 'Yuki', 'Bram', 'Lotte', 'Kemal', 'Sade', 'Ravi', 'Olga', 'Paulo'];
@@ -179,6 +181,76 @@ test('kill -9 during an async retain, restart: the operation resumes and every i
     } finally {
       await store.close();
     }
+  } finally {
+    if (first) await stop(first, 'SIGKILL');
+    if (second) await stop(second, 'SIGTERM');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('kill -9 inside one long item, restart: the resumed result counts the whole item, chunks before the crash too', async () => {
+  // One item of about 180 chunks: three write batches (of 64 chunks), each with a checkpoint of the operation,
+  // while its progress (in items) stays at 0 until the item is done.
+  const content = Array.from(
+    { length: 6_000 },
+    (_, i) =>
+      `On day ${i + 1} I ${TOPICS[i % TOPICS.length]} in ${['Porto', 'Ghent', 'Kyoto', 'Oslo'][i % 4]} with ${NAMES[(i * 3) % 10]}.`,
+  ).join(' ');
+  const long = [{ content, speaker: 'Ines', timestamp: '2024-01-01T00:00:00Z' }];
+  const dataDir = mkdtempSync(join(tmpdir(), 'cairn-retain-crash-long-'));
+  let first: Served | null = null;
+  let second: Served | null = null;
+  try {
+    first = await serve(dataDir);
+    assert.equal((await first.call('POST', '/v1/banks', { id: 'crash' })).status, 201);
+    const submitted = await first.call<{ operationId: string }>('POST', '/v1/banks/crash/memories', { items: long, async: true });
+    assert.equal(submitted.status, 202, JSON.stringify(submitted.body));
+    const opId = submitted.body.operationId;
+    const running = first;
+
+    // Kill it once a batch of the item's chunks is in (and its checkpoint with it), before the item is done.
+    await until(
+      'a batch of the long item written',
+      async () => (await running.call<Op>('GET', `/v1/operations/${opId}`)).body,
+      (op) => op.status !== 'running' || (op.result?.chunksProcessed ?? 0) > 0,
+      60_000,
+    );
+    await stop(first, 'SIGKILL');
+    const store = new SqliteStore({ dataDir });
+    const atKill = await store.getOperation(opId).finally(() => store.close());
+    assert.equal(atKill?.status, 'running', 'killed before the operation ended');
+    assert.equal(atKill.progress.done, 0, 'killed inside the item');
+    const before = atKill.result as RetainResult;
+    assert.ok(before.chunksProcessed > 0 && before.facts > 0, `some chunks and facts written before the kill: ${before.chunksProcessed}`);
+
+    second = await serve(dataDir);
+    const resumed = second;
+    const op = await until(
+      'the resumed operation to end',
+      async () => (await resumed.call<Op>('GET', `/v1/operations/${opId}`)).body,
+      (o) => o.status === 'succeeded' || o.status === 'failed',
+      120_000,
+    );
+    assert.equal(op.status, 'succeeded', `resumed operation: ${JSON.stringify({ ...op, result: null })}`);
+
+    // The same item retained without a crash is the reference: the same facts, and the same counts in the result.
+    assert.equal((await second.call('POST', '/v1/banks', { id: 'control' })).status, 201);
+    const control = await second.call<{ result: RetainResult }>('POST', '/v1/banks/control/memories', { items: long });
+    assert.equal(control.status, 200, JSON.stringify(control.body).slice(0, 400));
+    assert.ok(control.body.result.chunksProcessed > before.chunksProcessed, 'the item has chunks after those written before the kill');
+    const [crashed, reference] = [await allFacts(second, 'crash'), await allFacts(second, 'control')];
+    assert.deepEqual(crashed.map((f) => f.text).sort(), reference.map((f) => f.text).sort(), 'same facts, none twice, none missing');
+    const { factIds, ...counts } = op.result!;
+    const { factIds: _controlIds, ...controlCounts } = control.body.result;
+    assert.deepEqual(counts, controlCounts, 'the same counts as the retain without a crash');
+    assert.equal(new Set(factIds).size, factIds.length, 'no fact id twice');
+    assert.deepEqual([...factIds].sort(), crashed.map((f) => f.id).sort(), 'every fact of the item, before and after the crash');
+    const ids = new Set(factIds);
+    assert.deepEqual(
+      before.factIds.filter((id) => !ids.has(id)),
+      [],
+      'the facts written before the crash are in the result',
+    );
   } finally {
     if (first) await stop(first, 'SIGKILL');
     if (second) await stop(second, 'SIGTERM');

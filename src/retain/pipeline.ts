@@ -148,7 +148,8 @@ export interface RetainRun {
   /**
    * The operation this retain runs as (status running in the store). Each write records in it, in the write's
    * transaction, the progress and the result so far. An operation that already holds such a record (resumed after a
-   * crash) goes on from it: the documents it counts are skipped and the result counts every item of the operation.
+   * crash) goes on from it: the documents it counts are skipped, the chunks of a document it left part-way are not
+   * written again, and the result counts every item of the operation (those chunks' facts included).
    */
   operation?: Operation;
 }
@@ -341,9 +342,10 @@ class Tally {
     private readonly items: number,
     operation: Operation | undefined,
   ) {
+    // Any recorded result is a base, items done or not: a long document checkpoints after each batch of its chunks
+    // (progress still 0 while it is the first), and the resume writes only the chunks those batches did not store.
     const record = operation?.result;
-    this.base =
-      operation && operation.progress.done > 0 && isRetainResult(record) ? { itemsDone: operation.progress.done, result: record } : null;
+    this.base = operation && isRetainResult(record) ? { itemsDone: operation.progress.done, result: record } : null;
     if (this.base) {
       Object.assign(this.result, this.base.result, { factIds: [...this.base.result.factIds] });
       this.itemsDone = this.base.itemsDone;
