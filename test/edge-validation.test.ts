@@ -1,7 +1,8 @@
 // Validation at the HTTP edge, over real HTTP on the real embedded store: every time field of every route takes
 // ISO 8601 only and is stored in one canonical form (or refused with a 400 naming the field), recall tag filters
-// are capped, blank content and queries are refused like empty ones, nested request objects are strict, and a
-// usage range must not run backwards.
+// are capped, blank content and queries are refused like empty ones, nested request objects are strict, a usage
+// range must not run backwards, and a whole-number query parameter given blank, twice or out of range is a 400
+// that says which.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './support/server.ts';
@@ -172,6 +173,44 @@ describe('edge validation', () => {
     assert.equal((await s.call('GET', '/v1/banks/deep-bank')).status, 404);
     const ok = await s.call('PATCH', '/v1/banks/v', `{"config":{"team":${deep(20)}}}`);
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
+  });
+
+  test('whole-number query parameters: blank, repeated, not a number or out of range is a 400 that says which', async () => {
+    /** Every numeric query parameter of every route: path, parameter, and the rule its 400 states. */
+    const params: Array<[string, string, string]> = [
+      ['/v1/banks/v/facts', 'limit', 'between 1 and 1000'],
+      ['/v1/banks/v/facts', 'offset', 'between 0 and 9007199254740991'],
+      ['/v1/banks/v/documents', 'limit', 'between 1 and 1000'],
+      ['/v1/banks/v/entities', 'offset', 'between 0 and 9007199254740991'],
+      ['/v1/banks/v/entities/graph', 'limit', 'between 1 and 500'],
+      ['/v1/banks/v/operations', 'limit', 'between 1 and 200'],
+      ['/v1/banks/v/tombstones', 'limit', 'between 1 and 1000'],
+      ['/v1/banks/v/threads', 'limit', 'between 1 and 1000'],
+      ['/v1/banks/v/threads/t-q/messages', 'offset', 'between 0 and 9007199254740991'],
+      ['/v1/banks/v/threads/t-q/context', 'maxTokens', 'between 1 and 2000000'],
+      ['/v1/banks/v/threads/t-q/events', 'since', 'between 0 and 9007199254740991'],
+    ];
+    for (const [path, name, range] of params) {
+      const rule = `${name} must be a whole number ${range}`;
+      const cases: Array<[string, string]> = [
+        [`${name}=`, `${rule} (got an empty value)`],
+        [`${name}=%20`, `${rule} (got an empty value)`],
+        [`${name}=5&${name}=7`, `${name} was given more than once`],
+        [`${name}=ten`, `${rule} (got "ten")`],
+        [`${name}=2.5`, `${rule} (got "2.5")`],
+        [`${name}=-1`, `${rule} (got "-1")`],
+        [`${name}=${'9'.repeat(24)}`, `${rule} (got "${'9'.repeat(24)}")`],
+      ];
+      for (const [query, message] of cases) {
+        const r = await s.call<Err>('GET', `${path}?${query}`);
+        assert.equal(r.status, 400, `${path}?${query}: ${JSON.stringify(r.body)}`);
+        assert.equal(r.body.error.message, `${name}: ${message}`, `${path}?${query}`);
+      }
+    }
+    for (const query of ['limit=1&offset=0', 'limit=1000', 'limit=%207%20', '']) {
+      const r = await s.call('GET', `/v1/banks/v/facts?${query}`);
+      assert.equal(r.status, 200, `?${query}: ${JSON.stringify(r.body)}`);
+    }
   });
 
   test('unknown keys inside nested request objects are refused like unknown top-level keys', async () => {

@@ -28,6 +28,45 @@ export const isoTimestamp = (field: string, description?: string) =>
     })
     .openapi({ type: 'string', format: 'date-time', example: '2024-06-01T12:00:00Z', ...(description ? { description } : {}) });
 
+interface IntegerBounds {
+  min: number;
+  /** Default: the largest integer a number holds exactly, z.int()'s bound (a larger offset would fail in SQLite: a 500). */
+  max?: number;
+}
+
+/**
+ * A whole-number query parameter (`?limit=20`) within bounds; absent, it is the default or else undefined. The edge
+ * hands a query value over as a string, or as an array of them when the parameter is repeated; z.coerce.number()
+ * read '' as 0 and ['5', '7'] as NaN and answered "too small" or "received NaN" (and let a blank offset pass as 0).
+ * This reads the text itself: a 400 says the parameter was given more than once, or states the rule and what it got
+ * (empty, not a whole number, outside the bounds). The OpenAPI document describes an integer with its bounds and
+ * default (given here, since the document takes nothing but the type from a schema whose type is declared).
+ */
+export function queryInteger(field: string, bounds: IntegerBounds & { default: number }): z.ZodDefault<QueryInteger>;
+export function queryInteger(field: string, bounds: IntegerBounds): z.ZodOptional<QueryInteger>;
+export function queryInteger(
+  field: string,
+  { min, max = Number.MAX_SAFE_INTEGER, default: fallback }: IntegerBounds & { default?: number },
+) {
+  const rule = `${field} must be a whole number between ${min} and ${max}`;
+  const schema = z
+    .union([z.string(), z.array(z.string())])
+    .transform((v, ctx) => {
+      if (Array.isArray(v)) {
+        ctx.addIssue({ code: 'custom', message: `${field} was given more than once` });
+        return z.NEVER;
+      }
+      const text = v.trim();
+      const n = /^-?\d+$/.test(text) ? Number(text) : Number.NaN;
+      if (n >= min && n <= max) return n;
+      ctx.addIssue({ code: 'custom', message: `${rule} (got ${text === '' ? 'an empty value' : JSON.stringify(v)})` });
+      return z.NEVER;
+    })
+    .openapi({ type: 'integer', minimum: min, maximum: max, default: fallback });
+  return fallback === undefined ? schema.optional() : schema.default(fallback);
+}
+type QueryInteger = z.ZodPipe<z.ZodUnion<[z.ZodString, z.ZodArray<z.ZodString>]>, z.ZodTransform<number, string | string[]>>;
+
 /** Filters on when facts happened and when they held, taken by recall and by the facts list (README "Time"). */
 export const TimeFilterFields = {
   occurredFrom: isoTimestamp(
@@ -351,8 +390,8 @@ export const EntityEdgeSchema = z
 
 export const PageQuery = z
   .object({
-    limit: z.coerce.number().int().min(1).max(1000).default(100),
-    offset: z.coerce.number().int().min(0).default(0),
+    limit: queryInteger('limit', { min: 1, max: 1000, default: 100 }),
+    offset: queryInteger('offset', { min: 0, default: 0 }),
   })
   .strict();
 

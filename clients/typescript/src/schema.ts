@@ -315,7 +315,7 @@ export interface paths {
             parameters: {
                 query?: {
                     limit?: number;
-                    offset?: number | null;
+                    offset?: number;
                     kind?: "world" | "experience" | "observation";
                     documentId?: string;
                     entityId?: string;
@@ -489,7 +489,7 @@ export interface paths {
             parameters: {
                 query?: {
                     limit?: number;
-                    offset?: number | null;
+                    offset?: number;
                 };
                 header?: never;
                 path: {
@@ -652,7 +652,7 @@ export interface paths {
             parameters: {
                 query?: {
                     limit?: number;
-                    offset?: number | null;
+                    offset?: number;
                 };
                 header?: never;
                 path: {
@@ -882,7 +882,7 @@ export interface paths {
             parameters: {
                 query?: {
                     limit?: number;
-                    offset?: number | null;
+                    offset?: number;
                     status?: "queued" | "running" | "succeeded" | "failed";
                 };
                 header?: never;
@@ -1072,7 +1072,7 @@ export interface paths {
             parameters: {
                 query?: {
                     limit?: number;
-                    offset?: number | null;
+                    offset?: number;
                 };
                 header?: never;
                 path: {
@@ -1188,7 +1188,7 @@ export interface paths {
                 query?: {
                     resourceId?: string;
                     limit?: number;
-                    offset?: number | null;
+                    offset?: number;
                 };
                 header?: never;
                 path: {
@@ -1630,7 +1630,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description Replay kept events after this id (also: Last-Event-ID header) */
-                    since?: number | null;
+                    since?: number;
                 };
                 header?: never;
                 path: {

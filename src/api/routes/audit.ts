@@ -2,7 +2,7 @@
 // history, the observations a fact supports, one "why" for any recall result id, and the deletion tombstones.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Engine } from '../../engine.ts';
-import { BankIdParam, ErrorSchema, FactSchema, json, SourceSpanSchema } from '../schemas.ts';
+import { BankIdParam, ErrorSchema, FactSchema, json, queryInteger, SourceSpanSchema } from '../schemas.ts';
 
 const errors = { 400: json(ErrorSchema, 'Invalid request'), 404: json(ErrorSchema, 'No such bank, observation or fact') };
 
@@ -144,7 +144,7 @@ export function auditRoutes(engine: Engine): (app: OpenAPIHono) => void {
         method: 'get',
         path: '/v1/banks/{bank}/tombstones',
         tags: ['audit'],
-        request: { params: BankIdParam, query: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) }).strict() },
+        request: { params: BankIdParam, query: z.object({ limit: queryInteger('limit', { min: 1, max: 1000, default: 100 }) }).strict() },
         responses: {
           200: json(z.object({ tombstones: z.array(TombstoneSchema) }), 'What was deleted, when and why (never the content), newest first'),
           ...errors,

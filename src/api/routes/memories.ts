@@ -17,6 +17,7 @@ import {
   json,
   OperationSchema,
   PageQuery,
+  queryInteger,
   RetainRequestSchema,
   RetainResponseSchema,
   SessionSchema,
@@ -33,8 +34,8 @@ const OperationSummarySchema = OperationSchema.omit({ input: true }).openapi('Op
 
 const OperationsQuery = z
   .object({
-    limit: z.coerce.number().int().min(1).max(200).default(20),
-    offset: z.coerce.number().int().min(0).default(0),
+    limit: queryInteger('limit', { min: 1, max: 200, default: 20 }),
+    offset: queryInteger('offset', { min: 0, default: 0 }),
     status: OperationSchema.shape.status.optional(),
   })
   .strict();
@@ -233,7 +234,7 @@ export function memoryRoutes(engine: Engine): Routes {
         tags: ['memory'],
         request: {
           params: BankIdParam,
-          query: z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) }).strict(),
+          query: z.object({ limit: queryInteger('limit', { min: 1, max: 500, default: 100 }) }).strict(),
         },
         responses: { 200: json(EntityGraphSchema, 'The most mentioned entities and their co-mentions'), ...errors },
       }),

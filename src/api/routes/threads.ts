@@ -16,6 +16,7 @@ import {
   MessageInputSchema,
   MessageList,
   MessageSchema,
+  queryInteger,
   Settings,
   SettingsResponse,
   StatusSchema,
@@ -91,7 +92,10 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
         request: {
           params: ThreadParams,
           query: z
-            .object({ limit: z.coerce.number().int().min(1).max(1000).default(100), offset: z.coerce.number().int().min(0).default(0) })
+            .object({
+              limit: queryInteger('limit', { min: 1, max: 1000, default: 100 }),
+              offset: queryInteger('offset', { min: 0, default: 0 }),
+            })
             .strict(),
         },
         responses: { 200: json(z.object({ messages: z.array(MessageSchema) }), 'Messages in order'), ...errors },
@@ -112,8 +116,8 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
           query: z
             .object({
               resourceId: z.string().optional(),
-              limit: z.coerce.number().int().min(1).max(1000).default(100),
-              offset: z.coerce.number().int().min(0).default(0),
+              limit: queryInteger('limit', { min: 1, max: 1000, default: 100 }),
+              offset: queryInteger('offset', { min: 0, default: 0 }),
             })
             .strict(),
         },
@@ -181,7 +185,7 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
         summary: 'Memory prefix (stable between turns until memory changes) and the raw unobserved tail',
         request: {
           params: ThreadParams,
-          query: z.object({ maxTokens: z.coerce.number().int().min(1).max(2_000_000).optional() }).strict(),
+          query: z.object({ maxTokens: queryInteger('maxTokens', { min: 1, max: 2_000_000 }) }).strict(),
         },
         responses: { 200: json(ContextSchema, 'The context'), ...errors },
       }),
@@ -258,12 +262,9 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
           params: ThreadParams,
           query: z
             .object({
-              since: z.coerce
-                .number()
-                .int()
-                .min(0)
-                .optional()
-                .openapi({ description: 'Replay kept events after this id (also: Last-Event-ID header)' }),
+              since: queryInteger('since', { min: 0 }).openapi({
+                description: 'Replay kept events after this id (also: Last-Event-ID header)',
+              }),
             })
             .strict(),
         },
