@@ -8,7 +8,9 @@
 //      worker-off server on the same store (after warm-up recalls in both).
 // Prints a table and appends it, with the command and the load average, to benchmarks/RESULTS.md.
 //   npm run bench:ingest -- [--data ../shared/datasets/beam-dev] [--conversations N] [--recalls N]
-//     [--drain-seconds S] [--steps 1,2,3] [--no-record]
+//     [--drain-seconds S] [--steps 1,2,3] [--env KEY=VALUE ...] [--no-record]
+//   --env sets a server variable in every step (the servers get a clean environment otherwise), e.g. to compare
+//   CAIRN_EXTRACT_THREADS settings.
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -23,6 +25,7 @@ const { values } = parseArgs({
     recalls: { type: 'string' },
     'drain-seconds': { type: 'string' },
     steps: { type: 'string' },
+    env: { type: 'string', multiple: true },
     'no-record': { type: 'boolean' },
   },
 });
@@ -37,6 +40,13 @@ for (const [name, v] of [
   ['drain-seconds', DRAIN_SECONDS],
 ] as const)
   if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} must be a positive number`);
+
+const SERVER_ENV: Record<string, string> = {};
+for (const pair of values.env ?? []) {
+  const eq = pair.indexOf('=');
+  if (eq <= 0) throw new Error(`--env takes KEY=VALUE, not ${pair}`);
+  SERVER_ENV[pair.slice(0, eq)] = pair.slice(eq + 1);
+}
 
 const data = loadMessages(DATA, { conversations: CONVERSATIONS });
 const bankOf = (m: Message): string => `beam-${m.conversation}`;
@@ -134,7 +144,7 @@ const offDir = mkdtempSync(join(tmpdir(), 'cairn-ingest-off-'));
 const onDir = mkdtempSync(join(tmpdir(), 'cairn-ingest-on-'));
 try {
   if (STEPS.has(1) || STEPS.has(3)) {
-    const server = await startServer(offDir, { CAIRN_WORKER: 'off' });
+    const server = await startServer(offDir, { ...SERVER_ENV, CAIRN_WORKER: 'off' });
     describe = server.describe;
     try {
       const f = await ingest(server, 'worker off');
@@ -144,7 +154,7 @@ try {
     }
   }
   if (STEPS.has(2)) {
-    const server = await startServer(onDir);
+    const server = await startServer(onDir, SERVER_ENV);
     try {
       const f = await ingest(server, 'worker on');
       rows.push(ingestRow('worker on (default)', f));
@@ -156,14 +166,14 @@ try {
   if (STEPS.has(3)) {
     const bank = banks[0];
     // Idle first: the same store, nothing consolidating (worker off), recall warmed up.
-    const idleServer = await startServer(offDir, { CAIRN_WORKER: 'off' });
+    const idleServer = await startServer(offDir, { ...SERVER_ENV, CAIRN_WORKER: 'off' });
     let idle: number[];
     try {
       idle = await recalls(idleServer, bank, RECALLS);
     } finally {
       await idleServer.stop();
     }
-    const server = await startServer(offDir);
+    const server = await startServer(offDir, SERVER_ENV);
     try {
       const backlogAtStart = await waiting(server);
       let backlog = backlogAtStart;
