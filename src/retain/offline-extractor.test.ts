@@ -20,6 +20,15 @@ test('entities: the speaker, typed names without relation words, other capitalis
   assert.equal(fact.occurredStart, '2024-02-26T00:00:00.000Z');
 });
 
+test('a time of day is no entity, alone or opening a run of capitalised words', async () => {
+  const [fact] = await extract('The sync is at 3 PM, dinner at 7 PM Friday with Dana and the demo at 10 a.m. or 11 A.M. in Oslo.');
+  assert.deepEqual(fact.entities, [
+    { name: 'Alice', type: 'person' },
+    { name: 'Dana', type: 'person' },
+    { name: 'Oslo', type: 'place' },
+  ]);
+});
+
 test('a named person in a lower-case sentence is still found', async () => {
   const [fact] = await extract('yesterday i called harry about the trip.');
   assert.ok(

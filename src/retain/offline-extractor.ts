@@ -26,8 +26,17 @@ const CAUSAL_START = /^(so|therefore|thus|hence|as a result|that['’]s why|beca
 const timeWords = new Map<string, boolean>();
 const TIME_WORDS_KEPT = 10_000;
 
+/**
+ * The halves of the clock ("at 3 PM", "9 a.m."): a time of day, never a name. chrono reads them only after a clock
+ * time, so alone they are told here; without this "PM" was an entity (and, by its first word, joined
+ * "PM.Review"). In a run of capitalised words the marker opens ("at 7 PM Friday"), it is left out of the name.
+ */
+const MERIDIEM = /^[ap]\.?m\.?$/i;
+const MERIDIEM_FIRST = /^[ap]\.?m\.?\s+/i;
+
 /** Months, weekdays and other names of times ("June", "Easter", "Monday") are times, not entities. */
 function isTimeWord(name: string): boolean {
+  if (MERIDIEM.test(name)) return true;
   const known = timeWords.get(name);
   if (known !== undefined) return known;
   const found = chrono.parse(name);
@@ -70,7 +79,8 @@ function entitiesOf(unit: Unit, speaker: string | null): ExtractedEntity[] {
       ? name.replace(/[.,:;!?]+$/, '')
       : cleanName(name)
           .replace(/^(?:\p{Ll}[\p{L}'’-]*\s+)+(?=\p{Lu})/u, '')
-          .replace(/\s+I(?:['’]\p{L}+)?$/u, '');
+          .replace(/\s+I(?:['’]\p{L}+)?$/u, '')
+          .replace(MERIDIEM_FIRST, '');
     if (clean.length < 2 || isStopword(clean) || FIRST_PERSON.test(clean) || isCodeFragment(clean) || isTimeWord(clean)) return;
     const key = clean.toLowerCase();
     const existing = found.get(key);
