@@ -63,6 +63,10 @@ test('code fragments and keywords are not names; files, shaped words and lower-c
   for (const name of ['Express', 'socket.io', 'pg_dump', 'PostgreSQL', 'docker-compose.yml']) assert.ok(!isCodeFragment(name), name);
   for (const file of ['package.json', 'docker-compose.yml', '.env', 'src/config.js', 'Dockerfile']) assert.ok(isFileName(file), file);
   for (const notFile of ['console.log', 'e.g', 'Node.JS']) assert.ok(!isFileName(notFile), notFile);
+  // The ".js" convention names projects (one capitalised word); files are lower or camel case, or carry a path.
+  for (const project of ['Node.js', 'Vue.js', 'Next.js', 'Express.js', 'D3.js']) assert.ok(!isFileName(project), project);
+  for (const file of ['server.js', 'authController.js', 'MessageService.js', 'src/Index.js', 'next.config.js'])
+    assert.ok(isFileName(file), file);
   assert.deepEqual(shapedNames('Use PostgreSQL (OAuth2) with JWT and Node.js, NOTE: GitHub. Task.Implement and Redis'), [
     'PostgreSQL',
     'OAuth2',

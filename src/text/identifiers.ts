@@ -80,11 +80,22 @@ const RUNTIME_OBJECTS = new Set([
   'app',
 ]);
 
-/** Whether a word is a file name ("package.json", ".env"; not "console.log", a call). */
-export const isFileName = (word: string): boolean => FILE_NAME.test(word) && !RUNTIME_OBJECTS.has(word.split('.')[0].toLowerCase());
+/**
+ * A JavaScript project named by the ".js" convention: one capitalised word and ".js", no path (Node.js, Vue.js,
+ * Next.js, Express.js, Chart.js, D3.js). Files are named in lower or camel case (server.js, authController.js), after
+ * the class they hold with inner capitals (MessageService.js), or given with a path (src/Index.js). A file named by one
+ * capitalised word (a React component's Header.js) written bare is taken for a project: rarer in conversations than
+ * Node.js and its kin, and still an entity.
+ */
+const JS_PROJECT = /^\p{Lu}[\p{Ll}\p{N}]*\.js$/u;
+
+/** Whether a word is a file name ("package.json", ".env"; not "console.log", a call, nor "Node.js", a project). */
+export const isFileName = (word: string): boolean =>
+  FILE_NAME.test(word) && !RUNTIME_OBJECTS.has(word.split('.')[0].toLowerCase()) && !JS_PROJECT.test(word);
 
 /** Library names shaped like domain names: socket.io, next.js, chart.js (a file name would be lower-case too, but
- * these suffixes name projects far more often than files). */
+ * these suffixes name projects far more often than files; a lower-case one that is also a file name is taken for a
+ * file, see isFileName). */
 const LIBRARY_NAME = /^[\w-]+\.(?:io|js)$/i;
 
 export const isLibraryName = (word: string): boolean => LIBRARY_NAME.test(word);
