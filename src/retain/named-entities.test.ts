@@ -48,3 +48,13 @@ test('a sentence is tagged only when it may name something', () => {
 test('a lower-case place of two words is found', () => {
   assert.deepEqual(typedNames('we drove to new york last week'), [{ name: 'new york', type: 'place' }]);
 });
+
+test('a run that starts capitalised and ends in a lower-case word is a tagged word with a common noun, not a name', () => {
+  assert.deepEqual(typedNames('Our team is focused on API design this quarter.'), []);
+  assert.deepEqual(typedNames('She joined the LGBTQ community in Ghent.'), [{ name: 'Ghent', type: 'place' }]);
+  // Names written with capitals end in one, whatever lower-case words they hold.
+  assert.deepEqual(typedNames('He flew to Rio de Janeiro for Acme Corp.'), [
+    { name: 'Rio de Janeiro', type: 'place' },
+    { name: 'Acme Corp', type: 'organization' },
+  ]);
+});

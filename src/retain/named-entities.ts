@@ -91,6 +91,18 @@ export function mayName(sentence: string): boolean {
 }
 
 /**
+ * Whether a run of name terms written with capitals ends in a lower-case word: then it is no name but a word the
+ * tagger takes for one (an acronym is an organization to it, "Japanese" a place) with the common noun after it
+ * pulled in: "API design", "USCIS office", "LGBTQ community", "Japanese garden". A name written with capitals ends
+ * in a capitalised word ("Bank of America", "Rio de Janeiro"); one written all in lower case ("new york", known to
+ * the lexicon as a name) is kept. The words of such a run are still read as capitalised or shaped words, untyped.
+ */
+function endsInCommonNoun(run: Term[]): boolean {
+  const last = run[run.length - 1].text;
+  return run.length > 1 && /\p{Ll}/u.test(last) && !/\p{Lu}/u.test(last) && run.some((t) => /\p{Lu}/u.test(t.text));
+}
+
+/**
  * People, places and organizations in the text, in order. A name ends at a comma and, for people, after a
  * possessive ("Anna's"); a first name takes the capitalised proper nouns right after it as its surname
  * ("Sara Bareilles" even when the lexicon does not know "Bareilles").
@@ -104,7 +116,7 @@ export function typedNames(text: string): TypedName[] {
     let runType: NameType | null = null;
     let firstName = false;
     const flush = (): void => {
-      if (runType && run.length) out.push({ name: textOf(run), type: runType });
+      if (runType && run.length && !endsInCommonNoun(run)) out.push({ name: textOf(run), type: runType });
       run = [];
       runType = null;
       firstName = false;
