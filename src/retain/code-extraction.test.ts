@@ -1,7 +1,8 @@
 // The offline extractor on code-bearing messages (fixtures/code-messages.json: a coding assistant's conversation about
 // a Node/PostgreSQL/Redis chat app on Kubernetes and a Python data pipeline, with fenced and inline code, lists,
 // tables and stack traces), chunked as retain chunks them: no entity is a piece of code, the libraries, tools and
-// services named are entities, no fact is code, and code's identifiers reach the facts around it as keyword terms.
+// services named are entities, no fact is code, and code's identifiers reach the facts around it as keyword terms;
+// a time of day is no entity, "Node.js" is software and not a file, and "API design" is no organization.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -149,6 +150,34 @@ test('the libraries, tools, services and files the messages name are entities', 
   const keys = new Set((await extracted).flatMap(({ facts }) => facts.flatMap((f) => f.entities.map((e) => e.name.toLowerCase()))));
   const missing = REQUIRED.filter((name) => !keys.has(name.toLowerCase()));
   assert.deepEqual(missing, [], `missing entities: ${missing.join(', ')}`);
+});
+
+test('no time of day is an entity, ".js" projects are software, files stay files, "API design" is no organization', async () => {
+  const entities = (await extracted).flatMap(({ facts }) => facts.flatMap((f) => f.entities));
+  // "the 3 PM sync", "at 10 a.m.": neither the marker nor a name it would open ("PM sync") is an entity, so no "PM"
+  // is left to join "PM.Review" (the entity that shares its first word) when mentions are resolved.
+  assert.deepEqual(
+    entities.filter((e) => /^[ap]\.?m\b/i.test(e.name) && e.name !== 'PM.Review'),
+    [],
+  );
+  assert.ok(entities.some((e) => e.name === 'PM.Review'));
+  // Node.js, Vue.js, Next.js name projects; package.json, docker-compose.yml, values.yaml and redis.conf are files.
+  for (const project of ['Node.js', 'Vue.js', 'Next.js']) {
+    const typed = entities.filter((e) => e.name === project).map((e) => e.type);
+    assert.ok(typed.length > 0, project);
+    assert.deepEqual([...new Set(typed)], ['software'], project);
+  }
+  for (const file of ['package.json', 'docker-compose.yml', 'values.yaml', 'redis.conf'])
+    assert.ok(
+      entities.some((e) => e.name === file && e.type === 'file'),
+      file,
+    );
+  // The tagger takes the acronym for an organization and pulls in the noun after it; "API" alone stays, untyped.
+  assert.deepEqual(
+    entities.filter((e) => e.name.startsWith('API ')),
+    [],
+  );
+  assert.ok(entities.some((e) => e.name === 'API' && e.type === null));
 });
 
 test('no fact is code: facts stay out of fenced blocks and read as prose', async () => {
