@@ -3,7 +3,11 @@
 // repeat the user's words at length (explanations, code, restated plans), so by words and by meaning they often
 // rank above the one message that holds the answer. For such questions the agent's own turns (facts of kind
 // `experience`) keep only a share of their score; everything else keeps its order.
-import type { Fact } from '../core/index.ts';
+// A question about one of the conversation's speakers by name ("What activities does Melanie partake in?") is
+// answered, nearly always, by that speaker's own turns; the other side's replies ("You'd love pottery, Mel!") share
+// its words and its name, so they too keep only a share of their score.
+import type { Entity, Fact } from '../core/index.ts';
+import { nameKey } from '../text/index.ts';
 import { reweigh } from './reweigh.ts';
 
 const FIRST_PERSON = /\b(i|i['’](?:m|ve|d|ll)|me|my|mine|myself)\b/i;
@@ -23,4 +27,37 @@ export function isFirstPerson(query: string): boolean {
 export function lowerAgentTurns<T extends { id: string; score: number }>(candidates: T[], facts: Map<string, Fact>, weight: number): T[] {
   if (weight === 1) return candidates;
   return reweigh(candidates, facts, (fact) => (fact.kind === 'experience' ? weight : 1));
+}
+
+/**
+ * The one person the query names who speaks in `facts` (a speaker whose name is the entity's name or an alias),
+ * or null when it names no such person or more than one.
+ */
+export function namedSpeaker(named: Entity[], facts: Iterable<Fact>): Entity | null {
+  const keyOf = new Map<string, string>();
+  for (const e of named) if (e.type === 'person') for (const n of [e.name, ...e.aliases]) keyOf.set(nameKey(n), e.id);
+  if (keyOf.size === 0) return null;
+  const speaking = new Set<string>();
+  for (const f of facts) {
+    const id = f.speaker === null ? undefined : keyOf.get(nameKey(f.speaker));
+    if (id !== undefined) speaking.add(id);
+  }
+  if (speaking.size !== 1) return null;
+  const [id] = speaking;
+  return named.find((e) => e.id === id) ?? null;
+}
+
+/**
+ * Candidates whose fact another speaker said (a speaker other than `speaker`, compared by name) keep `weight` of
+ * their score, the list re-sorted (stable on ties); facts of no speaker and facts not in `facts` keep theirs.
+ */
+export function lowerOtherSpeakers<T extends { id: string; score: number }>(
+  candidates: T[],
+  facts: Map<string, Fact>,
+  speaker: Entity,
+  weight: number,
+): T[] {
+  if (weight === 1) return candidates;
+  const keys = new Set([speaker.name, ...speaker.aliases].map(nameKey));
+  return reweigh(candidates, facts, (fact) => (fact.speaker === null || keys.has(nameKey(fact.speaker)) ? 1 : weight));
 }

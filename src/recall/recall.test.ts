@@ -612,7 +612,7 @@ test("a fact mentioning an entity the query names rises above another speaker's 
   const query = 'What did Ana tell about the harbour ferry schedule?';
   const answer = idOf(`${C}:ferry-answer`);
   const question = idOf(`${C}:ferry-question`);
-  const plain = await recall({ ...deps, settings: { namedShare: 0 } }, C, { query, trace: true });
+  const plain = await recall({ ...deps, settings: { namedShare: 0, otherSpeakerWeight: 1 } }, C, { query, trace: true });
   assert.ok(plain.trace);
   assert.equal(armIds(plain.trace, 'keyword')[0], question, 'more of the query words');
   assert.equal(plain.results[0].id, question);
@@ -620,6 +620,12 @@ test("a fact mentioning an entity the query names rises above another speaker's 
   assert.equal(named.results[0].id, answer);
   assert.equal(named.results[1].id, question);
   assert.ok(named.results[0].scores.fused > plain.results[1].scores.fused);
+  // Ana speaks in this bank: a question about her is answered by her own turns, whatever the names in the texts.
+  const spoken = await recall({ ...deps, settings: { namedShare: 0 } }, C, { query });
+  assert.equal(spoken.results[0].id, answer);
+  // Not in the first person: "What did I tell Ana ..." asks about the asker's own words.
+  const mine = await recall({ ...deps, settings: { namedShare: 0 } }, C, { query: 'What did I tell Ana about the harbour ferry schedule?' });
+  assert.equal(mine.results[0].id, question);
 });
 
 test('the turn after a question found is raised as its answer', async () => {

@@ -25,7 +25,7 @@ import { fuse, type Fused } from './fusion.ts';
 import { mmr } from './mmr.ts';
 import { raiseNamed } from './named.ts';
 import { askedAttribute, raiseAnswers } from './attribute.ts';
-import { isFirstPerson, lowerAgentTurns } from './asker.ts';
+import { isFirstPerson, lowerAgentTurns, lowerOtherSpeakers, namedSpeaker } from './asker.ts';
 import { capPerSource, sourceOf } from './sources.ts';
 import { bearsOnAsker, placeStanding, standingFor } from './standing.ts';
 import { changeIntent, changeLabels, changePairs, orderChanges } from './updates.ts';
@@ -67,6 +67,8 @@ const FOLLOWUP_WINDOW = 20;
 const NAMED_WINDOW = 100;
 /** How many of the best fused candidates a first-person question re-weighs by whose turn they come from. */
 const AGENT_WINDOW = 300;
+/** How many of the best fused candidates a question about a named speaker re-weighs by whose turn they come from. */
+const SPEAKER_WINDOW = 100;
 
 export function settingsOf(overrides: Partial<RecallSettings> = {}): RecallSettings {
   return { ...DEFAULT_SETTINGS, ...overrides, armWeights: { ...DEFAULT_SETTINGS.armWeights, ...overrides.armWeights } };
@@ -137,6 +139,11 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
   if (asked) await reorderTop(NAMED_WINDOW, (w, wf) => raiseAnswers(w, wf, asked));
   if (settings.agentTurnWeight !== 1 && isFirstPerson(req.query))
     await reorderTop(AGENT_WINDOW, (w, wf) => lowerAgentTurns(w, wf, settings.agentTurnWeight));
+  else if (settings.otherSpeakerWeight !== 1 && query.entities.length)
+    await reorderTop(SPEAKER_WINDOW, (w, wf) => {
+      const speaker = namedSpeaker(query.entities, wf.values());
+      return speaker ? lowerOtherSpeakers(w, wf, speaker, settings.otherSpeakerWeight) : w;
+    });
   const standing = bearsOnAsker(
     req.query,
     query.entities.some((e) => e.type === 'person'),

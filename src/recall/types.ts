@@ -88,6 +88,8 @@ export interface RecallSettings {
   questionPenalty: number;
   /** Share of its score the agent's own turn keeps when the question is in the first person (1: no change). */
   agentTurnWeight: number;
+  /** Share of its score another speaker's turn keeps when the question names one speaker of the bank (1: no change). */
+  otherSpeakerWeight: number;
   /** Most results read from one source passage (0: no cap). */
   perSource: number;
   /** Standing instructions and preferences placed among the results: how many, how close, from which rank. */
@@ -113,7 +115,9 @@ export interface RecallSettings {
  * R@10 from 0.285 to 0.469 (BM25 over messages: 0.382); then the passage arm at full weight, the closest standing
  * statement of each kind at cosine 0.55 (placed from rank 3, which keeps R@1), phrase runs in the keyword arm and
  * facts indexed with their context took it to 0.539. The semantic arm at 0.7 (chosen on LoCoMo 1-5: 0.784 -> 0.788,
- * multi-hop 0.489 -> 0.493) leaves beam-dev unchanged.
+ * multi-hop 0.489 -> 0.493) leaves beam-dev unchanged. A question naming one of the bank's speakers keeping the other
+ * speakers' turns at 0.5 (otherSpeakerWeight; 0.3 to 0.7 all help), chosen on LoCoMo 1-5: 0.788 -> 0.795, multi-hop
+ * 0.493 -> 0.517; held out on 6-10: 0.781 -> 0.784, multi-hop 0.449 -> 0.474; beam-dev unchanged.
  */
 export const DEFAULT_SETTINGS: RecallSettings = {
   rrfK: 10,
@@ -125,6 +129,7 @@ export const DEFAULT_SETTINGS: RecallSettings = {
   continuationShare: 0.3,
   questionPenalty: 0.3,
   agentTurnWeight: 0.1,
+  otherSpeakerWeight: 0.5,
   perSource: 2,
   standingLimit: 2,
   standingMinSimilarity: 0.55,
