@@ -1,6 +1,7 @@
 // The face of src/core: domain types, ids, time, errors, typed events, activity, and the small helpers every module
 // shares. Other folders import core through this file only (src/layout.test.ts checks it).
 export { Activity, StepAside } from './activity.ts';
+export { type BatchRanking, batchTop, PRODUCT_SLACK } from './batch-top.ts';
 export { cosine, dot } from './dot.ts';
 export { badRequest, bankDeletedError, CairnError, notFound } from './errors.ts';
 export { Events } from './events.ts';

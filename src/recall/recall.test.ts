@@ -623,8 +623,10 @@ test("a fact mentioning an entity the query names rises above another speaker's 
   // Ana speaks in this bank: a question about her is answered by her own turns, whatever the names in the texts.
   const spoken = await recall({ ...deps, settings: { namedShare: 0 } }, C, { query });
   assert.equal(spoken.results[0].id, answer);
-  // Not in the first person: "What did I tell Ana ..." asks about the asker's own words.
-  const mine = await recall({ ...deps, settings: { namedShare: 0 } }, C, { query: 'What did I tell Ana about the harbour ferry schedule?' });
+  // A first-person question ("What did I tell Ana ...") asks about the asker's own words: no speaker is preferred.
+  const mine = await recall({ ...deps, settings: { namedShare: 0 } }, C, {
+    query: 'What did I tell Ana about the harbour ferry schedule?',
+  });
   assert.equal(mine.results[0].id, question);
 });
 

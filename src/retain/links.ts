@@ -2,7 +2,7 @@
 // bank's facts stored before the retain began (through the vector index) and the retain's own last facts (compared in
 // memory), so a long item costs the same per fact at its end as at its start: without the bound, each fact was
 // compared with every fact the item had written before it, and retain time grew with the square of its length.
-import { dot, type FactLink, type FactKind } from '../core/index.ts';
+import { batchTop, dot, type FactLink, type FactKind, PRODUCT_SLACK } from '../core/index.ts';
 import type { RecallReads, VectorRecord } from '../store/index.ts';
 
 export const SEMANTIC_LINK_MIN_SIMILARITY = 0.9;
@@ -46,7 +46,7 @@ export class RecentFacts {
     }
   }
 
-  /** The kept facts at least minSimilarity alike the vector (by inner product), with their scores. */
+  /** The kept facts at least minSimilarity alike the vector (by inner product), with their scores, in ring order. */
   alike(vector: Float32Array, minSimilarity: number): Array<{ id: string; score: number }> {
     const out: Array<{ id: string; score: number }> = [];
     if (vector.length !== this.dim) return out;
@@ -55,6 +55,39 @@ export class RecentFacts {
       if (score >= minSimilarity) out.push({ id: this.ids[i], score });
     }
     return out;
+  }
+
+  /**
+   * For each vector, the k kept facts most alike it among those at least minSimilarity alike: what the best k of
+   * alike() are (equal scores in ring order), from one matrix product for all the vectors (a long item compares
+   * thousands of facts with a full ring). A vector whose answer the product cannot settle exactly is scanned.
+   */
+  async nearest(vectors: Float32Array[], k: number, minSimilarity: number): Promise<Array<Array<{ id: string; score: number }>>> {
+    const n = this.ids.length;
+    const bestOf = (found: Array<{ id: string; score: number; at: number }>): Array<{ id: string; score: number }> =>
+      found
+        .sort((a, b) => b.score - a.score || a.at - b.at)
+        .slice(0, k)
+        .map(({ id, score }) => ({ id, score }));
+    const scan = (v: Float32Array): Array<{ id: string; score: number }> =>
+      bestOf(this.alike(v, minSimilarity).map((x, at) => ({ ...x, at })));
+    if (n === 0 || vectors.some((v) => v.length !== this.dim)) return vectors.map(scan);
+    const c = Math.min(n, k + 8);
+    const ranked = vectors.length > 1 && n > c ? await batchTop(this.data, n, this.dim, vectors, c) : null;
+    if (!ranked || this.ids.length !== n) return vectors.map(scan);
+    return vectors.map((v, q) => {
+      const found: Array<{ id: string; score: number; at: number }> = [];
+      for (const row of ranked[q].rows) {
+        const at = Number(row);
+        const score = dot(this.data, at * this.dim, v, this.dim);
+        if (score >= minSimilarity) found.push({ id: this.ids[at], score, at });
+      }
+      const best = bestOf(found);
+      // Every row left out scores at most the last one fetched: settled when that lies clearly below the threshold or
+      // below the k-th kept score (float32 rounding in the product, or ties at the cut, could change nothing).
+      const bound = ranked[q].last + PRODUCT_SLACK;
+      return bound < minSimilarity || (best.length === k && bound < best[k - 1].score) ? best : scan(v);
+    });
   }
 }
 
@@ -67,17 +100,16 @@ export async function semanticLinks(
   minSimilarity = SEMANTIC_LINK_MIN_SIMILARITY,
 ): Promise<FactLink[]> {
   const links: FactLink[] = [];
-  const found = await store.vectors.searchMany(
-    bankId,
-    records.map((r) => r.vector),
-    SEMANTIC_LINKS_PER_FACT,
-    { kinds: [...LINKED_KINDS], recordedBefore: recent.since },
-  );
+  const vectors = records.map((r) => r.vector);
+  const found = await store.vectors.searchMany(bankId, vectors, SEMANTIC_LINKS_PER_FACT, {
+    kinds: [...LINKED_KINDS],
+    recordedBefore: recent.since,
+  });
+  const near = await recent.nearest(vectors, SEMANTIC_LINKS_PER_FACT, minSimilarity);
   for (const [i, r] of records.entries()) {
     const stored = found[i];
     const best = new Map<string, number>();
-    for (const n of [...stored, ...recent.alike(r.vector, minSimilarity)])
-      if (n.score >= minSimilarity && n.id !== r.id) best.set(n.id, n.score);
+    for (const n of [...stored, ...near[i]]) if (n.score >= minSimilarity && n.id !== r.id) best.set(n.id, n.score);
     const nearest = [...best].sort((a, b) => b[1] - a[1]).slice(0, SEMANTIC_LINKS_PER_FACT);
     for (const [to, weight] of nearest) links.push({ bankId, from: r.id, to, type: 'semantic', weight });
   }

@@ -4,14 +4,14 @@
 // filter and a recordedBefore bound pick its slots without SQL (a retain linking its facts asks for the bank as it
 // was before it began). Also the stored form of a vector. Its snapshot file: flat-file.ts.
 import { createRequire } from 'node:module';
-import { dot, TopK } from '../../../core/index.ts';
+import { batchTop, dot, PRODUCT_SLACK, TopK } from '../../../core/index.ts';
 
 // usearch (CommonJS build: its ES module finds its native addon from the call stack, which fails in some loaders).
 const usearch = createRequire(import.meta.url)('usearch') as { exactSearch: (...args: unknown[]) => unknown };
 /** Stores at least this large are ranked by usearch first: below it the call costs more than the JS scan saves. */
 export const NATIVE_SCAN_MIN = 1024;
 /** How far below the m-th kept score the native scan's cut must lie (float32 rounding of a 100-1024-d product). */
-export const NATIVE_SCORE_SLACK = 1e-4;
+export const NATIVE_SCORE_SLACK = PRODUCT_SLACK;
 
 /** The c vectors of data (n × dim, row-major) with the largest inner product with q, by usearch's SIMD scan: their
  * rows, best first, and the native score of the last (every row left out scores at most that, up to rounding). */
@@ -56,6 +56,8 @@ export class FlatVectors {
   /** Vectors per kind code. */
   readonly kindCounts = [0, 0, 0, 0];
   size = 0;
+  /** Changes with every write: a batched search that awaited checks nothing moved meanwhile. */
+  version = 0;
 
   constructor(
     readonly dim: number,
@@ -108,6 +110,7 @@ export class FlatVectors {
   put(rid: number, bytes: Uint8Array, kind: number, time: number): void {
     if (bytes.byteLength !== this.dim * 4)
       throw new Error(`vector of ${bytes.byteLength / 4} dimensions in a ${this.dim}-dimensional bank`);
+    this.version++;
     let slot = this.slots.get(rid);
     if (slot === undefined) {
       if (this.size === this.rids.length) this.grow();
@@ -126,6 +129,7 @@ export class FlatVectors {
   remove(rid: number): void {
     const slot = this.slots.get(rid);
     if (slot === undefined) return;
+    this.version++;
     this.kindCounts[this.kinds[slot]]--;
     const last = --this.size;
     if (slot !== last) {
@@ -160,36 +164,80 @@ export class FlatVectors {
 
   /**
    * best() through usearch's exact scan, which runs about three times as fast as the JS loop (SIMD) but knows neither
-   * kinds nor record times: it fetches the c best of every vector, the kinds and times are checked here, and the
-   * candidates are rescored with the JS inner product and ranked as scanBest ranks them. The answer is final only when
-   * every vector left out scores clearly below the m-th kept one (so float32 rounding in the native scan or ties at
-   * the cut cannot change it); else c grows, and null (scan instead) once c would be a large share of the store.
+   * kinds nor record times: it fetches the c best of every vector, the kinds and times are checked here (see settle);
+   * else c grows, and null (scan instead) once c would be a large share of the store.
    */
   private nativeBest(q: Float32Array, mask: number | null, m: number, before: number): { rids: number[]; scores: number[] } | null {
-    const { data, dim, size, kinds, rids, times } = this;
-    if (m <= 0 || q.length !== dim) return null;
-    const share = Math.max(1, this.count(mask)) / size;
-    let c = Math.min(size, Math.ceil(m / share) + 16);
-    // A rare kind (a bank's few observations among a million facts) would have the native scan rank every vector:
-    // scanning only that kind's vectors costs a fraction of it.
-    if (c > size / 4) return null;
-    for (;;) {
-      const found = nativeSearch(data.subarray(0, size * dim), q, dim, c);
-      const top = new TopK(m);
-      let kept = 0;
-      for (let i = 0; i < found.rows.length; i++) {
-        const s = Number(found.rows[i]);
-        if ((mask !== null && !(mask & (1 << kinds[s]))) || times[s] > before) continue;
-        top.push(dot(data, s * dim, q, dim), rids[s]);
-        kept++;
-      }
-      const { positions, scores } = top.sorted();
-      // The score of the last vector it fetched bounds every one left out.
-      const leftOut = c < size ? found.last : -Infinity;
-      if (c >= size || (kept >= m && leftOut < scores[m - 1] - NATIVE_SCORE_SLACK)) return { rids: positions, scores };
-      c = Math.min(size, c * 4);
-      if (c > size / 4) return null;
+    if (m <= 0 || q.length !== this.dim) return null;
+    let c = this.firstFetch(mask, m);
+    while (c !== null) {
+      const found = nativeSearch(this.data.subarray(0, this.size * this.dim), q, this.dim, c);
+      const settled = this.settle(q, mask, m, before, found.rows, found.last, c);
+      if (settled) return settled;
+      const next = Math.min(this.size, c * 4);
+      c = next > this.size / 4 ? null : next;
     }
+    return null;
+  }
+
+  /**
+   * best() for several queries from one batched product (core's batchTop), each settled as nativeBest settles its
+   * scan; null for a query it could not settle, and for all when the runtime is missing or the store changed
+   * meanwhile (best() answers those).
+   */
+  async bestMany(
+    queries: Float32Array[],
+    mask: number | null,
+    m: number,
+    before = Infinity,
+  ): Promise<Array<{ rids: number[]; scores: number[] } | null>> {
+    const none = queries.map(() => null);
+    const first = m > 0 && this.size >= NATIVE_SCAN_MIN ? this.firstFetch(mask, m) : null;
+    // Room for the queries' own vectors: a retain's new facts are stored before it links them, and skipped as recorded
+    // after its start, yet each is its own best match.
+    const c = first === null ? null : Math.min(this.size, first + queries.length);
+    if (c === null || c > this.size / 4 || queries.some((q) => q.length !== this.dim)) return none;
+    const version = this.version;
+    const found = await batchTop(this.data, this.size, this.dim, queries, c);
+    if (!found || this.version !== version) return none;
+    return queries.map((q, i) => this.settle(q, mask, m, before, found[i].rows, found[i].last, c));
+  }
+
+  /** How many to fetch first for the m best of the kinds in the mask (by their share); null when that would be a
+   * large share of the store (a rare kind: scanning only its vectors costs a fraction of ranking every vector). */
+  private firstFetch(mask: number | null, m: number): number | null {
+    const share = Math.max(1, this.count(mask)) / this.size;
+    const c = Math.min(this.size, Math.ceil(m / share) + 16);
+    return c > this.size / 4 ? null : c;
+  }
+
+  /**
+   * The m best among the c rows a native ranking fetched, rescored with the JS inner product and ranked as scanBest
+   * ranks them, after the kinds and record times are checked. Final only when every vector left out scores clearly
+   * below the m-th kept one (so float32 rounding in the native scan or ties at the cut cannot change it); else null.
+   */
+  private settle(
+    q: Float32Array,
+    mask: number | null,
+    m: number,
+    before: number,
+    rows: ArrayLike<bigint>,
+    last: number,
+    c: number,
+  ): { rids: number[]; scores: number[] } | null {
+    const { data, dim, size, kinds, rids, times } = this;
+    const top = new TopK(m);
+    let kept = 0;
+    for (let i = 0; i < rows.length; i++) {
+      const s = Number(rows[i]);
+      if ((mask !== null && !(mask & (1 << kinds[s]))) || times[s] > before) continue;
+      top.push(dot(data, s * dim, q, dim), rids[s]);
+      kept++;
+    }
+    const { positions, scores } = top.sorted();
+    // The score of the last vector it fetched bounds every one left out.
+    const leftOut = c < size ? last : -Infinity;
+    return c >= size || (kept >= m && leftOut < scores[m - 1] - NATIVE_SCORE_SLACK) ? { rids: positions, scores } : null;
   }
 
   /** A store over arrays read from a snapshot (flat-body.cjs): `size` entries used, the rest room to grow. */

@@ -766,9 +766,11 @@ export class SqliteVectorIndex implements VectorIndex {
       for (const row of rows) verdict.set(row.rid, row.id);
     };
     const firstFetch = Math.min(n, Math.ceil((Math.max(2 * k, k + 16) * n) / pool));
-    const searches = queries.map((query) => {
+    // Several queries scanned exactly (a retain linking an item's facts) are ranked together first: one matrix product.
+    const batched = !useGraph && !isCold(bank) && queries.length > 1 ? await bank.flat.bestMany(queries, mask, firstFetch, before) : null;
+    const searches = queries.map((query, i) => {
       const ranker = rankerOf(query);
-      return { query, ranker, first: ranker(firstFetch) };
+      return { query, ranker, first: batched?.[i] ?? ranker(firstFetch) };
     });
     check(searches.flatMap((s) => s.first.rids));
     // One query's answer: from its first ranking, fetching more while too few of the candidates pass the filter.

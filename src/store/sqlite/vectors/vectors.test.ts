@@ -10,6 +10,7 @@ import { random } from '../../../../benchmarks/random.ts';
 import type { FactFilter } from '../../ports.ts';
 import { openDatabase, type Db } from '../database.ts';
 import { dot } from '../../../core/dot.ts';
+import { batchTop } from '../../../core/index.ts';
 import { FlatVectors } from './flat.ts';
 import { encodeFlat, FlatFile } from './flat-file.ts';
 import { Labels } from './hnsw.ts';
@@ -301,6 +302,56 @@ test('the native scan ranks by the query it is given, also when the query is a v
       scored.slice(0, 10).map((x) => x.rid),
     );
   }
+});
+
+test('queries ranked together by the batched product get what each ranked alone gets, kinds and record times included', async () => {
+  const next = vectorSource(17);
+  const flat = new FlatVectors(DIM, 0);
+  // Three kinds, record times 0..n, and copies of a few vectors (ties at the cut are decided by rowid).
+  const copies = [next(), next()];
+  for (let i = 0; i < NATIVE_SCAN_MIN * 2; i++) flat.put(i + 1, encodeVector(i % 7 === 0 ? copies[i % 2] : next()), i % 3, i);
+  const queries = [copies[0], copies[1], next(), next(), flat.vector(40)!];
+  for (const [mask, m, before] of [
+    [null, 18, Infinity],
+    [0b011, 10, Infinity],
+    [0b001, 5, NATIVE_SCAN_MIN],
+  ] as const) {
+    const together = await flat.bestMany(queries, mask, m, before);
+    assert.equal(together.length, queries.length);
+    assert.ok(
+      together.some((r) => r !== null),
+      'the batch settles queries',
+    );
+    together.forEach((r, i) => {
+      if (r) assert.deepEqual(r, flat.best(queries[i], mask, m, before));
+    });
+  }
+  // A write while the product runs: nothing is answered from it.
+  const pending = flat.bestMany(queries, null, 10);
+  flat.put(1, encodeVector(next()), 0, 0);
+  assert.deepEqual(
+    await pending,
+    queries.map(() => null),
+  );
+});
+
+test('the batched product ranks rows as a brute-force scan does', async () => {
+  const next = vectorSource(19);
+  const n = 300;
+  const data = new Float32Array(n * DIM);
+  for (let i = 0; i < n; i++) data.set(next(), i * DIM);
+  const queries = [next(), next(), next()];
+  const found = await batchTop(data, n, DIM, queries, 7);
+  assert.ok(found, 'onnxruntime is installed with the project');
+  queries.forEach((q, i) => {
+    const brute = Array.from({ length: n }, (_, r) => ({ r, s: dot(data, r * DIM, q, DIM) })).sort((a, b) => b.s - a.s);
+    assert.deepEqual(
+      [...found[i].rows].map(Number),
+      brute.slice(0, 7).map((x) => x.r),
+    );
+    assert.ok(Math.abs(found[i].last - brute[6].s) < 1e-4);
+  });
+  assert.equal(await batchTop(data, n, DIM, queries, n + 1), null, 'more than there are rows');
 });
 
 test("a graph's live labels: the sorted ones it was reconciled with, and those added and removed since", () => {
