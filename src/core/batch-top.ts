@@ -23,9 +23,10 @@ type Session = Awaited<ReturnType<Ort['InferenceSession']['create']>>;
  * in float32 against the same product summed in double). */
 export const PRODUCT_SLACK = 1e-4;
 
-/** Each query's `c` best rows of the data (row indexes, best first) and the product of the last one. */
+/** Each query's `c` best rows of the data (row indexes, best first), their products, and the last product. */
 export interface BatchRanking {
   rows: BigInt64Array;
+  values: Float32Array;
   last: number;
 }
 
@@ -142,7 +143,11 @@ export async function batchTop(
     });
     const values = out.values.data as Float32Array;
     const indices = out.indices.data as BigInt64Array;
-    return queries.map((_, i) => ({ rows: indices.subarray(i * c, (i + 1) * c), last: values[(i + 1) * c - 1] }));
+    return queries.map((_, i) => ({
+      rows: indices.subarray(i * c, (i + 1) * c),
+      values: values.subarray(i * c, (i + 1) * c),
+      last: values[(i + 1) * c - 1],
+    }));
   } catch {
     return null;
   }

@@ -101,10 +101,13 @@ export async function semanticLinks(
 ): Promise<FactLink[]> {
   const links: FactLink[] = [];
   const vectors = records.map((r) => r.vector);
-  const found = await store.vectors.searchMany(bankId, vectors, SEMANTIC_LINKS_PER_FACT, {
-    kinds: [...LINKED_KINDS],
-    recordedBefore: recent.since,
-  });
+  const found = await store.vectors.searchMany(
+    bankId,
+    vectors,
+    SEMANTIC_LINKS_PER_FACT,
+    { kinds: [...LINKED_KINDS], recordedBefore: recent.since },
+    minSimilarity,
+  );
   const near = await recent.nearest(vectors, SEMANTIC_LINKS_PER_FACT, minSimilarity);
   for (const [i, r] of records.entries()) {
     const stored = found[i];

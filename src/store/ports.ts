@@ -65,8 +65,9 @@ export interface VectorRecord {
 /** k-NN over fact vectors, one space per bank. */
 export interface VectorIndex {
   search(bankId: string, vector: Float32Array, k: number, filter?: FactFilter): Promise<Scored[]>;
-  /** search() for each vector with one k and filter, answers in order (a write links each of its facts). */
-  searchMany(bankId: string, vectors: Float32Array[], k: number, filter?: FactFilter): Promise<Scored[][]>;
+  /** search() for each vector with one k and filter, answers in order (a write links each of its facts); with
+   * `minScore`, only hits scoring at least that (a write links only near copies, and most facts have none). */
+  searchMany(bankId: string, vectors: Float32Array[], k: number, filter?: FactFilter, minScore?: number): Promise<Scored[][]>;
 }
 
 /** BM25 over fact texts (and over chunk texts, whose score the keyword arm spreads to their facts). */

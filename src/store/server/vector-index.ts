@@ -44,9 +44,9 @@ export class ServerVectorIndex implements VectorIndex {
     }
   }
 
-  async searchMany(bankId: string, vectors: Float32Array[], k: number, filter: FactFilter = {}): Promise<Scored[][]> {
+  async searchMany(bankId: string, vectors: Float32Array[], k: number, filter: FactFilter = {}, minScore = -Infinity): Promise<Scored[][]> {
     const out: Scored[][] = [];
-    for (const vector of vectors) out.push(await this.search(bankId, vector, k, filter));
+    for (const vector of vectors) out.push((await this.search(bankId, vector, k, filter)).filter((h) => h.score >= minScore));
     return out;
   }
 }

@@ -29,6 +29,24 @@ export function recallReadsConformance(ctx: Conformance): void {
       assert.deepEqual(await store.newestFacts(B('no-such-bank'), { entityId: alice, limit: 10 }), []);
     });
 
+    test('vector searches of several vectors keep only hits scoring at least minScore when one is given', async () => {
+      const { bankId, facts } = await seeded('min-score');
+      // unit(i) is fact i's own vector: itself scores 1, unit(i + 1) (which it leans towards) about 0.2.
+      const queries = [unit(0), unit(1), unit(5)];
+      const all = await store.vectors.searchMany(bankId, queries, 2);
+      assert.deepEqual(
+        all.map((hits) => hits.length),
+        [2, 2, 2],
+      );
+      const near = await store.vectors.searchMany(bankId, queries, 2, {}, 0.9);
+      assert.deepEqual(
+        near.map((hits) => idsOf(hits)),
+        [[facts[0].id], [facts[1].id], []],
+      );
+      for (const hits of near) for (const h of hits) assert.ok(h.score >= 0.9);
+      assert.deepEqual(await store.vectors.searchMany(bankId, queries, 2, { kinds: ['experience'] }, 0.9), [[], [], []]);
+    });
+
     test('the count of active facts is the total of a listing without filters, through every kind of write', async () => {
       const { bankId, facts } = await seeded('active-count');
       const expectCount = async (n: number, why: string): Promise<void> => {

@@ -190,6 +190,7 @@ export class FlatVectors {
     mask: number | null,
     m: number,
     before = Infinity,
+    minScore = -Infinity,
   ): Promise<Array<{ rids: number[]; scores: number[] } | null>> {
     const none = queries.map(() => null);
     const first = m > 0 && this.size >= NATIVE_SCAN_MIN ? this.firstFetch(mask, m) : null;
@@ -200,7 +201,7 @@ export class FlatVectors {
     const version = this.version;
     const found = await batchTop(this.data, this.size, this.dim, queries, c);
     if (!found || this.version !== version) return none;
-    return queries.map((q, i) => this.settle(q, mask, m, before, found[i].rows, found[i].last, c));
+    return queries.map((q, i) => this.settle(q, mask, m, before, found[i].rows, found[i].last, c, found[i].values, minScore));
   }
 
   /** How many to fetch first for the m best of the kinds in the mask (by their share); null when that would be a
@@ -215,6 +216,8 @@ export class FlatVectors {
    * The m best among the c rows a native ranking fetched, rescored with the JS inner product and ranked as scanBest
    * ranks them, after the kinds and record times are checked. Final only when every vector left out scores clearly
    * below the m-th kept one (so float32 rounding in the native scan or ties at the cut cannot change it); else null.
+   * With the rows' native scores and a minScore, rows clearly below it are not read: the ranking then holds those that
+   * may reach it (fewer than m when fewer do), and is final once the rows left out all lie below it.
    */
   private settle(
     q: Float32Array,
@@ -224,11 +227,18 @@ export class FlatVectors {
     rows: ArrayLike<bigint>,
     last: number,
     c: number,
+    values?: ArrayLike<number>,
+    minScore = -Infinity,
   ): { rids: number[]; scores: number[] } | null {
     const { data, dim, size, kinds, rids, times } = this;
+    const floor = minScore - NATIVE_SCORE_SLACK;
     const top = new TopK(m);
     let kept = 0;
     for (let i = 0; i < rows.length; i++) {
+      if (values && values[i] < floor) {
+        const { positions, scores } = top.sorted();
+        return { rids: positions, scores };
+      }
       const s = Number(rows[i]);
       if ((mask !== null && !(mask & (1 << kinds[s]))) || times[s] > before) continue;
       top.push(dot(data, s * dim, q, dim), rids[s]);
@@ -237,7 +247,7 @@ export class FlatVectors {
     const { positions, scores } = top.sorted();
     // The score of the last vector it fetched bounds every one left out.
     const leftOut = c < size ? last : -Infinity;
-    return c >= size || (kept >= m && leftOut < scores[m - 1] - NATIVE_SCORE_SLACK) ? { rids: positions, scores } : null;
+    return c >= size || leftOut < floor || (kept >= m && leftOut < scores[m - 1] - NATIVE_SCORE_SLACK) ? { rids: positions, scores } : null;
   }
 
   /** A store over arrays read from a snapshot (flat-body.cjs): `size` entries used, the rest room to grow. */

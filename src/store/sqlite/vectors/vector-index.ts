@@ -167,7 +167,7 @@ export class SqliteVectorIndex implements VectorIndex {
 
   /** One search per vector, on the bank as one catch-up left it, the candidates of every first ranking checked
    * against the filter in one statement (a retain asks this for every fact it writes). */
-  async searchMany(bankId: string, vectors: Float32Array[], k: number, filter: FactFilter = {}): Promise<Scored[][]> {
+  async searchMany(bankId: string, vectors: Float32Array[], k: number, filter: FactFilter = {}, minScore = -Infinity): Promise<Scored[][]> {
     for (;;) {
       const bank = await this.current(bankId, true);
       if (!bank || bank.flat.size === 0 || !(k >= 1)) return vectors.map(() => []);
@@ -176,7 +176,7 @@ export class SqliteVectorIndex implements VectorIndex {
           throw new Error(`query vector has ${vector.length} dimensions but bank "${bankId}" holds ${bank.flat.dim}-dimensional vectors`);
         }
       try {
-        return await this.nearest(bank, vectors, Math.floor(k), filter);
+        return await this.nearest(bank, vectors, Math.floor(k), filter, minScore);
       } catch (err) {
         if (!(err instanceof SnapshotDamaged) || !isCold(bank)) throw err;
         this.giveUpCold(bank); // and search what the rows hold
@@ -736,7 +736,13 @@ export class SqliteVectorIndex implements VectorIndex {
 
   // ---- searching
 
-  private async nearest(bank: BankState | ColdBank, queries: Float32Array[], k: number, filter: FactFilter): Promise<Scored[][]> {
+  private async nearest(
+    bank: BankState | ColdBank,
+    queries: Float32Array[],
+    k: number,
+    filter: FactFilter,
+    minScore = -Infinity,
+  ): Promise<Scored[][]> {
     const { flat } = bank;
     const graph = isCold(bank) ? null : bank.graph;
     const mask = kindMask(filter.kinds);
@@ -767,10 +773,16 @@ export class SqliteVectorIndex implements VectorIndex {
     };
     const firstFetch = Math.min(n, Math.ceil((Math.max(2 * k, k + 16) * n) / pool));
     // Several queries scanned exactly (a retain linking an item's facts) are ranked together first: one matrix product.
-    const batched = !useGraph && !isCold(bank) && queries.length > 1 ? await bank.flat.bestMany(queries, mask, firstFetch, before) : null;
+    const batched =
+      !useGraph && !isCold(bank) && queries.length > 1 ? await bank.flat.bestMany(queries, mask, firstFetch, before, minScore) : null;
+    /** A ranking cut where scores fall below minScore, and whether it was (nothing further down can count). */
+    const cut = (ranked: { rids: number[]; scores: number[] }): { rids: number[]; scores: number[]; cut: boolean } => {
+      const end = ranked.scores.findIndex((score) => score < minScore);
+      return end < 0 ? { ...ranked, cut: false } : { rids: ranked.rids.slice(0, end), scores: ranked.scores.slice(0, end), cut: true };
+    };
     const searches = queries.map((query, i) => {
-      const ranker = rankerOf(query);
-      return { query, ranker, first: batched?.[i] ?? ranker(firstFetch) };
+      const ranker = (fetch: number) => cut(rankerOf(query)(fetch));
+      return { query, ranker, first: batched?.[i] ? cut(batched[i]) : ranker(firstFetch) };
     });
     check(searches.flatMap((s) => s.first.rids));
     // One query's answer: from its first ranking, fetching more while too few of the candidates pass the filter.
@@ -778,6 +790,7 @@ export class SqliteVectorIndex implements VectorIndex {
       let fetch = firstFetch;
       for (let ranked = first; ; ranked = ranker(fetch)) {
         const { rids, scores } = ranked;
+        if (ranked.cut && rids.length === 0) return [];
         check(rids);
         const out: Scored[] = [];
         for (let i = 0; i < rids.length && out.length < k; i++) {
@@ -785,12 +798,12 @@ export class SqliteVectorIndex implements VectorIndex {
           if (id) out.push({ id, score: scores[i] });
         }
         // An exact ranking shorter than asked for holds every candidate (the rest were skipped by kind or record time).
-        if (out.length >= k || fetch >= n || (!useGraph && rids.length < fetch)) return out;
+        if (out.length >= k || fetch >= n || ranked.cut || (!useGraph && rids.length < fetch)) return out;
         const passing = rids.length - rids.filter((rid) => verdict.get(rid) === null).length;
         const needed = passing > 0 ? Math.ceil((k * rids.length * 1.5) / passing) : fetch * 8;
         if (needed > this.maxOverfetch) {
           const whole = isCold(bank) ? await this.current(bank.id) : bank; // it scores the facts passing the filter from memory
-          return whole ? this.prefiltered(whole, query, k, statements.all, where.params) : [];
+          return whole ? this.prefiltered(whole, query, k, statements.all, where.params).filter((h) => h.score >= minScore) : [];
         }
         fetch = Math.min(n, Math.max(fetch * 4, needed));
       }

@@ -326,6 +326,16 @@ test('queries ranked together by the batched product get what each ranked alone 
       if (r) assert.deepEqual(r, flat.best(queries[i], mask, m, before));
     });
   }
+  // With a floor, what reaches it is the same as the best that reach it.
+  const reaching = (r: { rids: number[]; scores: number[] } | null, min: number) =>
+    r && r.rids.flatMap((rid, j) => (r.scores[j] >= min ? [[rid, r.scores[j]]] : []));
+  for (const min of [0.3, 0.99]) {
+    const floored = await flat.bestMany(queries, null, 18, Infinity, min);
+    assert.ok(floored.filter((r) => r !== null).length >= 3, 'the floor settles queries (not those tied at the cut)');
+    floored.forEach((r, i) => {
+      if (r) assert.deepEqual(reaching(r, min), reaching(flat.best(queries[i], null, 18), min));
+    });
+  }
   // A write while the product runs: nothing is answered from it.
   const pending = flat.bestMany(queries, null, 10);
   flat.put(1, encodeVector(next()), 0, 0);
