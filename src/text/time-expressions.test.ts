@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseTimeExpressions } from './time-expressions.ts';
+import * as chrono from 'chrono-node';
+import fc from 'fast-check';
+import { MAY_TELL_TIME, parseTimeExpressions } from './time-expressions.ts';
 
 const ref = new Date('2023-05-08T13:56:00Z');
 
@@ -74,4 +76,40 @@ test('a date, month or weekday without a year resolves by tense: plans forward, 
     if (JSON.stringify(got) !== JSON.stringify(expected)) wrong.push(`${sentence} -> ${got.join(', ')} (expected ${expected.join(', ')})`);
   }
   assert.deepEqual(wrong, [], `${wrong.length} of ${BY_TENSE.length} sentences`);
+});
+
+test('a text chrono reads a time in always passes the quick check, so skipping chrono loses nothing', () => {
+  const timed = [
+    'See you tonight!',
+    'It lasts a few d.',
+    'We moved this weekend',
+    'on weekdays I code',
+    'back in Sept.',
+    'Thurs works for me',
+    'a couple of hrs later',
+    'half an hour ago',
+    'next qtr we ship',
+    'end of month',
+    'We met at noon',
+    'It was 3 years ago',
+    'this y-intercept',
+    'cut it in half and serve', // chrono reads "half an d"
+  ];
+  for (const text of timed) assert.ok(MAY_TELL_TIME.test(text), text);
+  // Random word salads over time words, units, number words and ordinary words: whatever chrono reads, the check passes.
+  const words = [
+    ...'a an the few several couple of half one two twelve this last past next after ago later within in on at by from'.split(' '),
+    ...'s m h d w y mo sec min hr day week month qtr year weekend weekday noon night morning'.split(' '),
+    ...'jan may sept dec mon tue thurs fri sat sun today yesterday tomorrow tmr now'.split(' '),
+    ...'lasts monster secure daylight mayor decision saturated minor hours, and ones tens'.split(' '),
+    ...'we shipped it the release cache Redis build'.split(' '),
+  ];
+  fc.assert(
+    fc.property(fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 8 }), fc.constantFrom(' ', ', ', '. '), (picked, glue) => {
+      const text = picked.join(glue);
+      if (chrono.parse(text, ref).length > 0) assert.ok(MAY_TELL_TIME.test(text), text);
+    }),
+    { numRuns: 3000 },
+  );
+  assert.equal(MAY_TELL_TIME.test('Use a connection pool and retry with backoff.'), false);
 });
