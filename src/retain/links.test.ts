@@ -20,9 +20,11 @@ test("a retain's recent facts: the k most alike above the threshold, from the pr
   const recent = new RecentFacts('2024-01-01T00:00:00.000Z', 300);
   const kept = vectors(1, 420); // past the ring's capacity: the first 120 are overwritten
   recent.add(kept.map((vector, i) => ({ id: `f${i}`, kind: 'world' as const, vector })));
-  // Exact copies tie: equal scores go in ring order, as a scan lists them.
+  // Exact copies tie: equal scores go in ring order, as a scan lists them; thirty copies of one sentence tie past the
+  // rows first fetched, which are then fetched again, more of them.
   recent.add([{ id: 'copy', kind: 'world', vector: kept[419] }]);
-  const queries = [...vectors(2, 40), kept[419], kept[5]];
+  recent.add(Array.from({ length: 30 }, (_, i) => ({ id: `again${i}`, kind: 'world' as const, vector: kept[7] })));
+  const queries = [...vectors(2, 40), kept[419], kept[5], kept[7]];
   for (const min of [0.9, 0.97]) {
     const near = await recent.nearest(queries, 2, min);
     queries.forEach((q, i) => {

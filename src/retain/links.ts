@@ -60,7 +60,9 @@ export class RecentFacts {
   /**
    * For each vector, the k kept facts most alike it among those at least minSimilarity alike: what the best k of
    * alike() are (equal scores in ring order), from one matrix product for all the vectors (a long item compares
-   * thousands of facts with a full ring). A vector whose answer the product cannot settle exactly is scanned.
+   * thousands of facts with a full ring). Rows the product scores clearly below the threshold are not rescored; a
+   * vector whose answer is not settled by the rows fetched (copies of one sentence tie at the cut) is asked again
+   * with four times as many, up to the whole ring.
    */
   async nearest(vectors: Float32Array[], k: number, minSimilarity: number): Promise<Array<Array<{ id: string; score: number }>>> {
     const n = this.ids.length;
@@ -71,23 +73,40 @@ export class RecentFacts {
         .map(({ id, score }) => ({ id, score }));
     const scan = (v: Float32Array): Array<{ id: string; score: number }> =>
       bestOf(this.alike(v, minSimilarity).map((x, at) => ({ ...x, at })));
-    if (n === 0 || vectors.some((v) => v.length !== this.dim)) return vectors.map(scan);
-    const c = Math.min(n, k + 8);
-    const ranked = vectors.length > 1 && n > c ? await batchTop(this.data, n, this.dim, vectors, c) : null;
-    if (!ranked || this.ids.length !== n) return vectors.map(scan);
-    return vectors.map((v, q) => {
-      const found: Array<{ id: string; score: number; at: number }> = [];
-      for (const row of ranked[q].rows) {
-        const at = Number(row);
-        const score = dot(this.data, at * this.dim, v, this.dim);
-        if (score >= minSimilarity) found.push({ id: this.ids[at], score, at });
+    if (vectors.length < 2 || n <= k + 8 || vectors.some((v) => v.length !== this.dim)) return vectors.map(scan);
+    const floor = minSimilarity - PRODUCT_SLACK;
+    const out: Array<Array<{ id: string; score: number }>> = [];
+    let pending = vectors.map((_, i) => i);
+    for (let c = k + 8; pending.length > 0; c = Math.min(n, c * 4)) {
+      const ranked = await batchTop(
+        this.data,
+        n,
+        this.dim,
+        pending.map((i) => vectors[i]),
+        c,
+      );
+      if (!ranked || this.ids.length !== n) {
+        for (const i of pending) out[i] = scan(vectors[i]);
+        break;
       }
-      const best = bestOf(found);
-      // Every row left out scores at most the last one fetched: settled when that lies clearly below the threshold or
-      // below the k-th kept score (float32 rounding in the product, or ties at the cut, could change nothing).
-      const bound = ranked[q].last + PRODUCT_SLACK;
-      return bound < minSimilarity || (best.length === k && bound < best[k - 1].score) ? best : scan(v);
-    });
+      const unsettled: number[] = [];
+      pending.forEach((i, j) => {
+        const { rows, values, last } = ranked[j];
+        const found: Array<{ id: string; score: number; at: number }> = [];
+        for (let r = 0; r < rows.length && values[r] >= floor; r++) {
+          const at = Number(rows[r]);
+          const score = dot(this.data, at * this.dim, vectors[i], this.dim);
+          if (score >= minSimilarity) found.push({ id: this.ids[at], score, at });
+        }
+        const best = bestOf(found);
+        // Every row left out scores at most the last one fetched: settled when that lies clearly below the threshold
+        // or below the k-th kept score (float32 rounding in the product, or ties at the cut, could change nothing).
+        if (c >= n || last < floor || (best.length === k && last + PRODUCT_SLACK < best[k - 1].score)) out[i] = best;
+        else unsettled.push(i);
+      });
+      pending = unsettled;
+    }
+    return out;
   }
 }
 
