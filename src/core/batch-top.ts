@@ -3,9 +3,12 @@
 // and recent facts of every fact of an item, and one scan per fact was the largest share of a retain's CPU once a bank
 // held some thousands of facts (usearch about 34 ns per vector and query here, the product about 4-6 ns). onnxruntime-node is
 // already installed for @huggingface/transformers; the two-node graph (Gemm, TopK) is written below in protobuf's wire
-// format, a few lines that a schema library would not shorten. Where the runtime cannot be loaded (another platform,
-// a worker thread it refuses), callers get null and scan query by query as before.
+// format, a few lines that a schema library would not shorten. Where the runtime cannot be loaded (another platform),
+// callers get null and scan query by query as before; so do worker threads (the consolidation thread): onnxruntime-node
+// 1.21 keeps one process-wide reference to its tensor class, and a second thread loading it aborts the process at the
+// first thread's next run.
 import { createRequire } from 'node:module';
+import { isMainThread } from 'node:worker_threads';
 
 type OrtTensor = { data: unknown; dims: readonly number[] };
 interface Ort {
@@ -86,6 +89,10 @@ export function scanModel(dim: number): Uint8Array {
   return Uint8Array.from([...int(1, 8), ...bytes(8, int(2, 13)), ...bytes(7, graph)]);
 }
 
+/** Most scores one product computes (queries × rows, 16 MB): more queries are ranked in several products, so a retain
+ * of one huge item into a large bank holds a bounded score matrix. */
+const MAX_SCORES = 1 << 22;
+
 let ort: Promise<Ort | null> | null = null;
 const sessions = new Map<number, Promise<Session | null>>();
 
@@ -129,25 +136,32 @@ export async function batchTop(
   queries: Float32Array[],
   c: number,
 ): Promise<BatchRanking[] | null> {
-  if (queries.length === 0 || n === 0 || c < 1 || c > n) return null;
+  if (!isMainThread || queries.length === 0 || n === 0 || c < 1 || c > n) return null;
   const s = await session(dim);
   const o = await runtime();
   if (!s || !o) return null;
-  const q = new Float32Array(queries.length * dim);
-  queries.forEach((v, i) => q.set(v, i * dim));
+  const per = Math.max(1, Math.floor(MAX_SCORES / n));
+  const out: BatchRanking[] = [];
   try {
-    const out = await s.run({
-      q: new o.Tensor('float32', q, [queries.length, dim]),
-      d: new o.Tensor('float32', data.subarray(0, n * dim), [n, dim]),
-      k: new o.Tensor('int64', BigInt64Array.of(BigInt(c)), [1]),
-    });
-    const values = out.values.data as Float32Array;
-    const indices = out.indices.data as BigInt64Array;
-    return queries.map((_, i) => ({
-      rows: indices.subarray(i * c, (i + 1) * c),
-      values: values.subarray(i * c, (i + 1) * c),
-      last: values[(i + 1) * c - 1],
-    }));
+    for (let from = 0; from < queries.length; from += per) {
+      const part = queries.slice(from, from + per);
+      const q = new Float32Array(part.length * dim);
+      part.forEach((v, i) => q.set(v, i * dim));
+      const ranked = await s.run({
+        q: new o.Tensor('float32', q, [part.length, dim]),
+        d: new o.Tensor('float32', data.subarray(0, n * dim), [n, dim]),
+        k: new o.Tensor('int64', BigInt64Array.of(BigInt(c)), [1]),
+      });
+      const values = ranked.values.data as Float32Array;
+      const indices = ranked.indices.data as BigInt64Array;
+      for (let i = 0; i < part.length; i++)
+        out.push({
+          rows: indices.subarray(i * c, (i + 1) * c),
+          values: values.subarray(i * c, (i + 1) * c),
+          last: values[(i + 1) * c - 1],
+        });
+    }
+    return out;
   } catch {
     return null;
   }

@@ -93,6 +93,10 @@ test('a text chrono reads a time in always passes the quick check, so skipping c
     'We met at noon',
     'It was 3 years ago',
     'this y-intercept',
+    'I saw Ann lastnight.',
+    'Bob called a fewdays ago.',
+    'Back in half ahour.',
+    'couplehours later',
     'cut it in half and serve', // chrono reads "half an d"
   ];
   for (const text of timed) assert.ok(MAY_TELL_TIME.test(text), text);
@@ -103,6 +107,7 @@ test('a text chrono reads a time in always passes the quick check, so skipping c
     ...'jan may sept dec mon tue thurs fri sat sun today yesterday tomorrow tmr now'.split(' '),
     ...'lasts monster secure daylight mayor decision saturated minor hours, and ones tens'.split(' '),
     ...'we shipped it the release cache Redis build'.split(' '),
+    ...'fewdays ahour couplehours lastnight halfan tenmins'.split(' '),
   ];
   fc.assert(
     fc.property(fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 8 }), fc.constantFrom(' ', ', ', '. '), (picked, glue) => {

@@ -128,6 +128,9 @@ export const MAY_TELL_TIME = new RegExp(
       String.raw`|sec|seconds?|mins?|minutes?|hrs?|hours?|days?|weeks?|mos|months?|qtr|quarters?|yr|years?)\b`,
     String.raw`\b(?:this|last|past|next|after)\s*(?:[smhdwy]|mo|weekend|weekday)\b`,
     String.raw`\b(?:(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|half(?:\s{0,2}an?)?|few|several|couple)\s{0,3}|(?:an?|the|of)\b\s{0,3})(?:[smhdwy]|mo)\b`,
+    // A number word run into its unit ("a fewdays", "half ahour", "couplehours"), and "lastnight".
+    String.raw`\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|half|an?|few|several|couple|the|of)\s{0,3}(?:sec|seconds?|mins?|minutes?|hrs?|hours?|days?|weeks?|mos|months?|qtr|quarters?|yr|years?)\b`,
+    String.raw`last\s*night`,
   ].join('|'),
   'i',
 );
