@@ -123,8 +123,8 @@ export const MAY_TELL_TIME = new RegExp(
   [
     String.raw`\d`,
     String.raw`\b(?:now|today|tonight|tomorrow|overmorrow|tmrw?|yesterday|morning|afternoon|evening|night|midnight|midday|noon` +
-      String.raw`|january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec` +
-      String.raw`|sunday|monday|tuesday|wednesday|thursday|friday|saturday|sun|mon|tue|wed|thur?s?|thu|fri|sat|weekends?|weekdays?` +
+      '|january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec' +
+      '|sunday|monday|tuesday|wednesday|thursday|friday|saturday|sun|mon|tue|wed|thur?s?|thu|fri|sat|weekends?|weekdays?' +
       String.raw`|sec|seconds?|mins?|minutes?|hrs?|hours?|days?|weeks?|mos|months?|qtr|quarters?|yr|years?)\b`,
     String.raw`\b(?:this|last|past|next|after)\s*(?:[smhdwy]|mo|weekend|weekday)\b`,
     String.raw`\b(?:(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|half(?:\s{0,2}an?)?|few|several|couple)\s{0,3}|(?:an?|the|of)\b\s{0,3})(?:[smhdwy]|mo)\b`,

@@ -328,7 +328,7 @@ test('queries ranked together by the batched product get what each ranked alone 
   }
   // With a floor, what reaches it is the same as the best that reach it.
   const reaching = (r: { rids: number[]; scores: number[] } | null, min: number) =>
-    r && r.rids.flatMap((rid, j) => (r.scores[j] >= min ? [[rid, r.scores[j]]] : []));
+    r?.rids.flatMap((rid, j) => (r.scores[j] >= min ? [[rid, r.scores[j]]] : []));
   for (const min of [0.3, 0.99]) {
     const floored = await flat.bestMany(queries, null, 18, Infinity, min);
     assert.ok(floored.filter((r) => r !== null).length >= 3, 'the floor settles queries (not those tied at the cut)');
