@@ -137,8 +137,7 @@ export async function batchTop(
   c: number,
 ): Promise<BatchRanking[] | null> {
   if (!isMainThread || queries.length === 0 || n === 0 || c < 1 || c > n) return null;
-  const s = await session(dim);
-  const o = await runtime();
+  const [o, s] = await Promise.all([runtime(), session(dim)]);
   if (!s || !o) return null;
   const per = Math.max(1, Math.floor(MAX_SCORES / n));
   const out: BatchRanking[] = [];

@@ -5,8 +5,8 @@
 // Changes logged after the snapshot are held beside it: a changed vector's copy in the file is skipped, its current
 // one (if any) searched from memory. The first search checks the body against its checksum before it answers: a
 // damaged file is never used. Answers equal those of the same store held in memory (FlatVectors.best).
-import { dot, TopK } from '../../../core/index.ts';
-import { FlatVectors, NATIVE_SCAN_MIN, NATIVE_SCORE_SLACK, nativeSearch } from './flat.ts';
+import { dot, PRODUCT_SLACK, TopK } from '../../../core/index.ts';
+import { FlatVectors, NATIVE_SCAN_MIN, nativeSearch } from './flat.ts';
 import { type FlatFile, flatBody } from './flat-file.ts';
 
 /** Kind code of a file's vector changed since the snapshot: no kinds mask names it. */
@@ -180,7 +180,7 @@ export class ColdFlat {
     const ranked = top.sorted();
     const cut = ranked.scores.length >= m ? ranked.scores[m - 1] : -Infinity;
     for (const part of unsure) {
-      if (part.last < cut - NATIVE_SCORE_SLACK) continue;
+      if (part.last < cut - PRODUCT_SLACK) continue;
       this.readVectors(part.first, part.n);
       scanPart(part.first, part.n, part.taken);
     }

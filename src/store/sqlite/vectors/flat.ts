@@ -10,8 +10,6 @@ import { batchTop, dot, PRODUCT_SLACK, TopK } from '../../../core/index.ts';
 const usearch = createRequire(import.meta.url)('usearch') as { exactSearch: (...args: unknown[]) => unknown };
 /** Stores at least this large are ranked by usearch first: below it the call costs more than the JS scan saves. */
 export const NATIVE_SCAN_MIN = 1024;
-/** How far below the m-th kept score the native scan's cut must lie (float32 rounding of a 100-1024-d product). */
-export const NATIVE_SCORE_SLACK = PRODUCT_SLACK;
 
 /** The c vectors of data (n × dim, row-major) with the largest inner product with q, by usearch's SIMD scan: their
  * rows, best first, and the native score of the last (every row left out scores at most that, up to rounding). */
@@ -231,7 +229,7 @@ export class FlatVectors {
     minScore = -Infinity,
   ): { rids: number[]; scores: number[] } | null {
     const { data, dim, size, kinds, rids, times } = this;
-    const floor = minScore - NATIVE_SCORE_SLACK;
+    const floor = minScore - PRODUCT_SLACK;
     const top = new TopK(m);
     let kept = 0;
     for (let i = 0; i < rows.length; i++) {
@@ -247,7 +245,7 @@ export class FlatVectors {
     const { positions, scores } = top.sorted();
     // The score of the last vector it fetched bounds every one left out.
     const leftOut = c < size ? last : -Infinity;
-    return c >= size || leftOut < floor || (kept >= m && leftOut < scores[m - 1] - NATIVE_SCORE_SLACK) ? { rids: positions, scores } : null;
+    return c >= size || leftOut < floor || (kept >= m && leftOut < scores[m - 1] - PRODUCT_SLACK) ? { rids: positions, scores } : null;
   }
 
   /** A store over arrays read from a snapshot (flat-body.cjs): `size` entries used, the rest room to grow. */
