@@ -3,10 +3,10 @@
 // and recent facts of every fact of an item, and one scan per fact was the largest share of a retain's CPU once a bank
 // held some thousands of facts (in a scratch measurement here, usearch about 34 ns per vector and query, the product
 // about 4-6 ns). onnxruntime-node is already installed for @huggingface/transformers; the two-node graph (Gemm, TopK)
-// is written below in protobuf's wire format, a few lines that a schema library would not shorten. Where the runtime cannot be loaded (another platform),
-// callers get null and scan query by query as before; so do worker threads (the consolidation thread): onnxruntime-node
-// 1.21 keeps one process-wide reference to its tensor class, and a second thread loading it aborts the process at the
-// first thread's next run.
+// is written below in protobuf's wire format, a few lines that a schema library would not shorten. Where the runtime
+// cannot be loaded (another platform), callers get null and scan query by query as before; so do worker threads (the
+// consolidation thread): onnxruntime-node 1.21 keeps one process-wide reference to its tensor class, and a second
+// thread loading it aborts the process at the first thread's next run.
 import { createRequire } from 'node:module';
 import { isMainThread } from 'node:worker_threads';
 
