@@ -4,11 +4,10 @@
 // held some thousands of facts (in a scratch measurement here, usearch about 34 ns per vector and query, the product
 // about 4-6 ns). onnxruntime-node is already installed for @huggingface/transformers; the two-node graph (Gemm, TopK)
 // is written below in protobuf's wire format, a few lines that a schema library would not shorten. Where the runtime
-// cannot be loaded (another platform), callers get null and scan query by query as before; so do worker threads (the
-// consolidation thread): onnxruntime-node 1.21 keeps one process-wide reference to its tensor class, and a second
-// thread loading it aborts the process at the first thread's next run.
+// cannot be loaded (another platform), callers get null and scan query by query as before. Every thread may rank
+// (the consolidation thread too): the runtime must be one that is safe across threads (src/embed's
+// transformers-threads test; onnxruntime-node 1.21 was not and aborted the process).
 import { createRequire } from 'node:module';
-import { isMainThread } from 'node:worker_threads';
 
 type OrtTensor = { data: unknown; dims: readonly number[] };
 interface Ort {
@@ -136,7 +135,7 @@ export async function batchTop(
   queries: Float32Array[],
   c: number,
 ): Promise<BatchRanking[] | null> {
-  if (!isMainThread || queries.length === 0 || n === 0 || c < 1 || c > n) return null;
+  if (queries.length === 0 || n === 0 || c < 1 || c > n) return null;
   const [o, s] = await Promise.all([runtime(), session(dim)]);
   if (!s || !o) return null;
   const per = Math.max(1, Math.floor(MAX_SCORES / n));
