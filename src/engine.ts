@@ -10,6 +10,7 @@ import {
   newId,
   payloadHash,
   nowIso,
+  wellFormed,
   type Bank,
   type BankConfig,
   type Operation,
@@ -188,7 +189,14 @@ export class Engine {
   async retain(bankId: string, request: RetainRequest, options: RetainOptions = {}): Promise<RetainOutcome> {
     const bank = await this.requireBank(bankId);
     this.checkEmbedder(bank);
-    const input: RetainRequest = { items: request.items, documentMode: request.documentMode ?? 'replace' };
+    // Stored text must be well-formed for its offsets to hold (see wellFormed).
+    const items = request.items.map((item) => ({
+      ...item,
+      content: wellFormed(item.content),
+      ...(item.speaker !== undefined ? { speaker: wellFormed(item.speaker) } : {}),
+      ...(item.context !== undefined ? { context: wellFormed(item.context) } : {}),
+    }));
+    const input: RetainRequest = { items, documentMode: request.documentMode ?? 'replace' };
     const keep = options.async === true || options.operationId !== undefined;
     const op = await this.operations.create(
       bankId,

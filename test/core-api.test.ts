@@ -104,6 +104,29 @@ describe('core API on the embedded store', () => {
     assert.deepEqual((await s.call<{ documents: unknown[] }>('GET', '/v1/banks/not-alice/documents')).body.documents, []);
   });
 
+  test('a lone surrogate (a truncated emoji) is stored as one U+FFFD, so spans still point at the fact', async () => {
+    assert.equal((await s.call('POST', '/v1/banks', { id: 'broken-text' })).status, 201);
+    const content = 'Nina bought a red \uD83D bicycle in Porto. Then she rode it to Braga on Friday.';
+    const r = await s.call('POST', '/v1/banks/broken-text/memories', { items: [{ content, speaker: 'Nina \uDE00', context: 'x\uD800' }] });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const facts = await s.call<{
+      facts: Array<{ text: string; speaker: string | null; source: { documentId: string; chunkId: string; start: number; end: number } }>;
+    }>('GET', '/v1/banks/broken-text/facts?limit=50');
+    const bike = facts.body.facts.find((f) => f.text.includes('bicycle'));
+    assert.ok(bike);
+    assert.ok(bike.text.includes('red \uFFFD bicycle'), bike.text);
+    assert.equal(bike.speaker, 'Nina \uFFFD');
+    const doc = await s.call<{ chunks: Array<{ id: string; text: string }> }>(
+      'GET',
+      `/v1/banks/broken-text/documents/${bike.source.documentId}`,
+    );
+    const chunk = doc.body.chunks.find((k) => k.id === bike.source.chunkId);
+    assert.ok(chunk);
+    assert.equal(chunk.text, content.replace('\uD83D', '\uFFFD'));
+    for (const f of facts.body.facts)
+      assert.equal(chunk.text.slice(f.source.start, f.source.end).includes(f.text.slice(0, 10)), true, f.text);
+  });
+
   test('first person is resolved to the speaker', async () => {
     const facts = await s.call<{ facts: Array<{ text: string }> }>('GET', '/v1/banks/alice/facts?limit=50');
     assert.ok(

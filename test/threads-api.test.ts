@@ -76,6 +76,21 @@ describe('thread memory API', () => {
     assert.equal((await s.call('GET', '/v1/banks/a/threads/missing/context')).status, 404);
   });
 
+  test('a lone surrogate in a message is stored as one U+FFFD', async () => {
+    const r = await s.call<Append>('POST', '/v1/banks/a/threads/t-broken/messages', {
+      role: 'user',
+      name: 'Ana \uD83D',
+      content: 'Book it \uDE00 now.',
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const listed = await s.call<{ messages: Array<ThreadMessage & { name: string | null }> }>(
+      'GET',
+      '/v1/banks/a/threads/t-broken/messages',
+    );
+    assert.equal(listed.body.messages[0].content, 'Book it \uFFFD now.');
+    assert.equal(listed.body.messages[0].name, 'Ana \uFFFD');
+  });
+
   test('invalid settings are refused with a 400 that names the clash, and nothing is saved', async () => {
     const refused: Array<[unknown, RegExp]> = [
       [{ bufferTokens: 5000 }, /bufferTokens .* below messageTokens/],

@@ -55,6 +55,16 @@ export const ONLY_DOTS = /^\.+$/;
 /** Half of a UTF-16 surrogate pair without its other half: not text, and it cannot be put in a URL. */
 export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/**
+ * The text with each lone surrogate replaced by U+FFFD, one code unit for one: SQLite stores text as UTF-8, where
+ * a lone surrogate has no encoding and came back as three replacement characters, so offsets into the stored text
+ * (a fact's span in its message) no longer matched. A truncated emoji in a pasted message is common enough that
+ * refusing the whole message would be worse than marking the broken character.
+ */
+export function wellFormed(text: string): string {
+  return LONE_SURROGATE.test(text) ? text.replace(new RegExp(LONE_SURROGATE.source, 'g'), '\uFFFD') : text;
+}
+
 /** Throws a 400 naming the rule when `id` breaks it. */
 export function checkBankId(id: string): string {
   if (!isBankId(id))

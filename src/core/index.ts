@@ -16,6 +16,7 @@ export {
   newId,
   ONLY_DOTS,
   payloadHash,
+  wellFormed,
 } from './ids.ts';
 export { SerialQueue } from './serial.ts';
 export { DAY_MS, ISO_HINT, isoInstant, nowIso, parseTimestamp } from './time.ts';
