@@ -166,3 +166,28 @@ test('semantic links still join a long item to the facts before it and across it
   assert.ok(joined(first.id, before.id), 'the item links to the fact stored before it');
   assert.ok(joined(last.id, first.id), 'the end of the item links to its start, written in an earlier batch');
 });
+
+test('copies of a sentence in one write batch are linked as copies in separate requests are', async () => {
+  const said = 'Priya switched the staging deploys from Jenkins to GitHub Actions last week.';
+  const semanticPairs = async (bank: string): Promise<number> => {
+    const facts = (await s.store.listFacts(bank, { limit: 100, offset: 0 })).facts.filter((f) => f.text.includes('GitHub Actions'));
+    assert.equal(facts.length, 3, JSON.stringify(facts.map((f) => f.text)));
+    const links = (
+      await s.store.graph.linksOf(
+        bank,
+        facts.map((f) => f.id),
+      )
+    ).filter((l) => l.type === 'semantic');
+    return new Set(links.map((l) => [l.from, l.to].sort().join(' '))).size;
+  };
+  await s.engine.createBank({ id: 'copies-apart' });
+  for (const n of [1, 2, 3]) await s.call('POST', '/v1/banks/copies-apart/memories', { items: [{ content: `${said} (${n})` }] });
+  await s.engine.createBank({ id: 'copies-together' });
+  await s.call('POST', '/v1/banks/copies-together/memories', { items: [1, 2, 3].map((n) => ({ content: `${said} (${n})` })) });
+  await s.engine.createBank({ id: 'copies-in-one' });
+  await s.call('POST', '/v1/banks/copies-in-one/memories', { items: [{ content: [1, 2, 3].map((n) => `${said} (${n})`).join('\n\n') }] });
+  const apart = await semanticPairs('copies-apart');
+  assert.equal(apart, 3, 'each copy links to the two before it');
+  assert.equal(await semanticPairs('copies-together'), apart, 'items of one request');
+  assert.equal(await semanticPairs('copies-in-one'), apart, 'sentences of one item');
+});

@@ -1,7 +1,9 @@
 // Semantic links: each new fact is linked to its nearest facts when they are close enough. The candidates are the
-// bank's facts stored before the retain began (through the vector index) and the retain's own last facts (compared in
-// memory), so a long item costs the same per fact at its end as at its start: without the bound, each fact was
-// compared with every fact the item had written before it, and retain time grew with the square of its length.
+// bank's facts stored before the retain began (through the vector index), the retain's own last facts (compared in
+// memory) and the facts before it in its own write batch, so the links do not depend on how a client split its items
+// into requests or a retain into batches. Each of the last two is bounded, so a long item costs the same per fact at
+// its end as at its start: without the bound, each fact was compared with every fact the item had written before it,
+// and retain time grew with the square of its length.
 import { batchTop, dot, type FactLink, type FactKind, PRODUCT_SLACK } from '../core/index.ts';
 import type { RecallReads, VectorRecord } from '../store/index.ts';
 
@@ -114,7 +116,7 @@ export class RecentFacts {
 export async function semanticLinks(
   store: RecallReads,
   bankId: string,
-  records: VectorRecord[],
+  records: Array<VectorRecord & { kind: FactKind }>,
   recent: RecentFacts,
   minSimilarity = SEMANTIC_LINK_MIN_SIMILARITY,
 ): Promise<FactLink[]> {
@@ -131,9 +133,28 @@ export async function semanticLinks(
   for (const [i, r] of records.entries()) {
     const stored = found[i];
     const best = new Map<string, number>();
-    for (const n of [...stored, ...near[i]]) if (n.score >= minSimilarity && n.id !== r.id) best.set(n.id, n.score);
+    for (const n of [...stored, ...near[i], ...earlierInBatch(records, i, minSimilarity)])
+      if (n.score >= minSimilarity && n.id !== r.id) best.set(n.id, n.score);
     const nearest = [...best].sort((a, b) => b[1] - a[1]).slice(0, SEMANTIC_LINKS_PER_FACT);
     for (const [to, weight] of nearest) links.push({ bankId, from: r.id, to, type: 'semantic', weight });
   }
   return links;
+}
+
+/** The facts before records[i] in its write batch (the last SEMANTIC_LINK_WINDOW of them, of the linked kinds) at
+ * least minSimilarity alike: they are written with it, after the searches above looked. */
+function earlierInBatch(
+  records: Array<VectorRecord & { kind: FactKind }>,
+  i: number,
+  minSimilarity: number,
+): Array<{ id: string; score: number }> {
+  const out: Array<{ id: string; score: number }> = [];
+  const v = records[i].vector;
+  for (let j = Math.max(0, i - SEMANTIC_LINK_WINDOW); j < i; j++) {
+    const other = records[j];
+    if (!LINKED_KINDS.includes(other.kind) || other.vector.length !== v.length) continue;
+    const score = dot(other.vector, 0, v, v.length);
+    if (score >= minSimilarity) out.push({ id: other.id, score });
+  }
+  return out;
 }
