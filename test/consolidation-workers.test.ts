@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { OfflineConsolidator } from '../src/consolidate/offline.ts';
+import { consolidationStatus } from '../src/consolidate/status.ts';
 import { ConsolidationWorker } from '../src/consolidate/worker.ts';
 import type { Embedder } from '../src/embed/ports.ts';
 import { openEngine, type TestEngine } from './support/consolidation.ts';
@@ -26,7 +27,7 @@ const hobbyItems = (n: number): Array<{ content: string; timestamp: string }> =>
     timestamp: new Date(Date.UTC(2024, 0, 1 + i)).toISOString(),
   }));
 
-/** Test data: a deterministic embedder whose id differs from the bank's, so every write of its vectors is refused. */
+/** Test data: a deterministic embedder whose id differs from the bank's. */
 class ForeignEmbedder implements Embedder {
   readonly id = 'test:foreign-hash';
   readonly dimensions = 16;
@@ -37,6 +38,13 @@ class ForeignEmbedder implements Embedder {
       const norm = Math.hypot(...v);
       return v.map((x) => x / norm);
     });
+  }
+}
+
+/** Test data: a consolidator that fails every fact (a poisoned batch). */
+class PoisonedConsolidator extends OfflineConsolidator {
+  override async consolidate(): Promise<never> {
+    throw new Error('poisoned fact: the consolidator refuses it');
   }
 }
 
@@ -145,9 +153,8 @@ describe('consolidation workers', () => {
   test('facts that keep failing go to the dead-letter list, visible and retryable through the API', async () => {
     await a.engine.createBank({ id: 'poison' });
     const r = await a.engine.retain('poison', { items: hobbyItems(3) });
-    const foreign = new ForeignEmbedder();
     const failing = new ConsolidationWorker(
-      { store: a.store, embedder: foreign, consolidator: new OfflineConsolidator(foreign) },
+      { store: a.store, embedder: a.embedder, consolidator: new PoisonedConsolidator(a.embedder) },
       { workerId: 'failing', maxAttempts: 2, backoffMs: 0 },
     );
     const report = await failing.drain('poison');
@@ -160,7 +167,7 @@ describe('consolidation workers', () => {
     assert.equal(dead.status, 200);
     assert.deepEqual(dead.body.deadLetters.map((d) => d.factId).sort(), [...r.result!.factIds].sort());
     assert.ok(
-      dead.body.deadLetters.every((d) => d.attempts === 2 && /embedder|vectors/.test(d.error)),
+      dead.body.deadLetters.every((d) => d.attempts === 2 && /poisoned/.test(d.error)),
       JSON.stringify(dead.body.deadLetters[0]),
     );
     const status = await a.call<{ backlog: number; failed: number }>('GET', '/v1/banks/poison/consolidation');
@@ -175,5 +182,31 @@ describe('consolidation workers', () => {
     assert.equal((await a.worker.drain('poison')).consolidated, 3);
     const after = await a.call<{ backlog: number; failed: number; consolidated: number }>('GET', '/v1/banks/poison/consolidation');
     assert.deepEqual([after.body.backlog, after.body.failed, after.body.consolidated], [0, 0, 3]);
+  });
+
+  test("a worker whose embedder is not the bank's claims nothing there: the facts wait, and the status says why", async () => {
+    await a.engine.createBank({ id: 'other-vectors' });
+    const r = await a.engine.retain('other-vectors', { items: hobbyItems(4) });
+    const foreign = new ForeignEmbedder();
+    const stranger = new ConsolidationWorker(
+      { store: a.store, embedder: foreign, consolidator: new OfflineConsolidator(foreign) },
+      { workerId: 'stranger', maxAttempts: 2, backoffMs: 0 },
+    );
+    const report = await stranger.drain('other-vectors');
+    assert.deepEqual([report.batches, report.consolidated, report.failed], [0, 0, 0]);
+    assert.match(
+      stranger.lastErrors.get('other-vectors')?.error ?? '',
+      /holds vectors of 'glove:.*' but this process embeds with 'test:foreign-hash'/,
+    );
+    const backlog = await a.store.backlog('other-vectors');
+    assert.deepEqual(
+      [backlog.waiting, backlog.failed, backlog.consolidated],
+      [r.result!.factIds.length, 0, 0],
+      'nothing claimed, retried or dead-lettered',
+    );
+    const status = await consolidationStatus(a.store, stranger, await a.engine.requireBank('other-vectors'));
+    assert.match(status.waiting.reason ?? '', /^4 facts wait: bank 'other-vectors' holds vectors of .* 'cairn reembed other-vectors'/);
+    // The bank's own embedder consolidates every fact afterwards.
+    assert.equal((await a.worker.drain('other-vectors')).consolidated, r.result!.factIds.length);
   });
 });

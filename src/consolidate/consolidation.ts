@@ -19,27 +19,26 @@ export class Consolidation {
 
   /** Backlog, why it waits, rate, failures. */
   async status(bankId: string): Promise<ConsolidationStatus> {
-    await this.requireBank(bankId);
-    return consolidationStatus(this.store, this.worker, bankId);
+    return consolidationStatus(this.store, this.worker, await this.requireBank(bankId));
   }
 
   /** Runs the bank's backlog to the end; batches: 0 in the report (and the status's reason) tell nothing could be claimed. */
   async run(bankId: string): Promise<{ run: DrainReport; status: ConsolidationStatus }> {
-    await this.requireBank(bankId);
+    const bank = await this.requireBank(bankId);
     const run = await this.worker.drain(bankId);
-    return { run, status: await consolidationStatus(this.store, this.worker, bankId) };
+    return { run, status: await consolidationStatus(this.store, this.worker, bank) };
   }
 
   /** Starts a run when a batch can be claimed now; its failure is logged. */
   async start(bankId: string): Promise<StartOutcome> {
-    await this.requireBank(bankId);
+    const bank = await this.requireBank(bankId);
     const { started, run } = await this.worker.consolidateNow(bankId);
     if (!started) {
-      const status = await consolidationStatus(this.store, this.worker, bankId);
+      const status = await consolidationStatus(this.store, this.worker, bank);
       return { started: false, reason: status.waiting.reason ?? 'nothing waits to be consolidated', status };
     }
     run.catch((e: unknown) => log.error(`consolidation run of ${bankId} failed: ${e instanceof Error ? e.message : String(e)}`));
-    return { started: true, status: await consolidationStatus(this.store, this.worker, bankId) };
+    return { started: true, status: await consolidationStatus(this.store, this.worker, bank) };
   }
 
   async deadLetters(bankId: string): Promise<DeadLetter[]> {

@@ -1,7 +1,8 @@
 // The consolidation status of a bank: its backlog (size, age of the oldest waiting fact), what is done, the
 // dead letters, this process's worker throughput and last error, and why the waiting facts wait: who holds claims
 // on them (with that worker's heartbeat, so a dead holder shows as dead), which wait for a retry after an error,
-// and whether any worker loop is alive to take the rest.
+// whether any worker loop is alive to take the rest, and whether this process can consolidate the bank at all.
+import type { Bank } from '../core/index.ts';
 import { holderState } from '../liveness.ts';
 import type { AuditReads, ConsolidationQueue, Heartbeat, Heartbeats } from '../store/index.ts';
 import type { RateSnapshot } from './rate.ts';
@@ -81,8 +82,10 @@ function describe(
   claims: ClaimStatus[],
   retrying: ConsolidationStatus['waiting']['retrying'],
   loops: number,
+  blocked: string | null,
 ): string | null {
   if (backlog === 0) return null;
+  if (blocked) return `${plural(backlog, 'fact')} wait: ${blocked}`;
   const parts: string[] = [];
   for (const c of claims) {
     const beat = c.heartbeatAgeSeconds === null ? 'no heartbeat' : `last heartbeat ${c.heartbeatAgeSeconds} s ago`;
@@ -114,9 +117,10 @@ function describe(
 export async function consolidationStatus(
   store: ConsolidationQueue & Heartbeats & AuditReads,
   worker: ConsolidationWorker,
-  bankId: string,
+  bank: Bank,
   now = Date.now(),
 ): Promise<ConsolidationStatus> {
+  const bankId = bank.id;
   const b = await store.backlog(bankId);
   const detail = await store.queueDetail(bankId);
   const beats = await store.heartbeats();
@@ -146,7 +150,7 @@ export async function consolidationStatus(
       ready: detail.ready,
       claims,
       retrying: detail.retrying,
-      reason: describe(b.waiting, detail.ready, lapsed, claims, detail.retrying, loops),
+      reason: describe(b.waiting, detail.ready, lapsed, claims, detail.retrying, loops, worker.embedderMismatch(bank)),
     },
     workers,
     rate: worker.meter.snapshot(bankId, now),

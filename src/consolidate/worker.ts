@@ -290,13 +290,30 @@ export class ConsolidationWorker {
     return this.batches.run(bankId, () => this.batch(bankId));
   }
 
+  /**
+   * Why the bank's facts cannot be consolidated by this process: the bank holds vectors of another embedder (its
+   * observations could be neither searched nor stored). Null when they can.
+   */
+  embedderMismatch(bank: Bank): string | null {
+    const active = this.deps.embedder.id;
+    return bank.embedder && bank.embedder !== active
+      ? `bank '${bank.id}' holds vectors of '${bank.embedder}' but this process embeds with '${active}': its facts wait ` +
+          `until Cairn runs with the bank's embedder (or 'cairn reembed ${bank.id}')`
+      : null;
+  }
+
   private async batch(bankId: string): Promise<BatchReport | null> {
     const { store } = this.deps;
     let claim: Claim | null = null;
     let bank: Bank | null = null;
     try {
       bank = await store.getBank(bankId);
-      if (bank) claim = await store.claimUnconsolidated(bankId, this.id, this.options.claimSize, this.options.leaseMs);
+      const mismatch = bank && this.embedderMismatch(bank);
+      if (mismatch) {
+        // Nothing is claimed, so nothing is retried or dead-lettered: the facts stay waiting, unchanged.
+        if (this.lastErrors.get(bankId)?.error !== mismatch) log.warn(`consolidation skips a bank: ${mismatch}`);
+        this.lastErrors.set(bankId, { error: mismatch, at: nowIso() });
+      } else if (bank) claim = await store.claimUnconsolidated(bankId, this.id, this.options.claimSize, this.options.leaseMs);
     } finally {
       this.settleClaim(bankId, claim !== null);
     }
