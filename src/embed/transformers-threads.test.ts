@@ -5,13 +5,18 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
+import { MODEL_FIXTURES_DIR } from '../../test/support/embed.ts';
 import { tsxExecArgv } from '../worker-loader.ts';
 
 test('embedding on the main thread and a worker thread at the same time does not abort the process', () => {
-  const run = spawnSync(process.execPath, [...tsxExecArgv(), fileURLToPath(new URL('./fixtures/two-threads.ts', import.meta.url))], {
-    encoding: 'utf8',
-    timeout: 150_000,
-  });
+  const run = spawnSync(
+    process.execPath,
+    [...tsxExecArgv(), fileURLToPath(new URL('./fixtures/two-threads.ts', import.meta.url)), MODEL_FIXTURES_DIR],
+    {
+      encoding: 'utf8',
+      timeout: 150_000,
+    },
+  );
   assert.equal(run.status, 0, `exit ${run.status} (${run.signal}): ${run.stderr.slice(-1500)}`);
   assert.equal(run.stdout.trim(), 'ok');
 });
