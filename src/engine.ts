@@ -195,6 +195,10 @@ export class Engine {
       content: wellFormed(item.content),
       ...(item.speaker !== undefined ? { speaker: wellFormed(item.speaker) } : {}),
       ...(item.context !== undefined ? { context: wellFormed(item.context) } : {}),
+      ...(item.metadata !== undefined
+        ? { metadata: Object.fromEntries(Object.entries(item.metadata).map(([k, v]) => [wellFormed(k), wellFormed(v)])) }
+        : {}),
+      ...(item.tags !== undefined ? { tags: item.tags.map(wellFormed) } : {}),
     }));
     const input: RetainRequest = { items, documentMode: request.documentMode ?? 'replace' };
     const keep = options.async === true || options.operationId !== undefined;

@@ -125,6 +125,29 @@ describe('core API on the embedded store', () => {
     assert.equal(chunk.text, content.replace('\uD83D', '\uFFFD'));
     for (const f of facts.body.facts)
       assert.equal(chunk.text.slice(f.source.start, f.source.end).includes(f.text.slice(0, 10)), true, f.text);
+    // Metadata and tags too, so a retry whose client re-encoded a broken character is the same payload.
+    const tagged = { content: 'Omar fixed the gate.', metadata: { 'k\uD800': 'v\uDE00' }, tags: ['t\uD83D'] };
+    const first = await s.call<{ operationId: string }>('POST', '/v1/banks/broken-text/memories', {
+      items: [tagged],
+      operationId: 'key-1',
+    });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    const again = await s.call<{ operationId: string }>('POST', '/v1/banks/broken-text/memories', {
+      items: [{ ...tagged, metadata: { 'k\uDC00': 'v\uD801' }, tags: ['t\uDFFF'] }],
+      operationId: 'key-1',
+    });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.operationId, first.body.operationId);
+    const omar = (
+      await s.call<{ facts: Array<{ text: string; tags: string[] }> }>('GET', '/v1/banks/broken-text/facts?limit=50')
+    ).body.facts.find((f) => f.text.includes('gate'));
+    assert.deepEqual(omar?.tags, ['t\uFFFD']);
+    const bad = await s.call<{ error: { message: string } }>('POST', '/v1/banks/broken-text/memories', {
+      items: [tagged],
+      operationId: 'k\uD800',
+    });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.error.message, /operationId holds a lone surrogate/);
   });
 
   test('first person is resolved to the speaker', async () => {

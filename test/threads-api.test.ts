@@ -89,6 +89,15 @@ describe('thread memory API', () => {
     );
     assert.equal(listed.body.messages[0].content, 'Book it \uFFFD now.');
     assert.equal(listed.body.messages[0].name, 'Ana \uFFFD');
+    const bad = await s.call<Err>('POST', '/v1/banks/a/threads/t-broken2/messages', {
+      messages: [{ role: 'user', content: 'hi' }],
+      resourceId: 'r\uD800',
+    });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.error.message, /resourceId holds a lone surrogate/);
+    const wm = await s.call<{ content: string }>('POST', '/v1/banks/a/threads/t-broken/remember', { note: '\uD800Yan likes jazz.' });
+    assert.equal(wm.status, 200, JSON.stringify(wm.body));
+    assert.ok(wm.body.content.includes('\uFFFDYan likes jazz.'), wm.body.content);
   });
 
   test('invalid settings are refused with a 400 that names the clash, and nothing is saved', async () => {

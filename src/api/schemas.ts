@@ -4,6 +4,13 @@ import { BANK_ID_PATTERN, BANK_ID_RULE, isBankId, ISO_HINT, isoInstant, LONE_SUR
 import { MAX_MESSAGES_PER_APPEND, MESSAGE_ROLES } from '../threads/index.ts';
 import { bankConfigProblems } from './bank-config.ts';
 
+/** A thread's resource (the user or entity its memory is pooled for): an id, so valid text. */
+export const ResourceId = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine((id) => !LONE_SURROGATE.test(id), { message: 'resourceId holds a lone surrogate, which is not valid text' });
+
 /** An OpenAPI response: a JSON body of this schema. */
 export const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 
@@ -181,7 +188,12 @@ export const RetainRequestSchema = z
   .object({
     items: z.array(RetainItemSchema).min(1, 'items must hold at least one item').max(MAX_ITEMS),
     async: z.boolean().optional(),
-    operationId: z.string().min(1).max(200).optional(),
+    operationId: z
+      .string()
+      .min(1)
+      .max(200)
+      .refine((id) => !LONE_SURROGATE.test(id), { message: 'operationId holds a lone surrogate, which is not valid text' })
+      .optional(),
     documentMode: z.enum(['replace', 'append']).optional(),
   })
   .strict()
@@ -425,10 +437,7 @@ export const MessageInputSchema = z
   .openapi('ThreadMessageInput');
 
 export const MessageList = z.array(MessageInputSchema).min(1, 'send at least one message').max(MAX_MESSAGES_PER_APPEND);
-export const AppendEnvelope = z
-  .object({ messages: MessageList, resourceId: z.string().min(1).max(256).optional() })
-  .strict()
-  .openapi('ThreadAppend');
+export const AppendEnvelope = z.object({ messages: MessageList, resourceId: ResourceId.optional() }).strict().openapi('ThreadAppend');
 export const AppendSchema = z.union([AppendEnvelope, MessageList, MessageInputSchema]);
 
 export const MessageSchema = z

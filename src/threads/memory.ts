@@ -347,7 +347,7 @@ export class ThreadMemory {
 
   async putWorkingMemory(bankId: string, threadId: string, content: string): Promise<WorkingMemory> {
     const scope = await this.scope(bankId, threadId);
-    return this.writeWorkingMemory(scope, () => capDocument(content, scope.settings.workingMemory.maxTokens));
+    return this.writeWorkingMemory(scope, () => capDocument(wellFormed(content), scope.settings.workingMemory.maxTokens));
   }
 
   /** Appends a note under the Notes section of the working-memory document. */
@@ -356,7 +356,7 @@ export class ThreadMemory {
     if (!scope.settings.workingMemory.enabled)
       throw badRequest(`working memory is disabled for thread '${threadId}' (setting workingMemory.enabled)`);
     return this.writeWorkingMemory(scope, (current) =>
-      capDocument(addBullet(current, NOTES_SECTION, note, 'exact'), scope.settings.workingMemory.maxTokens),
+      capDocument(addBullet(current, NOTES_SECTION, wellFormed(note), 'exact'), scope.settings.workingMemory.maxTokens),
     );
   }
 

@@ -17,6 +17,7 @@ import {
   MessageList,
   MessageSchema,
   queryInteger,
+  ResourceId,
   Settings,
   SettingsResponse,
   StatusSchema,
@@ -148,7 +149,7 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
         summary: 'Create or update a thread: resourceId (before its first message) and per-thread setting overrides',
         request: {
           params: ThreadParams,
-          body: body(z.object({ resourceId: z.string().min(1).max(256).nullable().optional(), settings: Settings.optional() }).strict()),
+          body: body(z.object({ resourceId: ResourceId.nullable().optional(), settings: Settings.optional() }).strict()),
         },
         responses: {
           200: json(ThreadSchema, 'The thread'),
