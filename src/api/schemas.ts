@@ -4,12 +4,18 @@ import { BANK_ID_PATTERN, BANK_ID_RULE, isBankId, ISO_HINT, isoInstant, LONE_SUR
 import { MAX_MESSAGES_PER_APPEND, MESSAGE_ROLES } from '../threads/index.ts';
 import { bankConfigProblems } from './bank-config.ts';
 
+/** A refinement for an id field: a lone surrogate is not text, and such an id could not be put in a URL. */
+const wholeText = (field: string): [(id: string) => boolean, { message: string }] => [
+  (id) => !LONE_SURROGATE.test(id),
+  { message: `${field} holds a lone surrogate, which is not valid text` },
+];
+
 /** A thread's resource (the user or entity its memory is pooled for): an id, so valid text. */
 export const ResourceId = z
   .string()
   .min(1)
   .max(256)
-  .refine((id) => !LONE_SURROGATE.test(id), { message: 'resourceId holds a lone surrogate, which is not valid text' });
+  .refine(...wholeText('resourceId'));
 
 /** An OpenAPI response: a JSON body of this schema. */
 export const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
@@ -163,13 +169,13 @@ export const RetainItemSchema = z
       .min(1)
       .max(256)
       .refine((id) => !ONLY_DOTS.test(id), { message: 'documentId must not be only dots (it could not be named in a URL)' })
-      .refine((id) => !LONE_SURROGATE.test(id), { message: 'documentId holds a lone surrogate, which is not valid text' })
+      .refine(...wholeText('documentId'))
       .optional(),
     session: z
       .string()
       .min(1)
       .max(256)
-      .refine((id) => !LONE_SURROGATE.test(id), { message: 'session holds a lone surrogate, which is not valid text' })
+      .refine(...wholeText('session'))
       .nullable()
       .optional()
       .openapi({
@@ -192,7 +198,7 @@ export const RetainRequestSchema = z
       .string()
       .min(1)
       .max(200)
-      .refine((id) => !LONE_SURROGATE.test(id), { message: 'operationId holds a lone surrogate, which is not valid text' })
+      .refine(...wholeText('operationId'))
       .optional(),
     documentMode: z.enum(['replace', 'append']).optional(),
   })

@@ -55,6 +55,8 @@ export const ONLY_DOTS = /^\.+$/;
 /** Half of a UTF-16 surrogate pair without its other half: not text, and it cannot be put in a URL. */
 export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+
 /**
  * The text with each lone surrogate replaced by U+FFFD, one code unit for one: SQLite stores text as UTF-8, where
  * a lone surrogate has no encoding and came back as three replacement characters, so offsets into the stored text
@@ -62,7 +64,7 @@ export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\u
  * refusing the whole message would be worse than marking the broken character.
  */
 export function wellFormed(text: string): string {
-  return LONE_SURROGATE.test(text) ? text.replace(new RegExp(LONE_SURROGATE.source, 'g'), '\uFFFD') : text;
+  return text.replace(LONE_SURROGATES, '\uFFFD');
 }
 
 /** Throws a 400 naming the rule when `id` breaks it. */
