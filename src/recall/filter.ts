@@ -1,9 +1,8 @@
 // The FactFilter applied to facts already in memory (the graph arm reaches facts through links and
 // entities, which the graph port does not filter; recall re-checks every result with it too).
-import type { Fact } from '../core/index.ts';
-import type { FactFilter } from '../store/index.ts';
+import type { FactFacets, FactFilter } from '../store/index.ts';
 
-export function matchesFilter(fact: Fact, filter: FactFilter): boolean {
+export function matchesFilter(fact: FactFacets, filter: FactFilter): boolean {
   if (filter.kinds?.length && !filter.kinds.includes(fact.kind)) return false;
   if (filter.tags?.some((t) => !fact.tags.includes(t))) return false;
   if (filter.stances?.length && !filter.stances.some((s) => fact.stance === s)) return false;

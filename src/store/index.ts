@@ -8,6 +8,7 @@ export {
   type DeadLetter,
   type DeleteResult,
   type EntityEdge,
+  type FactFacets,
   type FactFilter,
   type FactPage,
   type Forgetting,

@@ -44,6 +44,24 @@ export interface FactFilter {
   validAt?: string;
 }
 
+/** The fields of a fact that filters and the arms' scoring read: a narrow row, so an arm that only filters and scores
+ * hundreds of reached facts does not read their texts, spans and metadata. `entities` only when asked for. */
+export type FactFacets = Pick<
+  Fact,
+  | 'id'
+  | 'kind'
+  | 'tags'
+  | 'stance'
+  | 'status'
+  | 'occurredStart'
+  | 'occurredEnd'
+  | 'mentionedAt'
+  | 'validFrom'
+  | 'validTo'
+  | 'createdAt'
+  | 'supersededAt'
+> & { source: { chunkId: string; documentId: string } | null; entities?: string[] };
+
 /**
  * A session of a bank: the chunks that share a session name (a retained document, or the items retained with one
  * `session`). Ordinals follow time: the earliest timestamp of its items, ties by the one retained first.
@@ -317,6 +335,9 @@ export interface RecallReads {
   readonly graph: GraphIndex;
 
   getFacts(bankId: string, ids: string[]): Promise<Fact[]>;
+  /** The facets of these facts (those that exist, whatever their status), in the order asked; with their entity ids
+   * when `entities` is set. */
+  factFacets(bankId: string, ids: string[], entities: boolean): Promise<FactFacets[]>;
   /** The texts of these facts (those that exist, whatever their status): for a ranking step that reads nothing else
    * of hundreds of candidates, a fraction of what reading them whole costs. */
   factTexts(bankId: string, ids: string[]): Promise<Map<string, string>>;

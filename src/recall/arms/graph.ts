@@ -6,8 +6,8 @@
 // reads per entity) are not spread over at all, and instead raise the facts that mention them among those
 // reached otherwise. A fact's score is what it received, never its own seed activation, so the arm adds
 // what the other arms did not find by themselves.
-import type { Entity, Fact, LinkType } from '../../core/index.ts';
-import type { Scored } from '../../store/index.ts';
+import type { Entity, LinkType } from '../../core/index.ts';
+import type { FactFacets, Scored } from '../../store/index.ts';
 import { matchesFilter } from '../filter.ts';
 import { type ArmContext, type ArmOutput, topHits } from './context.ts';
 import { seedsOf } from './seeds.ts';
@@ -55,14 +55,14 @@ export async function graphArm(ctx: ArmContext, seedLists: Promise<Scored[][]>):
   const seedIds = [...seeds.keys()];
   for (const link of await store.graph.linksOf(bankId, seedIds, { limitPerFact: LINKS_PER_SEED }))
     give(link.to, (seeds.get(link.from) ?? 0) * link.weight * LINK_DECAY[link.type]);
-  const seedFacts = await ctx.facts.get(seedIds);
-  const seedEntityIds = [...new Set(seedFacts.flatMap((f) => f.entities))];
+  const seedFacts = await ctx.facts.facets(seedIds, true);
+  const seedEntityIds = [...new Set(seedFacts.flatMap((f) => f.entities ?? []))];
   const seedEntities = (await store.getEntities(bankId, seedEntityIds)).filter((e) => !isHub(e));
   const share = new Map(seedEntities.map((e) => [e.id, entityShare(e)]));
   // Per entity, the seeds mentioning it, strongest first: a fact takes the strongest seed other than itself.
   const seedsOfEntity = new Map<string, Array<{ id: string; strength: number }>>();
   for (const f of seedFacts)
-    for (const e of f.entities)
+    for (const e of f.entities ?? [])
       if (share.has(e)) seedsOfEntity.set(e, [...(seedsOfEntity.get(e) ?? []), { id: f.id, strength: seeds.get(f.id) ?? 0 }]);
   for (const list of seedsOfEntity.values()) list.sort((a, b) => b.strength - a.strength);
   for (const { factId, entityId } of await store.graph.factsOfEntities(bankId, [...seedsOfEntity.keys()], factsPerEntity)) {
@@ -72,7 +72,10 @@ export async function graphArm(ctx: ArmContext, seedLists: Promise<Scored[][]>):
 
   // Read the best reached facts, keep those the filter allows, and raise those mentioning a hub the query names.
   const pool = topHits(received, candidatesPerArm * 3).filter((h) => h.score > 1e-9);
-  const facts = await ctx.facts.get(pool.map((h) => h.id));
+  const facts = await ctx.facts.facets(
+    pool.map((h) => h.id),
+    hubShare.size > 0,
+  );
   const scores = new Map<string, number>();
   const byId = new Map(pool.map((h) => [h.id, h.score]));
   for (const f of facts) {
@@ -90,8 +93,8 @@ export async function graphArm(ctx: ArmContext, seedLists: Promise<Scored[][]>):
 }
 
 /** What mentioning hub entities named in the query adds to a fact reached otherwise. */
-function hubBoost(fact: Fact, hubShare: Map<string, number>): number {
+function hubBoost(fact: FactFacets, hubShare: Map<string, number>): number {
   let boost = 0;
-  for (const e of fact.entities) boost += QUERY_ENTITY * (hubShare.get(e) ?? 0);
+  for (const e of fact.entities ?? []) boost += QUERY_ENTITY * (hubShare.get(e) ?? 0);
   return boost;
 }

@@ -62,7 +62,7 @@ export async function keywordArm(ctx: ArmContext): Promise<ArmOutput> {
   if (docScores.size) {
     const docOfFact = new Map(owned.map((o) => [o.factId, docOfChunk.get(o.chunkId)]));
     const unplaced = factHits.map((h) => h.id).filter((id) => !docOfFact.has(id));
-    for (const f of await ctx.facts.get(unplaced)) docOfFact.set(f.id, f.source?.documentId);
+    for (const f of await ctx.facts.facets(unplaced, false)) docOfFact.set(f.id, f.source?.documentId);
     for (const [id, score] of scores) {
       const doc = docOfFact.get(id);
       if (doc !== undefined) scores.set(id, score + DOC_SHARE * (docScores.get(doc) ?? 0));

@@ -39,7 +39,7 @@ export async function passageArm(
   ]);
 
   // A strong fact raises its passage.
-  const seedFacts = await ctx.facts.get([...own.keys()]);
+  const seedFacts = await ctx.facts.facets([...own.keys()], false);
   const bestSem = new Map<string, number>();
   const bestKw = new Map<string, number>();
   for (const f of seedFacts) {

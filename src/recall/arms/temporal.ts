@@ -8,7 +8,7 @@
 // answered from them: every fact of those sessions scores 1 scaled by its nearness to the query in meaning, the
 // candidates being the other arms' hits in those sessions and facts the store reads from each of them.
 import { DAY_MS, type Fact, cosine } from '../../core/index.ts';
-import type { Scored } from '../../store/index.ts';
+import type { FactFacets, Scored } from '../../store/index.ts';
 import { parseTimeExpressions } from '../../text/index.ts';
 import { matchesFilter } from '../filter.ts';
 import { inSessions, type SessionScope } from '../sessions.ts';
@@ -39,7 +39,7 @@ export function proximity(a: number, b: number, w: Window): number {
 }
 
 /** How near a fact's times (occurred span, and when it was mentioned) come to any window. */
-export function factProximity(f: Fact, windows: Window[]): number {
+export function factProximity(f: Pick<Fact, 'mentionedAt' | 'occurredStart' | 'occurredEnd'>, windows: Window[]): number {
   const spans: Array<[number, number]> = [[Date.parse(f.mentionedAt), Date.parse(f.mentionedAt)]];
   if (f.occurredStart) spans.push([Date.parse(f.occurredStart), Date.parse(f.occurredEnd ?? f.occurredStart)]);
   let best = 0;
@@ -74,10 +74,10 @@ export async function temporalArm(ctx: ArmContext, queryVector: Promise<Float32A
       ),
     ),
   );
-  const candidates = new Map<string, Fact>();
+  const candidates = new Map<string, FactFacets>();
   for (const list of found) for (const f of list) candidates.set(f.id, f);
   const seedIds = [...new Set((await seedLists).flatMap((l) => l.slice(0, k).map((h) => h.id)))].filter((id) => !candidates.has(id));
-  for (const f of await ctx.facts.get(seedIds)) if (matchesFilter(f, request.filter)) candidates.set(f.id, f);
+  for (const f of await ctx.facts.facets(seedIds, false)) if (matchesFilter(f, request.filter)) candidates.set(f.id, f);
 
   const near = new Map<string, number>();
   for (const f of candidates.values()) {
@@ -142,7 +142,7 @@ export const asksWhen = (query: string): boolean => WHEN.test(query);
 async function datedSeeds(ctx: ArmContext, seedLists: Scored[][]): Promise<ArmOutput> {
   const { request } = ctx;
   const seeds = seedsOf(seedLists, request.settings.candidatesPerArm);
-  const facts = await ctx.facts.get([...seeds.keys()]);
+  const facts = await ctx.facts.facets([...seeds.keys()], false);
   const scores = new Map<string, number>();
   for (const f of facts) if (f.occurredStart && matchesFilter(f, request.filter)) scores.set(f.id, seeds.get(f.id) ?? 0);
   return { hits: topHits(scores, request.settings.candidatesPerArm), detail: { ranges: [], asksWhen: true, dated: scores.size } };

@@ -29,6 +29,7 @@ import type {
   DeadLetter,
   DeleteResult,
   EntityEdge,
+  FactFacets,
   FactFilter,
   FactPage,
   Heartbeat,
@@ -170,6 +171,10 @@ export class ServerStore implements MemoryStore {
 
   // facts and entities
   getFacts(bankId: string, ids: string[]): Promise<Fact[]> {
+    return this.records.getFacts(bankId, ids);
+  }
+  /** Neo4j returns a fact's properties as one map either way: whole facts serve as their facets. */
+  factFacets(bankId: string, ids: string[]): Promise<FactFacets[]> {
     return this.records.getFacts(bankId, ids);
   }
   factTexts(bankId: string, ids: string[]): Promise<Map<string, string>> {

@@ -8,7 +8,7 @@ import type { Entity, FactLink, LinkType } from '../../core/index.ts';
 import { toEdges } from '../co-mentions.ts';
 import type { EntityEdge, GraphIndex, LinkQuery } from '../ports.ts';
 import type { Db } from './database.ts';
-import { placeholders, toEntity, type Row } from './rows.ts';
+import { IN_LIST_MAX, inList, toEntity, type Row } from './rows.ts';
 import { prepared } from './statements.ts';
 
 type LinkRow = [string, string, LinkType, number];
@@ -39,17 +39,24 @@ export function coMentions(db: Db, bankId: string, ordered: string[]): EntityEdg
   return toEdges(rows);
 }
 
+/** A fact with fewer links than this (both ways, all types) has them read whole; one with more, by their strongest. */
+const LINKS_READ_WHOLE = 256;
+
 export class SqliteGraphIndex implements GraphIndex {
   constructor(private readonly db: Db) {}
 
   async entitiesByKeys(bankId: string, keys: string[]): Promise<Entity[]> {
     if (keys.length === 0) return [];
-    const rows = prepared(
-      this.db,
-      `SELECT DISTINCT e.* FROM entity_keys k JOIN entities e ON e.id = k.entity_id
-         WHERE k.bank_id = ? AND k.key IN (${placeholders(keys.length)})`,
-    ).all(bankId, ...keys) as Row[];
-    return rows.map(toEntity);
+    const out = new Map<string, Entity>();
+    for (let i = 0; i < keys.length; i += IN_LIST_MAX) {
+      const list = inList(keys.slice(i, i + IN_LIST_MAX));
+      const rows = prepared(
+        this.db,
+        `SELECT DISTINCT e.* FROM entity_keys k JOIN entities e ON e.id = k.entity_id WHERE k.bank_id = ? AND k.key IN (${list.marks})`,
+      ).all(bankId, ...list.values) as Row[];
+      for (const r of rows) out.set(String(r.id), toEntity(r));
+    }
+    return [...out.values()];
   }
 
   /** Each entity's facts, oldest first (fact ids grow with time), at most limitPerEntity of each. */
@@ -88,10 +95,18 @@ export class SqliteGraphIndex implements GraphIndex {
     return rows.map(([from, to, type, weight]) => ({ bankId, from, to, type, weight }));
   }
 
-  /** Each fact's strongest links, both ways: the links into a fact from the strongest end of fact_links_into (one
-   * range per type), the links out of it (few: two semantic ones and its neighbours in time) sorted here. */
+  /** Each fact's strongest links, both ways. Most facts have a few links: one statement reads them all and they are
+   * sorted here. A fact with more (a sentence with hundreds of near-copies) is read from the strongest end of each
+   * range instead: the links into it from fact_links_into (one range per type), the links out of it sorted by SQLite. */
   private strongestLinksOf(bankId: string, factIds: string[], types: readonly LinkType[], limit: number): FactLink[] {
     if (!(limit >= 1)) return [];
+    const all = prepared(
+      this.db,
+      `SELECT from_id, to_id, type, weight FROM fact_links WHERE from_id = @id AND bank_id = @bank
+       UNION ALL
+       SELECT to_id, from_id, type, weight FROM fact_links WHERE to_id = @id AND bank_id = @bank
+       LIMIT @cap`,
+    ).raw();
     const out = prepared(
       this.db,
       `SELECT from_id, to_id, type, weight FROM fact_links
@@ -102,13 +117,18 @@ export class SqliteGraphIndex implements GraphIndex {
       'SELECT to_id, from_id, type, weight FROM fact_links WHERE to_id = ? AND type = ? AND bank_id = ? ORDER BY weight DESC LIMIT ?',
     ).raw();
     const typeList = JSON.stringify(types);
+    const wanted = new Set<string>(types);
     const links: FactLink[] = [];
     for (const id of factIds) {
-      const rows = out.all(id, bankId, typeList, limit) as LinkRow[];
-      for (const type of types) rows.push(...(into.all(id, type, bankId, limit) as LinkRow[]));
+      let rows = all.all({ id, bank: bankId, cap: LINKS_READ_WHOLE }) as LinkRow[];
+      if (rows.length >= LINKS_READ_WHOLE) {
+        rows = out.all(id, bankId, typeList, limit) as LinkRow[];
+        for (const type of types) rows.push(...(into.all(id, type, bankId, limit) as LinkRow[]));
+      } else rows = rows.filter((r) => wanted.has(r[2]));
       rows.sort((a, b) => b[3] - a[3]);
       for (const [from, to, type, weight] of rows.slice(0, limit)) links.push({ bankId, from, to, type, weight });
     }
     return links;
   }
+
 }

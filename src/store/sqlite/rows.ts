@@ -11,6 +11,7 @@ import type {
   OperationStatus,
   Stance,
 } from '../../core/index.ts';
+import type { FactFacets } from '../ports.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -143,6 +144,35 @@ export function toFact(v: unknown[]): Fact {
   };
 }
 
+/** The narrow row of FactFacets (read in raw mode), with the entity ids last when asked for. */
+export const factFacetColumns = (entities: boolean): string =>
+  [
+    'f.id, f.kind, f.tags, f.stance, f.status, f.occurred_start, f.occurred_end, f.mentioned_at, f.valid_from, f.valid_to, f.created_at',
+    'f.superseded_at, f.chunk_id, f.document_id',
+    ...(entities ? ['(SELECT json_group_array(fe.entity_id) FROM fact_entities fe WHERE fe.fact_id = f.id)'] : []),
+  ].join(', ');
+
+export function toFactFacets(v: unknown[]): FactFacets {
+  const facets: FactFacets = {
+    id: String(v[0]),
+    kind: String(v[1]) as FactKind,
+    // Most facts carry no tags: skip the parse of '[]'.
+    tags: v[2] === '[]' ? [] : parseJson(v[2], []),
+    stance: str(v[3]) as Stance | null,
+    status: String(v[4]) as FactStatus,
+    occurredStart: str(v[5]),
+    occurredEnd: str(v[6]),
+    mentionedAt: String(v[7]),
+    validFrom: str(v[8]),
+    validTo: str(v[9]),
+    createdAt: String(v[10]),
+    supersededAt: str(v[11]),
+    source: v[12] === null || v[12] === undefined ? null : { chunkId: String(v[12]), documentId: String(v[13]) },
+  };
+  if (v.length > 14) facets.entities = parseJson(v[14], []);
+  return facets;
+}
+
 export function toEntity(r: Row): Entity {
   return {
     id: String(r.id),
@@ -174,3 +204,17 @@ export function toOperation(r: Row): Operation {
 
 /** `?, ?, ?` for n parameters. */
 export const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
+
+/** Most values an IN list takes; longer lists are read in parts of this size. */
+export const IN_LIST_MAX = 512;
+
+/** The values of an IN list (at most IN_LIST_MAX) padded to a power of two by repeating the last, with its
+ * placeholders: a query takes one of ten texts whatever the number of values, where one text per length made the
+ * statement cache prepare anew (about 150 us for a long list) on most reads. */
+export function inList<T>(values: T[]): { marks: string; values: T[] } {
+  let size = 1;
+  while (size < values.length) size *= 2;
+  const padded = values.slice();
+  while (padded.length < size) padded.push(values[values.length - 1]);
+  return { marks: placeholders(size), values: padded };
+}

@@ -20,6 +20,7 @@ import type {
   DeadLetter,
   DeleteResult,
   EntityEdge,
+  FactFacets,
   FactFilter,
   FactPage,
   Heartbeat,
@@ -52,14 +53,17 @@ import { SqliteSessions } from './sessions.ts';
 import {
   F,
   FACT_COLUMNS,
+  factFacetColumns,
+  IN_LIST_MAX,
+  inList,
   json,
   parseJson,
-  placeholders,
   toBank,
   toChunk,
   toDocument,
   toEntity,
   toFact,
+  toFactFacets,
   toOperation,
   type Row,
 } from './rows.ts';
@@ -207,6 +211,15 @@ export class SqliteStore implements MemoryStore {
   async getFacts(bankId: string, ids: string[]): Promise<Fact[]> {
     return this.byIds<Fact, unknown[]>(`SELECT ${FACT_COLUMNS} FROM facts f WHERE +f.bank_id = ? AND f.id IN`, bankId, ids, toFact, 'raw');
   }
+  async factFacets(bankId: string, ids: string[], entities: boolean): Promise<FactFacets[]> {
+    return this.byIds<FactFacets, unknown[]>(
+      `SELECT ${factFacetColumns(entities)} FROM facts f WHERE +f.bank_id = ? AND f.id IN`,
+      bankId,
+      ids,
+      toFactFacets,
+      'raw',
+    );
+  }
   async factTexts(bankId: string, ids: string[]): Promise<Map<string, string>> {
     const rows = this.byIds('SELECT id, text FROM facts WHERE +bank_id = ? AND id IN', bankId, ids, (r) => ({
       id: String(r.id),
@@ -320,9 +333,10 @@ export class SqliteStore implements MemoryStore {
       .slice(0, limit);
     if (nearest.length === 0) return [];
     const rank = new Map(nearest.map((h, i) => [h.rid, i]));
-    const rows = prepared(this.db, `SELECT ${FACT_COLUMNS} FROM facts f WHERE f.rid IN (${placeholders(nearest.length)})`)
+    const list = inList(nearest.map((h) => h.rid));
+    const rows = prepared(this.db, `SELECT ${FACT_COLUMNS} FROM facts f WHERE f.rid IN (${list.marks})`)
       .raw()
-      .all(...nearest.map((h) => h.rid)) as unknown[][];
+      .all(...list.values) as unknown[][];
     return rows.sort((x, y) => (rank.get(Number(x[F.rid])) ?? 0) - (rank.get(Number(y[F.rid])) ?? 0)).map(toFact);
   }
   async sessions(bankId: string): Promise<SessionInfo[]> {
@@ -335,13 +349,13 @@ export class SqliteStore implements MemoryStore {
   async factIdsOfChunks(bankId: string, chunkIds: string[], filter: FactFilter = {}): Promise<Array<{ factId: string; chunkId: string }>> {
     const where = factFilterSql(filter, 'f');
     const out: Array<{ factId: string; chunkId: string }> = [];
-    for (let i = 0; i < chunkIds.length; i += 500) {
-      const part = chunkIds.slice(i, i + 500);
+    for (let i = 0; i < chunkIds.length; i += IN_LIST_MAX) {
+      const list = inList(chunkIds.slice(i, i + IN_LIST_MAX));
       // `+f.bank_id`: look the chunks up through facts_by_chunk, never by scanning the bank.
       const rows = prepared(
         this.db,
-        `SELECT f.id AS factId, f.chunk_id AS chunkId FROM facts f WHERE +f.bank_id = ? AND f.chunk_id IN (${placeholders(part.length)}) ${where.sql}`,
-      ).all(bankId, ...part, ...where.params) as Array<{ factId: string; chunkId: string }>;
+        `SELECT f.id AS factId, f.chunk_id AS chunkId FROM facts f WHERE +f.bank_id = ? AND f.chunk_id IN (${list.marks}) ${where.sql}`,
+      ).all(bankId, ...list.values, ...where.params) as Array<{ factId: string; chunkId: string }>;
       out.push(...rows);
     }
     return out;
@@ -366,12 +380,12 @@ export class SqliteStore implements MemoryStore {
   }
   async getVectors(bankId: string, ids: string[]): Promise<Map<string, Float32Array>> {
     const out = new Map<string, Float32Array>();
-    for (let i = 0; i < ids.length; i += 500) {
-      const part = ids.slice(i, i + 500);
+    for (let i = 0; i < ids.length; i += IN_LIST_MAX) {
+      const list = inList(ids.slice(i, i + IN_LIST_MAX));
       const rows = prepared(
         this.db,
-        `SELECT f.id AS id, v.vector AS vector FROM facts f JOIN fact_vectors v ON v.fact_rid = f.rid WHERE +f.bank_id = ? AND f.id IN (${placeholders(part.length)})`,
-      ).all(bankId, ...part) as Array<{ id: string; vector: Buffer }>;
+        `SELECT f.id AS id, v.vector AS vector FROM facts f JOIN fact_vectors v ON v.fact_rid = f.rid WHERE +f.bank_id = ? AND f.id IN (${list.marks})`,
+      ).all(bankId, ...list.values) as Array<{ id: string; vector: Buffer }>;
       for (const r of rows) out.set(r.id, decodeVector(r.vector));
     }
     return out;
@@ -560,11 +574,10 @@ export class SqliteStore implements MemoryStore {
     mode: 'object' | 'raw' = 'object',
   ): T[] {
     const out: T[] = [];
-    for (let i = 0; i < ids.length; i += 500) {
-      const part = ids.slice(i, i + 500);
-      if (!part.length) continue;
-      const statement = prepared(this.db, `${sqlPrefix} (${placeholders(part.length)})`);
-      const rows = (mode === 'raw' ? statement.raw() : statement).all(bankId, ...part) as R[];
+    for (let i = 0; i < ids.length; i += IN_LIST_MAX) {
+      const list = inList(ids.slice(i, i + IN_LIST_MAX));
+      const statement = prepared(this.db, `${sqlPrefix} (${list.marks})`);
+      const rows = (mode === 'raw' ? statement.raw() : statement).all(bankId, ...list.values) as R[];
       for (const r of rows) out.push(map(r));
     }
     const order = new Map(ids.map((id, i) => [id, i]));

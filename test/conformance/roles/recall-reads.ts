@@ -29,6 +29,41 @@ export function recallReadsConformance(ctx: Conformance): void {
       assert.deepEqual(await store.newestFacts(B('no-such-bank'), { entityId: alice, limit: 10 }), []);
     });
 
+    test("a fact's facets are its filter fields and source, in the order asked, with entity ids when asked", async () => {
+      const { bankId, facts } = await seeded('facets');
+      const asked = [facts[2].id, `${bankId}-no-such-fact`, facts[0].id, facts[3].id];
+      const whole = new Map((await store.getFacts(bankId, asked)).map((f) => [f.id, f]));
+      for (const entities of [false, true]) {
+        const facets = await store.factFacets(bankId, asked, entities);
+        assert.deepEqual(idsOf(facets), [facts[2].id, facts[0].id, facts[3].id], 'existing ones, in the order asked');
+        for (const f of facets) {
+          const w = whole.get(f.id);
+          assert.ok(w);
+          const { kind, tags, stance, status, occurredStart, occurredEnd, mentionedAt, validFrom, validTo, createdAt, supersededAt } = w;
+          assert.deepEqual(
+            { kind, tags, stance, status, occurredStart, occurredEnd, mentionedAt, validFrom, validTo, createdAt, supersededAt },
+            {
+              kind: f.kind,
+              tags: f.tags,
+              stance: f.stance,
+              status: f.status,
+              occurredStart: f.occurredStart,
+              occurredEnd: f.occurredEnd,
+              mentionedAt: f.mentionedAt,
+              validFrom: f.validFrom,
+              validTo: f.validTo,
+              createdAt: f.createdAt,
+              supersededAt: f.supersededAt,
+            },
+          );
+          assert.equal(f.source?.chunkId ?? null, w.source?.chunkId ?? null);
+          assert.equal(f.source?.documentId ?? null, w.source?.documentId ?? null);
+          if (entities) assert.deepEqual(sorted(f.entities ?? []), sorted(w.entities));
+        }
+      }
+      assert.deepEqual(await store.factFacets(B('no-such-bank'), asked, true), [], "another bank's ids read nothing");
+    });
+
     test('vector searches of several vectors keep only hits scoring at least minScore when one is given', async () => {
       const { bankId, facts } = await seeded('min-score');
       // unit(i) is fact i's own vector: itself scores 1, unit(i + 1) (which it leans towards) about 0.2.
@@ -219,6 +254,42 @@ export function recallReadsConformance(ctx: Conformance): void {
       );
       assert.deepEqual(await store.graph.linksOf(bankId, [hub], { types: ['causal'], limitPerFact: 5 }), []);
       assert.equal((await store.graph.linksOf(bankId, [hub], { types: ['semantic'], limitPerFact: 20 })).length, 11);
+    });
+
+    test('graph: a fact with hundreds of links keeps its strongest too, of the types asked', async () => {
+      const bankId = await newBank('big-hub');
+      const c = chunk(bankId, `${bankId}-d`, `${bankId}-c`, 0, 'Hundreds of near-copies of one sentence.');
+      const facts = Array.from({ length: 302 }, (_, i) => fact(bankId, `${bankId}-f${i}`, `copy ${i}`, { chunk: c, createdAt: at(3, i) }));
+      const hub = facts[0].id;
+      // 300 semantic links into the hub (weights 0.300-0.599), the strongest into it a temporal one (0.95), and one
+      // semantic link out of it (0.90).
+      const links: FactLink[] = facts
+        .slice(1, 301)
+        .map((f, i) => ({ bankId, from: f.id, to: hub, type: 'semantic', weight: 0.3 + i * 0.001 }));
+      links.push({ bankId, from: facts[301].id, to: hub, type: 'temporal', weight: 0.95 });
+      links.push({ bankId, from: hub, to: facts[1].id, type: 'semantic', weight: 0.9 });
+      await store.writeItem(
+        itemWrite(
+          bankId,
+          doc(bankId, `${bankId}-d`),
+          [c],
+          facts.map((f, i) => ({ fact: f, vector: unit(i % DIM) })),
+          { links },
+        ),
+      );
+      const seen = (ls: FactLink[]): string[] => ls.map((l) => `${l.to}:${l.type}:${l.weight.toFixed(3)}`);
+      assert.deepEqual(seen(await store.graph.linksOf(bankId, [hub], { limitPerFact: 4 })), [
+        `${facts[301].id}:temporal:0.950`,
+        `${facts[1].id}:semantic:0.900`,
+        `${facts[300].id}:semantic:0.599`,
+        `${facts[299].id}:semantic:0.598`,
+      ]);
+      assert.deepEqual(seen(await store.graph.linksOf(bankId, [hub], { types: ['semantic'], limitPerFact: 2 })), [
+        `${facts[1].id}:semantic:0.900`,
+        `${facts[300].id}:semantic:0.599`,
+      ]);
+      assert.equal((await store.graph.linksOf(bankId, [hub], { types: ['semantic'], limitPerFact: 1000 })).length, 301);
+      assert.deepEqual(seen(await store.graph.linksOf(bankId, [facts[5].id], { limitPerFact: 3 })), [`${hub}:semantic:0.304`]);
     });
 
     test('factsInTimeRange: overlapping facts, nearest the middle first', async () => {
