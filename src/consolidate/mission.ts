@@ -2,9 +2,8 @@
 // generic "track", "find", "remember"), each with its stem and vector. A fact is relevant to a term when it uses
 // the word (same stem) or when its vector is close to the term's, measured above the term's own baseline.
 import nlp from 'compromise';
-import { stemmer } from 'stemmer';
 import type { Embedder } from '../embed/index.ts';
-import { contentWords } from '../text/index.ts';
+import { contentWords, stem } from '../text/index.ts';
 import { cosine } from '../core/index.ts';
 import type { Calibration } from './similarity.ts';
 
@@ -56,7 +55,7 @@ export function missionProfile(mission: string, embedder: Embedder, calibration:
       text,
       terms: words.map((word, i) => ({
         word,
-        stem: stemmer(word),
+        stem: stem(word),
         vector: vectors[i] ?? null,
         baseline: vectors[i] ? calibration.baselineOf(vectors[i]) : 0,
       })),

@@ -1,10 +1,9 @@
 // Porter stems of a text's content words: the unit the offline consolidator compares texts by (lexical overlap,
 // mission terms), so "deadline" meets "deadlines" and "teams" meets "team".
-import { stemmer } from 'stemmer';
-import { contentWords } from '../text/index.ts';
+import { contentWords, stem } from '../text/index.ts';
 
 export function stemSet(text: string): Set<string> {
-  return new Set(contentWords(text).map((w) => stemmer(w)));
+  return new Set(contentWords(text).map((w) => stem(w)));
 }
 
 /** |a ∩ b|. */

@@ -10,9 +10,9 @@
 // A text with no known word gets a deterministic vector hashed from its tokens, so every output is unit length.
 // Anything that changes the vectors (table, tokenizer, weights) must bump the version in GLOVE_ID (model-ids.ts).
 import type { Embedder } from './ports.ts';
-import { stemmer } from 'stemmer';
 import { buildGloveCache, gloveSourceFile, readGloveCache, type GloveBuildProgress, type GloveTable } from './glove-cache.ts';
 import { GLOVE_ID } from './model-ids.ts';
+import { stem } from '../text/index.ts';
 
 export { GLOVE_ID };
 
@@ -116,8 +116,8 @@ export class GloveEmbedder implements Embedder {
     const { rows, stems } = this.#table;
     const direct = rows.get(word);
     if (direct !== undefined || word.length < MIN_STEMMED) return direct;
-    const stem = stemmer(word);
-    return rows.get(stem) ?? stems.get(stem);
+    const root = stem(word);
+    return rows.get(root) ?? stems.get(root);
   }
 }
 

@@ -2,8 +2,7 @@
 // ("solve 5 problems on parallel and perpendicular lines") scores no better than one that has the same words
 // scattered, and a long sentence loses to short ones for its length. The longest run of the query's words (stemmed,
 // stopwords kept inside a run but not counted) that a fact holds in order is a signal of its own.
-import { stemmer } from 'stemmer';
-import { isStopword, words } from '../text/index.ts';
+import { isStopword, stem, words } from '../text/index.ts';
 
 /** Most words of a query, and of a fact, compared in runs: the work is their product, for each candidate fact, and a
  * hostile query or a sentence of a 100 KB item must not hold the thread. */
@@ -14,7 +13,7 @@ const MAX_TEXT_WORDS = 400;
 const stems = (text: string): string[] =>
   words(text.slice(0, MAX_TEXT_WORDS * 20))
     .slice(0, MAX_TEXT_WORDS)
-    .map((w) => stemmer(w));
+    .map((w) => stem(w));
 
 /** The longest run of the query's words the text holds in the same order, counted in content words. */
 export function longestRun(queryStems: readonly string[], queryContent: readonly boolean[], text: string): number {
@@ -42,5 +41,5 @@ export function longestRun(queryStems: readonly string[], queryContent: readonly
 /** The query prepared for longestRun: its stems and which of them are content words. */
 export function queryRuns(query: string): { stems: string[]; content: boolean[] } {
   const w = words(query).slice(0, MAX_QUERY_WORDS);
-  return { stems: w.map((x) => stemmer(x)), content: w.map((x) => !isStopword(x) && x.length > 1) };
+  return { stems: w.map((x) => stem(x)), content: w.map((x) => !isStopword(x) && x.length > 1) };
 }

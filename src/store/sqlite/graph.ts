@@ -132,5 +132,4 @@ export class SqliteGraphIndex implements GraphIndex {
     }
     return links;
   }
-
 }
