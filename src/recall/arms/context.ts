@@ -38,6 +38,27 @@ export function chunkMatches(ctx: ArmContext): Promise<Scored[]> {
   return search;
 }
 
+const chunkFactReads = new WeakMap<ArmContext, Promise<Array<{ factId: string; chunkId: string }>>>();
+
+/** The facts (under the request's filter) of the passages matching the query's words: read once per request for the
+ * keyword arm, which gives them their passage's score, and the passage arm, which ranks passages by their facts. */
+export function factsOfMatchedChunks(ctx: ArmContext): Promise<Array<{ factId: string; chunkId: string }>> {
+  let read = chunkFactReads.get(ctx);
+  if (!read) {
+    read = chunkMatches(ctx).then((hits) =>
+      hits.length
+        ? ctx.store.factIdsOfChunks(
+            ctx.bankId,
+            hits.map((h) => h.id),
+            ctx.request.filter,
+          )
+        : [],
+    );
+    chunkFactReads.set(ctx, read);
+  }
+  return read;
+}
+
 /** Sorts a score map into hits, best first (ties by id, so rankings are deterministic), keeping the top `k`. */
 export function topHits(scores: Map<string, number>, k: number): Scored[] {
   return [...scores]

@@ -71,16 +71,22 @@ export async function graphArm(ctx: ArmContext, seedLists: Promise<Scored[][]>):
   }
 
   // Read the best reached facts, keep those the filter allows, and raise those mentioning a hub the query names.
+  // Without a hub the order is what they received: read page by page until enough pass the filter.
   const pool = topHits(received, candidatesPerArm * 3).filter((h) => h.score > 1e-9);
-  const facts = await ctx.facts.facets(
-    pool.map((h) => h.id),
-    hubShare.size > 0,
-  );
   const scores = new Map<string, number>();
-  const byId = new Map(pool.map((h) => [h.id, h.score]));
-  for (const f of facts) {
-    if (!matchesFilter(f, request.filter)) continue;
-    scores.set(f.id, (byId.get(f.id) ?? 0) + hubBoost(f, hubShare));
+  const withHubs = hubShare.size > 0;
+  for (let from = 0, page = withHubs ? pool.length : candidatesPerArm + 16; from < pool.length; from += page, page *= 2) {
+    const part = pool.slice(from, from + page);
+    const read = await ctx.facts.facets(
+      part.map((h) => h.id),
+      withHubs,
+    );
+    const facts = new Map(read.map((f) => [f.id, f]));
+    for (const h of part) {
+      const f = facts.get(h.id);
+      if (f && matchesFilter(f, request.filter)) scores.set(f.id, h.score + hubBoost(f, hubShare));
+    }
+    if (!withHubs && scores.size >= candidatesPerArm) break;
   }
   return {
     hits: topHits(scores, candidatesPerArm),

@@ -5,7 +5,7 @@
 // scores fact + CHUNK_SHARE x chunk + DOC_SHARE x document, each in [0, 1].
 import type { Scored } from '../../store/index.ts';
 import { longestRun, queryRuns } from '../phrases.ts';
-import { type ArmContext, type ArmOutput, chunkMatches, entries, normalized, topHits } from './context.ts';
+import { type ArmContext, type ArmOutput, chunkMatches, entries, factsOfMatchedChunks, normalized, topHits } from './context.ts';
 
 /** Share of its chunk's (normalized) score each fact receives. */
 export const CHUNK_SHARE = 1;
@@ -46,9 +46,7 @@ export async function keywordArm(ctx: ArmContext): Promise<ArmOutput> {
   const scores = normalized(entries(factHits));
   const chunkScores = normalized(entries(chunkHitList));
   const chunkIds = [...chunkScores.keys()];
-  const [owned, chunks] = chunkIds.length
-    ? await Promise.all([store.factIdsOfChunks(bankId, chunkIds, request.filter), store.getChunks(bankId, chunkIds)])
-    : [[], []];
+  const [owned, chunks] = chunkIds.length ? await Promise.all([factsOfMatchedChunks(ctx), store.getChunks(bankId, chunkIds)]) : [[], []];
   for (const { factId, chunkId } of owned) scores.set(factId, (scores.get(factId) ?? 0) + CHUNK_SHARE * (chunkScores.get(chunkId) ?? 0));
 
   // Documents score the sum of their matching chunks' scores; facts found above get their document's share.

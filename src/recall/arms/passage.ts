@@ -3,8 +3,7 @@
 // semantic and keyword matches among its facts (a strong fact raises its passage), so a message whose sentences each carry part of the answer
 // ranks where no single sentence would; the facts of the best passages then come out in passage order, each
 // passage giving its best-matching few, so one long message cannot fill the arm's list.
-import { type ArmContext, type ArmOutput, chunkMatches, entries, normalized, topHits } from './context.ts';
-import { sourceOf } from '../sources.ts';
+import { type ArmContext, type ArmOutput, chunkMatches, entries, factsOfMatchedChunks, normalized, topHits } from './context.ts';
 
 /** Facts a passage contributes at most. */
 const FACTS_PER_PASSAGE = 3;
@@ -22,7 +21,7 @@ export async function passageArm(
   seedArms: Promise<[semantic: ArmOutput, keyword: ArmOutput]>,
   weights: PassageWeights,
 ): Promise<ArmOutput> {
-  const { store, bankId, request } = ctx;
+  const { request } = ctx;
   const { candidatesPerArm } = request.settings;
   const [chunkList, [semantic, keyword]] = await Promise.all([chunkMatches(ctx), seedArms]);
   const passage = normalized(entries(chunkList));
@@ -38,15 +37,14 @@ export async function passageArm(
     ...(keyword.ownHits ?? keyword.hits).map((h) => h.id),
   ]);
 
-  // A strong fact raises its passage.
-  const seedFacts = await ctx.facts.facets([...own.keys()], false);
+  // A strong fact raises its passage (only the matching passages are scored: the facts of those are all it reads).
+  const ofChunks = await factsOfMatchedChunks(ctx);
   const bestSem = new Map<string, number>();
   const bestKw = new Map<string, number>();
-  for (const f of seedFacts) {
-    const chunk = sourceOf(f);
-    if (chunk === null) continue;
-    bestSem.set(chunk, Math.max(bestSem.get(chunk) ?? 0, sem.get(f.id) ?? 0));
-    bestKw.set(chunk, Math.max(bestKw.get(chunk) ?? 0, kw.get(f.id) ?? 0));
+  for (const { factId, chunkId } of ofChunks) {
+    if (!own.has(factId)) continue;
+    bestSem.set(chunkId, Math.max(bestSem.get(chunkId) ?? 0, sem.get(factId) ?? 0));
+    bestKw.set(chunkId, Math.max(bestKw.get(chunkId) ?? 0, kw.get(factId) ?? 0));
   }
   // Only passages that match on their own words: one found through a single fact alone is that fact again, which
   // the semantic and keyword arms already rank.
@@ -59,11 +57,8 @@ export async function passageArm(
   // The best passages answer with their facts that matched on their own, best first; a passage none of whose facts
   // did answers with its best by what its match gave them, else its first ones (a long message's topic is spread
   // over its sentences).
-  const owned = await store.factIdsOfChunks(
-    bankId,
-    passages.map((p) => p.id),
-    request.filter,
-  );
+  const chosen = new Set(passages.map((p) => p.id));
+  const owned = ofChunks.filter((o) => chosen.has(o.chunkId));
   const byChunk = new Map<string, string[]>();
   for (const { factId, chunkId } of owned) {
     const list = byChunk.get(chunkId);
