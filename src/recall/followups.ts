@@ -8,7 +8,7 @@
 // direction, so the order comes from the chunks' indexes). Two such steps from a fixed number of candidates: the
 // work does not grow with the bank.
 import type { Chunk, Fact } from '../core/index.ts';
-import type { FactFilter, RecallReads } from '../store/index.ts';
+import type { FactFacets, FactFilter, RecallReads } from '../store/index.ts';
 import type { FactLoader } from './facts.ts';
 import type { Fused } from './fusion.ts';
 
@@ -44,13 +44,17 @@ export async function followingTurns(ctx: FollowupContext, from: Fact[]): Promis
     const missing = [...new Set(ids.filter((id) => !chunks.has(id)))];
     if (missing.length) for (const c of await ctx.store.getChunks(ctx.bankId, missing)) chunks.set(c.id, c);
   };
-  const chunkOf = (f: Fact | undefined): Chunk | undefined => (f?.source ? chunks.get(f.source.chunkId) : undefined);
+  const chunkOf = (f: FactFacets | undefined): Chunk | undefined => (f?.source ? chunks.get(f.source.chunkId) : undefined);
 
   /** The chunk after each chunk: that of the fact told right after the chunk's last fact. */
   const after = async (chunkIds: string[]): Promise<Map<string, Chunk>> => {
     const owned = await ctx.store.factIdsOfChunks(ctx.bankId, chunkIds);
-    const last = new Map<string, Fact>();
-    for (const f of await ctx.facts.get(owned.map((o) => o.factId))) {
+    const last = new Map<string, FactFacets>();
+    const ownedFacts = await ctx.facts.facets(
+      owned.map((o) => o.factId),
+      false,
+    );
+    for (const f of ownedFacts) {
       const id = f.source?.chunkId;
       const held = id === undefined ? undefined : last.get(id);
       if (id !== undefined && (!held || (f.source?.start ?? 0) > (held.source?.start ?? 0))) last.set(id, f);
@@ -62,7 +66,11 @@ export async function followingTurns(ctx: FollowupContext, from: Fact[]): Promis
         { types: ['temporal'] },
       )
     ).filter((l) => l.type === 'temporal');
-    const neighbours = new Map((await ctx.facts.get(links.map((l) => l.to))).map((f) => [f.id, f]));
+    const linked = await ctx.facts.facets(
+      links.map((l) => l.to),
+      false,
+    );
+    const neighbours = new Map(linked.map((f) => [f.id, f]));
     await loadChunks([...neighbours.values()].flatMap((f) => (f.source ? [f.source.chunkId] : [])));
     const byLastFact = new Map([...last].map(([chunkId, f]) => [f.id, chunks.get(chunkId)]));
     const next = new Map<string, Chunk>();

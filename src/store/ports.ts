@@ -60,7 +60,7 @@ export type FactFacets = Pick<
   | 'validTo'
   | 'createdAt'
   | 'supersededAt'
-> & { source: { chunkId: string; documentId: string } | null; entities?: string[] };
+> & { source: Pick<NonNullable<Fact['source']>, 'chunkId' | 'documentId' | 'start'> | null; entities?: string[] };
 
 /**
  * A session of a bank: the chunks that share a session name (a retained document, or the items retained with one

@@ -148,7 +148,7 @@ export function toFact(v: unknown[]): Fact {
 export const factFacetColumns = (entities: boolean): string =>
   [
     'f.id, f.kind, f.tags, f.stance, f.status, f.occurred_start, f.occurred_end, f.mentioned_at, f.valid_from, f.valid_to, f.created_at',
-    'f.superseded_at, f.chunk_id, f.document_id',
+    'f.superseded_at, f.chunk_id, f.document_id, f.span_start',
     ...(entities ? ['(SELECT json_group_array(fe.entity_id) FROM fact_entities fe WHERE fe.fact_id = f.id)'] : []),
   ].join(', ');
 
@@ -167,9 +167,9 @@ export function toFactFacets(v: unknown[]): FactFacets {
     validTo: str(v[9]),
     createdAt: String(v[10]),
     supersededAt: str(v[11]),
-    source: v[12] === null || v[12] === undefined ? null : { chunkId: String(v[12]), documentId: String(v[13]) },
+    source: v[12] === null || v[12] === undefined ? null : { chunkId: String(v[12]), documentId: String(v[13]), start: Number(v[14]) },
   };
-  if (v.length > 14) facets.entities = parseJson(v[14], []);
+  if (v.length > 15) facets.entities = parseJson(v[15], []);
   return facets;
 }
 

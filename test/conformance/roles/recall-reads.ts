@@ -58,6 +58,7 @@ export function recallReadsConformance(ctx: Conformance): void {
           );
           assert.equal(f.source?.chunkId ?? null, w.source?.chunkId ?? null);
           assert.equal(f.source?.documentId ?? null, w.source?.documentId ?? null);
+          assert.equal(f.source?.start ?? null, w.source?.start ?? null);
           if (entities) assert.deepEqual(sorted(f.entities ?? []), sorted(w.entities));
         }
       }
