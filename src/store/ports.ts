@@ -363,6 +363,9 @@ export interface RecallReads {
   getDocument(bankId: string, id: string): Promise<DocumentRecord | null>;
   listChunks(bankId: string, documentId: string): Promise<Chunk[]>;
   getChunks(bankId: string, ids: string[]): Promise<Chunk[]>;
+  /** The documents of these chunks (those that exist): for a ranking step that needs nothing else of a hundred
+   * passages, each of which may hold a long message. */
+  chunkDocuments(bankId: string, ids: string[]): Promise<Map<string, string>>;
 }
 
 /** The consolidation queue (the facts' own state), dead letters, and applying what consolidation made of them. */

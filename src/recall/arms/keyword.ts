@@ -46,11 +46,12 @@ export async function keywordArm(ctx: ArmContext): Promise<ArmOutput> {
   const scores = normalized(entries(factHits));
   const chunkScores = normalized(entries(chunkHitList));
   const chunkIds = [...chunkScores.keys()];
-  const [owned, chunks] = chunkIds.length ? await Promise.all([factsOfMatchedChunks(ctx), store.getChunks(bankId, chunkIds)]) : [[], []];
+  const [owned, docOfChunk] = chunkIds.length
+    ? await Promise.all([factsOfMatchedChunks(ctx), store.chunkDocuments(bankId, chunkIds)])
+    : [[], new Map<string, string>()];
   for (const { factId, chunkId } of owned) scores.set(factId, (scores.get(factId) ?? 0) + CHUNK_SHARE * (chunkScores.get(chunkId) ?? 0));
 
   // Documents score the sum of their matching chunks' scores; facts found above get their document's share.
-  const docOfChunk = new Map(chunks.map((c) => [c.id, c.documentId]));
   const docRaw = new Map<string, number>();
   for (const [id, s] of chunkScores) {
     const doc = docOfChunk.get(id);

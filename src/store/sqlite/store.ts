@@ -181,6 +181,13 @@ export class SqliteStore implements MemoryStore {
   async getChunks(bankId: string, ids: string[]): Promise<Chunk[]> {
     return this.byIds<Chunk>('SELECT * FROM chunks WHERE +bank_id = ? AND id IN', bankId, ids, toChunk);
   }
+  async chunkDocuments(bankId: string, ids: string[]): Promise<Map<string, string>> {
+    const rows = this.byIds('SELECT id, document_id FROM chunks WHERE +bank_id = ? AND id IN', bankId, ids, (r) => ({
+      id: String(r.id),
+      documentId: String(r.document_id),
+    }));
+    return new Map(rows.map((r) => [r.id, r.documentId]));
+  }
   async listDocuments(bankId: string, limit: number, offset: number): Promise<DocumentRecord[]> {
     return (
       prepared(this.db, 'SELECT * FROM documents WHERE bank_id = ? ORDER BY rowid LIMIT ? OFFSET ?').all(bankId, limit, offset) as Row[]

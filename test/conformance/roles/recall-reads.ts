@@ -29,7 +29,7 @@ export function recallReadsConformance(ctx: Conformance): void {
       assert.deepEqual(await store.newestFacts(B('no-such-bank'), { entityId: alice, limit: 10 }), []);
     });
 
-    test("a fact's facets are its filter fields and source, in the order asked, with entity ids when asked", async () => {
+    test("a fact's facets are its filter fields and source, in the order asked, with entity ids when asked; a chunk's document", async () => {
       const { bankId, facts } = await seeded('facets');
       const asked = [facts[2].id, `${bankId}-no-such-fact`, facts[0].id, facts[3].id];
       const whole = new Map((await store.getFacts(bankId, asked)).map((f) => [f.id, f]));
@@ -63,6 +63,11 @@ export function recallReadsConformance(ctx: Conformance): void {
         }
       }
       assert.deepEqual(await store.factFacets(B('no-such-bank'), asked, true), [], "another bank's ids read nothing");
+      const chunkIds = [...new Set(facts.flatMap((f) => (f.source ? [f.source.chunkId] : [])))];
+      const documents = await store.chunkDocuments(bankId, [...chunkIds, `${bankId}-no-such-chunk`]);
+      assert.deepEqual([...documents].sort(), (await store.getChunks(bankId, chunkIds)).map((c) => [c.id, c.documentId]).sort());
+      assert.equal(documents.size, chunkIds.length);
+      assert.equal((await store.chunkDocuments(B('no-such-bank'), chunkIds)).size, 0);
     });
 
     test('vector searches of several vectors keep only hits scoring at least minScore when one is given', async () => {
