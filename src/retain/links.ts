@@ -38,9 +38,17 @@ export class RecentFacts {
       if (this.dim !== r.vector.length) {
         // The first vector (or, should the embedder change mid-retain, one of another size): start afresh.
         this.dim = r.vector.length;
-        this.data = new Float32Array(this.capacity * this.dim);
+        this.data = new Float32Array(0);
         this.ids.length = 0;
         this.next = 0;
+      }
+      // The ring grows as it fills, up to its capacity: most retains (one message) keep a few dozen facts, and a
+      // ring allocated whole (400 KB at 100-d) for each of them was memory to zero and to collect.
+      if (this.data.length < (this.next + 1) * this.dim) {
+        const rows = Math.min(this.capacity, Math.max(64, 2 * this.next));
+        const grown = new Float32Array(rows * this.dim);
+        grown.set(this.data);
+        this.data = grown;
       }
       this.ids[this.next] = r.id;
       this.data.set(r.vector, this.next * this.dim);

@@ -102,12 +102,27 @@ function endsInCommonNoun(run: Term[]): boolean {
   return run.length > 1 && /\p{Ll}/u.test(last) && !/\p{Lu}/u.test(last) && run.some((t) => /\p{Lu}/u.test(t.text));
 }
 
+/** typedNames' answers by text: a long conversation says a fifth of its sentences again (an answer quoted back, a
+ * question asked twice), and compromise's tokenizing and tagging is most of the offline extractor's time. */
+const namesByText = new Map<string, readonly TypedName[]>();
+const NAMES_KEPT = 10_000;
+
 /**
  * People, places and organizations in the text, in order. A name ends at a comma and, for people, after a
  * possessive ("Anna's"); a first name takes the capitalised proper nouns right after it as its surname
  * ("Sara Bareilles" even when the lexicon does not know "Bareilles").
  */
 export function typedNames(text: string): TypedName[] {
+  let names = namesByText.get(text);
+  if (!names) {
+    names = namesIn(text);
+    if (namesByText.size >= NAMES_KEPT) namesByText.clear();
+    namesByText.set(text, names);
+  }
+  return names.map((n) => ({ ...n }));
+}
+
+function namesIn(text: string): TypedName[] {
   const out: TypedName[] = [];
   if (!mayName(text)) return out;
   const docs = nlp.tokenize(text).compute(TAGGING).docs as Term[][];

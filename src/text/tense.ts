@@ -24,7 +24,22 @@ const CLAUSE_BREAK = /[,;:()–—]|\s(?:but|and|or|while|whereas|although|thoug
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
-function cuesIn(text: string): Cue[] {
+/** cuesIn's answers by text: each time expression of a sentence reads its clause and then the whole sentence, and a
+ * conversation says sentences again; compromise's full tagging (for past-tense verbs) is most of the cost. */
+const cuesByText = new Map<string, readonly Cue[]>();
+const CUES_KEPT = 10_000;
+
+function cuesIn(text: string): readonly Cue[] {
+  let cues = cuesByText.get(text);
+  if (!cues) {
+    cues = readCues(text);
+    if (cuesByText.size >= CUES_KEPT) cuesByText.clear();
+    cuesByText.set(text, cues);
+  }
+  return cues;
+}
+
+function readCues(text: string): Cue[] {
   const cues: Cue[] = [];
   for (const m of text.matchAll(FUTURE)) cues.push({ start: m.index, end: m.index + m[0].length, direction: 'future' });
   const future = [...cues];

@@ -32,8 +32,9 @@ export function checkEmbedder(db: Db, bankId: string, embedder: string): void {
     );
 }
 
-export function insertFact(db: Db, f: Fact): void {
-  prepared(
+/** Inserts the fact and its entity mentions; returns its rid. */
+export function insertFact(db: Db, f: Fact): number {
+  const { lastInsertRowid } = prepared(
     db,
     `INSERT INTO facts (id, bank_id, kind, text, occurred_start, occurred_end, mentioned_at, document_id, chunk_id, item_id,
        span_start, span_end, speaker, metadata, tags, status, valid_from, valid_to, superseded_by, superseded_at,
@@ -69,6 +70,7 @@ export function insertFact(db: Db, f: Fact): void {
   );
   const mention = prepared(db, 'INSERT OR IGNORE INTO fact_entities (fact_id, entity_id, bank_id) VALUES (?, ?, ?)');
   for (const e of f.entities) mention.run(f.id, e, f.bankId);
+  return Number(lastInsertRowid);
 }
 
 export function upsertEntity(db: Db, e: Entity): void {
@@ -85,7 +87,9 @@ export function upsertEntity(db: Db, e: Entity): void {
   }
 }
 
-export function putVectors(db: Db, bankId: string, vectors: VectorRecord[]): void {
+/** Stores the vectors of facts of the bank; `known` holds the rids of facts the caller has just inserted (the rest
+ * are looked up). */
+export function putVectors(db: Db, bankId: string, vectors: VectorRecord[], known: ReadonlyMap<string, number> = new Map()): void {
   const rid = prepared(db, 'SELECT rid FROM facts WHERE id = ? AND bank_id = ?');
   const put = prepared(
     db,
@@ -93,9 +97,9 @@ export function putVectors(db: Db, bankId: string, vectors: VectorRecord[]): voi
      ON CONFLICT(fact_rid) DO UPDATE SET vector = excluded.vector`,
   );
   for (const v of vectors) {
-    const row = rid.get(v.id, bankId) as { rid: number } | undefined;
-    if (!row) throw new Error(`vector for unknown fact ${v.id}`);
-    put.run(row.rid, bankId, encodeVector(v.vector));
+    const row = known.get(v.id) ?? (rid.get(v.id, bankId) as { rid: number } | undefined)?.rid;
+    if (row === undefined) throw new Error(`vector for unknown fact ${v.id}`);
+    put.run(row, bankId, encodeVector(v.vector));
   }
 }
 
@@ -147,16 +151,29 @@ function writeItem(db: Db, w: ItemWrite): void {
         c.session ?? null,
       );
     for (const e of w.entities) upsertEntity(db, e);
-    for (const f of w.facts) insertFact(db, f);
-    // Links to facts that no longer exist (removed with a changed chunk in this same write) are dropped.
+    // The rids of the facts written here: their vectors need no lookup, and links between two of them no check.
+    const written = new Map<string, number>();
+    for (const f of w.facts) {
+      const rid = insertFact(db, f);
+      if (f.bankId === w.bankId) written.set(f.id, rid);
+    }
+    // Links to facts that no longer exist (removed with a changed chunk in this same write, or deleted since the
+    // retain read them) are dropped.
     const link = prepared(
       db,
       `INSERT INTO fact_links (bank_id, from_id, to_id, type, weight)
          SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM facts WHERE id = ?) AND EXISTS (SELECT 1 FROM facts WHERE id = ?)
          ON CONFLICT(from_id, to_id, type) DO UPDATE SET weight = max(weight, excluded.weight)`,
     );
-    for (const l of w.links) link.run(w.bankId, l.from, l.to, l.type, l.weight, l.from, l.to);
-    putVectors(db, w.bankId, w.vectors);
+    const ownLink = prepared(
+      db,
+      `INSERT INTO fact_links (bank_id, from_id, to_id, type, weight) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT(from_id, to_id, type) DO UPDATE SET weight = max(weight, excluded.weight)`,
+    );
+    for (const l of w.links)
+      if (written.has(l.from) && written.has(l.to)) ownLink.run(w.bankId, l.from, l.to, l.type, l.weight);
+      else link.run(w.bankId, l.from, l.to, l.type, l.weight, l.from, l.to);
+    putVectors(db, w.bankId, w.vectors, written);
     if (w.chunks.length || w.removeChunkIds.length) bumpSessionVersion(db, w.bankId);
   }).immediate();
 }
