@@ -18,6 +18,7 @@ export {
   payloadHash,
   wellFormed,
 } from './ids.ts';
+export { remembered } from './remembered.ts';
 export { SerialQueue } from './serial.ts';
 export { DAY_MS, ISO_HINT, isoInstant, nowIso, parseTimestamp } from './time.ts';
 export { TopK } from './top-k.ts';

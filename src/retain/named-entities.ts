@@ -4,6 +4,7 @@
 // anything (no capitalised word past its opener, no word the lexicon knows as a name) is not tagged at all.
 import nlp from 'compromise';
 import { isStopword } from '../text/index.ts';
+import { remembered } from '../core/index.ts';
 
 export type NameType = 'person' | 'place' | 'organization';
 
@@ -104,8 +105,7 @@ function endsInCommonNoun(run: Term[]): boolean {
 
 /** typedNames' answers by text: a long conversation says a fifth of its sentences again (an answer quoted back, a
  * question asked twice), and compromise's tokenizing and tagging is most of the offline extractor's time. */
-const namesByText = new Map<string, readonly TypedName[]>();
-const NAMES_KEPT = 10_000;
+const namesByText = remembered((text: string): readonly TypedName[] => namesIn(text), 10_000);
 
 /**
  * People, places and organizations in the text, in order. A name ends at a comma and, for people, after a
@@ -113,13 +113,7 @@ const NAMES_KEPT = 10_000;
  * ("Sara Bareilles" even when the lexicon does not know "Bareilles").
  */
 export function typedNames(text: string): TypedName[] {
-  let names = namesByText.get(text);
-  if (!names) {
-    names = namesIn(text);
-    if (namesByText.size >= NAMES_KEPT) namesByText.clear();
-    namesByText.set(text, names);
-  }
-  return names.map((n) => ({ ...n }));
+  return namesByText(text).map((n) => ({ ...n }));
 }
 
 function namesIn(text: string): TypedName[] {

@@ -5,6 +5,7 @@
 // its own clause, then in its sentence, so "I went to Rome on Friday and will fly to Oslo on Monday" reads
 // Friday as past and Monday as future.
 import nlp from 'compromise';
+import { remembered } from '../core/index.ts';
 
 export type Direction = 'future' | 'past';
 
@@ -26,18 +27,7 @@ const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
 /** cuesIn's answers by text: each time expression of a sentence reads its clause and then the whole sentence, and a
  * conversation says sentences again; compromise's full tagging (for past-tense verbs) is most of the cost. */
-const cuesByText = new Map<string, readonly Cue[]>();
-const CUES_KEPT = 10_000;
-
-function cuesIn(text: string): readonly Cue[] {
-  let cues = cuesByText.get(text);
-  if (!cues) {
-    cues = readCues(text);
-    if (cuesByText.size >= CUES_KEPT) cuesByText.clear();
-    cuesByText.set(text, cues);
-  }
-  return cues;
-}
+const cuesIn = remembered((text: string): readonly Cue[] => readCues(text), 10_000);
 
 function readCues(text: string): Cue[] {
   const cues: Cue[] = [];
