@@ -8,7 +8,7 @@ import type { Entity, FactLink, LinkType } from '../../core/index.ts';
 import { toEdges } from '../co-mentions.ts';
 import type { EntityEdge, GraphIndex, LinkQuery } from '../ports.ts';
 import type { Db } from './database.ts';
-import { IN_LIST_MAX, inList, toEntity, type Row } from './rows.ts';
+import { inLists, toEntity, type Row } from './rows.ts';
 import { prepared } from './statements.ts';
 
 type LinkRow = [string, string, LinkType, number];
@@ -50,8 +50,7 @@ export class SqliteGraphIndex implements GraphIndex {
   async entitiesByKeys(bankId: string, keys: string[]): Promise<Entity[]> {
     if (keys.length === 0) return [];
     const out = new Map<string, Entity>();
-    for (let i = 0; i < keys.length; i += IN_LIST_MAX) {
-      const list = inList(keys.slice(i, i + IN_LIST_MAX));
+    for (const list of inLists(keys)) {
       const rows = prepared(
         this.db,
         `SELECT DISTINCT e.* FROM entity_keys k JOIN entities e ON e.id = k.entity_id WHERE k.bank_id = ? AND k.key IN (${list.marks})`,

@@ -206,15 +206,17 @@ export function toOperation(r: Row): Operation {
 export const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
 
 /** Most values an IN list takes; longer lists are read in parts of this size. */
-export const IN_LIST_MAX = 512;
+const IN_LIST_MAX = 512;
 
-/** The values of an IN list (at most IN_LIST_MAX) padded to a power of two by repeating the last, with its
+/** The values in IN lists of at most IN_LIST_MAX, each padded to a power of two by repeating its last value, with its
  * placeholders: a query takes one of ten texts whatever the number of values, where one text per length made the
  * statement cache prepare anew (about 150 us for a long list) on most reads. */
-export function inList<T>(values: T[]): { marks: string; values: T[] } {
-  let size = 1;
-  while (size < values.length) size *= 2;
-  const padded = values.slice();
-  while (padded.length < size) padded.push(values[values.length - 1]);
-  return { marks: placeholders(size), values: padded };
+export function* inLists<T>(values: T[]): Generator<{ marks: string; values: T[] }> {
+  for (let i = 0; i < values.length; i += IN_LIST_MAX) {
+    const part = values.slice(i, i + IN_LIST_MAX);
+    let size = 1;
+    while (size < part.length) size *= 2;
+    while (part.length < size) part.push(part[part.length - 1]);
+    yield { marks: placeholders(size), values: part };
+  }
 }

@@ -7,7 +7,7 @@ import type { FactFilter, SessionInfo } from '../ports.ts';
 import { numberSessions } from '../session-order.ts';
 import type { Db } from './database.ts';
 import { factFilterSql } from './filters.ts';
-import { FACT_COLUMNS, F, IN_LIST_MAX, inList, toFact } from './rows.ts';
+import { FACT_COLUMNS, F, inLists, toFact } from './rows.ts';
 import { prepared } from './statements.ts';
 
 /**
@@ -69,8 +69,7 @@ export class SqliteSessions {
     for (const id of new Set(sessionIds))
       for (const r of ofSession.all(bankId, id, ...where.params, limitPerSession) as Array<{ rid: number }>) rids.push(r.rid);
     const out: Fact[] = [];
-    for (let i = 0; i < rids.length; i += IN_LIST_MAX) {
-      const list = inList(rids.slice(i, i + IN_LIST_MAX));
+    for (const list of inLists(rids)) {
       const rows = prepared(this.db, `SELECT ${FACT_COLUMNS} FROM facts f WHERE f.rid IN (${list.marks})`)
         .raw()
         .all(...list.values) as unknown[][];

@@ -54,8 +54,7 @@ import {
   F,
   FACT_COLUMNS,
   factFacetColumns,
-  IN_LIST_MAX,
-  inList,
+  inLists,
   json,
   parseJson,
   toBank,
@@ -340,10 +339,12 @@ export class SqliteStore implements MemoryStore {
       .slice(0, limit);
     if (nearest.length === 0) return [];
     const rank = new Map(nearest.map((h, i) => [h.rid, i]));
-    const list = inList(nearest.map((h) => h.rid));
-    const rows = prepared(this.db, `SELECT ${FACT_COLUMNS} FROM facts f WHERE f.rid IN (${list.marks})`)
-      .raw()
-      .all(...list.values) as unknown[][];
+    const rows = [...inLists(nearest.map((h) => h.rid))].flatMap(
+      (list) =>
+        prepared(this.db, `SELECT ${FACT_COLUMNS} FROM facts f WHERE f.rid IN (${list.marks})`)
+          .raw()
+          .all(...list.values) as unknown[][],
+    );
     return rows.sort((x, y) => (rank.get(Number(x[F.rid])) ?? 0) - (rank.get(Number(y[F.rid])) ?? 0)).map(toFact);
   }
   async sessions(bankId: string): Promise<SessionInfo[]> {
@@ -356,8 +357,7 @@ export class SqliteStore implements MemoryStore {
   async factIdsOfChunks(bankId: string, chunkIds: string[], filter: FactFilter = {}): Promise<Array<{ factId: string; chunkId: string }>> {
     const where = factFilterSql(filter, 'f');
     const out: Array<{ factId: string; chunkId: string }> = [];
-    for (let i = 0; i < chunkIds.length; i += IN_LIST_MAX) {
-      const list = inList(chunkIds.slice(i, i + IN_LIST_MAX));
+    for (const list of inLists(chunkIds)) {
       // `+f.bank_id`: look the chunks up through facts_by_chunk, never by scanning the bank.
       const rows = prepared(
         this.db,
@@ -387,8 +387,7 @@ export class SqliteStore implements MemoryStore {
   }
   async getVectors(bankId: string, ids: string[]): Promise<Map<string, Float32Array>> {
     const out = new Map<string, Float32Array>();
-    for (let i = 0; i < ids.length; i += IN_LIST_MAX) {
-      const list = inList(ids.slice(i, i + IN_LIST_MAX));
+    for (const list of inLists(ids)) {
       const rows = prepared(
         this.db,
         `SELECT f.id AS id, v.vector AS vector FROM facts f JOIN fact_vectors v ON v.fact_rid = f.rid WHERE +f.bank_id = ? AND f.id IN (${list.marks})`,
@@ -581,8 +580,7 @@ export class SqliteStore implements MemoryStore {
     mode: 'object' | 'raw' = 'object',
   ): T[] {
     const out: T[] = [];
-    for (let i = 0; i < ids.length; i += IN_LIST_MAX) {
-      const list = inList(ids.slice(i, i + IN_LIST_MAX));
+    for (const list of inLists(ids)) {
       const statement = prepared(this.db, `${sqlPrefix} (${list.marks})`);
       const rows = (mode === 'raw' ? statement.raw() : statement).all(bankId, ...list.values) as R[];
       for (const r of rows) out.push(map(r));
