@@ -16,35 +16,44 @@ export class FactLoader {
   ) {}
 
   /** The facts of the ids that exist, in the order asked. */
-  async get(ids: string[]): Promise<Fact[]> {
-    const missing = [...new Set(ids.filter((id) => !this.loaded.has(id)))];
-    if (missing.length) {
-      const batch = this.store.getFacts(this.bankId, missing).then((facts) => new Map(facts.map((f) => [f.id, f])));
-      for (const id of missing)
-        this.loaded.set(
-          id,
-          batch.then((m) => m.get(id)),
-        );
-    }
-    const facts = await Promise.all(ids.map((id) => this.loaded.get(id)));
-    return facts.filter((f): f is Fact => f !== undefined);
+  get(ids: string[]): Promise<Fact[]> {
+    return readOnce(
+      ids,
+      (id) => this.loaded.get(id),
+      this.loaded,
+      (missing) => this.store.getFacts(this.bankId, missing),
+    );
   }
 
-  /** The facets of the ids that exist, in the order asked (with entity ids when `entities` is set). */
-  async facets(ids: string[], entities: boolean): Promise<FactFacets[]> {
-    const known = (id: string): Promise<FactFacets | undefined> | undefined =>
-      this.loaded.get(id) ?? this.withEntities.get(id) ?? (entities ? undefined : this.narrow.get(id));
-    const missing = [...new Set(ids.filter((id) => !known(id)))];
-    if (missing.length) {
-      const batch = this.store.factFacets(this.bankId, missing, entities).then((rows) => new Map(rows.map((f) => [f.id, f])));
-      const cache = entities ? this.withEntities : this.narrow;
-      for (const id of missing)
-        cache.set(
-          id,
-          batch.then((m) => m.get(id)),
-        );
-    }
-    const facets = await Promise.all(ids.map((id) => known(id)));
-    return facets.filter((f): f is FactFacets => f !== undefined);
+  /** The facets of the ids that exist, in the order asked (with entity ids when `entities` is set); a whole fact
+   * already read serves as its facets. */
+  facets(ids: string[], entities: boolean): Promise<FactFacets[]> {
+    return readOnce(
+      ids,
+      (id) => this.loaded.get(id) ?? this.withEntities.get(id) ?? (entities ? undefined : this.narrow.get(id)),
+      entities ? this.withEntities : this.narrow,
+      (missing) => this.store.factFacets(this.bankId, missing, entities),
+    );
   }
+}
+
+/** The records of the ids that exist, in the order asked: those `known` has, and the rest read in one batch whose
+ * promises `cache` keeps for later asks. */
+async function readOnce<T extends { id: string }>(
+  ids: string[],
+  known: (id: string) => Promise<T | undefined> | undefined,
+  cache: Map<string, Promise<T | undefined>>,
+  read: (missing: string[]) => Promise<T[]>,
+): Promise<T[]> {
+  const missing = [...new Set(ids.filter((id) => !known(id)))];
+  if (missing.length) {
+    const batch = read(missing).then((rows) => new Map(rows.map((r) => [r.id, r])));
+    for (const id of missing)
+      cache.set(
+        id,
+        batch.then((m) => m.get(id)),
+      );
+  }
+  const records: Array<T | undefined> = await Promise.all(ids.map((id) => known(id)));
+  return records.filter((r): r is T => r !== undefined);
 }

@@ -26,38 +26,33 @@ export interface ArmOutput {
   detail?: Record<string, unknown>;
 }
 
-const chunkSearches = new WeakMap<ArmContext, Promise<Scored[]>>();
-
-/** The passages (chunks) matching the query's words, searched once per request for the arms that read them. */
-export function chunkMatches(ctx: ArmContext): Promise<Scored[]> {
-  let search = chunkSearches.get(ctx);
-  if (!search) {
-    search = ctx.store.keywords.searchChunks(ctx.bankId, ctx.query.focus, ctx.request.settings.chunkHits);
-    chunkSearches.set(ctx, search);
-  }
-  return search;
+/** A read made at most once per request, for the arms that share it (they are given the same context). */
+function perRequest<T>(read: (ctx: ArmContext) => Promise<T>): (ctx: ArmContext) => Promise<T> {
+  const made = new WeakMap<ArmContext, Promise<T>>();
+  return (ctx) => {
+    let result = made.get(ctx);
+    if (!result) made.set(ctx, (result = read(ctx)));
+    return result;
+  };
 }
 
-const chunkFactReads = new WeakMap<ArmContext, Promise<Array<{ factId: string; chunkId: string }>>>();
+/** The passages (chunks) matching the query's words, searched once per request for the arms that read them. */
+export const chunkMatches = perRequest((ctx) =>
+  ctx.store.keywords.searchChunks(ctx.bankId, ctx.query.focus, ctx.request.settings.chunkHits),
+);
 
 /** The facts (under the request's filter) of the passages matching the query's words: read once per request for the
  * keyword arm, which gives them their passage's score, and the passage arm, which ranks passages by their facts. */
-export function factsOfMatchedChunks(ctx: ArmContext): Promise<Array<{ factId: string; chunkId: string }>> {
-  let read = chunkFactReads.get(ctx);
-  if (!read) {
-    read = chunkMatches(ctx).then((hits) =>
-      hits.length
-        ? ctx.store.factIdsOfChunks(
-            ctx.bankId,
-            hits.map((h) => h.id),
-            ctx.request.filter,
-          )
-        : [],
-    );
-    chunkFactReads.set(ctx, read);
-  }
-  return read;
-}
+export const factsOfMatchedChunks = perRequest(async (ctx): Promise<Array<{ factId: string; chunkId: string }>> => {
+  const hits = await chunkMatches(ctx);
+  return hits.length
+    ? ctx.store.factIdsOfChunks(
+        ctx.bankId,
+        hits.map((h) => h.id),
+        ctx.request.filter,
+      )
+    : [];
+});
 
 /** Sorts a score map into hits, best first (ties by id, so rankings are deterministic), keeping the top `k`. */
 export function topHits(scores: Map<string, number>, k: number): Scored[] {
