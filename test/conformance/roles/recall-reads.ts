@@ -14,6 +14,29 @@ export function recallReadsConformance(ctx: Conformance): void {
       store = ctx.store;
     });
 
+    /** A bank of `count` near-copies of one sentence in one chunk, written with the links `linksOf` draws between them. */
+    async function copies(
+      name: string,
+      count: number,
+      linksOf: (bankId: string, facts: Fact[]) => FactLink[],
+    ): Promise<{ bankId: string; facts: Fact[] }> {
+      const bankId = await newBank(name);
+      const c = chunk(bankId, `${bankId}-d`, `${bankId}-c`, 0, 'Near-copies of one sentence.');
+      const facts = Array.from({ length: count }, (_, i) =>
+        fact(bankId, `${bankId}-f${i}`, `copy ${i}`, { chunk: c, createdAt: at(3, i) }),
+      );
+      await store.writeItem(
+        itemWrite(
+          bankId,
+          doc(bankId, `${bankId}-d`),
+          [c],
+          facts.map((f, i) => ({ fact: f, vector: unit(i % DIM) })),
+          { links: linksOf(bankId, facts) },
+        ),
+      );
+      return { bankId, facts };
+    }
+
     test('newest facts: of the bank or of one entity, newest first, filtered, at most the limit', async () => {
       const { bankId, facts } = await seeded('newest');
       const alice = `${bankId}-e-alice`;
@@ -224,25 +247,13 @@ export function recallReadsConformance(ctx: Conformance): void {
     });
 
     test('graph: a limit per fact keeps each fact its strongest links, both ways', async () => {
-      const bankId = await newBank('hub');
-      const c = chunk(bankId, `${bankId}-d`, `${bankId}-c`, 0, 'Many near-copies of one sentence.');
-      const facts = Array.from({ length: 12 }, (_, i) => fact(bankId, `${bankId}-f${i}`, `copy ${i}`, { chunk: c, createdAt: at(3, i) }));
-      const [hub, other] = [facts[0].id, facts[11].id];
       // Ten links into the hub (weights 0.50-0.95), one out of it (0.97), and one between two other facts.
-      const links: FactLink[] = facts
-        .slice(1, 11)
-        .map((f, i) => ({ bankId, from: f.id, to: hub, type: 'semantic', weight: 0.5 + i * 0.05 }));
-      links.push({ bankId, from: hub, to: other, type: 'semantic', weight: 0.97 });
-      links.push({ bankId, from: facts[1].id, to: facts[2].id, type: 'temporal', weight: 1 });
-      await store.writeItem(
-        itemWrite(
-          bankId,
-          doc(bankId, `${bankId}-d`),
-          [c],
-          facts.map((f, i) => ({ fact: f, vector: unit(i % DIM) })),
-          { links },
-        ),
-      );
+      const { bankId, facts } = await copies('hub', 12, (bankId, facts) => [
+        ...facts.slice(1, 11).map((f, i): FactLink => ({ bankId, from: f.id, to: facts[0].id, type: 'semantic', weight: 0.5 + i * 0.05 })),
+        { bankId, from: facts[0].id, to: facts[11].id, type: 'semantic', weight: 0.97 },
+        { bankId, from: facts[1].id, to: facts[2].id, type: 'temporal', weight: 1 },
+      ]);
+      const [hub, other] = [facts[0].id, facts[11].id];
       const all = await store.graph.linksOf(bankId, [hub]);
       assert.equal(all.length, 11, 'without a limit, every link of the hub');
       const strongest = await store.graph.linksOf(bankId, [hub], { limitPerFact: 3 });
@@ -263,26 +274,16 @@ export function recallReadsConformance(ctx: Conformance): void {
     });
 
     test('graph: a fact with hundreds of links keeps its strongest too, of the types asked', async () => {
-      const bankId = await newBank('big-hub');
-      const c = chunk(bankId, `${bankId}-d`, `${bankId}-c`, 0, 'Hundreds of near-copies of one sentence.');
-      const facts = Array.from({ length: 302 }, (_, i) => fact(bankId, `${bankId}-f${i}`, `copy ${i}`, { chunk: c, createdAt: at(3, i) }));
-      const hub = facts[0].id;
       // 300 semantic links into the hub (weights 0.300-0.599), the strongest into it a temporal one (0.95), and one
       // semantic link out of it (0.90).
-      const links: FactLink[] = facts
-        .slice(1, 301)
-        .map((f, i) => ({ bankId, from: f.id, to: hub, type: 'semantic', weight: 0.3 + i * 0.001 }));
-      links.push({ bankId, from: facts[301].id, to: hub, type: 'temporal', weight: 0.95 });
-      links.push({ bankId, from: hub, to: facts[1].id, type: 'semantic', weight: 0.9 });
-      await store.writeItem(
-        itemWrite(
-          bankId,
-          doc(bankId, `${bankId}-d`),
-          [c],
-          facts.map((f, i) => ({ fact: f, vector: unit(i % DIM) })),
-          { links },
-        ),
-      );
+      const { bankId, facts } = await copies('big-hub', 302, (bankId, facts) => [
+        ...facts
+          .slice(1, 301)
+          .map((f, i): FactLink => ({ bankId, from: f.id, to: facts[0].id, type: 'semantic', weight: 0.3 + i * 0.001 })),
+        { bankId, from: facts[301].id, to: facts[0].id, type: 'temporal', weight: 0.95 },
+        { bankId, from: facts[0].id, to: facts[1].id, type: 'semantic', weight: 0.9 },
+      ]);
+      const hub = facts[0].id;
       const seen = (ls: FactLink[]): string[] => ls.map((l) => `${l.to}:${l.type}:${l.weight.toFixed(3)}`);
       assert.deepEqual(seen(await store.graph.linksOf(bankId, [hub], { limitPerFact: 4 })), [
         `${facts[301].id}:temporal:0.950`,
