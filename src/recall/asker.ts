@@ -5,9 +5,12 @@
 // `experience`) keep only a share of their score; everything else keeps its order.
 // A question about one of the conversation's speakers by name ("What activities does Melanie partake in?") is
 // answered, nearly always, by that speaker's own turns; the other side's replies ("You'd love pottery, Mel!") share
-// its words and its name, so they too keep only a share of their score.
+// its words and its name, so they too keep only a share of their score. So do the named speaker's own words to the
+// other side that say nothing of the speaker: questions and remarks to "you" ("Have you found any activities that
+// make you feel the same way?", "Love seeing your dedication to helping others") are about the listener.
 import type { Entity, Fact } from '../core/index.ts';
 import { nameKey } from '../text/index.ts';
+import { asksQuestion } from './followups.ts';
 import { reweigh } from './reweigh.ts';
 
 const FIRST_PERSON = /\b(i|i['’](?:m|ve|d|ll)|me|my|mine|myself)\b/i;
@@ -47,9 +50,27 @@ export function namedSpeaker(named: Entity[], facts: Iterable<Fact>): Entity | n
   return named.find((e) => e.id === id) ?? null;
 }
 
+const SECOND_PERSON = /\b(?:you|your|yours|yourself|yourselves)\b/i;
+const FIRST_PERSON_ANY = /\b(?:i|i['’](?:m|ve|d|ll)|me|my|mine|myself|we|we['’](?:re|ve|d|ll)|us|our|ours|ourselves)\b/i;
+
 /**
- * Candidates whose fact another speaker said (a speaker other than `speaker`, compared by name) keep `weight` of
- * their score, the list re-sorted (stable on ties); facts of no speaker and facts not in `facts` keep theirs.
+ * Whether a fact its speaker said is about the listener: a question, or a remark to "you", that says nothing of the
+ * speaker (no first person, and not the speaker's name, which extraction writes in place of "I").
+ */
+export function aboutListener(text: string, speakerNames: string[]): boolean {
+  if (!asksQuestion(text) && !SECOND_PERSON.test(text)) return false;
+  if (FIRST_PERSON_ANY.test(text)) return false;
+  const words = ` ${nameKey(text)} `;
+  return !speakerNames.some((n) => {
+    const key = nameKey(n);
+    return key.length > 0 && words.includes(` ${key} `);
+  });
+}
+
+/**
+ * Candidates whose fact another speaker said (a speaker other than `speaker`, compared by name), or `speaker` said
+ * about the listener (aboutListener), keep `weight` of their score, the list re-sorted (stable on ties); facts of
+ * no speaker and facts not in `facts` keep theirs.
  */
 export function lowerOtherSpeakers<T extends { id: string; score: number }>(
   candidates: T[],
@@ -58,6 +79,11 @@ export function lowerOtherSpeakers<T extends { id: string; score: number }>(
   weight: number,
 ): T[] {
   if (weight === 1) return candidates;
-  const keys = new Set([speaker.name, ...speaker.aliases].map(nameKey));
-  return reweigh(candidates, facts, (fact) => (fact.speaker === null || keys.has(nameKey(fact.speaker)) ? 1 : weight));
+  const names = [speaker.name, ...speaker.aliases];
+  const keys = new Set(names.map(nameKey));
+  return reweigh(candidates, facts, (fact) => {
+    if (fact.speaker === null) return 1;
+    if (!keys.has(nameKey(fact.speaker))) return weight;
+    return aboutListener(fact.text, names) ? weight : 1;
+  });
 }
