@@ -88,6 +88,20 @@ test('words missing from the table fall back to a word with the same stem', asyn
   assert.ok(cosine(inflected, other) < 0.9);
 });
 
+test('the words nearest a word: its kind and its members, nearest first, never the word itself', async () => {
+  const embedder = await GloveEmbedder.open({ cacheFile: TEST_GLOVE_CACHE_FILE });
+  const near = embedder.similarWords('instruments', 10);
+  assert.equal(near.length, 10);
+  const words = near.map((n) => n.word);
+  assert.ok(!words.includes('instruments'));
+  for (const member of ['violin', 'guitars', 'percussion']) assert.ok(words.includes(member), `${member} in ${words.join(', ')}`);
+  for (let i = 1; i < near.length; i++) assert.ok(near[i - 1].similarity >= near[i].similarity);
+  assert.ok(near[0].similarity < 1 && near[9].similarity > 0.5);
+  // Any case; a word the table does not know (nor its stem) has none.
+  assert.ok(embedder.similarWords('Instruments', 3).length === 3);
+  assert.deepEqual(embedder.similarWords('qzxvw', 5), []);
+});
+
 test('the tokenizer lowercases and splits clitics the way GloVe saw them', () => {
   assert.deepEqual(tokenize("I can't believe it's John's well-known e-mail, don’t you?"), [
     'i',

@@ -17,6 +17,8 @@ import { stem } from '../text/index.ts';
 export { GLOVE_ID };
 
 const SIF_A = 1e-3;
+/** Words similarWords searches: the most frequent half of the table. */
+const SIMILAR_VOCABULARY = 50_000;
 const EULER_GAMMA = 0.5772156649;
 const WORD = /[\p{L}\p{N}]+(?:['.-][\p{L}\p{N}]+)*/gu;
 const COMPOUND = /[.-]/;
@@ -111,6 +113,47 @@ export class GloveEmbedder implements Embedder {
     return unit(sum);
   }
 
+  /**
+   * The `n` words nearest to `word` by cosine among the SIMILAR_VOCABULARY most frequent (rarer words are mostly
+   * names and misspellings), nearest first; none for a word the table does not know (or its stem).
+   */
+  similarWords(word: string, n: number): Array<{ word: string; similarity: number }> {
+    const row = this.#fallback(word.toLowerCase());
+    if (row === undefined || n < 1) return [];
+    const { vectors, words } = this.#table;
+    const dims = this.dimensions;
+    const norms = this.#wordNorms();
+    const size = norms.length;
+    const q = row * dims;
+    const qNorm = row < size ? norms[row] : Math.sqrt(dot(vectors, q, q, dims));
+    const best: Array<{ word: string; similarity: number }> = [];
+    for (let r = 0; r < size; r += 1) {
+      if (r === row || norms[r] === 0) continue;
+      const similarity = dot(vectors, q, r * dims, dims) / (qNorm * norms[r]);
+      if (best.length === n && similarity <= best[n - 1].similarity) continue;
+      // Insertion into the sorted list (a full list drops its last); ties keep the more frequent word first.
+      let i = Math.min(best.length, n - 1);
+      while (i > 0 && best[i - 1].similarity < similarity) {
+        best[i] = best[i - 1];
+        i -= 1;
+      }
+      best[i] = { word: words[r], similarity };
+    }
+    return best;
+  }
+
+  /** Norms of the quantized rows searched by similarWords, computed on first use. */
+  #norms: Float32Array | null = null;
+  #wordNorms(): Float32Array {
+    if (this.#norms) return this.#norms;
+    const dims = this.dimensions;
+    const size = Math.min(SIMILAR_VOCABULARY, this.#table.words.length);
+    const norms = new Float32Array(size);
+    for (let r = 0; r < size; r += 1) norms[r] = Math.sqrt(dot(this.#table.vectors, r * dims, r * dims, dims));
+    this.#norms = norms;
+    return norms;
+  }
+
   /** Row of a word missing from the table: the most frequent word with the same stem. */
   #fallback(word: string): number | undefined {
     const { rows, stems } = this.#table;
@@ -141,6 +184,13 @@ export function tokenize(text: string): string[] {
     }
   }
   return out;
+}
+
+/** Dot product of two rows of a quantized table, by their offsets (cosines are scale-free: the scales cancel). */
+function dot(vectors: Int8Array, a: number, b: number, dims: number): number {
+  let s = 0;
+  for (let d = 0; d < dims; d += 1) s += vectors[a + d] * vectors[b + d];
+  return s;
 }
 
 function unit(sum: Float64Array): Float32Array {

@@ -6,6 +6,8 @@ export interface Embedder {
   readonly dimensions: number;
   /** Unit-length vectors, one per text, in order. */
   embed(texts: string[]): Promise<Float32Array[]>;
+  /** Embedders of words only (GloVe): the `n` words nearest to `word` in meaning, nearest first. */
+  similarWords?(word: string, n: number): Array<{ word: string; similarity: number }>;
 }
 
 export interface Reranker {
