@@ -45,3 +45,12 @@ test('no lists, no results; a negative k is refused', () => {
   assert.deepEqual(fuse([], 60), []);
   assert.throws(() => fuse([list('a', ['x'])], -1), RangeError);
 });
+
+test('an arm giving two rankings under its name: both contribute, the id keeps the first rank and score', () => {
+  const fused = fuse([list('a', ['x', 'y']), list('b', ['y']), list('a', ['z', 'w', 'y'], 0.5)], 10);
+  const byId = new Map(fused.map((f) => [f.id, f]));
+  assert.equal(byId.get('y')?.score, 1 / 12 + 1 / 11 + 0.5 / 13);
+  assert.deepEqual(byId.get('y')?.ranks, { a: 2, b: 1 });
+  assert.deepEqual(byId.get('y')?.scores, { a: 9, b: 10 });
+  assert.deepEqual(byId.get('z')?.ranks, { a: 1 });
+});

@@ -1,6 +1,7 @@
 // Weighted reciprocal rank fusion: each ranking contributes weight / (k + rank) to every id it holds
 // (rank from 1), so ids found high by several arms rise above ids found by one. Only ranks matter,
-// never the arms' own score scales.
+// never the arms' own score scales. An arm may give more than one ranking (under its name): each contributes,
+// and an id keeps the rank and score of the first that holds it.
 import type { Scored } from '../store/index.ts';
 
 export interface RankedList<N extends string = string> {
@@ -30,8 +31,10 @@ export function fuse<N extends string>(lists: Array<RankedList<N>>, k = 60): Arr
       seen.add(hit.id);
       const entry: Fused<N> = out.get(hit.id) ?? { id: hit.id, score: 0, ranks: {}, scores: {} };
       entry.score += list.weight / (k + i + 1);
-      entry.ranks[list.name] = i + 1;
-      entry.scores[list.name] = hit.score;
+      if (entry.ranks[list.name] === undefined) {
+        entry.ranks[list.name] = i + 1;
+        entry.scores[list.name] = hit.score;
+      }
       out.set(hit.id, entry);
     });
   }

@@ -690,3 +690,53 @@ test('a request mmr turns diversity on, and 0 turns it off, whatever the setting
   const off = await recall({ ...deps, settings: { mmrLambda: 0.5 } }, C, { query, limit: 3, mmr: 0 });
   assert.deepEqual(new Set(off.results.slice(0, 2).map((r) => r.id)), new Set(dup));
 });
+
+test('a question asking for a set also searches the words nearest the set (an embedder that knows words)', async () => {
+  const bank = 'bank-sets';
+  const now = new Date().toISOString();
+  await store.createBank({ id: bank, name: bank, mission: '', config: {}, embedder: null, createdAt: now, updatedAt: now });
+  await writeDocument(store, bank, 'band', [
+    {
+      text: 'The band rehearses on Fridays.',
+      timestamp: '2024-05-01T10:00:00.000Z',
+      facts: [{ key: 'rehearse', text: 'The band rehearses on Fridays.' }],
+    },
+    {
+      text: 'The violin needs new strings.',
+      timestamp: '2024-05-02T10:00:00.000Z',
+      facts: [{ key: 'violin', text: 'The violin needs new strings.' }],
+    },
+    {
+      text: 'The van broke down on the highway.',
+      timestamp: '2024-05-03T10:00:00.000Z',
+      facts: [{ key: 'van', text: 'The van broke down on the highway.' }],
+    },
+  ]);
+  const query = 'What instruments does the band own?';
+  const violin = idOf(`${bank}:violin`);
+  const similarWords = (word: string) =>
+    word === 'instruments'
+      ? [
+          { word: 'guitars', similarity: 0.62 },
+          { word: 'violin', similarity: 0.58 },
+          { word: 'politics', similarity: 0.2 },
+        ]
+      : [];
+  const words: RecallDeps = { ...deps, embedder: { ...hashEmbedder, similarWords } };
+
+  const plain = await recall(deps, bank, { query, trace: true });
+  assert.equal(plain.trace?.arms.keyword.detail?.expansion, undefined);
+  assert.equal(plain.results.find((r) => r.id === violin)?.scores.keyword, undefined);
+
+  const expanded = await recall(words, bank, { query, trace: true });
+  assert.deepEqual(expanded.trace?.arms.keyword.detail?.expansion, ['guitars', 'violin']);
+  const hit = expanded.results.find((r) => r.id === violin);
+  assert.ok(hit?.scores.keyword !== undefined, 'the violin fact is a keyword match through the expansion');
+  assert.ok(
+    expanded.results.findIndex((r) => r.id === violin) < plain.results.findIndex((r) => r.id === violin),
+    'and ranks higher than without it',
+  );
+  // Not a set question: no expansion.
+  const single = await recall(words, bank, { query: 'What instrument does the band own?', trace: true });
+  assert.equal(single.trace?.arms.keyword.detail?.expansion, undefined);
+});

@@ -1,5 +1,6 @@
 // Fused recall: the four arms run at once (the graph and temporal arms start from the semantic and keyword
-// hits when those arrive), their rankings are fused with weighted RRF, the turns answering questions found are
+// hits when those arrive), their rankings are fused with weighted RRF (flatter for a question asking for a set,
+// whose nearest words the keyword arm also searches: sets.ts), the turns answering questions found are
 // raised, then candidates mentioning what the query names (and, for a question about one attribute of someone,
 // the candidates stating it now, latest first), the top candidates are rescored by a
 // cross-encoder when one is loaded, optionally diversified with MMR, and trimmed to the token budget.
@@ -31,6 +32,7 @@ import { bearsOnAsker, placeStanding, standingFor } from './standing.ts';
 import { changeIntent, changeLabels, changePairs, orderChanges } from './updates.ts';
 import { analyzeQuery } from './query.ts';
 import { rerank } from './rerank.ts';
+import { askedSet, expansionOf } from './sets.ts';
 import { keepSessions, type SessionLabel, sessionLabel, sessionLabels, sessionScope } from './sessions.ts';
 import {
   ARM_NAMES,
@@ -94,7 +96,11 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
   const query = await analyzeQuery(store, bankId, req.query);
   const facts = new FactLoader(store, bankId);
   const sessions = sessionScope(store, bankId, req.query, req.queryTime);
-  const ctx: ArmContext = { store, bankId, request: req, query, facts, sessions };
+  // A question asking for a set: the words nearest the set's, when the embedder knows words.
+  const set = askedSet(req.query);
+  const expansion =
+    set && settings.setExpansionWeight > 0 && embedder.similarWords ? expansionOf(set, embedder.similarWords.bind(embedder)) : [];
+  const ctx: ArmContext = { store, bankId, request: req, query, facts, sessions, expansion };
   const vector = embedder.embed([query.focus]).then(([v]) => v);
   const timed = (p: Promise<ArmOutput>): Promise<ArmOutput & { ms: number }> => p.then((out) => ({ ...out, ms: since(started) }));
   const semantic = timed(semanticArm(ctx, vector));
@@ -113,8 +119,11 @@ export async function recall(deps: RecallDeps, bankId: string, request: RecallRe
   // Fusion.
   let mark = performance.now();
   let fused = fuse(
-    ARM_NAMES.map((name) => ({ name, weight: settings.armWeights[name], hits: arms[name].hits })),
-    settings.rrfK,
+    [
+      ...ARM_NAMES.map((name) => ({ name, weight: settings.armWeights[name], hits: arms[name].hits })),
+      { name: 'keyword' as const, weight: settings.setExpansionWeight, hits: k.expansionHits ?? [] },
+    ],
+    set ? settings.setRrfK : settings.rrfK,
   );
   fused = await raiseFollowups({ store, bankId, facts, filter: req.filter }, fused, FOLLOWUP_WINDOW, {
     answer: settings.answerShare,

@@ -15,6 +15,8 @@ export interface ArmContext {
   facts: FactLoader;
   /** The sessions the query names (null: none named). */
   sessions?: Promise<SessionScope | null>;
+  /** Words nearest in meaning to the set the query asks for (sets.ts), which the keyword arm also searches. */
+  expansion?: string[];
 }
 
 export interface ArmOutput {
@@ -23,6 +25,8 @@ export interface ArmOutput {
   /** The facts that matched on their own words, before anything flowed to them from their passage or document
    * (the keyword arm): what the passage arm counts as a passage's matching facts. */
   ownHits?: Scored[];
+  /** The keyword arm's matches of `ArmContext.expansion`, best first: fused as a ranking of their own. */
+  expansionHits?: Scored[];
   detail?: Record<string, unknown>;
 }
 

@@ -2,7 +2,8 @@
 // from them, plus the documents those chunks belong to. A chunk keeps the context a short fact loses (the rest
 // of the turn, the speaker), and a document whose chunks match again and again (a session about the topic)
 // makes each of its facts more likely to matter. Every BM25 scale is normalized by its best hit first, so a fact
-// scores fact + CHUNK_SHARE x chunk + DOC_SHARE x document, each in [0, 1].
+// scores fact + CHUNK_SHARE x chunk + DOC_SHARE x document, each in [0, 1]. A question asking for a set also
+// searches the words nearest the set's (sets.ts): those matches are a ranking of their own, fused beside the arm's.
 import type { Scored } from '../../store/index.ts';
 import { longestRun, queryRuns } from '../phrases.ts';
 import { type ArmContext, type ArmOutput, chunkMatches, entries, factsOfMatchedChunks, normalized, topHits } from './context.ts';
@@ -38,9 +39,11 @@ async function withPhrases(ctx: ArmContext, hits: Scored[], keep: number): Promi
 export async function keywordArm(ctx: ArmContext): Promise<ArmOutput> {
   const { store, bankId, request, query } = ctx;
   const { candidatesPerArm } = request.settings;
-  const [wide, chunkHitList] = await Promise.all([
+  const expansion = ctx.expansion ?? [];
+  const [wide, chunkHitList, expansionHits] = await Promise.all([
     store.keywords.searchFacts(bankId, query.focus, candidatesPerArm * PHRASE_WIDTH, request.filter),
     chunkMatches(ctx),
+    expansion.length ? store.keywords.searchFacts(bankId, expansion.join(' '), candidatesPerArm, request.filter) : [],
   ]);
   const factHits = await withPhrases(ctx, wide, candidatesPerArm);
   const scores = normalized(entries(factHits));
@@ -70,6 +73,13 @@ export async function keywordArm(ctx: ArmContext): Promise<ArmOutput> {
   return {
     hits: topHits(scores, candidatesPerArm),
     ownHits: factHits,
-    detail: { factMatches: factHits.length, chunkMatches: chunkHitList.length, factsOfChunks: owned.length, documents: docScores.size },
+    ...(expansion.length ? { expansionHits } : {}),
+    detail: {
+      factMatches: factHits.length,
+      chunkMatches: chunkHitList.length,
+      factsOfChunks: owned.length,
+      documents: docScores.size,
+      ...(expansion.length ? { expansion, expansionMatches: expansionHits.length } : {}),
+    },
   };
 }
