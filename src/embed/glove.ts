@@ -9,6 +9,7 @@
 // else are skipped.
 // A text with no known word gets a deterministic vector hashed from its tokens, so every output is unit length.
 // Anything that changes the vectors (table, tokenizer, weights) must bump the version in GLOVE_ID (model-ids.ts).
+import { remembered } from '../core/index.ts';
 import type { Embedder } from './ports.ts';
 import { buildGloveCache, gloveSourceFile, readGloveCache, type GloveBuildProgress, type GloveTable } from './glove-cache.ts';
 import { GLOVE_ID } from './model-ids.ts';
@@ -19,6 +20,8 @@ export { GLOVE_ID };
 const SIF_A = 1e-3;
 /** Words similarWords searches: the most frequent half of the table. */
 const SIMILAR_VOCABULARY = 50_000;
+/** Nearest words remembered per word searched (more asked for are searched afresh). */
+const NEAREST_KEPT = 32;
 const EULER_GAMMA = 0.5772156649;
 const WORD = /[\p{L}\p{N}]+(?:['.-][\p{L}\p{N}]+)*/gu;
 const COMPOUND = /[.-]/;
@@ -118,7 +121,15 @@ export class GloveEmbedder implements Embedder {
    * names and misspellings), nearest first; none for a word the table does not know (or its stem).
    */
   similarWords(word: string, n: number): Array<{ word: string; similarity: number }> {
-    const row = this.#fallback(word.toLowerCase());
+    const key = word.toLowerCase();
+    return n <= NEAREST_KEPT ? this.#nearest(key).slice(0, n) : this.#search(key, n);
+  }
+
+  /** A word's NEAREST_KEPT nearest words, remembered: a search reads the whole vocabulary (milliseconds). */
+  readonly #nearest = remembered((word: string) => this.#search(word, NEAREST_KEPT), 10_000);
+
+  #search(word: string, n: number): Array<{ word: string; similarity: number }> {
+    const row = this.#fallback(word);
     if (row === undefined || n < 1) return [];
     const { vectors, words } = this.#table;
     const dims = this.dimensions;
