@@ -49,7 +49,7 @@ export interface RetainOptions {
   async?: boolean;
   /** Idempotency key: the same key for the same bank returns the first operation's outcome. */
   operationId?: string;
-  /** Hears a sync retain's progress (items done, items in all). */
+  /** Hears a sync retain's progress (items done, items in all, and the chunks of its new text written and in all). */
   progress?: Progress;
 }
 

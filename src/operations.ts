@@ -176,7 +176,7 @@ export class Operations {
       const result = await handler(op, async (done, total) => {
         await update({ progress: { done, total } }, ['running']);
       });
-      await update({ status: 'succeeded', result, progress: { done: op.progress.total, total: op.progress.total } }, ['running']);
+      await update({ status: 'succeeded', result, progress: finished(op.progress) }, ['running']);
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       // Stopped from outside (its bank deleted, or taken over by another process): not a failure of this run.
@@ -187,4 +187,10 @@ export class Operations {
       await update({ status: 'failed', error: message }, ['queued', 'running']);
     }
   }
+}
+
+/** Progress of finished work: everything done (a retain's chunks too). */
+function finished(progress: Operation['progress']): Operation['progress'] {
+  const { total, chunks } = progress;
+  return chunks ? { done: total, total, chunks: { done: chunks.total, total: chunks.total } } : { done: total, total };
 }

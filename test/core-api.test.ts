@@ -257,7 +257,7 @@ describe('core API on the embedded store', () => {
       op = (await s.call<typeof op>('GET', `/v1/operations/${r.body.operationId}`)).body;
     }
     assert.equal(op.status, 'succeeded');
-    assert.deepEqual(op.progress, { done: 1, total: 1 });
+    assert.deepEqual(op.progress, { done: 1, total: 1, chunks: { done: 1, total: 1 } });
     const again = await s.call<Retain>('POST', '/v1/banks/alice/memories', body);
     assert.equal(again.body.operationId, r.body.operationId);
   });

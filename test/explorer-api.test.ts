@@ -81,9 +81,12 @@ describe('explorer reads on the embedded store', () => {
     const ops = listed.body.operations;
     assert.equal(ops.length, 2, 'the sync retain of before() and the async one');
     assert.equal(ops[0].id, id, 'newest first');
-    assert.deepEqual([ops[0].kind, ops[0].status, ops[0].progress, ops[0].error], ['retain', 'succeeded', { done: 3, total: 3 }, null]);
+    assert.deepEqual(
+      [ops[0].kind, ops[0].status, ops[0].progress, ops[0].error],
+      ['retain', 'succeeded', { done: 3, total: 3, chunks: { done: 3, total: 3 } }, null],
+    );
     assert.equal((ops[0].result as { documents: number }).documents, 3);
-    assert.deepEqual(ops[1].progress, { done: 4, total: 4 });
+    assert.deepEqual(ops[1].progress, { done: 4, total: 4, chunks: { done: 4, total: 4 } });
     assert.ok(
       ops.every((o) => !('input' in o)),
       'no input in a listing',

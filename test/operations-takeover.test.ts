@@ -50,7 +50,7 @@ test('kill -9 the process running an async retain: another live process takes th
     }
     assert.equal(op?.status, 'succeeded', `taken over and finished (${op?.status}, ${op?.progress.done} of ${N} done)`);
     assert.match(op.owner ?? '', new RegExp(`-${b.pid}-[0-9a-f]{6}$`), 'by the live process');
-    assert.deepEqual(op.progress, { done: N, total: N });
+    assert.deepEqual(op.progress, { done: N, total: N, chunks: { done: N, total: N } });
 
     const facts = await allFacts(b, 'shared');
     const keys = facts.map((f) => `${f.source?.documentId} ${f.text}`);

@@ -136,7 +136,7 @@ test('kill -9 during an async retain, restart: the operation resumes and every i
       await sleep(50);
     }
     assert.equal(op?.status, 'succeeded', `resumed operation: ${JSON.stringify(op)}`);
-    assert.deepEqual(op.progress, { done: N, total: N });
+    assert.deepEqual(op.progress, { done: N, total: N, chunks: { done: N, total: N } });
 
     // The same items retained without a crash, into another bank of the same process, are the reference.
     assert.equal((await second.call('POST', '/v1/banks', { id: 'control' })).status, 201);

@@ -211,7 +211,16 @@ export const OperationSchema = z
     bankId: z.string(),
     kind: z.string(),
     status: z.enum(['queued', 'running', 'succeeded', 'failed']),
-    progress: z.object({ done: z.number(), total: z.number() }).openapi({ description: 'Items done and in all; updated as the work goes' }),
+    progress: z
+      .object({
+        done: z.number(),
+        total: z.number(),
+        chunks: z
+          .object({ done: z.number(), total: z.number() })
+          .optional()
+          .openapi({ description: "A retain's chunks of new text written and in all: progress within a long item" }),
+      })
+      .openapi({ description: 'Items done and in all; updated as the work goes' }),
     input: z.unknown().optional().openapi({ description: 'The request, only with ?include=input' }),
     result: z.unknown().openapi({ description: 'The result; while an async (or keyed) retain runs, its result so far' }),
     error: z.string().nullable(),

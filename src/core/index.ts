@@ -26,6 +26,7 @@ export type {
   Bank,
   BankConfig,
   Chunk,
+  ChunkProgress,
   DocumentRecord,
   Entity,
   Evidence,

@@ -161,6 +161,12 @@ export interface ObservationRevision {
   at: string;
 }
 
+/** Chunks of a retain's new text written so far, and to write in all. */
+export interface ChunkProgress {
+  done: number;
+  total: number;
+}
+
 export type OperationStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 
 export interface Operation {
@@ -168,7 +174,9 @@ export interface Operation {
   bankId: string;
   kind: string;
   status: OperationStatus;
-  progress: { done: number; total: number };
+  /** Units done and in all (a retain: items); a retain also counts the chunks of its new text (`chunks`), so one long
+   * item shows progress as it goes. */
+  progress: { done: number; total: number; chunks?: ChunkProgress };
   /** What the operation was asked to do, kept so unfinished work can resume after a crash. */
   input: unknown;
   result: unknown;

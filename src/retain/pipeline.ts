@@ -9,6 +9,7 @@ import {
   nowIso,
   type Bank,
   type Chunk,
+  type ChunkProgress,
   type DocumentRecord,
   type Fact,
   type FactLink,
@@ -234,15 +235,17 @@ async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest
   const plans: DocumentWrite[] = [];
   const docs = planDocuments(bank.id, request.items, now);
   for (const doc of tally.remaining(docs)) plans.push(await planWrite(store, bank.id, doc, append, now));
+  tally.planned(plans);
   // Every new chunk is handed to the extractor now (as many at once as it takes), so later chunks are extracted
   // while earlier ones are embedded and written; writes still happen in order, one transaction per batch.
   const extractions = new Extractions(deps.extractor, bank, addresseesOf(docs, request.items));
   // Semantic links look at the bank as it was before this retain, and at this retain's last facts.
   const recent = new RecentFacts(now);
   for (const plan of plans) if (!plan.unchanged) extractions.start(plan.fresh, plan.doc);
+  const tell = (): void => run.progress?.(tally.itemsDone, request.items.length, tally.chunks());
   const done = (plan: DocumentWrite): void => {
     tally.finished(plan);
-    run.progress?.(tally.itemsDone, request.items.length);
+    tell();
   };
   // Writes of one group go in one transaction when the store can (the last carries the checkpoint), else one by one
   // (each carries its own).
@@ -261,7 +264,8 @@ async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest
     const recorded = writes.at(-1)?.write.operation;
     if (run.operation && recorded)
       Object.assign(run.operation, { progress: recorded.progress, result: recorded.result, updatedAt: recorded.updatedAt });
-    for (const { completes } of writes) if (completes) run.progress?.(tally.itemsDone, request.items.length);
+    // After every write, not only a document's last: a long item's chunks show progress as they are written.
+    tell();
   };
   try {
     for (const group of writeGroups(plans)) {
@@ -334,6 +338,8 @@ class Tally {
     entities: 0,
   };
   itemsDone = 0;
+  /** Chunks of new text this retain writes in all (those a resumed operation wrote before included). */
+  private chunksTotal = 0;
   private readonly entityIds = new Set<string>();
   /** The record this run went on from (a resumed operation's), if any. */
   private readonly base: { itemsDone: number; result: RetainResult } | null;
@@ -360,6 +366,16 @@ class Tally {
     return docs.slice(i);
   }
 
+  /** The documents to write are known: their new chunks are the chunk total (after those of the base record). */
+  planned(plans: DocumentWrite[]): void {
+    this.chunksTotal = (this.base?.result.chunksProcessed ?? 0) + plans.reduce((n, p) => n + (p.unchanged ? 0 : p.fresh.length), 0);
+  }
+
+  /** Chunks written so far and in all. */
+  chunks(): ChunkProgress {
+    return { done: this.result.chunksProcessed, total: Math.max(this.chunksTotal, this.result.chunksProcessed) };
+  }
+
   wrote(w: ItemWrite): void {
     this.result.facts += w.facts.length;
     this.result.factIds.push(...w.facts.map((f) => f.id));
@@ -382,7 +398,8 @@ class Tally {
    */
   snapshot(op: Operation): Operation {
     const result = op.input === null ? null : { ...this.result, factIds: [...this.result.factIds] };
-    return { ...op, status: 'running', progress: { done: this.itemsDone, total: this.items }, result, updatedAt: nowIso() };
+    const progress = { done: this.itemsDone, total: this.items, chunks: this.chunks() };
+    return { ...op, status: 'running', progress, result, updatedAt: nowIso() };
   }
 
   /** The final result; after a resume, the entities of the facts written before it are counted once with the rest. */

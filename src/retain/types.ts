@@ -1,4 +1,5 @@
 // Retain's request and result shapes (validated at the HTTP edge; the pipeline trusts them).
+import type { ChunkProgress } from '../core/index.ts';
 
 export type ItemRole = 'user' | 'assistant' | 'agent' | 'system';
 
@@ -37,4 +38,4 @@ export interface RetainResult {
   entities: number;
 }
 
-export type Progress = (done: number, total: number) => void;
+export type Progress = (done: number, total: number, chunks?: ChunkProgress) => void;

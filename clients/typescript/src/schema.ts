@@ -2848,6 +2848,11 @@ export interface components {
             progress: {
                 done: number;
                 total: number;
+                /** @description A retain's chunks of new text written and in all: progress within a long item */
+                chunks?: {
+                    done: number;
+                    total: number;
+                };
             };
             /** @description The result; while an async (or keyed) retain runs, its result so far */
             result?: unknown;
@@ -2867,6 +2872,11 @@ export interface components {
             progress: {
                 done: number;
                 total: number;
+                /** @description A retain's chunks of new text written and in all: progress within a long item */
+                chunks?: {
+                    done: number;
+                    total: number;
+                };
             };
             /** @description The request, only with ?include=input */
             input?: unknown;

@@ -133,6 +133,8 @@ export function operationProps(op: Operation): Params {
     status: op.status,
     progressDone: op.progress.done,
     progressTotal: op.progress.total,
+    progressChunksDone: op.progress.chunks?.done,
+    progressChunksTotal: op.progress.chunks?.total,
     input: json(op.input),
     result: json(op.result),
     error: op.error,

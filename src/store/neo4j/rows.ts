@@ -154,7 +154,11 @@ export function toOperation(p: Props): Operation {
     bankId: String(p.bankId),
     kind: String(p.kind),
     status: String(p.status) as OperationStatus,
-    progress: { done: num(p.progressDone), total: num(p.progressTotal) },
+    progress: {
+      done: num(p.progressDone),
+      total: num(p.progressTotal),
+      ...(p.progressChunksTotal == null ? {} : { chunks: { done: num(p.progressChunksDone), total: num(p.progressChunksTotal) } }),
+    },
     input: parse(p.input, null),
     result: parse(p.result, null),
     error: str(p.error),

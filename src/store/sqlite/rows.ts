@@ -192,7 +192,13 @@ export function toOperation(r: Row): Operation {
     bankId: String(r.bank_id),
     kind: String(r.kind),
     status: String(r.status) as OperationStatus,
-    progress: { done: Number(r.progress_done), total: Number(r.progress_total) },
+    progress: {
+      done: Number(r.progress_done),
+      total: Number(r.progress_total),
+      ...(r.progress_chunks_total == null
+        ? {}
+        : { chunks: { done: Number(r.progress_chunks_done), total: Number(r.progress_chunks_total) } }),
+    },
     input: parseJson(r.input, null),
     result: parseJson(r.result, null),
     error: str(r.error),

@@ -124,10 +124,13 @@ export function memoryWritesConformance(ctx: Conformance): void {
         [c],
         [{ fact: fact(bankId, `${bankId}-f`, 'Pia repairs clocks', { chunk: c }), vector: unit(1) }],
       );
-      const checkpoint = { ...running, progress: { done: 1, total: 3 }, result: { facts: 1 }, updatedAt: at(3) };
+      // A retain's checkpoint carries its chunks written and in all too (progress within a long item).
+      const progress = { done: 1, total: 3, chunks: { done: 4, total: 9 } };
+      const checkpoint = { ...running, progress, result: { facts: 1 }, updatedAt: at(3) };
       await store.writeItem({ ...write, operation: checkpoint });
       const recorded = await store.getOperation(running.id);
-      assert.deepEqual([recorded?.status, recorded?.progress, recorded?.result], ['running', { done: 1, total: 3 }, { facts: 1 }]);
+      assert.deepEqual([recorded?.status, recorded?.progress, recorded?.result], ['running', progress, { facts: 1 }]);
+      assert.deepEqual((await store.listOperations(bankId, { limit: 10, offset: 0 })).find((o) => o.id === running.id)?.progress, progress);
 
       await store.updateOperation({ ...checkpoint, status: 'failed', error: 'stopped' });
       const c2 = chunk(bankId, `${bankId}-d2`, `${bankId}-c2`, 0, 'Pia sails.');
@@ -138,12 +141,12 @@ export function memoryWritesConformance(ctx: Conformance): void {
         [{ fact: fact(bankId, `${bankId}-f2`, 'Pia sails', { chunk: c2 }), vector: unit(2) }],
       );
       await assert.rejects(
-        store.writeItem({ ...late, operation: { ...checkpoint, progress: { done: 2, total: 3 } } }),
+        store.writeItem({ ...late, operation: { ...checkpoint, progress: { done: 2, total: 3, chunks: { done: 8, total: 9 } } } }),
         /no longer running|failed/,
       );
       assert.equal(await store.getDocument(bankId, `${bankId}-d2`), null, 'nothing of the refused write');
       assert.deepEqual(await store.getFacts(bankId, [`${bankId}-f2`]), []);
-      assert.deepEqual((await store.getOperation(running.id))?.progress, { done: 1, total: 3 });
+      assert.deepEqual((await store.getOperation(running.id))?.progress, progress);
     });
   });
 }
