@@ -24,13 +24,13 @@ export async function retainCommand(
   const { engine, shutdown } = await compose(config, { startWorker: false });
   try {
     if (!(await engine.findBank(opts.bank))) await engine.createBank({ id: opts.bank });
-    const bar = progressBar(`retaining ${file}`);
-    bar.update(0, items.length);
+    // Counted in chunks of new text: a file of one long item moves as its chunks are written.
+    const bar = progressBar(`retaining ${file} (chunks)`);
     try {
       const { result } = await engine.retain(
         opts.bank,
         { items, documentMode: 'append' },
-        { progress: (done, total) => bar.update(done, total) },
+        { progress: (done, total, chunks) => (chunks ? bar.update(chunks.done, chunks.total) : bar.update(done, total)) },
       );
       bar.stop();
       io.out.write(`retained ${items.length} item(s) into ${opts.bank}: ${result?.facts ?? 0} new fact(s)\n`);
