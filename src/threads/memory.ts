@@ -152,24 +152,62 @@ export class ThreadMemory {
     };
   }
 
-  private scopeOf(bank: Bank, thread: Thread): ThreadScope {
-    const settings = this.resolve(bank, parseThreadSettings(thread.settings, `thread '${thread.id}' settings`), `thread '${thread.id}'`);
-    if (settings.scope === 'resource' && !thread.resourceId)
-      throw badRequest(
-        `thread '${thread.id}' uses scope 'resource' but has no resourceId; send resourceId with the thread's first messages`,
-      );
-    const recordId = settings.scope === 'resource' && thread.resourceId ? resourceRecordId(thread.resourceId) : threadRecordId(thread.id);
+  /**
+   * A thread's scope. The settings say where a thread's observations go, but a thread's memory stays where it is:
+   * once observations of the thread exist in a record (its own or its resource's), the thread keeps using that
+   * record whatever the settings say later, so a change of `scope` never hides memory or observed messages (it
+   * applies to threads without memory yet; clearing a thread's memory lets it follow the settings). A thread with
+   * messages but no resourceId cannot get one, so under scope 'resource' it keeps its own record; only a thread
+   * without messages is asked for a resourceId.
+   */
+  private async scopeOf(bank: Bank, thread: Thread, lenient = false): Promise<ThreadScope> {
+    const configured = this.resolve(bank, parseThreadSettings(thread.settings, `thread '${thread.id}' settings`), `thread '${thread.id}'`);
+    const place = await this.placement(bank.id, thread, configured.scope, lenient);
+    const settings = place === configured.scope ? configured : { ...configured, scope: place };
+    const recordId = place === 'resource' && thread.resourceId ? resourceRecordId(thread.resourceId) : threadRecordId(thread.id);
     const wmKey =
       settings.workingMemory.scope === 'resource' && thread.resourceId ? resourceRecordId(thread.resourceId) : threadRecordId(thread.id);
     return { bank, thread, settings, recordId, wmKey, workers: this.workersFor(bank, settings) };
   }
 
+  /** The record a thread's settings would put its observations in (null: scope 'resource' without a resourceId). */
+  private configuredRecord(thread: Thread, scope: 'thread' | 'resource'): string | null {
+    if (scope === 'thread') return threadRecordId(thread.id);
+    return thread.resourceId ? resourceRecordId(thread.resourceId) : null;
+  }
+
+  /**
+   * Where the thread's observations are: the record already holding some, else where the settings say (see
+   * scopeOf). Lenient: a thread without messages that needs a resourceId is placed in its own record, not refused.
+   */
+  private async placement(
+    bankId: string,
+    thread: Thread,
+    configured: 'thread' | 'resource',
+    lenient: boolean,
+  ): Promise<'thread' | 'resource'> {
+    if ((await this.store.watermarks(bankId, thread.id)).buffered > 0) {
+      const other = configured === 'thread' ? 'resource' : 'thread';
+      for (const scope of [configured, other] as const) {
+        const record = this.configuredRecord(thread, scope);
+        if (record && (await this.store.listItems(bankId, record, { threadId: thread.id, kinds: ['observation'] })).length) return scope;
+      }
+    }
+    if (configured === 'resource' && !thread.resourceId) {
+      if (lenient || (await this.store.countMessages(bankId, thread.id)).count > 0) return 'thread';
+      throw badRequest(
+        `thread '${thread.id}' uses scope 'resource' but has no resourceId; send resourceId with the thread's first messages`,
+      );
+    }
+    return configured;
+  }
+
   /** Loads a thread's scope; discards work a dead process left running the first time a record is touched. */
-  private async scope(bankId: string, threadId: string): Promise<ThreadScope> {
+  private async scope(bankId: string, threadId: string, lenient = false): Promise<ThreadScope> {
     const bank = await this.requireBank(bankId);
     const thread = await this.store.getThread(bankId, threadId);
     if (!thread) throw notFound('thread', threadId);
-    const scope = this.scopeOf(bank, thread);
+    const scope = await this.scopeOf(bank, thread, lenient);
     await this.recover(scope);
     return scope;
   }
@@ -213,23 +251,29 @@ export class ThreadMemory {
     if (input.settings !== undefined) {
       const layer = parseThreadSettings(input.settings, `thread '${threadId}' settings`);
       next.settings = layer as Record<string, unknown>;
-      if (existing) {
-        const before = this.scopeOf(bank, thread);
-        const after = this.scopeOf(bank, next);
-        if (before.recordId !== after.recordId && (await this.store.listItems(bankId, before.recordId, { threadId })).length)
+      if (layer.scope === 'resource' && !next.resourceId)
+        throw badRequest(
+          `thread '${threadId}' has no resourceId, so its scope cannot be 'resource'; set resourceId before its first message`,
+        );
+      // A thread keeps the record that holds its memory (scopeOf); an explicit change of its scope away from that
+      // record is refused rather than silently ignored.
+      const before = existing ? await this.scopeOf(bank, thread, true) : null;
+      if (before) {
+        const after = this.configuredRecord(next, this.resolve(bank, layer, `thread '${threadId}'`).scope);
+        if (after !== before.recordId && (await this.store.listItems(bankId, before.recordId, { threadId })).length)
           throw new CairnError(
             'conflict',
-            `thread '${threadId}' already has memory in ${before.recordId}; clear it before changing its scope`,
+            `thread '${threadId}' already has memory in ${before.recordId}; clear it (DELETE /v1/banks/${bankId}/threads/${threadId}/memory) before changing its scope`,
           );
       }
     }
-    this.scopeOf(bank, next);
+    await this.scopeOf(bank, next);
     await this.store.saveThread(next);
     return next;
   }
 
   async deleteThread(bankId: string, threadId: string): Promise<void> {
-    const scope = await this.scope(bankId, threadId);
+    const scope = await this.scope(bankId, threadId, true);
     await this.pipeline.queue.run(`${bankId}\u0000${scope.recordId}`, () => this.store.deleteThread(bankId, threadId));
     this.pipeline.forget(scope);
   }
@@ -245,7 +289,7 @@ export class ThreadMemory {
     let thread = await this.store.getThread(bankId, threadId);
     if (!thread || (input.resourceId !== undefined && input.resourceId !== thread.resourceId))
       thread = await this.putThread(bankId, threadId, { resourceId: input.resourceId });
-    const scope = this.scopeOf(bank, thread);
+    const scope = await this.scopeOf(bank, thread);
     await this.recover(scope);
 
     const received = this.now();
