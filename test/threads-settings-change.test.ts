@@ -115,4 +115,33 @@ describe('thread settings changed after threads have messages', () => {
     assert.equal(after.recordId, 'thread:w1');
     assert.equal(after.messages.length + after.omittedMessages, 8, 'cleared memory: every message is raw again');
   });
+
+  test('the effective settings GET returns can be PUT (and PATCHed) back unchanged; derived values are checked echoes', async () => {
+    type Settings = { settings: Record<string, unknown>; effective: Record<string, unknown> };
+    const set = await s.call<Settings>('PATCH', '/v1/banks/rt/thread-settings', {
+      messageTokens: 1000,
+      bufferTokens: 0.2,
+      bufferActivation: 0.7,
+      blockAfter: 1.5,
+      reflectionBlockAfter: 1.4,
+      workingMemory: { maxTokens: 300 },
+    });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    const { effective } = (await s.call<Settings>('GET', '/v1/banks/rt/thread-settings')).body;
+    for (const method of ['PUT', 'PATCH']) {
+      const back = await s.call<Settings>(method, '/v1/banks/rt/thread-settings', effective);
+      assert.equal(back.status, 200, `${method}: ${JSON.stringify(back.body)}`);
+      assert.deepEqual(back.body.effective, effective);
+      assert.equal('keepTokens' in back.body.settings, false, 'derived values are not stored');
+    }
+    assert.deepEqual((await s.call<Settings>('GET', '/v1/banks/rt/thread-settings')).body.effective, effective);
+
+    const wrong = await s.call<Err>('PUT', '/v1/banks/rt/thread-settings', { ...effective, keepTokens: 1 });
+    assert.equal(wrong.status, 400);
+    assert.match(wrong.body.error.message, /keepTokens is derived from messageTokens and bufferActivation .* it is 300, not 1/);
+    const stale = await s.call<Err>('PATCH', '/v1/banks/rt/thread-settings', { blockAfter: 1.8, blockAfterTokens: 1500 });
+    assert.equal(stale.status, 400);
+    assert.match(stale.body.error.message, /blockAfterTokens is derived .* it is 1800, not 1500/);
+    assert.deepEqual((await s.call<Settings>('GET', '/v1/banks/rt/thread-settings')).body.effective, effective, 'nothing saved');
+  });
 });

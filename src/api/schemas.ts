@@ -498,7 +498,17 @@ export const Settings = z.record(z.string(), z.unknown()).openapi({
     'memoryTokenBudget, messageTokenBudget, bufferTokens, bufferActivation, blockAfter, reflectionBufferActivation, reflectionBlockAfter, observer, ' +
     'observerInstructions, reflectorInstructions, workingMemory {enabled, scope, template, autoUpdate, maxTokens}, bridge',
 });
-export const SettingsResponse = z.object({ settings: Settings, effective: z.record(z.string(), z.unknown()) }).openapi('ThreadSettings');
+export const SettingsResponse = z
+  .object({
+    settings: Settings,
+    effective: z.record(z.string(), z.unknown()).openapi({
+      description:
+        'Every setting as in effect (defaults filled in; bufferTokens and messageTokenBudget as token counts), plus the derived keepTokens, ' +
+        'blockAfterTokens, reflectionBufferTokens and reflectionBlockAfterTokens. It can be sent back as is with PUT or PATCH: the derived ' +
+        'values are read-only, accepted when equal to what the other settings derive.',
+    }),
+  })
+  .openapi('ThreadSettings');
 
 export const MemoryItemSchema = z
   .object({

@@ -18,7 +18,15 @@ import { OfflineReflector } from './offline-reflector.ts';
 import { Pipeline } from './pipeline.ts';
 import type { BridgeRetain, Observer, Reflector, ThreadStore, WorkingMemoryUpdater } from './ports.ts';
 import type { ThreadScope, Workers } from './scope.ts';
-import { mergeSettings, parseThreadSettings, resolveSettings, type ResolvedThreadSettings, type ThreadSettingsInput } from './settings.ts';
+import {
+  checkEchoes,
+  mergeSettings,
+  parseThreadSettings,
+  resolveSettings,
+  splitDerived,
+  type ResolvedThreadSettings,
+  type ThreadSettingsInput,
+} from './settings.ts';
 import { buildStatus, type MemoryStatusReport } from './status.ts';
 import {
   resourceRecordId,
@@ -131,10 +139,13 @@ export class ThreadMemory {
     replace = false,
   ): Promise<{ settings: ThreadSettingsInput; effective: ResolvedThreadSettings }> {
     const bank = await this.requireBank(bankId);
-    const layer = parseThreadSettings(patch, `bank '${bankId}' update`);
+    // The effective settings GET returns can be sent back: their derived values are checked, not stored.
+    const { layer: settable, echoes } = splitDerived(patch);
+    const layer = parseThreadSettings(settable, `bank '${bankId}' update`);
     const next = replace ? layer : mergeSettings(this.bankLayer(bank), layer);
     const updated: Bank = { ...bank, config: { ...bank.config, threads: next }, updatedAt: this.now() };
     const effective = this.resolve(updated, {}, `bank '${bankId}'`);
+    checkEchoes(echoes, effective, `bank '${bankId}' update`);
     await this.deps.banks.updateBank(updated);
     return { settings: next, effective };
   }

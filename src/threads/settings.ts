@@ -85,6 +85,14 @@ export interface ResolvedThreadSettings {
   messageTokenBudget: number;
   /** Background observation interval in tokens (0: no buffering). */
   bufferTokens: number;
+  /** As set (or defaulted); keepTokens is what it comes to. */
+  bufferActivation: number;
+  /** As set (or defaulted); blockAfterTokens is what it comes to. */
+  blockAfter: number;
+  /** As set (or defaulted); reflectionBufferTokens is what it comes to. */
+  reflectionBufferActivation: number | false;
+  /** As set (or defaulted); reflectionBlockAfterTokens is what it comes to. */
+  reflectionBlockAfter: number;
   /** Raw message tokens left unobserved after an activation or a synchronous observation. */
   keepTokens: number;
   /** Above this many unobserved tokens a synchronous observation runs (messageTokens without buffering). */
@@ -215,6 +223,10 @@ export function resolveSettings(merged: ThreadSettingsInput, where: string): Res
     memoryTokenBudget: s.memoryTokenBudget,
     messageTokenBudget,
     bufferTokens,
+    bufferActivation: s.bufferActivation,
+    blockAfter: s.blockAfter,
+    reflectionBufferActivation: s.reflectionBufferActivation,
+    reflectionBlockAfter: s.reflectionBlockAfter,
     keepTokens,
     blockAfterTokens,
     reflectionBufferTokens,
@@ -225,4 +237,42 @@ export function resolveSettings(merged: ThreadSettingsInput, where: string): Res
     workingMemory: s.workingMemory,
     bridge: s.bridge,
   };
+}
+
+/**
+ * Values resolution derives, with the settings they come from. The effective settings carry them (so every other
+ * key of the effective settings is a setting that can be sent back); sent back they are read-only echoes: accepted
+ * when equal to what the other settings derive, refused otherwise.
+ */
+export const DERIVED_SETTINGS = {
+  keepTokens: 'messageTokens and bufferActivation',
+  blockAfterTokens: 'messageTokens, bufferTokens and blockAfter',
+  reflectionBufferTokens: 'observationTokens, bufferTokens and reflectionBufferActivation',
+  reflectionBlockAfterTokens: 'observationTokens, bufferTokens and reflectionBlockAfter',
+} as const;
+
+type DerivedKey = keyof typeof DERIVED_SETTINGS;
+
+/** Separates derived keys (read-only echoes) from the settings of a request body. */
+export function splitDerived(value: unknown): { layer: unknown; echoes: Array<[DerivedKey, unknown]> } {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return { layer: value, echoes: [] };
+  const layer: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  const echoes: Array<[DerivedKey, unknown]> = [];
+  for (const key of Object.keys(DERIVED_SETTINGS) as DerivedKey[])
+    if (key in layer) {
+      echoes.push([key, layer[key]]);
+      delete layer[key];
+    }
+  return { layer, echoes };
+}
+
+/** Refuses an echoed derived value that differs from what the settings derive; throws a 400 naming the source. */
+export function checkEchoes(echoes: Array<[DerivedKey, unknown]>, resolved: ResolvedThreadSettings, where: string): void {
+  const problems = echoes
+    .filter(([key, value]) => value !== resolved[key])
+    .map(
+      ([key, value]) =>
+        `${key} is derived from ${DERIVED_SETTINGS[key]} and cannot be set: with these settings it is ${resolved[key]}, not ${JSON.stringify(value)}; leave it out or change those settings`,
+    );
+  if (problems.length) throw badRequest(`invalid thread memory settings (${where}): ${problems.join('; ')}`);
 }

@@ -3234,6 +3234,7 @@ export interface components {
             settings: {
                 [key: string]: unknown;
             };
+            /** @description Every setting as in effect (defaults filled in; bufferTokens and messageTokenBudget as token counts), plus the derived keepTokens, blockAfterTokens, reflectionBufferTokens and reflectionBlockAfterTokens. It can be sent back as is with PUT or PATCH: the derived values are read-only, accepted when equal to what the other settings derive. */
             effective: {
                 [key: string]: unknown;
             };
