@@ -144,4 +144,16 @@ describe('thread settings changed after threads have messages', () => {
     assert.match(stale.body.error.message, /blockAfterTokens is derived .* it is 1800, not 1500/);
     assert.deepEqual((await s.call<Settings>('GET', '/v1/banks/rt/thread-settings')).body.effective, effective, 'nothing saved');
   });
+
+  test('a setting too large is refused with the allowed maximum', async () => {
+    for (const field of ['messageTokens', 'observationTokens', 'memoryTokenBudget', 'blockAfter']) {
+      const r = await s.call<Err>('PATCH', '/v1/banks/big/thread-settings', { [field]: 1e308 });
+      assert.equal(r.status, 400);
+      assert.equal(
+        r.body.error.message,
+        `invalid thread memory settings (bank 'big' update): ${field}: ${field} must be at most 1000000000`,
+      );
+    }
+    assert.equal((await s.call('PATCH', '/v1/banks/big/thread-settings', { messageTokens: 1_000_000_000 })).status, 200);
+  });
 });

@@ -47,6 +47,10 @@ test('clashing or malformed settings are refused with what to change', () => {
   refused({ observationTokens: 100, reflectionBlockAfter: 50 }, /reflectionBlockAfter/);
   refused({ reflectionConsolidationThreshold: 1 }, /at least 2/);
   refused({ messageTokens: 2.5 }, /whole number/);
+  // A whole number too large to compute with is told the maximum, not that it is not whole.
+  refused({ messageTokens: 1e308 }, /messageTokens must be at most 1000000000$/);
+  refused({ bufferTokens: 1e308 }, /bufferTokens must be at most 1000000000$/);
+  refused({ workingMemory: { maxTokens: 2 ** 53 } }, /workingMemory\.maxTokens must be at most 1000000000$/);
   refused({ scope: 'everywhere' }, /scope/);
   refused({ workingMemory: { size: 3 } }, /size/);
 });

@@ -4,9 +4,18 @@
 import { z } from 'zod';
 import { badRequest } from '../core/index.ts';
 
+/** The largest number any setting takes: far above any model's context, and small enough to compute with. */
+export const MAX_SETTING = 1_000_000_000;
+
+/** A number no larger than MAX_SETTING. */
+const bounded = (field: string) =>
+  z.number({ error: `${field} must be a number` }).max(MAX_SETTING, { error: `${field} must be at most ${MAX_SETTING}` });
+
+/** A whole number from min to MAX_SETTING; the size is checked first, so a huge whole number is told its size, not its form. */
 const whole = (field: string, min: number) =>
   z
     .number({ error: `${field} must be a number` })
+    .max(MAX_SETTING, { error: `${field} must be at most ${MAX_SETTING}`, abort: true })
     .int({ error: `${field} must be a whole number` })
     .min(min, { error: `${field} must be ${min} or more` });
 
@@ -30,18 +39,20 @@ export const ThreadSettingsSchema = z
     /** Tokens for the raw message tail (0: unlimited; default: blockAfter's token count, the most raw messages memory lets pile up). */
     messageTokenBudget: whole('messageTokenBudget', 0),
     /** Background observation interval: a fraction (0..1) of messageTokens or an absolute token count; false or 0: off. */
-    bufferTokens: z.union([z.literal(false), z.number().min(0, { error: 'bufferTokens must be 0 or more (or false)' })]),
+    bufferTokens: z.union([z.literal(false), bounded('bufferTokens').min(0, { error: 'bufferTokens must be 0 or more (or false)' })]),
     /** On activation, a ratio (0..1] of messageTokens to remove, or an absolute count (> 1) of message tokens to keep raw. */
-    bufferActivation: z.number().gt(0, { error: 'bufferActivation must be above 0' }),
+    bufferActivation: bounded('bufferActivation').gt(0, { error: 'bufferActivation must be above 0' }),
     /** Force a synchronous observation above this: a multiplier (1..2) of messageTokens or an absolute count. */
-    blockAfter: z.number().gt(1, { error: 'blockAfter must be above 1 (a multiplier of messageTokens between 1 and 2, or a token count)' }),
+    blockAfter: bounded('blockAfter').gt(1, {
+      error: 'blockAfter must be above 1 (a multiplier of messageTokens between 1 and 2, or a token count)',
+    }),
     /** Start background reflection at this fraction (0..1) of observationTokens; false or 0: off. */
     reflectionBufferActivation: z.union([
       z.literal(false),
       z.number().min(0).lt(1, { error: 'reflectionBufferActivation must be a fraction below 1 (or false)' }),
     ]),
     /** Force a synchronous reflection above this: a multiplier (1..2) of observationTokens or an absolute count. */
-    reflectionBlockAfter: z.number().gt(1, { error: 'reflectionBlockAfter must be above 1' }),
+    reflectionBlockAfter: bounded('reflectionBlockAfter').gt(1, { error: 'reflectionBlockAfter must be above 1' }),
     /** auto: the LLM when one is configured for threads, else offline. */
     observer: z.enum(['auto', 'offline', 'llm']),
     observerInstructions: z.string().max(4000),
