@@ -20,7 +20,7 @@ describe('thread settings changed after threads have messages', () => {
   let s: ThreadTestServer;
   before(async () => {
     s = await startThreadServer({ bridge: false });
-    for (const id of ['s1', 'w', 'rt', 'big']) assert.equal((await s.call('POST', '/v1/banks', { id })).status, 201);
+    for (const id of ['s1', 'w', 'rt', 'big', 'fx']) assert.equal((await s.call('POST', '/v1/banks', { id })).status, 201);
   });
   after(async () => s.close());
 
@@ -106,7 +106,11 @@ describe('thread settings changed after threads have messages', () => {
     const other = await s.call<Append>('POST', '/v1/banks/w/threads/w2/messages', { resourceId: 'R', messages: [line(0)] });
     assert.equal(other.body.recordId, 'thread:w2');
 
-    // An explicit per-thread move away from the memory is refused with what to do; clearing lets it follow.
+    // Other per-thread overrides are not taken for a move; an explicit move away from the memory is refused
+    // with what to do; clearing lets it follow.
+    const tune = await s.call<Err>('PUT', base, { settings: { messageTokens: 60 } });
+    assert.equal(tune.status, 200, JSON.stringify(tune.body));
+    assert.equal((await s.call<Context>('GET', `${base}/context`)).body.recordId, 'resource:R');
     const move = await s.call<Err>('PUT', base, { settings: { scope: 'thread' } });
     assert.equal(move.status, 409);
     assert.match(move.body.error.message, /already has memory in resource:R.*DELETE/);
@@ -155,5 +159,17 @@ describe('thread settings changed after threads have messages', () => {
       );
     }
     assert.equal((await s.call('PATCH', '/v1/banks/big/thread-settings', { messageTokens: 1_000_000_000 })).status, 200);
+  });
+
+  test('a thread whose override no longer fits the bank settings can be given a new one', async () => {
+    assert.equal((await s.call('PUT', '/v1/banks/fx/threads/f1', { settings: { bufferTokens: 400 } })).status, 200);
+    assert.equal((await s.call('POST', '/v1/banks/fx/threads/f1/messages', { role: 'user', content: 'hello' })).status, 200);
+    assert.equal((await s.call('PATCH', '/v1/banks/fx/thread-settings', { messageTokens: 300 })).status, 200);
+    const stuck = await s.call<Err>('GET', '/v1/banks/fx/threads/f1/context');
+    assert.equal(stuck.status, 400);
+    assert.match(stuck.body.error.message, /thread 'f1'.*bufferTokens/);
+    const fixed = await s.call<Err>('PUT', '/v1/banks/fx/threads/f1', { settings: { bufferTokens: 0.2 } });
+    assert.equal(fixed.status, 200, JSON.stringify(fixed.body));
+    assert.equal((await s.call('GET', '/v1/banks/fx/threads/f1/context')).status, 200);
   });
 });

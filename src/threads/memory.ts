@@ -20,6 +20,7 @@ import type { BridgeRetain, Observer, Reflector, ThreadStore, WorkingMemoryUpdat
 import type { ThreadScope, Workers } from './scope.ts';
 import {
   checkEchoes,
+  DEFAULT_THREAD_SETTINGS,
   mergeSettings,
   parseThreadSettings,
   resolveSettings,
@@ -266,15 +267,23 @@ export class ThreadMemory {
         throw badRequest(
           `thread '${threadId}' has no resourceId, so its scope cannot be 'resource'; set resourceId before its first message`,
         );
-      // A thread keeps the record that holds its memory (scopeOf); an explicit change of its scope away from that
-      // record is refused rather than silently ignored.
-      const before = existing ? await this.scopeOf(bank, thread, true) : null;
-      if (before) {
-        const after = this.configuredRecord(next, this.resolve(bank, layer, `thread '${threadId}'`).scope);
-        if (after !== before.recordId && (await this.store.listItems(bankId, before.recordId, { threadId })).length)
+      // A thread keeps the record that holds its memory (scopeOf); an override that names or changes its scope,
+      // away from that record, is refused rather than silently ignored. The old override is read leniently: one
+      // that no longer resolves is what this request may be fixing.
+      if (existing) {
+        let old: ThreadSettingsInput = {};
+        try {
+          old = parseThreadSettings(thread.settings, `thread '${threadId}' settings`);
+        } catch {}
+        const scopeSet = (l: ThreadSettingsInput) => mergeSettings(this.bankLayer(bank), l).scope ?? DEFAULT_THREAD_SETTINGS.scope;
+        const after = this.configuredRecord(next, scopeSet(layer));
+        const place = await this.placement(bankId, thread, scopeSet(old), true);
+        const holding = this.configuredRecord(thread, place);
+        const asks = layer.scope !== undefined || after !== this.configuredRecord(thread, scopeSet(old));
+        if (asks && holding && after !== holding && (await this.store.listItems(bankId, holding, { threadId })).length)
           throw new CairnError(
             'conflict',
-            `thread '${threadId}' already has memory in ${before.recordId}; clear it (DELETE /v1/banks/${bankId}/threads/${threadId}/memory) before changing its scope`,
+            `thread '${threadId}' already has memory in ${holding}; clear it (DELETE /v1/banks/${bankId}/threads/${threadId}/memory) before changing its scope`,
           );
       }
     }
