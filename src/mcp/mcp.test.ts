@@ -196,6 +196,56 @@ describe('MCP over streamable HTTP (cairn serve, with an API key)', () => {
     await client.close();
   });
 
+  test('unknown arguments are tool errors naming them; recall takes asOf and perSource as REST does', async () => {
+    const client = await httpClient(`${server.url}/mcp`, KEY);
+    json(await client.callTool({ name: 'create_bank', arguments: { id: 'mcp1' } }));
+    json(
+      await client.callTool({ name: 'retain', arguments: { bank: 'mcp1', items: [{ content: 'Carol flew to Paris for a conference.' }] } }),
+    );
+    const typo = (await client.callTool({
+      name: 'recall',
+      arguments: { bank: 'mcp1', query: 'Paris', tpyes: ['world'] },
+    })) as CallToolResult;
+    assert.equal(typo.isError, true);
+    assert.match(text(typo), /tpyes/);
+    const listTypo = (await client.callTool({ name: 'list_banks', arguments: { limit: 1 } })) as CallToolResult;
+    assert.equal(listTypo.isError, true);
+    assert.match(text(listTypo), /limit/);
+    const retainTypo = (await client.callTool({
+      name: 'retain',
+      arguments: { bank: 'mcp1', items: [{ content: 'x y z.' }], asnyc: true },
+    })) as CallToolResult;
+    assert.equal(retainTypo.isError, true);
+    assert.match(text(retainTypo), /asnyc/);
+    const now = json<Recalled>(await client.callTool({ name: 'recall', arguments: { bank: 'mcp1', query: 'Paris' } }));
+    assert.ok(now.results.length > 0);
+    const before = json<Recalled>(
+      await client.callTool({ name: 'recall', arguments: { bank: 'mcp1', query: 'Paris', asOf: '1970-01-01' } }),
+    );
+    assert.deepEqual(before.results, [], 'nothing was known in 1970');
+    const badAsOf = (await client.callTool({
+      name: 'recall',
+      arguments: { bank: 'mcp1', query: 'Paris', asOf: 'then' },
+    })) as CallToolResult;
+    assert.equal(badAsOf.isError, true);
+    assert.match(text(badAsOf), /asOf must be an ISO 8601/);
+    json(await client.callTool({ name: 'recall', arguments: { bank: 'mcp1', query: 'Paris', perSource: 0 } }));
+    const badPerSource = (await client.callTool({
+      name: 'recall',
+      arguments: { bank: 'mcp1', query: 'Paris', perSource: -1 },
+    })) as CallToolResult;
+    assert.equal(badPerSource.isError, true);
+    assert.match(text(badPerSource), /perSource/);
+    const { tools } = await client.listTools();
+    const recall = tools.find((t) => t.name === 'recall')!.inputSchema as {
+      properties: Record<string, unknown>;
+      additionalProperties?: unknown;
+    };
+    assert.ok('asOf' in recall.properties && 'perSource' in recall.properties && 'validAt' in recall.properties);
+    assert.equal(recall.additionalProperties, false);
+    await client.close();
+  });
+
   test('without the API key, or with a wrong one, the MCP endpoint refuses the connection', async () => {
     for (const key of [null, 'wrong']) {
       await assert.rejects(httpClient(`${server.url}/mcp`, key), /401|unauthorized|API key/i);

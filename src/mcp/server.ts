@@ -83,7 +83,9 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     : BankIdSchema.describe('The memory bank to use (list_banks shows them)');
 
   const register = (tool: ToolRecipe): void => {
-    const inputSchema = z.object(tool.onBank ? { bank: bankField, ...tool.fields } : tool.fields);
+    // Strict, as the REST bodies are: an argument the tool does not take (a typo, an option it lacks) is a tool error
+    // naming it, not silently dropped.
+    const inputSchema = z.object(tool.onBank ? { bank: bankField, ...tool.fields } : tool.fields).strict();
     server.registerTool(
       tool.name,
       { title: tool.title, description: tool.description, inputSchema, annotations: tool.annotations },

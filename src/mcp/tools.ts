@@ -62,10 +62,12 @@ const RECALL_FIELDS = [
   'occurredFrom',
   'occurredTo',
   'validAt',
+  'asOf',
   'queryTime',
   'tags',
   'budget',
   'group',
+  'perSource',
 ] as const;
 const pick = <S extends z.ZodRawShape, K extends keyof S & string>(shape: S, keys: readonly K[]): Pick<S, K> =>
   Object.fromEntries(keys.map((k) => [k, shape[k]])) as Pick<S, K>;
@@ -144,7 +146,7 @@ export const TOOLS: readonly ToolRecipe[] = [
     description:
       'Searches memory for what is relevant to a query and returns facts and observations (beliefs formed from many facts), best ' +
       'first, each with its id, text, times and source. Use it before answering anything that may depend on what was said or ' +
-      'learned earlier. Narrow by time (occurredFrom/occurredTo, validAt) or kind (types); maxTokens bounds the size of the answer. ' +
+      'learned earlier. Narrow by time (occurredFrom/occurredTo, validAt; asOf reads memory as it stood then) or kind (types); maxTokens bounds the size of the answer. ' +
       'To get a written answer with citations instead of raw memories, use reflect.',
     onBank: true,
     fields: pick(RecallFields.shape, RECALL_FIELDS),
