@@ -2,6 +2,7 @@
 // input with. Other folders import api through this file only (src/layout.test.ts checks it).
 export { createApp } from './app.ts';
 export { describeIssues, errorBody } from './errors.ts';
+export { jsonValueProblem } from './json-values.ts';
 export { jsonDepthLimit } from './nesting.ts';
 export { ReflectRequestSchema } from './routes/reflect.ts';
 export {

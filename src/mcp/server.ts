@@ -4,7 +4,7 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from '@hono/zod-openapi';
-import { BankIdSchema } from '../api/index.ts';
+import { BankIdSchema, jsonValueProblem } from '../api/index.ts';
 import { type RestRequest, TOOLS, ToolInputError, type ToolRecipe } from './tools.ts';
 
 /** Answers a REST request: the Hono app's `request` in process, or fetch against a running Cairn. */
@@ -101,6 +101,9 @@ export function createMcpServer(options: McpServerOptions): McpServer {
           if (e instanceof ToolInputError) return failure(e.message);
           throw e;
         }
+        // What JSON.stringify would silently change (Infinity to null) is refused as the REST edge refuses it.
+        const problem = request.body === undefined ? null : jsonValueProblem(request.body);
+        if (problem) return failure(problem);
         return toolResult(await send(request), request.reshape);
       },
     );
