@@ -78,4 +78,18 @@ describe('JSON values no schema can keep', () => {
     const listed = await s.call<{ messages: Message[] }>('GET', '/v1/banks/a/threads/t2/messages');
     assert.deepEqual(listed.status === 404 ? [] : listed.body.messages, [], 'nothing was stored');
   });
+
+  test('lone surrogates: U+FFFD in content and in tool calls alike; a 400 in ids', async () => {
+    const body =
+      '{"role":"assistant","content":"half \\ud83d emoji","toolCalls":[{"id":"c\\ud800","name":"n\\udc00","arguments":{"k\\ud83d":["v\\ude00x",{"d":"\\ud800"}]}}]}';
+    const r = await s.call('POST', '/v1/banks/a/threads/t3/messages', body);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const { body: listed } = await s.call<{ messages: Message[] }>('GET', '/v1/banks/a/threads/t3/messages');
+    const [m] = listed.messages;
+    assert.equal(m?.content, 'half \uFFFD emoji');
+    assert.deepEqual(m?.toolCalls, [{ id: 'c\uFFFD', name: 'n\uFFFD', arguments: { 'k\uFFFD': ['v\uFFFDx', { d: '\uFFFD' }] } }]);
+    const id = await s.call<Err>('POST', '/v1/banks/a/memories', '{"items":[{"content":"Some text.","documentId":"d\\ud800"}]}');
+    assert.equal(id.status, 400);
+    assert.match(id.body.error.message, /documentId holds a lone surrogate/);
+  });
 });

@@ -67,6 +67,14 @@ export function wellFormed(text: string): string {
   return text.replace(LONE_SURROGATES, '\uFFFD');
 }
 
+/** A JSON value (tool-call arguments) with wellFormed applied to every string in it, keys included. */
+export function wellFormedValue(value: unknown): unknown {
+  if (typeof value === 'string') return wellFormed(value);
+  if (Array.isArray(value)) return value.map(wellFormedValue);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [wellFormed(k), wellFormedValue(v)]));
+}
+
 /** Throws a 400 naming the rule when `id` breaks it. */
 export function checkBankId(id: string): string {
   if (!isBankId(id))

@@ -17,6 +17,7 @@ export {
   ONLY_DOTS,
   payloadHash,
   wellFormed,
+  wellFormedValue,
 } from './ids.ts';
 export { remembered } from './remembered.ts';
 export { SerialQueue } from './serial.ts';

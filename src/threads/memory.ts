@@ -3,7 +3,7 @@
 // message. It also assembles contexts, reports status, manages working memory, per-bank and per-thread
 // settings, and clears or deletes threads. The composition root supplies the store, bank lookup, the LLM for a
 // bank (or none) and the bridge callback.
-import { CairnError, badRequest, notFound, newId, nowIso, parseTimestamp, wellFormed, type Bank } from '../core/index.ts';
+import { CairnError, badRequest, notFound, newId, nowIso, parseTimestamp, wellFormed, wellFormedValue, type Bank } from '../core/index.ts';
 import type { LlmProvider } from '../llm/index.ts';
 import type { BankStore } from '../store/index.ts';
 import { countTokens } from '../text/index.ts';
@@ -320,7 +320,8 @@ export class ThreadMemory {
       role: m.role,
       name: m.name === undefined ? null : wellFormed(m.name),
       content: wellFormed(m.content),
-      toolCalls: m.toolCalls?.length ? m.toolCalls : null,
+      // Tool calls are free text like content: a lone surrogate anywhere in them becomes U+FFFD (see wellFormed).
+      toolCalls: m.toolCalls?.length ? (wellFormedValue(m.toolCalls) as typeof m.toolCalls) : null,
       timestamp: m.timestamp ? parseTimestamp(m.timestamp, `messages.${i}.timestamp`) : received,
       tokens: messageTokenCount(m),
       createdAt: received,
