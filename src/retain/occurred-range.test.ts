@@ -50,3 +50,12 @@ test('a model\'s bare "when" takes its tense from the fact\'s words: a plan is t
     'the expression need not be in the words',
   );
 });
+
+test('written dates in the years 0000 to 0099 keep their year', () => {
+  assert.deepEqual(occurredRange('0099', null, null, ref), { start: '0099-01-01T00:00:00.000Z', end: '0099-12-31T23:59:59.999Z' });
+  assert.deepEqual(occurredRange('0000-02', null, null, ref), { start: '0000-02-01T00:00:00.000Z', end: '0000-02-29T23:59:59.999Z' });
+  assert.deepEqual(occurredRange('0099-03-04', null, null, ref), { start: '0099-03-04T00:00:00.000Z', end: '0099-03-04T23:59:59.999Z' });
+  assert.deepEqual(occurredRange('0001-12', null, null, ref), { start: '0001-12-01T00:00:00.000Z', end: '0001-12-31T23:59:59.999Z' });
+  assert.ok(!isDateLike('0099-02-29'), '0099 is not a leap year (1999 neither, but 0096-02-29 is one)');
+  assert.ok(isDateLike('0096-02-29'));
+});

@@ -2,7 +2,7 @@
 // instant; each widened to the period it names), else from its words ("last June") read against the item's
 // timestamp, the same way the offline extractor reads time expressions (a month or date without a year by the
 // tense of the fact's own words).
-import { parseTimeExpressions } from '../text/index.ts';
+import { parseTimeExpressions, utcTime } from '../text/index.ts';
 
 export interface OccurredRange {
   start: string | null;
@@ -22,13 +22,13 @@ export function isDateLike(value: string): boolean {
 export function periodOf(value: string): { start: number; end: number } | null {
   const v = value.trim();
   let m: RegExpExecArray | null;
-  if ((m = YEAR.exec(v))) return span(Date.UTC(+m[1], 0, 1), Date.UTC(+m[1] + 1, 0, 1));
+  if ((m = YEAR.exec(v))) return span(utcTime(+m[1], 0, 1), utcTime(+m[1] + 1, 0, 1));
   if ((m = MONTH.exec(v))) {
     if (+m[2] < 1 || +m[2] > 12) return null;
-    return span(Date.UTC(+m[1], +m[2] - 1, 1), Date.UTC(+m[1], +m[2], 1));
+    return span(utcTime(+m[1], +m[2] - 1, 1), utcTime(+m[1], +m[2], 1));
   }
   if ((m = DAY.exec(v))) {
-    const start = Date.UTC(+m[1], +m[2] - 1, +m[3]);
+    const start = utcTime(+m[1], +m[2] - 1, +m[3]);
     if (new Date(start).getUTCDate() !== +m[3]) return null;
     return span(start, start + 86_400_000);
   }

@@ -20,6 +20,6 @@ export { sentencesOf } from './sentences.ts';
 export { parseSessionExpressions, type SessionExpression, type SessionRef } from './session-expressions.ts';
 export { type Stance, stanceOf, STANCES } from './stance.ts';
 export { stem } from './stem.ts';
-export { parseTimeExpressions, type TimeRange } from './time-expressions.ts';
+export { parseTimeExpressions, type TimeRange, utcTime } from './time-expressions.ts';
 export { countTokens } from './tokens.ts';
 export { contentWords, isStopword, nameKey, words } from './words.ts';

@@ -118,3 +118,16 @@ test('a text chrono reads a time in always passes the quick check, so skipping c
   );
   assert.equal(MAY_TELL_TIME.test('Use a connection pool and retry with backoff.'), false);
 });
+
+test('dates in the years 0000 to 0099 keep their year (Date.UTC read them as 1900 to 1999)', () => {
+  const cases: Array<[string, string, string]> = [
+    ['The meeting is on 0099-03-04.', '0099-03-04T00:00:00.000Z', '0099-03-04T23:59:59.999Z'],
+    ['It began on 0000-01-01.', '0000-01-01T00:00:00.000Z', '0000-01-01T23:59:59.999Z'],
+    ['It began on 0001-01-01.', '0001-01-01T00:00:00.000Z', '0001-01-01T23:59:59.999Z'],
+    ['It was crowned on 0800-12-25.', '0800-12-25T00:00:00.000Z', '0800-12-25T23:59:59.999Z'],
+  ];
+  for (const [text, start, end] of cases) {
+    const [r] = parseTimeExpressions(text, ref);
+    assert.deepEqual([r?.start, r?.end], [start, end], text);
+  }
+});

@@ -12,8 +12,16 @@ export interface TimeRange {
 
 const DAY = 86_400_000;
 
+/**
+ * Date.UTC(year, month, day) for any year: Date.UTC (like new Date(y, m, d)) reads a year 0 to 99 as 1900 to 1999,
+ * so "0099-03-04" came out as 1999. setUTCFullYear takes the year as given; month and day may overflow as in Date.UTC.
+ */
+export function utcTime(year: number, month: number, day = 1): number {
+  return new Date(0).setUTCFullYear(year, month, day);
+}
+
 function startOfMonth(y: number, m: number): Date {
-  return new Date(Date.UTC(y, m, 1));
+  return new Date(utcTime(y, m, 1));
 }
 
 /** Words in an expression by which chrono already chose the occurrence ("next Friday", "this weekend"). */
@@ -58,7 +66,7 @@ function shift(date: Date, unit: 'year' | 'week', n: number): Date {
   return d;
 }
 
-const dayOf = (d: Date): number => Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+const dayOf = (d: Date): number => utcTime(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
 
 /**
  * How many steps move chrono's reading (the nearest occurrence) to the one the words mean: for plans the next one
@@ -67,8 +75,8 @@ const dayOf = (d: Date): number => Date.UTC(d.getUTCFullYear(), d.getUTCMonth(),
  */
 function steps(start: Date, unit: 'year' | 'week', monthOnly: boolean, direction: Direction, reference: Date): number {
   const today = dayOf(reference);
-  const first = (d: Date): number => (monthOnly ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) : dayOf(d));
-  const last = (d: Date): number => (monthOnly ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - 1 : dayOf(d));
+  const first = (d: Date): number => (monthOnly ? utcTime(d.getUTCFullYear(), d.getUTCMonth(), 1) : dayOf(d));
+  const last = (d: Date): number => (monthOnly ? utcTime(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - 1 : dayOf(d));
   // chrono's reading is the nearest occurrence, so the one wanted is at most a step or two away.
   const candidates = [-2, -1, 0, 1, 2];
   if (direction === 'future')
@@ -93,7 +101,7 @@ function rangeOf(result: chrono.ParsedResult, text: string, reference: Date, con
   if (/\bweekend\b/.test(lower)) return { start: new Date(start.getTime() - DAY), end: new Date(start.getTime() + 2 * DAY) };
   if (/\bweeks?\b/.test(lower)) return { start: new Date(start.getTime() - 3.5 * DAY), end: new Date(start.getTime() + 3.5 * DAY) };
   if (known('day')) {
-    const d = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate()));
+    const d = new Date(utcTime(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate()));
     return { start: d, end: new Date(d.getTime() + DAY - 1) };
   }
   if (known('month')) {
@@ -103,10 +111,10 @@ function rangeOf(result: chrono.ParsedResult, text: string, reference: Date, con
   }
   if (known('year')) {
     const y = start.getUTCFullYear();
-    return { start: new Date(Date.UTC(y, 0, 1)), end: new Date(Date.UTC(y + 1, 0, 1) - 1) };
+    return { start: new Date(utcTime(y, 0, 1)), end: new Date(utcTime(y + 1, 0, 1) - 1) };
   }
   // Only a weekday or a time of day: the day it points at.
-  const d = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate()));
+  const d = new Date(utcTime(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate()));
   return { start: d, end: new Date(d.getTime() + DAY - 1) };
 }
 
@@ -154,8 +162,8 @@ export function parseTimeExpressions(text: string, reference: Date, context?: st
     out.push({
       text: m[1],
       index,
-      start: new Date(Date.UTC(y, 0, 1)).toISOString(),
-      end: new Date(Date.UTC(y + 1, 0, 1) - 1).toISOString(),
+      start: new Date(utcTime(y, 0, 1)).toISOString(),
+      end: new Date(utcTime(y + 1, 0, 1) - 1).toISOString(),
     });
   }
   return out.sort((a, b) => a.index - b.index);
