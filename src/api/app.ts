@@ -8,6 +8,7 @@ import { notFoundOrNotAllowed } from './allow.ts';
 import { apiKeyAuth } from './auth.ts';
 import { jsonValueCheck } from './json-values.ts';
 import { jsonDepthLimit } from './nesting.ts';
+import { unknownQueryCheck } from './query-params.ts';
 import { describeIssues, errorBody, onError } from './errors.ts';
 import type { Routes } from './routes/index.ts';
 
@@ -45,6 +46,7 @@ export function createApp(engine: Engine, options: AppOptions): OpenAPIHono {
   );
   app.use('/v1/*', jsonDepthLimit());
   app.use('/v1/*', jsonValueCheck());
+  app.use('/v1/*', unknownQueryCheck(app));
   app.get('/health', (c) => c.json({ status: 'ok', store: engine.storeName, embedder: engine.embedderId }));
   for (const mount of options.routes) mount(app);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
