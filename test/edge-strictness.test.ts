@@ -1,6 +1,7 @@
 // One strictness on every route, over real HTTP on the real embedded store: an unknown query parameter is a 400
 // naming it (on routes that take none as on those that take some; a body field sent as a query parameter is told
-// so).
+// so), consolidate refuses a body it would ignore, recall refuses an empty tag as retain does, and the dead-letter
+// retry body is declared in the OpenAPI document.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './support/server.ts';
@@ -44,5 +45,46 @@ describe('edge strictness', () => {
       async: true,
     });
     assert.ok([200, 202].includes(queued.status), JSON.stringify(queued.body));
+  });
+
+  test('consolidate refuses body fields it would ignore; no body or {} runs', async () => {
+    const r = await s.call<Err>('POST', '/v1/banks/a/consolidate', { x: 1 });
+    assert.equal(r.status, 400);
+    assert.match(r.body.error.message, /consolidate takes no request body \(got x\).*query parameter wait/);
+    for (const body of ['[1]', '"x"']) assert.equal((await s.call('POST', '/v1/banks/a/consolidate', body)).status, 400, body);
+    for (const body of [undefined, {}]) {
+      const r = await s.call('POST', '/v1/banks/a/consolidate', body);
+      assert.ok([200, 202].includes(r.status), `${JSON.stringify(body)}: ${JSON.stringify(r.body)}`);
+    }
+  });
+
+  test('recall refuses an empty tag as retain does', async () => {
+    const recall = await s.call<Err>('POST', '/v1/banks/a/recall', { query: 'bread', tags: [''] });
+    assert.equal(recall.status, 400);
+    assert.match(recall.body.error.message, /tags\.0/);
+    const retain = await s.call<Err>('POST', '/v1/banks/a/memories', { items: [{ content: 'Tagged.', tags: [''] }] });
+    assert.equal(retain.status, 400);
+    assert.match(retain.body.error.message, /tags\.0/);
+  });
+
+  test('dead-letter retry: its body is declared in /openapi.json; no body, {} and factIds work; unknown keys are a 400', async () => {
+    type Doc = {
+      paths: Record<string, Record<string, { requestBody?: { required?: boolean; content: Record<string, { schema: unknown }> } }>>;
+      components: { schemas: Record<string, { properties?: Record<string, unknown>; additionalProperties?: unknown }> };
+    };
+    const { body: doc } = await s.call<Doc>('GET', '/openapi.json');
+    const retry = doc.paths['/v1/banks/{bank}/consolidation/dead-letters/retry']?.post;
+    assert.ok(retry?.requestBody, 'a request body is declared');
+    assert.notEqual(retry.requestBody.required, true);
+    assert.deepEqual(retry.requestBody.content['application/json']?.schema, { $ref: '#/components/schemas/DeadLetterRetry' });
+    assert.ok(doc.components.schemas.DeadLetterRetry?.properties?.factIds);
+    const path = '/v1/banks/b/consolidation/dead-letters/retry';
+    for (const body of [undefined, {}, { factIds: ['f1'] }]) {
+      const r = await s.call<{ retried: number }>('POST', path, body);
+      assert.equal(r.status, 200, `${JSON.stringify(body)}: ${JSON.stringify(r.body)}`);
+    }
+    const bad = await s.call<Err>('POST', path, { factIDs: ['f1'] });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.error.message, /factIDs/);
   });
 });

@@ -265,7 +265,8 @@ export const RecallFields = z
     queryTime: isoTimestamp('queryTime').optional(),
     asOf: isoTimestamp('asOf').optional(),
     ...TimeFilterFields,
-    tags: z.array(z.string().max(100)).max(MAX_TAGS, `tags may hold at most ${MAX_TAGS} tags`).optional(),
+    // Empty tags are refused as at retain, where no fact can carry one (a filter on it could only match nothing).
+    tags: z.array(z.string().min(1).max(100)).max(MAX_TAGS, `tags may hold at most ${MAX_TAGS} tags`).optional(),
     trace: z.boolean().optional(),
     mmr: z.number().min(0).max(1).optional().openapi({ description: 'MMR diversity lambda (0 = off)' }),
     include: z.object({ sourceFacts: z.boolean().optional() }).strict().optional(),

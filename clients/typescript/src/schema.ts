@@ -2328,7 +2328,12 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            /** @description The facts to retry (default: all dead letters) */
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["DeadLetterRetry"];
+                };
+            };
             responses: {
                 /** @description Dead letters put back in the queue (all, or the given facts) */
                 200: {
@@ -2665,6 +2670,10 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        DeadLetterRetry: {
+            /** @description Only these facts (default: all) */
+            factIds?: string[];
+        };
         Bank: {
             id: string;
             name: string;

@@ -75,7 +75,20 @@ const RunReportSchema = z
   })
   .openapi('ConsolidationRun');
 
-const RetryBody = z.object({ factIds: z.array(z.string()).max(10_000).optional() }).strict();
+const RetryBody = z
+  .object({ factIds: z.array(z.string()).max(10_000).optional().openapi({ description: 'Only these facts (default: all)' }) })
+  .strict()
+  .openapi('DeadLetterRetry');
+
+/**
+ * A body that may be absent, read by hand: a declared optional JSON body is validated whenever the request says
+ * content-type: application/json, and an empty one is then "malformed JSON" where no body must mean the default.
+ * Absent or blank: null.
+ */
+async function optionalBody(c: { req: { text: () => Promise<string> } }): Promise<unknown> {
+  const raw = (await c.req.text()).trim();
+  return raw ? JSON.parse(raw) : null;
+}
 
 const DeadLetterSchema = z
   .object({ factId: z.string(), bankId: z.string(), error: z.string(), attempts: z.number(), failedAt: z.string() })
@@ -83,6 +96,7 @@ const DeadLetterSchema = z
 
 export function consolidationRoutes(engine: Engine, consolidation: Consolidation): (app: OpenAPIHono) => void {
   return (app) => {
+    app.openAPIRegistry.register('DeadLetterRetry', RetryBody);
     app.openapi(
       createRoute({
         method: 'get',
@@ -130,6 +144,12 @@ export function consolidationRoutes(engine: Engine, consolidation: Consolidation
       }),
       async (c) => {
         const { bank } = c.req.valid('param');
+        // It takes no body: fields sent in one (say {"wait": true}) would otherwise be ignored without a word.
+        const body = await optionalBody(c);
+        if (body !== null && (typeof body !== 'object' || Array.isArray(body) || Object.keys(body).length))
+          throw badRequest(
+            `consolidate takes no request body${body && typeof body === 'object' && !Array.isArray(body) ? ` (got ${Object.keys(body).join(', ')})` : ''}; its one option is the query parameter wait`,
+          );
         if (c.req.valid('query').wait === 'true') return c.json(await consolidation.run(bank), 200);
         const outcome = await consolidation.start(bank);
         return outcome.started ? c.json(outcome, 202) : c.json(outcome, 200);
@@ -157,7 +177,15 @@ export function consolidationRoutes(engine: Engine, consolidation: Consolidation
         path: '/v1/banks/{bank}/consolidation/dead-letters/retry',
         tags: ['consolidation'],
         description: 'Optional JSON body `{"factIds": [...]}` retries only those facts; no body retries all.',
-        request: { params: BankIdParam },
+        request: {
+          params: BankIdParam,
+          // Declared by reference so the document shows it; the handler reads it (an absent body is allowed).
+          body: {
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/DeadLetterRetry' } } },
+            required: false,
+            description: 'The facts to retry (default: all dead letters)',
+          },
+        },
         responses: {
           200: json(z.object({ retried: z.number() }), 'Dead letters put back in the queue (all, or the given facts)'),
           ...errors,
@@ -166,10 +194,10 @@ export function consolidationRoutes(engine: Engine, consolidation: Consolidation
       async (c) => {
         const { bank } = c.req.valid('param');
         await engine.requireBank(bank);
-        const raw = (await c.req.text()).trim();
+        const raw = await optionalBody(c);
         let body: z.infer<typeof RetryBody> = {};
-        if (raw) {
-          const parsed = RetryBody.safeParse(JSON.parse(raw));
+        if (raw !== null) {
+          const parsed = RetryBody.safeParse(raw);
           if (!parsed.success) throw badRequest(describeIssues(parsed.error.issues));
           body = parsed.data;
         }
