@@ -92,4 +92,10 @@ describe('JSON values no schema can keep', () => {
     assert.equal(id.status, 400);
     assert.match(id.body.error.message, /documentId holds a lone surrogate/);
   });
+
+  test('a bank config whose retainMode is an object with a "toString" key is a 400, not a 500', async () => {
+    const r = await s.call<Err>('POST', '/v1/banks', { id: 'ts', config: { retainMode: { toString: -3e150, ref: null } } });
+    assert.equal(r.status, 400, JSON.stringify(r.body));
+    assert.match(r.body.error.message, /retainMode '\{"toString":-3e\+150,"ref":null\}' is not one of/);
+  });
 });

@@ -7,5 +7,9 @@ export function retainModeOf(config: BankConfig): RetainMode {
   const value = config.retainMode;
   if (value === undefined || value === null) return 'concise';
   if (typeof value === 'string' && (RETAIN_MODES as readonly string[]).includes(value)) return value as RetainMode;
-  throw badRequest(`bank config retainMode '${String(value)}' is not one of ${RETAIN_MODES.join(', ')}`);
+  // Shown as JSON: String() of an object whose "toString" key is not a function throws (a 500 instead of this 400).
+  const shown = typeof value === 'string' ? value : JSON.stringify(value);
+  throw badRequest(
+    `bank config retainMode '${shown.length > 100 ? `${shown.slice(0, 100)}...` : shown}' is not one of ${RETAIN_MODES.join(', ')}`,
+  );
 }
