@@ -2,11 +2,13 @@
 // documents with their chunks (the first write carries the entities), facts in their original order (each run of
 // one document's facts one atomic write), observations as consolidation results (their evidence and history once
 // every fact is in), links last; threads with their messages, memory items and working memory through the thread
-// port, tombstones as they were. Ids, message numbers (seq), times and bridge state are kept, so recall answers with
-// the same ids and a thread goes on where it was; only when the target store already uses some of the archive's
-// message numbers (another bank's threads) are the messages renumbered, in order, and their memory items follow.
-// Vectors are taken from the archive when it was made with the importing embedder, else (or when absent) the texts
-// are embedded again. A failed import removes the half-imported bank.
+// port, tombstones as they were. Every record is checked field by field first (records.ts; a file is read through
+// once before anything is written), and its times are stored in the canonical form. Ids, message numbers (seq),
+// times and bridge state are kept, so recall answers with the same ids and a thread goes on where it was; only when
+// the target store already uses some of the archive's message numbers (another bank's threads) are the messages
+// renumbered, in order, and their memory items follow. Vectors are taken from the archive when it was made with the
+// importing embedder, else (or when absent) the texts are embedded again. A failed import removes the half-imported
+// bank.
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import {
@@ -34,16 +36,8 @@ import {
   legacySession,
 } from '../store/index.ts';
 import type { StoredItem, StoredMessage, ThreadStore, Thread } from '../threads/index.ts';
-import {
-  announcedCounts,
-  decodeVector,
-  emptyCounts,
-  parseHeader,
-  parseRecord,
-  type ExportCounts,
-  type ExportHeader,
-  type ExportRecord,
-} from './format.ts';
+import { decodeVector, emptyCounts, parseHeader, parseRecord, type ExportCounts, type ExportHeader, type ExportRecord } from './format.ts';
+import { ArchiveChecker, archiveError, bankSchema } from './records.ts';
 
 export interface ImportOptions {
   /** Where the bank's threads and their memory go. */
@@ -376,6 +370,31 @@ class Importer {
   }
 }
 
+/** The header of an archive (its first non-blank line), its bank's fields checked and its times made canonical,
+ * and the header's line number. */
+async function readHeader(lines: AsyncIterator<string>): Promise<{ header: ExportHeader; lineNumber: number }> {
+  let lineNumber = 1;
+  let first = await lines.next();
+  for (; !first.done && first.value.trim() === ''; lineNumber++) first = await lines.next();
+  if (first.done) throw new Error('the export is empty');
+  const header = parseHeader(first.value);
+  const bank = bankSchema.safeParse(header.bank);
+  if (!bank.success) throw archiveError(lineNumber, 'header', bank.error);
+  return { header: { ...header, bank: { ...header.bank, ...bank.data } as ExportHeader['bank'] }, lineNumber };
+}
+
+/** Reads the whole archive and checks every record (fields, references, counts) without writing anything. */
+export async function checkArchive(source: string | AsyncIterable<string>): Promise<void> {
+  const lines = linesOf(source)[Symbol.asyncIterator]();
+  let { lineNumber } = await readHeader(lines);
+  const checker = new ArchiveChecker();
+  for (let next = await lines.next(); !next.done; next = await lines.next()) {
+    lineNumber++;
+    if (next.value.trim() !== '') checker.check(parseRecord(next.value, lineNumber), lineNumber);
+  }
+  checker.finish();
+}
+
 /**
  * Reads an archive (a file path, or its lines) into the store. The target bank must not exist yet.
  * Note: ids are global in a store, so a bank can only be imported under another id into a store that does not
@@ -387,11 +406,10 @@ export async function importBank(
   source: string | AsyncIterable<string>,
   options: ImportOptions,
 ): Promise<ImportReport> {
+  // A file is read twice: first every record is checked, so a broken archive is refused before anything is written.
+  if (typeof source === 'string') await checkArchive(source);
   const lines = linesOf(source)[Symbol.asyncIterator]();
-  let first = await lines.next();
-  while (!first.done && first.value.trim() === '') first = await lines.next();
-  if (first.done) throw new Error('the export is empty');
-  const header = parseHeader(first.value);
+  const { header, lineNumber: headerLine } = await readHeader(lines);
   const bankId = options.bankId ?? header.bank.id;
   // An archive of a bank made under an older, looser rule imports under another id.
   if (options.bankId === undefined && !isBankId(bankId))
@@ -406,35 +424,17 @@ export async function importBank(
   // after the bank is deleted) would mix with the archive's.
   await threads.deleteBank(bankId);
   const importer = new Importer(store, threads, embedder, header, bankId, options.batchSize ?? 256);
-  let ended: ExportCounts | null = null;
-  let lineNumber = 1;
+  const checker = new ArchiveChecker();
+  let lineNumber = headerLine;
   try {
     for (let next = await lines.next(); !next.done; next = await lines.next()) {
       lineNumber++;
       if (next.value.trim() === '') continue;
-      if (ended) throw new Error(`line ${lineNumber}: records after the end record`);
-      const record = parseRecord(next.value, lineNumber);
-      if (record.type === 'end') ended = announcedCounts(record.counts);
-      await importer.take(record);
+      await importer.take(checker.check(parseRecord(next.value, lineNumber), lineNumber));
       options.onRecord?.(lineNumber);
     }
-    if (!ended) throw new Error('the export is truncated (no end record)');
+    checker.finish();
     await importer.finish();
-    for (const key of [
-      'entities',
-      'documents',
-      'chunks',
-      'facts',
-      'observations',
-      'links',
-      'threads',
-      'messages',
-      'memoryItems',
-      'workingMemory',
-      'tombstones',
-    ] as const)
-      if (importer.counts[key] !== ended[key])
-        throw new Error(`the export is inconsistent: ${ended[key]} ${key} announced, ${importer.counts[key]} found`);
   } catch (e) {
     await threads.deleteBank(bankId).catch(() => undefined);
     await store.deleteBank(bankId).catch(() => undefined);

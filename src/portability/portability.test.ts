@@ -19,6 +19,7 @@ import { MODEL_FIXTURES_DIR, TEST_CACHE_DIR } from '../../test/support/embed.ts'
 import { TransformersEmbedder } from '../embed/transformers.ts';
 import { Engine } from '../engine.ts';
 import { OfflineExtractor } from '../retain/offline-extractor.ts';
+import type { Chunk, Entity, Fact } from '../core/index.ts';
 import type { MemoryStore } from '../store/ports.ts';
 import { SqliteStore } from '../store/sqlite/store.ts';
 import { SqliteThreadStore } from '../store/sqlite/threads.ts';
@@ -37,38 +38,46 @@ const QUERIES = [
   'robotics startup',
 ];
 
+// Times in the canonical form the API stores (retain through the engine takes them as given; an import makes every
+// time canonical).
 const conversation = [
   {
     content: 'I moved to Berlin to join a robotics startup.',
     speaker: 'Alice',
-    timestamp: '2023-06-14T10:00:00Z',
+    timestamp: '2023-06-14T10:00:00.000Z',
     documentId: 'chat-1',
     tags: ['life'],
   },
   {
     content: 'My sister Anna is a violinist in Vienna.',
     speaker: 'Alice',
-    timestamp: '2023-06-14T10:05:00Z',
+    timestamp: '2023-06-14T10:05:00.000Z',
     documentId: 'chat-1',
     tags: ['family'],
   },
   {
     content: 'Anna plays the violin every evening.',
     speaker: 'Alice',
-    timestamp: '2023-06-14T10:06:00Z',
+    timestamp: '2023-06-14T10:06:00.000Z',
     documentId: 'chat-1',
     tags: ['family'],
   },
-  { content: 'I adopted a grey cat called Miso.', speaker: 'Alice', timestamp: '2024-01-20T10:00:00Z', documentId: 'chat-2' },
-  { content: 'Miso likes to sleep on my keyboard.', speaker: 'Alice', timestamp: '2024-01-21T10:00:00Z', documentId: 'chat-2' },
-  { content: 'Bob started learning to paint watercolours.', speaker: 'Carol', timestamp: '2024-02-11T10:00:00Z', documentId: 'chat-3' },
+  { content: 'I adopted a grey cat called Miso.', speaker: 'Alice', timestamp: '2024-01-20T10:00:00.000Z', documentId: 'chat-2' },
+  { content: 'Miso likes to sleep on my keyboard.', speaker: 'Alice', timestamp: '2024-01-21T10:00:00.000Z', documentId: 'chat-2' },
+  { content: 'Bob started learning to paint watercolours.', speaker: 'Carol', timestamp: '2024-02-11T10:00:00.000Z', documentId: 'chat-3' },
 ];
 const later = [
-  { content: 'I moved to Munich last month.', speaker: 'Alice', timestamp: '2024-05-02T10:00:00Z', documentId: 'chat-4', tags: ['life'] },
+  {
+    content: 'I moved to Munich last month.',
+    speaker: 'Alice',
+    timestamp: '2024-05-02T10:00:00.000Z',
+    documentId: 'chat-4',
+    tags: ['life'],
+  },
   {
     content: 'I work at a robotics startup in Munich now.',
     speaker: 'Alice',
-    timestamp: '2024-05-02T10:01:00Z',
+    timestamp: '2024-05-02T10:01:00.000Z',
     documentId: 'chat-4',
     tags: ['life'],
   },
@@ -505,6 +514,155 @@ describe('export and import', () => {
       assert.ok((await engineOn(copy, embedder).recall('legacy', { query: 'Where did Dana open a bakery?' })).results.length > 0);
     } finally {
       await copy.close();
+    }
+  });
+  test('every field is checked before anything is written: a bad one is named with its line and record type', async () => {
+    const lines = readFileSync(archive, 'utf8').trim().split('\n');
+    const at = (type: string, has?: (r: Record<string, unknown>) => boolean): number =>
+      lines.findIndex((l) => {
+        const r = JSON.parse(l) as Record<string, unknown>;
+        return r.type === type && (!has || has(r));
+      });
+    /** The archive with line i (0-based) changed by `edit`, or removed when `edit` is null, written to a file. */
+    // biome-ignore lint/suspicious/noExplicitAny: the test edits archive lines of every record type
+    type Line = Record<string, any>;
+    const tampered = (i: number, edit: ((r: Line) => void) | null): string => {
+      const out = [...lines];
+      if (edit === null) out.splice(i, 1);
+      else {
+        const r = JSON.parse(out[i]) as Line;
+        edit(r);
+        out[i] = JSON.stringify(r);
+      }
+      const file = join(tempDir(), 'tampered.jsonl');
+      writeFileSync(file, `${out.join('\n')}\n`);
+      return file;
+    };
+    const store = new SqliteStore({ dataDir: tempDir() });
+    let created = 0;
+    const watched = new Proxy(store, {
+      get(target, key) {
+        if (key === 'createBank') created++;
+        const v = Reflect.get(target, key, target) as unknown;
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const threads = new SqliteThreadStore(store.db);
+    const refused = async (file: string, expected: RegExp): Promise<void> => {
+      await assert.rejects(importBank(watched, embedder, file, { threads }), expected);
+      assert.equal(created, 0, 'nothing was written');
+      assert.equal(await store.getBank(BANK), null);
+    };
+    try {
+      const fact = at('fact');
+      const n = fact + 1;
+      for (const [field, value] of [
+        ['mentionedAt', '2024-02-30'],
+        ['createdAt', 'yesterday'],
+        ['validFrom', 'not a date'],
+      ])
+        await refused(
+          tampered(fact, (r) => {
+            r.fact[field] = value;
+          }),
+          new RegExp(`line ${n} \\(fact record\\): fact\\.${field}: '${value}' is not a valid ISO 8601 time.*import again`),
+        );
+      await refused(
+        tampered(fact, (r) => {
+          r.fact.text = null;
+        }),
+        new RegExp(`line ${n} \\(fact record\\): fact\\.text: .*expected string`),
+      );
+      await refused(
+        tampered(fact, (r) => {
+          r.fact.kind = 'bogus';
+        }),
+        new RegExp(`line ${n} \\(fact record\\): fact\\.kind: `),
+      );
+      const message = at('message');
+      await refused(
+        tampered(message, (r) => {
+          r.message.role = 'hacker';
+        }),
+        new RegExp(`line ${message + 1} \\(message record\\): message\\.role: `),
+      );
+      const memory = at('memory');
+      await refused(
+        tampered(memory, (r) => {
+          r.item.generation = -1;
+        }),
+        new RegExp(`line ${memory + 1} \\(memory record\\): item\\.generation: `),
+      );
+
+      // References to records the archive does not hold: the line, the field and the missing id.
+      const chunkId = (JSON.parse(lines[fact]) as { fact: Fact }).fact.source?.chunkId as string;
+      const chunk = at('chunk', (r) => (r.chunk as Chunk).id === chunkId);
+      await refused(
+        tampered(chunk, null),
+        new RegExp(`line ${n - 1} \\(fact record\\): fact\\.source\\.chunkId: chunk '${chunkId}' is not in the archive`),
+      );
+      const entityId = (JSON.parse(lines[fact]) as { fact: Fact }).fact.entities[0];
+      await refused(
+        tampered(
+          at('entity', (r) => (r.entity as Entity).id === entityId),
+          null,
+        ),
+        new RegExp(`\\(fact record\\): fact\\.entities\\[\\d+\\]: entity '${entityId}' is not in the archive`),
+      );
+      const link = at('link');
+      const from = (JSON.parse(lines[link]) as { link: { from: string } }).link.from;
+      await refused(
+        tampered(
+          at('fact', (r) => (r.fact as Fact).id === from),
+          (r) => {
+            r.fact.id = 'fct_changed';
+          },
+        ),
+        new RegExp(`line ${link + 1} \\(link record\\): link\\.from: fact '${from}' is not in the archive`),
+      );
+      const observation = at('observation', (r) => (r.evidence as unknown[]).length > 0);
+      const evidenceOf = (JSON.parse(lines[observation]) as { evidence: Array<{ factId: string }> }).evidence[0].factId;
+      await refused(
+        tampered(observation, (r) => {
+          r.evidence[0].factId = 'fct_nowhere';
+        }),
+        new RegExp(`line ${observation + 1} \\(observation record\\): evidence\\[0\\]\\.factId: fact 'fct_nowhere' is not in the archive`),
+      );
+      assert.ok(evidenceOf);
+      // The header's bank too.
+      await refused(
+        tampered(0, (r) => {
+          r.bank.createdAt = 'soon';
+        }),
+        /line 1 \(header record\): createdAt: 'soon' is not a valid ISO 8601 time/,
+      );
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('times are stored in the canonical form whatever ISO 8601 form the archive gives them in', async () => {
+    const lines = readFileSync(archive, 'utf8').trim().split('\n');
+    const i = lines.findIndex((l) => (JSON.parse(l) as { type: string }).type === 'fact');
+    const r = JSON.parse(lines[i]) as { fact: Fact };
+    r.fact.mentionedAt = '2024-06-01T14:00:00+02:00';
+    r.fact.validFrom = '2024-06-01';
+    lines[i] = JSON.stringify(r);
+    const store = new SqliteStore({ dataDir: tempDir() });
+    try {
+      await importBank(
+        store,
+        embedder,
+        (async function* () {
+          yield* lines;
+        })(),
+        { threads: new SqliteThreadStore(store.db) },
+      );
+      const [got] = await store.getFacts(BANK, [r.fact.id]);
+      assert.equal(got.mentionedAt, '2024-06-01T12:00:00.000Z');
+      assert.equal(got.validFrom, '2024-06-01T00:00:00.000Z');
+    } finally {
+      await store.close();
     }
   });
 });
