@@ -120,7 +120,7 @@ function program(): Command {
   cli
     .command('import <file>')
     .description('read an archive made by `cairn export` into the configured store (re-embedding when needed)')
-    .option('-b, --bank <id>', 'import under another bank id')
+    .option('-b, --bank <id>', 'import under another bank id (a copy: its records get new ids, so it can sit beside the original)')
     .action(async (file: string, o: { bank?: string }) => {
       const { importCommand } = await import('./commands/portability.ts');
       await importCommand(configuration(), file, o);

@@ -6,9 +6,10 @@
 // once before anything is written), and its times are stored in the canonical form. Ids, message numbers (seq),
 // times and bridge state are kept, so recall answers with the same ids and a thread goes on where it was; only when
 // the target store already uses some of the archive's message numbers (another bank's threads) are the messages
-// renumbered, in order, and their memory items follow. Vectors are taken from the archive when it was made with the
-// importing embedder, else (or when absent) the texts are embedded again. A failed import removes the half-imported
-// bank.
+// renumbered, in order, and their memory items follow. Under another bank id than the archive's, the records get ids
+// of their own (copy.ts), so a bank can be copied within the store that holds it. Vectors are taken from the archive
+// when it was made with the importing embedder, else (or when absent) the texts are embedded again. A failed import
+// removes the half-imported bank.
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import {
@@ -36,6 +37,7 @@ import {
   legacySession,
 } from '../store/index.ts';
 import type { StoredItem, StoredMessage, ThreadStore, Thread } from '../threads/index.ts';
+import { copyRecord } from './copy.ts';
 import { decodeVector, emptyCounts, parseHeader, parseRecord, type ExportCounts, type ExportHeader, type ExportRecord } from './format.ts';
 import { ArchiveChecker, archiveError, bankSchema } from './records.ts';
 
@@ -122,12 +124,15 @@ class Importer {
     header: ExportHeader,
     private readonly bankId: string,
     batchSize: number,
+    /** Whether the records go into a copy under another bank id (they get ids of their own: copy.ts). */
+    private readonly copy: boolean,
   ) {
     this.useVectors = header.vectors && header.embedder === embedder.id;
     this.batch = batchSize;
   }
 
-  async take(r: ExportRecord): Promise<void> {
+  async take(record: ExportRecord): Promise<void> {
+    const r = this.copy ? copyRecord(record, this.bankId) : record;
     switch (r.type) {
       case 'entity':
         this.entities.push(rebank(r.entity, this.bankId));
@@ -396,9 +401,9 @@ export async function checkArchive(source: string | AsyncIterable<string>): Prom
 }
 
 /**
- * Reads an archive (a file path, or its lines) into the store. The target bank must not exist yet.
- * Note: ids are global in a store, so a bank can only be imported under another id into a store that does not
- * hold the original bank's facts.
+ * Reads an archive (a file path, or its lines) into the store. The target bank must not exist yet. Under the
+ * archive's own bank id the records keep their ids; under another one (`bankId`) every record gets a new id
+ * (copiedId) and every reference follows, so a bank can be copied within the store that holds it.
  */
 export async function importBank(
   store: BankStore & MemoryWrites & ConsolidationQueue & Forgetting,
@@ -418,12 +423,14 @@ export async function importBank(
       `the archive's bank id '${bankId}' is not allowed: ${BANK_ID_RULE}; import it under another id (--bank)`,
     );
   if (await store.getBank(bankId)) throw new CairnError('conflict', `bank '${bankId}' already exists; import into a new bank id (--bank)`);
+  // Under another bank id the records get ids of their own, so the copy can sit beside its original in one store.
+  const copy = bankId !== header.bank.id;
   await store.createBank({ ...header.bank, id: bankId, embedder: null });
   const { threads } = options;
   // Thread memory a thread store kept for an earlier bank of this id (one outside the bank's database keeps it
   // after the bank is deleted) would mix with the archive's.
   await threads.deleteBank(bankId);
-  const importer = new Importer(store, threads, embedder, header, bankId, options.batchSize ?? 256);
+  const importer = new Importer(store, threads, embedder, header, bankId, options.batchSize ?? 256, copy);
   const checker = new ArchiveChecker();
   let lineNumber = headerLine;
   try {

@@ -26,6 +26,7 @@ import { SqliteThreadStore } from '../store/sqlite/threads.ts';
 import { ThreadMemory } from '../threads/memory.ts';
 import type { ThreadStore } from '../threads/ports.ts';
 import { resourceRecordId, threadRecordId, type ThreadMessage } from '../threads/types.ts';
+import { copiedId } from './copy.ts';
 import { exportBank, exportBankToFile } from './export.ts';
 import { importBank } from './import.ts';
 
@@ -195,6 +196,26 @@ async function snapshot(store: MemoryStore, bankId: string) {
     history: await Promise.all(observationIds.map((id) => store.historyOf(bankId, id))),
     vectors: Object.fromEntries([...vectors].map(([id, v]) => [id, Array.from(v)])),
     tombstones: (await store.tombstones(bankId, 10_000)).map((t) => ({ ...t, bankId: 'x' })),
+  };
+}
+
+/** Record ids of a snapshot (facts, observations, entities, chunks, messages, memory items, revisions, tombstones). */
+const RECORD_ID = /\b(?:fct|obs|ent|chk|msg|ref|rev|tmb)_[0-9a-f]{20,}\b/g;
+
+/** A snapshot as a copy of the bank under `bankId` must look: every record id (wherever it appears) the copy's. */
+function copied<T>(bankId: string, value: T): T {
+  return JSON.parse(JSON.stringify(value).replace(RECORD_ID, (id) => copiedId(bankId, id))) as T;
+}
+
+/** A snapshot with its id-ordered sets in order again (the copy's ids sort differently), chunks of any bank. */
+function sorted(s: Awaited<ReturnType<typeof snapshot>>): Awaited<ReturnType<typeof snapshot>> {
+  return {
+    ...s,
+    chunks: s.chunks.map((cs) => cs.map((c) => ({ ...c, bankId: 'x' }))),
+    facts: s.facts.map((f) => ({ ...f, entities: [...f.entities].sort() })),
+    entities: [...s.entities].sort((a, b) => (a.id < b.id ? -1 : 1)),
+    links: [...s.links].sort(),
+    evidence: s.evidence.map((es) => [...es].sort((a, b) => (a.factId < b.factId ? -1 : 1))),
   };
 }
 
@@ -389,11 +410,12 @@ describe('export and import', () => {
       assert.ok(report.reembedded > 0);
       const got = await snapshot(copy, 'alice-copy');
       assert.equal(got.bank?.embedder, other.id);
-      assert.deepEqual(got.facts, original.facts, 'same facts under the new bank id');
-      assert.deepEqual(got.links, original.links);
-      assert.deepEqual(got.tombstones, original.tombstones);
-      assert.deepEqual(await threadSnapshot(threads, 'alice-copy'), originalThreads, 'same threads under the new bank id');
-      assert.deepEqual(Object.keys(got.vectors).sort(), Object.keys(original.vectors).sort());
+      const renamed = sorted(copied('alice-copy', original));
+      assert.deepEqual(got.facts, renamed.facts, 'same facts under the new bank id, with ids of the copy');
+      assert.deepEqual(got.links, renamed.links);
+      assert.deepEqual(got.tombstones, renamed.tombstones);
+      assert.deepEqual(await threadSnapshot(threads, 'alice-copy'), copied('alice-copy', originalThreads), 'same threads');
+      assert.deepEqual(Object.keys(got.vectors).sort(), Object.keys(renamed.vectors).sort());
       assert.ok(Object.values(got.vectors).every((v) => v.length === other.dimensions));
       assert.ok((await engineOn(copy, other).recall('alice-copy', { query: 'Where does Alice live?' })).results.length > 0);
     } finally {
@@ -516,6 +538,53 @@ describe('export and import', () => {
       await copy.close();
     }
   });
+  test('a bank copied under another id into the store that holds it gets ids of its own; each survives the other', async () => {
+    const store = new SqliteStore({ dataDir: tempDir() });
+    try {
+      const threads = new SqliteThreadStore(store.db);
+      const engine = engineOn(store, embedder);
+      // Recall in the copy answers as the same copy alone in a fresh store does, and finds what the original finds
+      // (the fusion breaks ties between equal scores by id, and the copy's ids order differently).
+      const alone = new SqliteStore({ dataDir: tempDir() });
+      await importBank(alone, embedder, archive, { bankId: 'alice-2', threads: new SqliteThreadStore(alone.db) });
+      const aloneRecall = await recallIds(engineOn(alone, embedder), 'alice-2');
+      await alone.close();
+      const sameRecall = async (engine: Engine, bankId: string): Promise<void> => {
+        const got = await recallIds(engine, bankId);
+        assert.deepEqual(got, aloneRecall);
+        copied(bankId, originalRecall).forEach((ids, q) => {
+          assert.equal(got[q][0], ids[0], QUERIES[q]);
+          assert.ok(got[q].filter((id) => ids.includes(id)).length >= ids.length - 2, QUERIES[q]);
+        });
+      };
+      await importBank(store, embedder, archive, { threads });
+      const report = await importBank(store, embedder, archive, { bankId: 'alice-2', threads });
+      assert.equal(report.reembedded, 0, 'the vectors were taken from the archive');
+      const renamed = sorted(copied('alice-2', original));
+      assert.deepEqual(sorted(await snapshot(store, 'alice-2')), renamed);
+      assert.deepEqual(await threadSnapshot(threads, 'alice-2'), copied('alice-2', originalThreads));
+      await sameRecall(engine, 'alice-2');
+      const originalIds = new Set(JSON.stringify([original, originalThreads]).match(RECORD_ID));
+      const copyIds = JSON.stringify([renamed, copied('alice-2', originalThreads)]).match(RECORD_ID) ?? [];
+      assert.ok(copyIds.length > 50 && copyIds.every((id) => !originalIds.has(id)), 'no record id is shared');
+
+      // Deleting a copy leaves the original and the other copy whole; deleting the original leaves the copy whole.
+      await importBank(store, embedder, archive, { bankId: 'alice-3', threads });
+      await engine.deleteBank('alice-3');
+      await threads.deleteBank('alice-3');
+      assert.deepEqual(await snapshot(store, BANK), original);
+      assert.deepEqual(await threadSnapshot(threads, BANK), originalThreads);
+      assert.deepEqual(sorted(await snapshot(store, 'alice-2')), renamed);
+      await engine.deleteBank(BANK);
+      await threads.deleteBank(BANK);
+      assert.deepEqual(sorted(await snapshot(store, 'alice-2')), renamed);
+      assert.deepEqual(await threadSnapshot(threads, 'alice-2'), copied('alice-2', originalThreads));
+      await sameRecall(engine, 'alice-2');
+    } finally {
+      await store.close();
+    }
+  });
+
   test('every field is checked before anything is written: a bad one is named with its line and record type', async () => {
     const lines = readFileSync(archive, 'utf8').trim().split('\n');
     const at = (type: string, has?: (r: Record<string, unknown>) => boolean): number =>

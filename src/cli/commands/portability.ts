@@ -1,6 +1,7 @@
 // The `cairn export`, `cairn import` and `cairn reconcile` commands, on whatever store the configuration selects.
 //   cairn export <bank> [-o file.jsonl] [--embeddings]   archive a bank (stdout without -o)
-//   cairn import <file> [--bank <id>]                    read an archive into a new bank (re-embeds as needed)
+//   cairn import <file> [--bank <id>]                    read an archive into a new bank (re-embeds as needed); under
+//                                                        another id a copy with new record ids
 //   cairn reconcile [--older-than <minutes>] [--dry-run] repair drift between Neo4j and Qdrant (server mode)
 import { createReadStream } from 'node:fs';
 import type { Writable } from 'node:stream';
