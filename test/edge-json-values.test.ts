@@ -69,6 +69,12 @@ describe('JSON values no schema can keep', () => {
         /messages\.0\.toolCalls\.0\.arguments\.0: -Infinity is not a finite number/,
       ],
       ['/v1/banks/a/recall', '{"query":"x","limit":1e400}', /limit: Infinity is not a finite number/],
+      // Without an exponent: 309 digits overflow too.
+      [
+        '/v1/banks/a/threads/t2/messages',
+        `{"role":"assistant","content":"","toolCalls":[{"id":"c6","name":"x","arguments":{"n":2${'0'.repeat(308)}}}]}`,
+        /toolCalls\.0\.arguments\.n: Infinity is not a finite number/,
+      ],
     ];
     for (const [path, body, where] of cases) {
       const r = await s.call<Err>('POST', path, body);

@@ -27,11 +27,18 @@ export function jsonValueProblem(value: unknown, path: string[] = []): string | 
   return null;
 }
 
+/** What a JSON text holding "__proto__" or a non-finite number must contain: the key (any escape spells it with a
+ * backslash-u), or a digit followed by an exponent, or a run of 309 digits. */
+const MAY_HOLD_PROBLEM = /__proto__|\\u|\d[eE]|\d{309}/;
+
 /** Refuses a JSON request body holding a value jsonValueProblem names (after jsonDepthLimit, so the walk is shallow). */
 export function jsonValueCheck(): MiddlewareHandler {
   return async (c, next) => {
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     const text = await c.req.text();
+    // Nearly every body holds neither: no key that could be "__proto__" (spelled out or escaped) and no number with
+    // an exponent or 309 digits (the least that overflows a double), so it is not parsed twice.
+    if (!MAY_HOLD_PROBLEM.test(text)) return next();
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
