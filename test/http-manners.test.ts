@@ -1,9 +1,10 @@
 // HTTP manners over real HTTP on the real embedded store: a wrong method on a known route is a 405 with an Allow
-// header, a body that is not JSON is a 415 saying to send JSON, the bearer scheme is case-insensitive and only
-// the exact key passes, the OpenAPI document declares and applies its bearer scheme, and thread message seq
-// counts per thread.
+// header, a body that is not JSON (or compressed) is a 415 saying what to send, the bearer scheme is
+// case-insensitive and only the exact key passes, the OpenAPI document declares and applies its bearer scheme, and
+// thread message seq counts per thread.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { gzipSync } from 'node:zlib';
 import { startServer, type TestServer } from './support/server.ts';
 
 type Err = { error: { code: string; message: string } };
@@ -59,6 +60,24 @@ describe('HTTP manners', () => {
       assert.equal(body.error.code, 'unsupported_media_type');
       assert.match(body.error.message, /content-type: application\/json/);
     }
+  });
+
+  test('a compressed body is a 415 naming its encoding, not a malformed JSON', async () => {
+    const res = await fetch(`${s.url}/v1/banks/m/recall`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: gzipSync('{"query":"x"}'),
+    });
+    assert.equal(res.status, 415);
+    const body = (await res.json()) as Err;
+    assert.equal(body.error.code, 'unsupported_media_type');
+    assert.match(body.error.message, /content-encoding 'gzip' is not supported: send the body uncompressed/);
+    const plain = await fetch(`${s.url}/v1/banks/m/recall`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json', 'content-encoding': 'identity' },
+      body: '{"query":"x"}',
+    });
+    assert.notEqual(plain.status, 415);
   });
 
   test('the bearer scheme is case-insensitive; only the exact key passes', async () => {

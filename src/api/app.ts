@@ -33,6 +33,12 @@ export function createApp(engine: Engine, options: AppOptions): OpenAPIHono {
   for (const m of options.middleware ?? []) app.use('*', m);
   app.use('*', apiKeyAuth(options.apiKey));
   const maxSize = options.maxBodyBytes ?? 16 * 1024 * 1024;
+  // A compressed body would reach the JSON parser as bytes and be called malformed: say what to send instead.
+  app.use('/v1/*', async (c, next) => {
+    const encoding = c.req.header('content-encoding')?.trim().toLowerCase();
+    if (!encoding || encoding === 'identity') return next();
+    return c.json(errorBody('unsupported_media_type', `content-encoding '${encoding}' is not supported: send the body uncompressed`), 415);
+  });
   app.use(
     '/v1/*',
     bodyLimit({
