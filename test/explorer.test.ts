@@ -465,11 +465,15 @@ describe('Cairn Explorer in a browser', { skip: executable ? false : 'SKIPPED: n
     assert.deepEqual(letters.body.deadLetters, [], 'the API agrees: nothing dead-lettered');
 
     // The async retain of the memory test, finished, with its progress.
-    const operation = await api<{ progress: { done: number; total: number } }>('GET', `/v1/operations/${operationId}`);
+    const operation = await api<{ progress: { done: number; total: number; chunks: { done: number; total: number } } }>(
+      'GET',
+      `/v1/operations/${operationId}`,
+    );
     const row = page.locator(`tr[data-operation="${operationId}"]`);
     await row.waitFor();
     assert.equal(await row.getAttribute('data-status'), 'succeeded');
-    assert.match(await row.innerText(), new RegExp(`${operation.body.progress.done} / ${operation.body.progress.total}`));
+    const { done, total, chunks } = operation.body.progress;
+    assert.match(await row.innerText(), new RegExp(`${done} / ${total} · chunks ${chunks.done} / ${chunks.total}`));
 
     const backlog = page.locator('tr[data-consolidation="demo"] td[data-field="backlog"]');
     assert.ok(Number(await backlog.textContent()) >= 1, 'the retried facts wait again');

@@ -95,13 +95,17 @@ function Operations({ client, banks }: { client: CairnClient; banks: string[] })
                 <td>{o.bankId}</td>
                 <td>{o.status}</td>
                 <td>
+                  {/* A retain's chunks move within a long item, where its items stay at 0 of 1: the bar follows them. */}
                   <progress
-                    max={Math.max(1, o.progress.total)}
-                    value={o.progress.done}
-                    aria-label={`${o.kind} ${o.id}: ${o.progress.done} of ${o.progress.total}`}
+                    max={Math.max(1, o.progress.chunks?.total ?? o.progress.total)}
+                    value={o.progress.chunks?.done ?? o.progress.done}
+                    aria-label={`${o.kind} ${o.id}: ${o.progress.done} of ${o.progress.total}${
+                      o.progress.chunks ? `, chunks ${o.progress.chunks.done} of ${o.progress.chunks.total}` : ''
+                    }`}
                   />{' '}
                   <span class="sub">
                     {o.progress.done} / {o.progress.total}
+                    {o.progress.chunks && ` · chunks ${o.progress.chunks.done} / ${o.progress.chunks.total}`}
                   </span>
                 </td>
                 <td>{o.createdAt.slice(0, 19).replace('T', ' ')}</td>
