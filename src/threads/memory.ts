@@ -202,7 +202,8 @@ export class ThreadMemory {
       const other = configured === 'thread' ? 'resource' : 'thread';
       for (const scope of [configured, other] as const) {
         const record = this.configuredRecord(thread, scope);
-        if (record && (await this.store.listItems(bankId, record, { threadId: thread.id, kinds: ['observation'] })).length) return scope;
+        if (record && (await this.store.listItems(bankId, record, { threadId: thread.id, kinds: ['observation'], limit: 1 })).length)
+          return scope;
       }
     }
     if (configured === 'resource' && !thread.resourceId) {
@@ -280,7 +281,7 @@ export class ThreadMemory {
         const place = await this.placement(bankId, thread, scopeSet(old), true);
         const holding = this.configuredRecord(thread, place);
         const asks = layer.scope !== undefined || after !== this.configuredRecord(thread, scopeSet(old));
-        if (asks && holding && after !== holding && (await this.store.listItems(bankId, holding, { threadId })).length)
+        if (asks && holding && after !== holding && (await this.store.listItems(bankId, holding, { threadId, limit: 1 })).length)
           throw new CairnError(
             'conflict',
             `thread '${threadId}' already has memory in ${holding}; clear it (DELETE /v1/banks/${bankId}/threads/${threadId}/memory) before changing its scope`,

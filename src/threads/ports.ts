@@ -16,6 +16,8 @@ export interface ItemFilter {
   statuses?: MemoryStatus[];
   kinds?: MemoryKind[];
   threadId?: string;
+  /** The first this many only (an existence check reads one, not a thread's whole memory). */
+  limit?: number;
 }
 
 /** A message with the time it was handed to the bank's fact memory (null: not yet), as export and import carry it. */

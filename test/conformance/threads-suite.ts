@@ -296,6 +296,8 @@ export function threadStoreConformance(label: string, harness: ThreadStoreHarnes
         assert.deepEqual(await store.listItems(b, r, { threadId: 't2' }), [a[1]]);
         assert.deepEqual((await store.listItems(b, r, { kinds: ['reflection'] }))[0], a[2], 'every field reads back');
         assert.deepEqual(await list({ threadId: 'none' }), []);
+        assert.deepEqual(await list({ limit: 2 }), ['z1', 'y2'], 'the first ones in creation order');
+        assert.deepEqual(await list({ statuses: ['archived'], limit: 1 }), ['z1']);
         assert.deepEqual(await store.listItems(b, 'thread:none'), []);
       });
 

@@ -287,7 +287,8 @@ function catalogue(): Array<[string, Statement]> {
   add('createItems', threads.createItems([memoryItem]));
   add('updateItems', threads.updateItems(B, [{ id: EVIL, patch: itemPatch({ status: 'archived', text: EVIL, covers: [EVIL] }) ?? {} }]));
   add('removeItems', threads.removeItems(B, [EVIL]));
-  add('listItems', threads.listItems(B, EVIL, { statuses: ['active'], kinds: ['observation'], threadId: EVIL }));
+  add('listItems', threads.listItems(B, EVIL, { statuses: ['active'], kinds: ['observation'], threadId: EVIL, limit: null }));
+  add('listItems (first ones)', threads.listItems(B, EVIL, { statuses: null, kinds: null, threadId: null, limit: 1 }));
   add('deleteItemsOfRecord', threads.deleteItemsOfRecord(B, EVIL, true));
   add('watermarks', threads.watermarks(B, EVIL));
   add('unbridgedObservations', threads.unbridgedObservations(B, EVIL, 10));

@@ -150,6 +150,7 @@ export class Neo4jThreadStore implements ThreadStore {
         statuses: filter.statuses?.length ? filter.statuses : null,
         kinds: filter.kinds?.length ? filter.kinds : null,
         threadId: filter.threadId || null,
+        limit: filter.limit ?? null,
       }),
     );
     return rows.map((r) => toItem(propsOf(r, 'item')));

@@ -228,7 +228,11 @@ export class SqliteThreadStore implements ThreadStore {
       sql += ' AND thread_id = ?';
       params.push(filter.threadId);
     }
-    return (this.stmt(`${sql} ORDER BY rid`).all(...params) as Row[]).map(toItem);
+    if (filter.limit !== undefined) {
+      sql += ' ORDER BY rid LIMIT ?';
+      params.push(filter.limit);
+    } else sql += ' ORDER BY rid';
+    return (this.stmt(sql).all(...params) as Row[]).map(toItem);
   }
 
   async commit(bankId: string, change: MemoryChange): Promise<{ missing: string[] }> {

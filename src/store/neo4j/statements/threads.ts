@@ -136,13 +136,13 @@ export const removeItems = (bankId: string, ids: string[]): Statement =>
 export const listItems = (
   bankId: string,
   recordId: string,
-  f: { statuses: string[] | null; kinds: string[] | null; threadId: string | null },
+  f: { statuses: string[] | null; kinds: string[] | null; threadId: string | null; limit: number | null },
 ): Statement =>
   cypher(
     `MATCH (x:ThreadMemoryItem {bankId: $bankId, recordId: $recordId})
      WHERE ($statuses IS NULL OR x.status IN $statuses) AND ($kinds IS NULL OR x.kind IN $kinds) AND ($threadId IS NULL OR x.threadId = $threadId)
-     RETURN x {.*} AS item ORDER BY item.rid`,
-    { bankId, recordId, statuses: f.statuses, kinds: f.kinds, threadId: f.threadId },
+     RETURN x {.*} AS item ORDER BY item.rid${f.limit === null ? '' : ' LIMIT $limit'}`,
+    { bankId, recordId, statuses: f.statuses, kinds: f.kinds, threadId: f.threadId, ...(f.limit === null ? {} : { limit: int(f.limit) }) },
   );
 
 /** Deletes the record's items (only running ones when $onlyRunning); returns how many. */
