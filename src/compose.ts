@@ -127,7 +127,8 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
   const embedder = await createEmbedder(config.embed);
   const reranker = await createReranker(config.embed);
   const retainLlm = resolveLlm('retain', undefined, { llm: config.llm, ledger });
-  // The offline extractor runs on the main thread, plus CAIRN_EXTRACT_THREADS worker threads when set.
+  // The offline extractor runs on CAIRN_EXTRACT_THREADS worker threads once a process has extracted a few chunks
+  // on its main thread (0: on the main thread only).
   const extractThreads = config.retain.extractThreads;
   const extractor = retainLlm
     ? new LlmExtractor(retainLlm)

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { CONFIG_VARIABLES, ConfigError, loadConfig, type Env } from './index.ts';
 import { LLM_OPERATIONS } from './llm.ts';
+import { defaultExtractThreads } from './retain.ts';
 
 const LLM_NAMES = ['PROVIDER', 'MODEL', 'BASE_URL', 'API_KEY', 'STRUCTURED_OUTPUT', 'TIMEOUT_MS', 'MAX_RETRIES', 'CONCURRENCY'];
 
@@ -42,7 +43,7 @@ test('nothing set: the offline defaults', () => {
       pollMs: undefined,
       workerId: undefined,
     },
-    retain: { extractThreads: 0 },
+    retain: { extractThreads: defaultExtractThreads() },
     log: { level: 'info' },
     telemetry: { tracesUrl: null, headers: {}, serviceName: 'cairn' },
   });
@@ -189,4 +190,12 @@ test('the variables the configuration knows: each once, in the shapes the README
   assert.equal(new Set(CONFIG_VARIABLES).size, CONFIG_VARIABLES.length, 'no variable read by two sections');
   for (const name of CONFIG_VARIABLES)
     assert.match(name, /^(CAIRN_[A-Z0-9_]+|NEO4J_[A-Z]+|QDRANT_[A-Z_]+|GROQ_API_KEY|OPENAI_API_KEY|OTEL_[A-Z_]+|PORT)$/);
+});
+
+test('the offline extractor gets a thread per core up to three, none on one core', () => {
+  assert.deepEqual(
+    [1, 2, 3, 4, 16].map((cores) => defaultExtractThreads(cores)),
+    [0, 2, 3, 3, 3],
+  );
+  assert.equal(loadConfig({ CAIRN_EXTRACT_THREADS: '0' }).retain.extractThreads, 0);
 });

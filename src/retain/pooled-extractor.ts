@@ -1,9 +1,10 @@
 // The offline extractor on worker threads (piscina) beside the main thread: its NLP (compromise, chrono) is
-// CPU-bound and costs most of a retain, so a request's chunks are extracted on several cores at once. Same output
-// as OfflineExtractor, which every thread runs. A thread takes seconds to load the NLP models, so small workloads
-// never wait for one: everything is extracted here until the process has extracted WARM_AFTER chunks, then the
-// threads start in the background and take work once they have answered a first (empty) task. Threads are shared
-// by every engine of the process and stop when idle.
+// CPU-bound and costs most of a retain, so a request's chunks are extracted on several cores at once and the main
+// thread is left to embed, link and write. Same output as OfflineExtractor, which every thread runs. A thread takes
+// seconds to load the NLP models, so small workloads never wait for one: everything is extracted here until the
+// process has extracted WARM_AFTER chunks, then the threads start in the background and, once they have answered a
+// first (empty) task, take every chunk (a long ingest keeps the main thread busy with its writes; extracting there
+// too made it the bottleneck). Threads are shared by every engine of the process and stop when idle.
 import { availableParallelism } from 'node:os';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Piscina } from 'piscina';
@@ -12,8 +13,8 @@ import type { ExtractInput, ExtractedFact, Extractor } from './extractor.ts';
 import { OfflineExtractor } from './offline-extractor.ts';
 
 export interface PooledExtractorOptions {
-  /** Worker threads beside the main thread (default: the machine's cores less one, at most 3). Each costs seconds
-   * of CPU to start (TypeScript and the NLP models); measured on a shared 2-core machine, short ingests got slower. */
+  /** Worker threads beside the main thread (default: the machine's cores, at most 3). Each costs seconds of CPU to
+   * start (TypeScript and the NLP models), paid only once a process has extracted WARM_AFTER chunks. */
   threads?: number;
   /** A thread idle this long stops (default 30 s). */
   idleTimeoutMs?: number;
@@ -27,8 +28,6 @@ interface SharedPool {
   /** Resolved once a thread has answered; null until the threads were asked to start. */
   ready: Promise<void> | null;
   warm: boolean;
-  /** Tasks on the pool now. */
-  busy: number;
 }
 
 /** One pool per thread count for the whole process: engines opened one after another reuse warm threads. */
@@ -46,7 +45,7 @@ function poolOf(threads: number, idleTimeoutMs: number): SharedPool {
       idleTimeout: idleTimeoutMs,
       execArgv: tsxExecArgv(),
     });
-    shared = { pool, ready: null, warm: false, busy: 0 };
+    shared = { pool, ready: null, warm: false };
     pools.set(threads, shared);
   }
   return shared;
@@ -62,9 +61,9 @@ export class PooledExtractor implements Extractor {
   private readonly threads: number;
 
   constructor(options: PooledExtractorOptions = {}) {
-    this.threads = Math.max(0, options.threads ?? Math.min(3, availableParallelism() - 1));
+    this.threads = Math.max(0, options.threads ?? Math.min(3, availableParallelism()));
     this.shared = this.threads > 0 ? poolOf(this.threads, options.idleTimeoutMs ?? 30_000) : null;
-    // Two tasks in flight per thread keep every thread busy while results travel back; one more runs here.
+    // Two tasks in flight per thread keep every thread busy while results travel back (one more until they are warm).
     this.concurrency = this.threads * 2 + 1;
   }
 
@@ -75,14 +74,7 @@ export class PooledExtractor implements Extractor {
 
   async extract(input: ExtractInput): Promise<ExtractedFact[]> {
     const shared = this.shared;
-    if (shared?.warm && shared.busy < this.threads * 2) {
-      shared.busy++;
-      try {
-        return await shared.pool.run(input);
-      } finally {
-        shared.busy--;
-      }
-    }
+    if (shared?.warm) return shared.pool.run(input);
     if (shared && !shared.ready && ++extractedHere >= WARM_AFTER) {
       shared.ready = shared.pool.run(PROBE).then(
         () => void (shared.warm = true),
