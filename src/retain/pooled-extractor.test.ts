@@ -28,3 +28,15 @@ test('pooled extraction equals in-process extraction, on the main thread and on 
   assert.ok(pooled.threadsReady, 'the worker thread started after enough local extractions');
   assert.deepEqual(await Promise.all(inputs.map((i) => limit(() => pooled.extract(i)))), expected);
 });
+
+test('threads that cannot start leave the extraction on the main thread, and the process running', async () => {
+  const pooled = new PooledExtractor({ threads: 1, entry: new URL('./no-such-worker.js', import.meta.url) });
+  const local = new OfflineExtractor();
+  const expected = await Promise.all(inputs.map((i) => local.extract(i)));
+  const limit = pLimit(pooled.concurrency);
+  assert.deepEqual(await Promise.all(inputs.map((i) => limit(() => pooled.extract(i)))), expected);
+  assert.ok(pooled.threadsSettled, 'the threads were asked to start');
+  await pooled.threadsSettled;
+  assert.equal(pooled.threadsReady, false);
+  assert.deepEqual(await Promise.all(inputs.map((i) => limit(() => pooled.extract(i)))), expected);
+});

@@ -8,7 +8,8 @@
 import { availableParallelism } from 'node:os';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Piscina } from 'piscina';
-import { tsxExecArgv } from '../worker-loader.ts';
+import { log } from '../log.ts';
+import { sibling, tsxExecArgv } from '../worker-loader.ts';
 import type { ExtractInput, ExtractedFact, Extractor } from './extractor.ts';
 import { OfflineExtractor } from './offline-extractor.ts';
 
@@ -18,6 +19,8 @@ export interface PooledExtractorOptions {
   threads?: number;
   /** A thread idle this long stops (default 30 s). */
   idleTimeoutMs?: number;
+  /** The threads' module (default: offline-extractor-worker beside this one, .ts or .js as this module is). */
+  entry?: URL;
 }
 
 /** Chunks this process extracts on its own before it starts worker threads. */
@@ -30,23 +33,27 @@ interface SharedPool {
   warm: boolean;
 }
 
-/** One pool per thread count for the whole process: engines opened one after another reuse warm threads. */
-const pools = new Map<number, SharedPool>();
+/** One pool per thread count (and entry) for the whole process: engines opened one after another reuse warm threads. */
+const pools = new Map<string, SharedPool>();
 let extractedHere = 0;
 
-function poolOf(threads: number, idleTimeoutMs: number): SharedPool {
-  let shared = pools.get(threads);
+function poolOf(threads: number, idleTimeoutMs: number, entry: URL): SharedPool {
+  const key = `${threads} ${entry.href}`;
+  let shared = pools.get(key);
   if (!shared) {
     const pool = new Piscina<ExtractInput, ExtractedFact[]>({
-      filename: new URL('./offline-extractor-worker.ts', import.meta.url).href,
+      filename: entry.href,
       minThreads: 0,
       maxThreads: threads,
       // Idle threads do not keep the process alive (piscina unrefs them) and stop after this long.
       idleTimeout: idleTimeoutMs,
       execArgv: tsxExecArgv(),
     });
+    // A thread that cannot start (or dies) is an 'error' event on the pool, which would end the process unheard:
+    // its task is rejected as well, and the extraction then runs here.
+    pool.on('error', (err: unknown) => log.warn(`offline extractor thread: ${err instanceof Error ? err.message : String(err)}`));
     shared = { pool, ready: null, warm: false };
-    pools.set(threads, shared);
+    pools.set(key, shared);
   }
   return shared;
 }
@@ -62,7 +69,10 @@ export class PooledExtractor implements Extractor {
 
   constructor(options: PooledExtractorOptions = {}) {
     this.threads = Math.max(0, options.threads ?? Math.min(3, availableParallelism()));
-    this.shared = this.threads > 0 ? poolOf(this.threads, options.idleTimeoutMs ?? 30_000) : null;
+    this.shared =
+      this.threads > 0
+        ? poolOf(this.threads, options.idleTimeoutMs ?? 30_000, options.entry ?? sibling('offline-extractor-worker', import.meta.url))
+        : null;
     // Two tasks in flight per thread keep every thread busy while results travel back (one more until they are warm).
     this.concurrency = this.threads * 2 + 1;
   }
@@ -72,9 +82,15 @@ export class PooledExtractor implements Extractor {
     return this.shared?.warm ?? false;
   }
 
+  /** Settles once the threads were asked to start and either answered or failed (never rejects). */
+  get threadsSettled(): Promise<void> | null {
+    return this.shared?.ready ?? null;
+  }
+
   async extract(input: ExtractInput): Promise<ExtractedFact[]> {
     const shared = this.shared;
-    if (shared?.warm) return shared.pool.run(input);
+    // A task the threads could not run (a thread that died) is extracted here: same output.
+    if (shared?.warm) return shared.pool.run(input).catch(() => this.local.extract(input));
     if (shared && !shared.ready && ++extractedHere >= WARM_AFTER) {
       shared.ready = shared.pool.run(PROBE).then(
         () => void (shared.warm = true),
