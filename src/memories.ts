@@ -1,7 +1,7 @@
 // The memory a bank holds, as use cases: its documents (with the chunk text facts point into), facts, sessions,
 // entities and the graph of their co-mentions, and deleting facts and documents. The engine builds it
 // (engine.memories); the routes and the CLI call it.
-import { notFound, type Bank, type Chunk, type DocumentRecord, type Entity, type Fact } from './core/index.ts';
+import { notFound, notFoundOrDeleted, type Bank, type Chunk, type DocumentRecord, type Entity, type Fact } from './core/index.ts';
 import type {
   AuditReads,
   DeleteResult,
@@ -14,7 +14,7 @@ import type {
 } from './store/index.ts';
 
 export type MemoryReads = Pick<RecallReads, 'getFacts' | 'getDocument' | 'listChunks' | 'getEntities' | 'sessions'> &
-  Pick<AuditReads, 'listFacts' | 'listEntities' | 'listDocuments' | 'entityGraph'> &
+  Pick<AuditReads, 'listFacts' | 'listEntities' | 'listDocuments' | 'entityGraph' | 'tombstoneOf'> &
   Forgetting;
 
 /** The most mentioned entities of a bank and how often facts mention two of them together. */
@@ -34,7 +34,7 @@ export class Memories {
   async getFact(bankId: string, factId: string): Promise<Fact> {
     await this.requireBank(bankId);
     const [fact] = await this.store.getFacts(bankId, [factId]);
-    if (!fact) throw notFound('fact', factId);
+    if (!fact) throw notFoundOrDeleted('fact', factId, await this.store.tombstoneOf(bankId, factId));
     return fact;
   }
 
@@ -82,14 +82,14 @@ export class Memories {
   async getDocument(bankId: string, documentId: string): Promise<DocumentRecord & { chunks: Chunk[] }> {
     await this.requireBank(bankId);
     const doc = await this.store.getDocument(bankId, documentId);
-    if (!doc) throw notFound('document', documentId);
+    if (!doc) throw notFoundOrDeleted('document', documentId, await this.store.tombstoneOf(bankId, documentId));
     return { ...doc, chunks: await this.store.listChunks(bankId, documentId) };
   }
 
   async deleteDocument(bankId: string, documentId: string, reason: string): Promise<DeleteResult> {
     await this.requireBank(bankId);
     const deleted = await this.store.deleteDocument(bankId, documentId, reason);
-    if (!deleted) throw notFound('document', documentId);
+    if (!deleted) throw notFoundOrDeleted('document', documentId, await this.store.tombstoneOf(bankId, documentId));
     await this.deleted(bankId, deleted);
     return deleted;
   }

@@ -159,6 +159,21 @@ describe('forgetting', () => {
     const tombstones = await t.store.tombstones('garden', 10);
     assert.ok(tombstones.some((s) => s.kind === 'observation' && s.targetId === obs.id));
     assert.ok(tombstones.some((s) => s.kind === 'fact' && s.targetId === a));
+    // Asked for by id afterwards, each says when and why it was deleted (never what it said).
+    for (const [path, what, id] of [
+      [`/v1/banks/garden/facts/${a}`, 'fact', a],
+      [`/v1/banks/garden/why/${a}`, 'memory', a],
+      [`/v1/banks/garden/observations/${obs.id}/history`, 'observation', obs.id],
+      [`/v1/banks/garden/why/${obs.id}`, 'memory', obs.id],
+    ]) {
+      const gone = await t.call<{ error: { message: string } }>('GET', path);
+      assert.equal(gone.status, 404, path);
+      assert.match(gone.body.error.message, new RegExp(`^${what} '${id}' was deleted at \\d{4}-.*\\(reason: ".+"\\)`), path);
+      assert.doesNotMatch(gone.body.error.message, /tomato|blight/);
+    }
+    const never = await t.call<{ error: { message: string } }>('GET', '/v1/banks/garden/facts/fct_never_was');
+    assert.equal(never.status, 404);
+    assert.match(never.body.error.message, /does not exist/);
   });
 
   test('forgetting the newer fact makes the one it superseded current again', async () => {

@@ -1,6 +1,6 @@
 // The evidence chain of an observation, both ways: observation -> supporting and contradicting facts -> their
 // exact source spans -> documents; and fact -> the observations it supports or contradicts.
-import { notFound, type EvidenceRole, type Fact, type Observation } from '../core/index.ts';
+import { notFoundOrDeleted, type EvidenceRole, type Fact, type Observation } from '../core/index.ts';
 import type { AuditReads, RecallReads } from '../store/index.ts';
 import { sourcesOf, type SourceSpan } from './source.ts';
 
@@ -20,7 +20,7 @@ export interface EvidenceChain {
 
 export async function requireObservation(store: AuditReads, bankId: string, observationId: string): Promise<Observation> {
   const [observation] = await store.getObservations(bankId, [observationId]);
-  if (!observation) throw notFound('observation', observationId);
+  if (!observation) throw notFoundOrDeleted('observation', observationId, await store.tombstoneOf(bankId, observationId));
   return observation;
 }
 

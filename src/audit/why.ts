@@ -1,7 +1,7 @@
 // "Why do you know this?" for any recall result id. For an observation: its evidence chain down to the exact
 // source sentences and documents, its history, and whether it is stale. For a fact: its source sentence and
 // document, what superseded it, and the observations it supports or contradicts.
-import { notFound, type Fact, type Observation, type ObservationRevision } from '../core/index.ts';
+import { notFoundOrDeleted, type Fact, type Observation, type ObservationRevision } from '../core/index.ts';
 import type { AuditReads, ConsolidationQueue, RecallReads } from '../store/index.ts';
 import { staleObservations } from '../consolidate/index.ts';
 import { evidenceChain, observationsOfFact, type EvidenceLink, type ObservationOfFact } from './chain.ts';
@@ -30,7 +30,7 @@ export type Why = WhyObservation | WhyFact;
 
 export async function why(store: AuditReads & RecallReads & ConsolidationQueue, bankId: string, id: string): Promise<Why> {
   const [fact] = await store.getFacts(bankId, [id]);
-  if (!fact) throw notFound('memory', id);
+  if (!fact) throw notFoundOrDeleted('memory', id, await store.tombstoneOf(bankId, id));
   if (fact.kind === 'observation') {
     const chain = await evidenceChain(store, bankId, id);
     const stale = (await staleObservations(store, bankId, [chain.observation])).has(id);

@@ -412,6 +412,8 @@ export interface AuditReads {
   historyOf(bankId: string, observationId: string): Promise<ObservationRevision[]>;
   /** The bank's tombstones, newest first (ties by id), a page at a time. */
   tombstones(bankId: string, limit: number, offset?: number): Promise<Tombstone[]>;
+  /** The newest tombstone left by deleting this fact, observation or document (null: never deleted). */
+  tombstoneOf(bankId: string, targetId: string): Promise<Tombstone | null>;
   listFacts(bankId: string, query: ListFactsQuery): Promise<FactPage>;
   listEntities(bankId: string, limit: number, offset: number): Promise<Entity[]>;
   /**

@@ -269,7 +269,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not found */
+                /** @description Not found (a deleted fact or document: the message says when and why) */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -358,7 +358,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not found */
+                /** @description Not found (a deleted fact or document: the message says when and why) */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -414,7 +414,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not found */
+                /** @description Not found (a deleted fact or document: the message says when and why) */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -462,7 +462,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not found */
+                /** @description Not found (a deleted fact or document: the message says when and why) */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -519,7 +519,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not found */
+                /** @description Not found (a deleted fact or document: the message says when and why) */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -577,7 +577,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not found */
+                /** @description Not found (a deleted fact or document: the message says when and why) */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -625,7 +625,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not found */
+                /** @description Not found (a deleted fact or document: the message says when and why) */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -682,7 +682,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not found */
+                /** @description Not found (a deleted fact or document: the message says when and why) */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -739,7 +739,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not found */
+                /** @description Not found (a deleted fact or document: the message says when and why) */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -795,7 +795,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not found */
+                /** @description Not found (a deleted fact or document: the message says when and why) */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -852,7 +852,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not found */
+                /** @description Not found (a deleted fact or document: the message says when and why) */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -913,7 +913,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not found */
+                /** @description Not found (a deleted fact or document: the message says when and why) */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -974,7 +974,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not found */
+                /** @description Not found (a deleted fact or document: the message says when and why) */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2409,7 +2409,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description No such bank, observation or fact */
+                /** @description No such bank, observation or fact (a deleted one: the message says when and why) */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2468,7 +2468,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description No such bank, observation or fact */
+                /** @description No such bank, observation or fact (a deleted one: the message says when and why) */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2532,7 +2532,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description No such bank, observation or fact */
+                /** @description No such bank, observation or fact (a deleted one: the message says when and why) */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2588,7 +2588,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description No such bank, observation or fact */
+                /** @description No such bank, observation or fact (a deleted one: the message says when and why) */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2647,7 +2647,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description No such bank, observation or fact */
+                /** @description No such bank, observation or fact (a deleted one: the message says when and why) */
                 404: {
                     headers: {
                         [name: string]: unknown;

@@ -4,7 +4,10 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Engine } from '../../engine.ts';
 import { BankIdParam, ErrorSchema, FactSchema, json, queryInteger, SourceSpanSchema } from '../schemas.ts';
 
-const errors = { 400: json(ErrorSchema, 'Invalid request'), 404: json(ErrorSchema, 'No such bank, observation or fact') };
+const errors = {
+  400: json(ErrorSchema, 'Invalid request'),
+  404: json(ErrorSchema, 'No such bank, observation or fact (a deleted one: the message says when and why)'),
+};
 
 const ObservationSchema = FactSchema.extend({ proofCount: z.number().openapi({ description: 'Supporting facts' }) }).openapi('Observation');
 

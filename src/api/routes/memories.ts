@@ -26,7 +26,10 @@ import {
 
 /** Routes that take no query parameters say so: an unknown one is a 400, not silently ignored. */
 const NO_QUERY = z.object({}).strict();
-const errors = { 400: json(ErrorSchema, 'Invalid request'), 404: json(ErrorSchema, 'Not found') };
+const errors = {
+  400: json(ErrorSchema, 'Invalid request'),
+  404: json(ErrorSchema, 'Not found (a deleted fact or document: the message says when and why)'),
+};
 const DeleteResultSchema = z.object({ factIds: z.array(z.string()), observationIds: z.array(z.string()) });
 
 /** What a listing shows of an operation: all but its input (a retain's can be megabytes). */

@@ -199,6 +199,9 @@ export class Neo4jRecords {
   async tombstones(bankId: string, limit: number, offset = 0): Promise<Tombstone[]> {
     return many(await this.db.read(rec.listTombstones(bankId, limit, offset)), 'tombstone', toTombstone);
   }
+  async tombstoneOf(bankId: string, targetId: string): Promise<Tombstone | null> {
+    return many(await this.db.read(rec.tombstoneOf(bankId, targetId)), 'tombstone', toTombstone)[0] ?? null;
+  }
   async restoreTombstones(tombstones: Tombstone[]): Promise<void> {
     if (tombstones.length) await this.db.write(rec.createTombstones(tombstones));
   }

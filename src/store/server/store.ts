@@ -313,6 +313,9 @@ export class ServerStore implements MemoryStore {
   tombstones(bankId: string, limit: number, offset = 0): Promise<Tombstone[]> {
     return this.records.tombstones(bankId, limit, offset);
   }
+  tombstoneOf(bankId: string, targetId: string): Promise<Tombstone | null> {
+    return this.records.tombstoneOf(bankId, targetId);
+  }
   restoreTombstones(tombstones: Tombstone[]): Promise<void> {
     return this.records.restoreTombstones(tombstones);
   }

@@ -11,7 +11,7 @@ import type {
   OperationStatus,
   Stance,
 } from '../../core/index.ts';
-import type { FactFacets } from '../ports.ts';
+import type { FactFacets, Tombstone } from '../ports.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -183,6 +183,17 @@ export function toEntity(r: Row): Entity {
     mentionCount: Number(r.mention_count),
     firstSeen: String(r.first_seen),
     lastSeen: String(r.last_seen),
+  };
+}
+
+export function toTombstone(r: Row): Tombstone {
+  return {
+    id: String(r.id),
+    bankId: String(r.bank_id),
+    kind: String(r.kind) as Tombstone['kind'],
+    targetId: String(r.target_id),
+    reason: String(r.reason),
+    at: String(r.at),
   };
 }
 

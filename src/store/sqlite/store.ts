@@ -64,6 +64,7 @@ import {
   toFact,
   toFactFacets,
   toOperation,
+  toTombstone,
   type Row,
 } from './rows.ts';
 import { decodeVector, SqliteVectorIndex } from './vectors/index.ts';
@@ -510,14 +511,14 @@ export class SqliteStore implements MemoryStore {
       limit,
       offset,
     ) as Row[];
-    return rows.map((r) => ({
-      id: String(r.id),
-      bankId: String(r.bank_id),
-      kind: String(r.kind) as Tombstone['kind'],
-      targetId: String(r.target_id),
-      reason: String(r.reason),
-      at: String(r.at),
-    }));
+    return rows.map(toTombstone);
+  }
+  async tombstoneOf(bankId: string, targetId: string): Promise<Tombstone | null> {
+    const row = prepared(
+      this.db,
+      "SELECT * FROM tombstones WHERE bank_id = ? AND target_id = ? AND kind <> 'bank' ORDER BY at DESC, id DESC LIMIT 1",
+    ).get(bankId, targetId) as Row | undefined;
+    return row ? toTombstone(row) : null;
   }
   async restoreTombstones(tombstones: Tombstone[]): Promise<void> {
     const insert = prepared(this.db, 'INSERT INTO tombstones (id, bank_id, kind, target_id, reason, at) VALUES (?, ?, ?, ?, ?, ?)');

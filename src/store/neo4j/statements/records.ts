@@ -172,6 +172,13 @@ export const failOperationsOfBank = (bankId: string, error: string, now: string)
 export const createTombstones = (tombstones: Tombstone[]): Statement =>
   cypher('UNWIND $tombstones AS t CREATE (x:Tombstone) SET x = t', { tombstones: tombstones.map(tombstoneProps) });
 
+export const tombstoneOf = (bankId: string, targetId: string): Statement =>
+  cypher(
+    `MATCH (t:Tombstone {bankId: $bankId, targetId: $targetId}) WHERE t.kind <> 'bank'
+     RETURN t {.*} AS tombstone ORDER BY tombstone.at DESC, tombstone.id DESC LIMIT 1`,
+    { bankId, targetId },
+  );
+
 export const listTombstones = (bankId: string, limit: number, offset = 0): Statement =>
   cypher(
     'MATCH (t:Tombstone {bankId: $bankId}) RETURN t {.*} AS tombstone ORDER BY tombstone.at DESC, tombstone.id DESC SKIP $offset LIMIT $limit',
