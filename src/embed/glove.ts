@@ -9,7 +9,7 @@
 // else are skipped.
 // A text with no known word gets a deterministic vector hashed from its tokens, so every output is unit length.
 // Anything that changes the vectors (table, tokenizer, weights) must bump the version in GLOVE_ID (model-ids.ts).
-import { remembered } from '../core/index.ts';
+import { remembered, TopK } from '../core/index.ts';
 import type { Embedder } from './ports.ts';
 import { buildGloveCache, gloveSourceFile, readGloveCache, type GloveBuildProgress, type GloveTable } from './glove-cache.ts';
 import { GLOVE_ID } from './model-ids.ts';
@@ -137,20 +137,14 @@ export class GloveEmbedder implements Embedder {
     const size = norms.length;
     const q = row * dims;
     const qNorm = row < size ? norms[row] : Math.sqrt(dot(vectors, q, q, dims));
-    const best: Array<{ word: string; similarity: number }> = [];
+    // Ties keep the more frequent word (the earlier row) first.
+    const best = new TopK(n, 'double');
     for (let r = 0; r < size; r += 1) {
       if (r === row || norms[r] === 0) continue;
-      const similarity = dot(vectors, q, r * dims, dims) / (qNorm * norms[r]);
-      if (best.length === n && similarity <= best[n - 1].similarity) continue;
-      // Insertion into the sorted list (a full list drops its last); ties keep the more frequent word first.
-      let i = Math.min(best.length, n - 1);
-      while (i > 0 && best[i - 1].similarity < similarity) {
-        best[i] = best[i - 1];
-        i -= 1;
-      }
-      best[i] = { word: words[r], similarity };
+      best.push(dot(vectors, q, r * dims, dims) / (qNorm * norms[r]), r);
     }
-    return best;
+    const { positions, scores } = best.sorted();
+    return positions.map((r, i) => ({ word: words[r], similarity: scores[i] }));
   }
 
   /** Norms of the quantized rows searched by similarWords, computed on first use. */
