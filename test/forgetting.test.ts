@@ -145,6 +145,9 @@ describe('forgetting', () => {
     assert.equal((await t.call('DELETE', `/v1/banks/garden/facts/${b}`)).status, 200);
     const [revised] = await t.store.getObservations('garden', [obs.id]);
     assert.equal(revised.text, 'Nora grows heirloom tomatoes in the greenhouse.');
+    // When it was last said is now when the fact it still rests on was said, not the deleted one.
+    assert.equal(obs.mentionedAt, '2024-04-01T10:00:00Z');
+    assert.equal(revised.mentionedAt, '2024-03-01T10:00:00Z');
     // The document it came from is still there (delete the document to forget its text); nothing derived is.
     assert.deepEqual(
       rowsMentioning(t, 'blight').filter((r) => !r.startsWith('chunks:')),

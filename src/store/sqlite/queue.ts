@@ -119,9 +119,10 @@ function upsertObservation(db: Db, o: Observation): void {
   }
   prepared(
     db,
-    `UPDATE facts SET text = ?, occurred_start = ?, occurred_end = ?, tags = ?, valid_from = ?, valid_to = ?, metadata = ?, updated_at = ?
+    `UPDATE facts SET text = ?, occurred_start = ?, occurred_end = ?, mentioned_at = ?, tags = ?, valid_from = ?, valid_to = ?,
+       metadata = ?, updated_at = ?
      WHERE id = ? AND kind = 'observation'`,
-  ).run(o.text, o.occurredStart, o.occurredEnd, json(o.tags), o.validFrom, o.validTo, json(o.metadata), o.updatedAt, o.id);
+  ).run(o.text, o.occurredStart, o.occurredEnd, o.mentionedAt, json(o.tags), o.validFrom, o.validTo, json(o.metadata), o.updatedAt, o.id);
   prepared(db, 'DELETE FROM fact_entities WHERE fact_id = ?').run(o.id);
   const mention = prepared(db, 'INSERT OR IGNORE INTO fact_entities (fact_id, entity_id, bank_id) VALUES (?, ?, ?)');
   for (const e of o.entities) mention.run(o.id, e, o.bankId);

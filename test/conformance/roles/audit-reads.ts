@@ -50,7 +50,8 @@ export function auditReadsConformance(ctx: Conformance): void {
         [o.id],
       );
       assert.ok(idsOf(await store.vectors.search(bankId, unit(0, 1, 1), 3, { kinds: ['observation'] })).includes(o.id));
-      const revised = { ...o, text: 'Alice lives in Berlin', updatedAt: at(6) };
+      // A revision moves every time it carries: when it happened and when it was last said too.
+      const revised = { ...o, text: 'Alice lives in Berlin', occurredStart: at(2), mentionedAt: at(6), updatedAt: at(6) };
       await store.applyObservations(
         observationWrite(bankId, {
           observations: [revised],
@@ -69,7 +70,8 @@ export function auditReadsConformance(ctx: Conformance): void {
           expectUnchanged: [{ id: o.id, updatedAt: o.updatedAt }],
         }),
       );
-      assert.equal((await store.getObservations(bankId, [o.id]))[0].text, 'Alice lives in Berlin');
+      const [kept] = await store.getObservations(bankId, [o.id]);
+      assert.deepEqual([kept.text, kept.occurredStart, kept.mentionedAt], ['Alice lives in Berlin', at(2), at(6)]);
       assert.equal((await store.getObservations(bankId, [o.id]))[0].proofCount, 2, 'a contradiction is not proof');
       assert.deepEqual(
         (await store.historyOf(bankId, o.id)).map((r) => r.reason),

@@ -107,9 +107,9 @@ export interface ObservationRow {
 }
 
 /**
- * New observations are created (after the bank's facts in its sequence); existing ones get the new text, times,
- * tags, validity, metadata and entities. An observation with a vector keeps it in `pendingVector` until Qdrant
- * has it; a new one stays invisible (pending) until then.
+ * New observations are created (after the bank's facts in its sequence); existing ones get the new text, times (when
+ * it happened and when it was last said), tags, validity, metadata and entities. An observation with a vector keeps it
+ * in `pendingVector` until Qdrant has it; a new one stays invisible (pending) until then.
  */
 export function upsertObservations(bankId: string, rows: ObservationRow[], now: string): Statement {
   return cypher(
@@ -117,6 +117,7 @@ export function upsertObservations(bankId: string, rows: ObservationRow[], now: 
      MERGE (o:Fact {id: row.content.id})
      ON CREATE SET o += row.content, o += row.lifecycle, o.seq = seq, o.pending = row.vector IS NOT NULL
      ON MATCH SET o.text = row.content.text, o.occurredStart = row.content.occurredStart, o.occurredEnd = row.content.occurredEnd,
+         o.mentionedAt = row.content.mentionedAt,
          o.tags = row.content.tags, o.validFrom = row.content.validFrom, o.validTo = row.lifecycle.validTo,
          o.metadata = row.content.metadata, o.updatedAt = row.content.updatedAt, o.entityIds = row.content.entityIds,
          o.timeStartMs = row.content.timeStartMs, o.timeEndMs = row.content.timeEndMs
