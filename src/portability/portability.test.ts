@@ -698,6 +698,12 @@ describe('export and import', () => {
         new RegExp(`line ${observation + 1} \\(observation record\\): evidence\\[0\\]\\.factId: fact 'fct_nowhere' is not in the archive`),
       );
       assert.ok(evidenceOf);
+      await refused(
+        tampered(fact, (r) => {
+          r.fact.supersededBy = 'fct_nowhere';
+        }),
+        new RegExp(`line ${n} \\(fact record\\): fact\\.supersededBy: fact 'fct_nowhere' is not in the archive`),
+      );
       // The header's bank too.
       await refused(
         tampered(0, (r) => {

@@ -248,7 +248,7 @@ const COUNT_OF: Partial<Record<ExportRecord['type'], keyof ExportCounts>> = {
 
 /**
  * Follows an archive's records in order: checks each one's fields (checkRecord) and that what it refers to is in the
- * archive, counts them, and at the end checks the references that may point forward (evidence) and the
+ * archive, counts them, and at the end checks the references that may point forward (evidence, supersededBy) and the
  * counts the end record announced.
  */
 export class ArchiveChecker {
@@ -296,6 +296,10 @@ export class ArchiveChecker {
               `'${fact.source.documentId}' is not the document of chunk '${fact.source.chunkId}' ('${chunkDocument}'); correct it`,
             );
         }
+        // The fact that replaced it may come later in the archive (facts are written in id order, not by what
+        // superseded what). Revisions and tombstones name deleted facts by id: those are never in an archive.
+        if (fact.supersededBy)
+          this.later.push({ lineNumber, recordType: r.type, field: `${name}.supersededBy`, factId: fact.supersededBy });
         if (r.type === 'observation') {
           r.evidence.forEach((e, i) => {
             if (e.observationId !== fact.id)
