@@ -34,7 +34,7 @@ export class Memories {
   async getFact(bankId: string, factId: string): Promise<Fact> {
     await this.requireBank(bankId);
     const [fact] = await this.store.getFacts(bankId, [factId]);
-    if (!fact) throw notFoundOrDeleted('fact', factId, await this.store.tombstoneOf(bankId, factId));
+    if (!fact) throw notFoundOrDeleted('fact', factId, await this.store.tombstoneOf(bankId, factId, ['fact', 'observation']));
     return fact;
   }
 
@@ -82,14 +82,14 @@ export class Memories {
   async getDocument(bankId: string, documentId: string): Promise<DocumentRecord & { chunks: Chunk[] }> {
     await this.requireBank(bankId);
     const doc = await this.store.getDocument(bankId, documentId);
-    if (!doc) throw notFoundOrDeleted('document', documentId, await this.store.tombstoneOf(bankId, documentId));
+    if (!doc) throw notFoundOrDeleted('document', documentId, await this.store.tombstoneOf(bankId, documentId, ['document']));
     return { ...doc, chunks: await this.store.listChunks(bankId, documentId) };
   }
 
   async deleteDocument(bankId: string, documentId: string, reason: string): Promise<DeleteResult> {
     await this.requireBank(bankId);
     const deleted = await this.store.deleteDocument(bankId, documentId, reason);
-    if (!deleted) throw notFoundOrDeleted('document', documentId, await this.store.tombstoneOf(bankId, documentId));
+    if (!deleted) throw notFoundOrDeleted('document', documentId, await this.store.tombstoneOf(bankId, documentId, ['document']));
     await this.deleted(bankId, deleted);
     return deleted;
   }

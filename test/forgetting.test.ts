@@ -179,6 +179,41 @@ describe('forgetting', () => {
     assert.match(never.body.error.message, /does not exist/);
   });
 
+  test('a tombstone answers only for what it was: a deleted fact is no deleted document, nor the reverse', async () => {
+    await t.engine.createBank({ id: 'kinds' });
+    await t.engine.createBank({ id: 'kinds-other' });
+    const r = await t.engine.retain('kinds', {
+      items: [
+        { content: 'Ines repaired the blue kayak at the lake.', documentId: 'kayak' },
+        { content: 'Omar painted the old fence in spring.', documentId: 'fence' },
+      ],
+    });
+    const fact = r.result!.factIds[0];
+    assert.equal((await t.call('DELETE', `/v1/banks/kinds/facts/${fact}?reason=wrong`)).status, 200);
+    assert.equal((await t.call('DELETE', '/v1/banks/kinds/documents/fence?reason=old')).status, 200);
+    const message = async (method: string, path: string): Promise<string> => {
+      const res = await t.call<{ error: { message: string } }>(method, path);
+      assert.equal(res.status, 404, path);
+      return res.body.error.message;
+    };
+    // Each asked for as what it was: its tombstone.
+    assert.match(await message('GET', `/v1/banks/kinds/facts/${fact}`), /^fact '.+' was deleted at .*"wrong"/);
+    assert.match(await message('GET', '/v1/banks/kinds/documents/fence'), /^document 'fence' was deleted at .*"old"/);
+    assert.match(await message('DELETE', '/v1/banks/kinds/documents/fence'), /^document 'fence' was deleted at .*"old"/);
+    // Asked for as something else, or in another bank: never existed there.
+    for (const [method, path] of [
+      ['GET', `/v1/banks/kinds/documents/${fact}`],
+      ['DELETE', `/v1/banks/kinds/documents/${fact}`],
+      ['GET', `/v1/banks/kinds/observations/${fact}`],
+      ['GET', `/v1/banks/kinds/observations/${fact}/history`],
+      ['GET', '/v1/banks/kinds/facts/fence'],
+      ['GET', '/v1/banks/kinds/why/fence'],
+      ['GET', `/v1/banks/kinds-other/facts/${fact}`],
+      ['GET', '/v1/banks/kinds-other/documents/fence'],
+    ])
+      assert.match(await message(method, path), /does not exist$/, `${method} ${path}`);
+  });
+
   test('forgetting the newer fact makes the one it superseded current again', async () => {
     await t.engine.createBank({ id: 'home' });
     const first = await t.engine.retain('home', { items: [{ content: 'Omar lives in Cairo.', timestamp: '2023-01-01T10:00:00Z' }] });

@@ -20,7 +20,7 @@ export interface EvidenceChain {
 
 export async function requireObservation(store: AuditReads, bankId: string, observationId: string): Promise<Observation> {
   const [observation] = await store.getObservations(bankId, [observationId]);
-  if (!observation) throw notFoundOrDeleted('observation', observationId, await store.tombstoneOf(bankId, observationId));
+  if (!observation) throw notFoundOrDeleted('observation', observationId, await store.tombstoneOf(bankId, observationId, ['observation']));
   return observation;
 }
 

@@ -30,7 +30,7 @@ export type Why = WhyObservation | WhyFact;
 
 export async function why(store: AuditReads & RecallReads & ConsolidationQueue, bankId: string, id: string): Promise<Why> {
   const [fact] = await store.getFacts(bankId, [id]);
-  if (!fact) throw notFoundOrDeleted('memory', id, await store.tombstoneOf(bankId, id));
+  if (!fact) throw notFoundOrDeleted('memory', id, await store.tombstoneOf(bankId, id, ['fact', 'observation']));
   if (fact.kind === 'observation') {
     const chain = await evidenceChain(store, bankId, id);
     const stale = (await staleObservations(store, bankId, [chain.observation])).has(id);

@@ -244,6 +244,9 @@ export interface DeleteResult {
   observationIds: string[];
 }
 
+/** What a tombstone can be asked for by id (a bank's own tombstone never is). */
+export type TombstoneTarget = Exclude<Tombstone['kind'], 'bank'>;
+
 export interface Tombstone {
   id: string;
   bankId: string;
@@ -412,8 +415,9 @@ export interface AuditReads {
   historyOf(bankId: string, observationId: string): Promise<ObservationRevision[]>;
   /** The bank's tombstones, newest first (ties by id), a page at a time. */
   tombstones(bankId: string, limit: number, offset?: number): Promise<Tombstone[]>;
-  /** The newest tombstone left by deleting this fact, observation or document (null: never deleted). */
-  tombstoneOf(bankId: string, targetId: string): Promise<Tombstone | null>;
+  /** The newest tombstone left by deleting this fact, observation or document as one of these kinds (null: never
+   * deleted as such; a document's tombstone is no answer for a fact of the same id). */
+  tombstoneOf(bankId: string, targetId: string, kinds: TombstoneTarget[]): Promise<Tombstone | null>;
   listFacts(bankId: string, query: ListFactsQuery): Promise<FactPage>;
   listEntities(bankId: string, limit: number, offset: number): Promise<Entity[]>;
   /**

@@ -23,6 +23,7 @@ import type {
   OperationListQuery,
   SessionInfo,
   Tombstone,
+  TombstoneTarget,
 } from '../ports.ts';
 import { numberSessions } from '../session-order.ts';
 import type { Neo4jConnection, Row } from './connection.ts';
@@ -199,8 +200,9 @@ export class Neo4jRecords {
   async tombstones(bankId: string, limit: number, offset = 0): Promise<Tombstone[]> {
     return many(await this.db.read(rec.listTombstones(bankId, limit, offset)), 'tombstone', toTombstone);
   }
-  async tombstoneOf(bankId: string, targetId: string): Promise<Tombstone | null> {
-    return many(await this.db.read(rec.tombstoneOf(bankId, targetId)), 'tombstone', toTombstone)[0] ?? null;
+  async tombstoneOf(bankId: string, targetId: string, kinds: TombstoneTarget[]): Promise<Tombstone | null> {
+    if (!kinds.length) return null;
+    return many(await this.db.read(rec.tombstoneOf(bankId, targetId, kinds)), 'tombstone', toTombstone)[0] ?? null;
   }
   async restoreTombstones(tombstones: Tombstone[]): Promise<void> {
     if (tombstones.length) await this.db.write(rec.createTombstones(tombstones));

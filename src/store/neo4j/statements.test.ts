@@ -127,7 +127,7 @@ function catalogue(): Array<[string, Statement]> {
   add('failOperationsOfBank', rec.failOperationsOfBank(B, EVIL, NOW));
   add('createTombstones', rec.createTombstones([{ id: 't', bankId: B, kind: 'fact', targetId: 'f', reason: EVIL, at: NOW }]));
   add('listTombstones', rec.listTombstones(B, 10, 20));
-  add('tombstoneOf', rec.tombstoneOf(B, EVIL));
+  add('tombstoneOf', rec.tombstoneOf(B, EVIL, ['fact', 'observation']));
 
   const staging = { pending: true, now: NOW };
   add('upsertDocument', items.upsertDocument(document, staging));

@@ -42,6 +42,7 @@ import type {
   QueueDetail,
   SessionInfo,
   Tombstone,
+  TombstoneTarget,
   VectorRecord,
   WriteLease,
 } from '../ports.ts';
@@ -313,8 +314,8 @@ export class ServerStore implements MemoryStore {
   tombstones(bankId: string, limit: number, offset = 0): Promise<Tombstone[]> {
     return this.records.tombstones(bankId, limit, offset);
   }
-  tombstoneOf(bankId: string, targetId: string): Promise<Tombstone | null> {
-    return this.records.tombstoneOf(bankId, targetId);
+  tombstoneOf(bankId: string, targetId: string, kinds: TombstoneTarget[]): Promise<Tombstone | null> {
+    return this.records.tombstoneOf(bankId, targetId, kinds);
   }
   restoreTombstones(tombstones: Tombstone[]): Promise<void> {
     return this.records.restoreTombstones(tombstones);

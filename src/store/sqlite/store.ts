@@ -33,6 +33,7 @@ import type {
   QueueDetail,
   SessionInfo,
   Tombstone,
+  TombstoneTarget,
   VectorRecord,
   WriteLease,
 } from '../ports.ts';
@@ -57,6 +58,7 @@ import {
   inLists,
   json,
   parseJson,
+  placeholders,
   toBank,
   toChunk,
   toDocument,
@@ -513,11 +515,12 @@ export class SqliteStore implements MemoryStore {
     ) as Row[];
     return rows.map(toTombstone);
   }
-  async tombstoneOf(bankId: string, targetId: string): Promise<Tombstone | null> {
+  async tombstoneOf(bankId: string, targetId: string, kinds: TombstoneTarget[]): Promise<Tombstone | null> {
+    if (!kinds.length) return null;
     const row = prepared(
       this.db,
-      "SELECT * FROM tombstones WHERE bank_id = ? AND target_id = ? AND kind <> 'bank' ORDER BY at DESC, id DESC LIMIT 1",
-    ).get(bankId, targetId) as Row | undefined;
+      `SELECT * FROM tombstones WHERE bank_id = ? AND target_id = ? AND kind IN (${placeholders(kinds.length)}) ORDER BY at DESC, id DESC LIMIT 1`,
+    ).get(bankId, targetId, ...kinds) as Row | undefined;
     return row ? toTombstone(row) : null;
   }
   async restoreTombstones(tombstones: Tombstone[]): Promise<void> {

@@ -69,7 +69,8 @@ export function forgettingConformance(ctx: Conformance): void {
       assert.equal(t?.reason, 'user asked');
       assert.ok(!JSON.stringify(tombstones).includes('Berlin'), 'a tombstone never holds the content');
       assert.equal(await store.deleteDocument(bankId, `${bankId}-d1`, 'again'), null);
-      assert.equal((await store.tombstoneOf(bankId, `${bankId}-d1`))?.kind, 'document');
+      assert.equal((await store.tombstoneOf(bankId, `${bankId}-d1`, ['document']))?.kind, 'document');
+      assert.equal(await store.tombstoneOf(bankId, `${bankId}-d1`, ['fact', 'observation']), null);
     });
 
     test('deleting facts: tombstones per fact, a fact they superseded is current again', async () => {
@@ -86,9 +87,10 @@ export function forgettingConformance(ctx: Conformance): void {
         (await store.tombstones(bankId, 10)).map((t) => `${t.kind}:${t.targetId}:${t.reason}`),
         [`fact:${facts[1].id}:wrong`],
       );
-      assert.equal((await store.tombstoneOf(bankId, facts[1].id))?.reason, 'wrong');
-      assert.equal(await store.tombstoneOf(bankId, facts[0].id), null);
-      assert.equal(await store.tombstoneOf('no-such-bank', facts[1].id), null);
+      assert.equal((await store.tombstoneOf(bankId, facts[1].id, ['fact']))?.reason, 'wrong');
+      assert.equal(await store.tombstoneOf(bankId, facts[0].id, ['fact']), null);
+      assert.equal(await store.tombstoneOf('no-such-bank', facts[1].id, ['fact']), null);
+      assert.equal(await store.tombstoneOf(bankId, facts[1].id, ['document']), null);
     });
   });
 }

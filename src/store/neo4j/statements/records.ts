@@ -1,7 +1,7 @@
 // Cypher for the plain records of the server store: banks (and the per-bank write lock), operations with their
 // idempotency keys, tombstones.
 import type { Bank, Operation, OperationStatus } from '../../../core/index.ts';
-import type { OperationListQuery, Tombstone, WriteLease } from '../../ports.ts';
+import type { OperationListQuery, Tombstone, TombstoneTarget, WriteLease } from '../../ports.ts';
 import { bankProps, operationProps, tombstoneProps } from '../props.ts';
 import { cypher, int, type Statement } from '../statement.ts';
 
@@ -172,11 +172,11 @@ export const failOperationsOfBank = (bankId: string, error: string, now: string)
 export const createTombstones = (tombstones: Tombstone[]): Statement =>
   cypher('UNWIND $tombstones AS t CREATE (x:Tombstone) SET x = t', { tombstones: tombstones.map(tombstoneProps) });
 
-export const tombstoneOf = (bankId: string, targetId: string): Statement =>
+export const tombstoneOf = (bankId: string, targetId: string, kinds: TombstoneTarget[]): Statement =>
   cypher(
-    `MATCH (t:Tombstone {bankId: $bankId, targetId: $targetId}) WHERE t.kind <> 'bank'
+    `MATCH (t:Tombstone {bankId: $bankId, targetId: $targetId}) WHERE t.kind IN $kinds
      RETURN t {.*} AS tombstone ORDER BY tombstone.at DESC, tombstone.id DESC LIMIT 1`,
-    { bankId, targetId },
+    { bankId, targetId, kinds },
   );
 
 export const listTombstones = (bankId: string, limit: number, offset = 0): Statement =>
