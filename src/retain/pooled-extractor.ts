@@ -28,8 +28,10 @@ const WARM_AFTER = 32;
 
 interface SharedPool {
   pool: Piscina<ExtractInput, ExtractedFact[]>;
-  /** Resolved once a thread has answered; null until the threads were asked to start. */
+  /** Resolved once a thread has answered or failed to start; null until the threads were asked to start. */
   ready: Promise<void> | null;
+  /** Settles `ready` when a thread cannot start (piscina then leaves the first task queued for good). */
+  startFailed: (() => void) | null;
   warm: boolean;
 }
 
@@ -49,10 +51,15 @@ function poolOf(threads: number, idleTimeoutMs: number, entry: URL): SharedPool 
       idleTimeout: idleTimeoutMs,
       execArgv: tsxExecArgv(),
     });
-    // A thread that cannot start (or dies) is an 'error' event on the pool, which would end the process unheard:
-    // its task is rejected as well, and the extraction then runs here.
-    pool.on('error', (err: unknown) => log.warn(`offline extractor thread: ${err instanceof Error ? err.message : String(err)}`));
-    shared = { pool, ready: null, warm: false };
+    // A thread that cannot start (or dies) is an 'error' event on the pool, which would end the process unheard. A
+    // task it was running is rejected (and extracted here); one queued for a thread that failed to start is never
+    // run, so the first task's wait (ready) ends here and the extraction stays on this thread.
+    pool.on('error', (err: unknown) => {
+      log.warn(`offline extractor thread: ${err instanceof Error ? err.message : String(err)}`);
+      created.startFailed?.();
+    });
+    const created: SharedPool = { pool, ready: null, startFailed: null, warm: false };
+    shared = created;
     pools.set(key, shared);
   }
   return shared;
@@ -92,10 +99,17 @@ export class PooledExtractor implements Extractor {
     // A task the threads could not run (a thread that died) is extracted here: same output.
     if (shared?.warm) return shared.pool.run(input).catch(() => this.local.extract(input));
     if (shared && !shared.ready && ++extractedHere >= WARM_AFTER) {
-      shared.ready = shared.pool.run(PROBE).then(
-        () => void (shared.warm = true),
-        () => undefined, // threads that cannot start leave all the work here
-      );
+      shared.ready = new Promise<void>((settle) => {
+        // Threads that cannot start leave all the work here.
+        shared.startFailed = settle;
+        shared.pool
+          .run(PROBE)
+          .then(
+            () => void (shared.warm = true),
+            () => undefined,
+          )
+          .finally(settle);
+      }).finally(() => void (shared.startFailed = null));
     }
     // Let the threads' answers in before this thread is busy again (a local extraction blocks it for milliseconds).
     await nextTurn();
