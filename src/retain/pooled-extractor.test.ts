@@ -40,3 +40,23 @@ test('threads that cannot start leave the extraction on the main thread, and the
   assert.equal(pooled.threadsReady, false);
   assert.deepEqual(await Promise.all(inputs.map((i) => limit(() => pooled.extract(i)))), expected);
 });
+
+test('threads that stopped when idle give the work back to the main thread until they are warm again', async () => {
+  // Its own pool (two threads): a thread stopped after idling takes seconds to start again, which no retain waits for.
+  const pooled = new PooledExtractor({ threads: 2, idleTimeoutMs: 200 });
+  const local = new OfflineExtractor();
+  const expected = await Promise.all(inputs.map((i) => local.extract(i)));
+  const limit = pLimit(pooled.concurrency);
+  assert.deepEqual(await Promise.all(inputs.map((i) => limit(() => pooled.extract(i)))), expected);
+  for (let waited = 0; !pooled.threadsReady && waited < 60_000; waited += 100) await sleep(100);
+  assert.ok(pooled.threadsReady, 'the threads started');
+  await sleep(1500);
+  assert.equal(pooled.threadsReady, false, 'idle threads stopped: the main thread extracts');
+  // One small extraction runs here and starts no thread (a thread takes seconds to start).
+  assert.deepEqual(await pooled.extract(inputs[0]), expected[0]);
+  assert.equal(pooled.threadsSettled, null, 'the threads were not asked to start again');
+  assert.deepEqual(await Promise.all(inputs.map((i) => limit(() => pooled.extract(i)))), expected);
+  for (let waited = 0; !pooled.threadsReady && waited < 60_000; waited += 100) await sleep(100);
+  assert.ok(pooled.threadsReady, 'enough work starts them again');
+  assert.deepEqual(await Promise.all(inputs.map((i) => limit(() => pooled.extract(i)))), expected);
+});

@@ -65,6 +65,17 @@ function poolOf(threads: number, idleTimeoutMs: number, entry: URL): SharedPool 
   return shared;
 }
 
+/** True while warm threads run. Once every thread stopped (idle, or died), the work is the main thread's again until
+ * the process has extracted WARM_AFTER more chunks: a thread takes seconds to start, which no small retain waits for. */
+function warmNow(shared: SharedPool): boolean {
+  if (shared.warm && shared.pool.threads.length === 0) {
+    shared.warm = false;
+    shared.ready = null;
+    extractedHere = 0;
+  }
+  return shared.warm;
+}
+
 const PROBE: ExtractInput = { bankId: '', text: '', speaker: null, fromAgent: false, timestamp: new Date(0).toISOString(), context: null };
 
 export class PooledExtractor implements Extractor {
@@ -86,7 +97,7 @@ export class PooledExtractor implements Extractor {
 
   /** True once worker threads have started and take work. */
   get threadsReady(): boolean {
-    return this.shared?.warm ?? false;
+    return this.shared ? warmNow(this.shared) : false;
   }
 
   /** Settles once the threads were asked to start and either answered or failed (never rejects). */
@@ -97,7 +108,7 @@ export class PooledExtractor implements Extractor {
   async extract(input: ExtractInput): Promise<ExtractedFact[]> {
     const shared = this.shared;
     // A task the threads could not run (a thread that died) is extracted here: same output.
-    if (shared?.warm) return shared.pool.run(input).catch(() => this.local.extract(input));
+    if (shared && warmNow(shared)) return shared.pool.run(input).catch(() => this.local.extract(input));
     if (shared && !shared.ready && ++extractedHere >= WARM_AFTER) {
       shared.ready = new Promise<void>((settle) => {
         // Threads that cannot start leave all the work here.
