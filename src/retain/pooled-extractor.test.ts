@@ -19,7 +19,7 @@ const inputs: ExtractInput[] = Array.from({ length: 48 }, (_, i) => ({
 }));
 
 test('pooled extraction equals in-process extraction, on the main thread and on the worker thread', async () => {
-  const pooled = new PooledExtractor({ threads: 1 });
+  const pooled = new PooledExtractor({ threads: 1, warmAfter: 32 });
   const local = new OfflineExtractor();
   const expected = await Promise.all(inputs.map((i) => local.extract(i)));
   const limit = pLimit(pooled.concurrency);
@@ -30,7 +30,7 @@ test('pooled extraction equals in-process extraction, on the main thread and on 
 });
 
 test('threads that cannot start leave the extraction on the main thread, and the process running', async () => {
-  const pooled = new PooledExtractor({ threads: 1, entry: new URL('./no-such-worker.js', import.meta.url) });
+  const pooled = new PooledExtractor({ threads: 1, warmAfter: 32, entry: new URL('./no-such-worker.js', import.meta.url) });
   const local = new OfflineExtractor();
   const expected = await Promise.all(inputs.map((i) => local.extract(i)));
   const limit = pLimit(pooled.concurrency);
@@ -43,7 +43,7 @@ test('threads that cannot start leave the extraction on the main thread, and the
 
 test('threads that stopped when idle give the work back to the main thread until they are warm again', async () => {
   // Its own pool (two threads): a thread stopped after idling takes seconds to start again, which no retain waits for.
-  const pooled = new PooledExtractor({ threads: 2, idleTimeoutMs: 200 });
+  const pooled = new PooledExtractor({ threads: 2, idleTimeoutMs: 200, warmAfter: 32 });
   const local = new OfflineExtractor();
   const expected = await Promise.all(inputs.map((i) => local.extract(i)));
   const limit = pLimit(pooled.concurrency);

@@ -21,10 +21,14 @@ export interface PooledExtractorOptions {
   idleTimeoutMs?: number;
   /** The threads' module (default: offline-extractor-worker beside this one, .ts or .js as this module is). */
   entry?: URL;
+  /** Chunks the process extracts on its own before it starts the threads (default WARM_AFTER). */
+  warmAfter?: number;
 }
 
-/** Chunks this process extracts on its own before it starts worker threads. */
-const WARM_AFTER = 32;
+/** Chunks this process extracts on its own before it starts worker threads: a few seconds of extraction here, so the
+ * seconds of CPU the threads take to start are spent only on ingests long enough to repay them (a CLI retain of some
+ * hundred chunks ran slower with threads than without). */
+const WARM_AFTER = 256;
 
 interface SharedPool {
   pool: Piscina<ExtractInput, ExtractedFact[]>;
@@ -84,9 +88,11 @@ export class PooledExtractor implements Extractor {
   private readonly local = new OfflineExtractor();
   private readonly shared: SharedPool | null;
   private readonly threads: number;
+  private readonly warmAfter: number;
 
   constructor(options: PooledExtractorOptions = {}) {
     this.threads = Math.max(0, options.threads ?? Math.min(3, availableParallelism()));
+    this.warmAfter = options.warmAfter ?? WARM_AFTER;
     this.shared =
       this.threads > 0
         ? poolOf(this.threads, options.idleTimeoutMs ?? 30_000, options.entry ?? sibling('offline-extractor-worker', import.meta.url))
@@ -109,7 +115,7 @@ export class PooledExtractor implements Extractor {
     const shared = this.shared;
     // A task the threads could not run (a thread that died) is extracted here: same output.
     if (shared && warmNow(shared)) return shared.pool.run(input).catch(() => this.local.extract(input));
-    if (shared && !shared.ready && ++extractedHere >= WARM_AFTER) {
+    if (shared && !shared.ready && ++extractedHere >= this.warmAfter) {
       shared.ready = new Promise<void>((settle) => {
         // Threads that cannot start leave all the work here.
         shared.startFailed = settle;
