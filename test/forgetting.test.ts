@@ -165,9 +165,10 @@ describe('forgetting', () => {
     // Asked for by id afterwards, each says when and why it was deleted (never what it said).
     for (const [path, what, id] of [
       [`/v1/banks/garden/facts/${a}`, 'fact', a],
-      [`/v1/banks/garden/why/${a}`, 'memory', a],
+      [`/v1/banks/garden/why/${a}`, 'fact', a],
       [`/v1/banks/garden/observations/${obs.id}/history`, 'observation', obs.id],
-      [`/v1/banks/garden/why/${obs.id}`, 'memory', obs.id],
+      [`/v1/banks/garden/why/${obs.id}`, 'observation', obs.id],
+      [`/v1/banks/garden/facts/${obs.id}`, 'observation', obs.id],
     ]) {
       const gone = await t.call<{ error: { message: string } }>('GET', path);
       assert.equal(gone.status, 404, path);

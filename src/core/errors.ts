@@ -36,12 +36,13 @@ export class CairnError extends Error {
 
 export const notFound = (what: string, id: string): CairnError => new CairnError('not_found', `${what} '${id}' does not exist`);
 
-/** The 404 for a record asked for by id: when it was deleted, when and why (its tombstone; the content is never kept). */
-export const notFoundOrDeleted = (what: string, id: string, tombstone: { at: string; reason: string } | null): CairnError =>
+/** The 404 for a record asked for by id: when it was deleted, what it was, when and why (its tombstone; the content is
+ * never kept). */
+export const notFoundOrDeleted = (what: string, id: string, tombstone: { kind: string; at: string; reason: string } | null): CairnError =>
   tombstone
     ? new CairnError(
         'not_found',
-        `${what} '${id}' was deleted at ${tombstone.at} (reason: ${JSON.stringify(tombstone.reason)}); only its tombstone is kept`,
+        `${tombstone.kind} '${id}' was deleted at ${tombstone.at} (reason: ${JSON.stringify(tombstone.reason)}); only its tombstone is kept`,
       )
     : notFound(what, id);
 
