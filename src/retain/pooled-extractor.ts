@@ -5,7 +5,6 @@
 // process has extracted WARM_AFTER chunks, then the threads start in the background and, once they have answered a
 // first (empty) task, take every chunk (a long ingest keeps the main thread busy with its writes; extracting there
 // too made it the bottleneck). Threads are shared by every engine of the process and stop when idle.
-import { availableParallelism } from 'node:os';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Piscina } from 'piscina';
 import { log } from '../log.ts';
@@ -14,9 +13,10 @@ import type { ExtractInput, ExtractedFact, Extractor } from './extractor.ts';
 import { OfflineExtractor } from './offline-extractor.ts';
 
 export interface PooledExtractorOptions {
-  /** Worker threads beside the main thread (default: the machine's cores, at most 3). Each costs seconds of CPU to
-   * start (TypeScript and the NLP models), paid only once a process has extracted WARM_AFTER chunks. */
-  threads?: number;
+  /** Worker threads beside the main thread (the configuration's CAIRN_EXTRACT_THREADS, whose default is per core).
+   * Each costs seconds of CPU to start (TypeScript and the NLP models), paid only once a process has extracted
+   * WARM_AFTER chunks. */
+  threads: number;
   /** A thread idle this long stops (default 30 s). */
   idleTimeoutMs?: number;
   /** The threads' module (default: offline-extractor-worker beside this one, .ts or .js as this module is). */
@@ -90,8 +90,8 @@ export class PooledExtractor implements Extractor {
   private readonly threads: number;
   private readonly warmAfter: number;
 
-  constructor(options: PooledExtractorOptions = {}) {
-    this.threads = Math.max(0, options.threads ?? Math.min(3, availableParallelism()));
+  constructor(options: PooledExtractorOptions) {
+    this.threads = Math.max(0, options.threads);
     this.warmAfter = options.warmAfter ?? WARM_AFTER;
     this.shared =
       this.threads > 0
