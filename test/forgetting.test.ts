@@ -190,6 +190,8 @@ describe('forgetting', () => {
       ],
     });
     const fact = r.result!.factIds[0];
+    const fenceFacts = (await t.store.listFacts('kinds', { limit: 50, offset: 0, documentId: 'fence' })).facts.map((f) => f.id);
+    assert.ok(fenceFacts.length > 0);
     assert.equal((await t.call('DELETE', `/v1/banks/kinds/facts/${fact}?reason=wrong`)).status, 200);
     assert.equal((await t.call('DELETE', '/v1/banks/kinds/documents/fence?reason=old')).status, 200);
     const message = async (method: string, path: string): Promise<string> => {
@@ -201,6 +203,11 @@ describe('forgetting', () => {
     assert.match(await message('GET', `/v1/banks/kinds/facts/${fact}`), /^fact '.+' was deleted at .*"wrong"/);
     assert.match(await message('GET', '/v1/banks/kinds/documents/fence'), /^document 'fence' was deleted at .*"old"/);
     assert.match(await message('DELETE', '/v1/banks/kinds/documents/fence'), /^document 'fence' was deleted at .*"old"/);
+    // A fact that went with its document says so, in its own and in the why chain's answer.
+    for (const id of fenceFacts) {
+      assert.match(await message('GET', `/v1/banks/kinds/facts/${id}`), /^fact '.+' was deleted at .*"old \(with document 'fence'\)"/);
+      assert.match(await message('GET', `/v1/banks/kinds/why/${id}`), /was deleted at .*"old \(with document 'fence'\)"/);
+    }
     // Asked for as something else, or in another bank: never existed there.
     for (const [method, path] of [
       ['GET', `/v1/banks/kinds/documents/${fact}`],

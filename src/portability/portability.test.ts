@@ -292,7 +292,11 @@ describe('export and import', () => {
       'a superseded fact',
     );
     assert.ok(Object.keys(original.vectors).length >= 8, 'vectors');
-    assert.deepEqual(original.tombstones.map((t) => t.kind).sort(), ['document', 'fact'], 'tombstones of a fact and of a document');
+    assert.deepEqual(
+      [...new Set(original.tombstones.map((t) => t.kind))].sort(),
+      ['document', 'fact'],
+      'tombstones of a fact and of a document',
+    );
     const t = originalThreads;
     assert.equal(t.threads.length, 3, 'threads');
     assert.ok(

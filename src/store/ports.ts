@@ -238,6 +238,10 @@ export interface ObservationWrite {
 /** What deletion leaves in observations (and their history) that quoted deleted facts, until they are rebuilt. */
 export const FORGOTTEN_TEXT = '[forgotten]';
 
+/** The reason a fact deleted with its document is tombstoned for: the document's, naming the document, so asking for
+ * the fact afterwards says where it went rather than that it never existed. */
+export const withDocument = (reason: string, documentId: string): string => `${reason} (with document '${documentId}')`;
+
 export interface DeleteResult {
   factIds: string[];
   /** Observations that cited a deleted fact and must be revised (or removed when nothing supports them). */

@@ -4,7 +4,7 @@
 // bank is gone for every reader), then its nodes in batches and its full-text indexes; reconcile finishes a sweep
 // a crash interrupted.
 import { newId, bankDeletedError } from '../../core/index.ts';
-import type { DeleteResult, Tombstone } from '../ports.ts';
+import { type DeleteResult, type Tombstone, withDocument } from '../ports.ts';
 import type { Neo4jConnection, Tx } from './connection.ts';
 import { dropBankIndexes } from './keyword-schema.ts';
 import * as del from './statements/deletes.ts';
@@ -66,7 +66,12 @@ export async function deleteDocument(
     const factIds = (await tx.run(del.factsOfDocument(bankId, documentId))).map((r) => String(r.id));
     const observationIds = await forget(tx, bankId, factIds, now);
     for (const st of del.deleteDocumentChunks(bankId, documentId)) await tx.run(st);
-    await tx.run(createTombstones([tombstone(bankId, 'document', documentId, reason, now)]));
+    await tx.run(
+      createTombstones([
+        tombstone(bankId, 'document', documentId, reason, now),
+        ...factIds.map((id) => tombstone(bankId, 'fact', id, withDocument(reason, documentId), now)),
+      ]),
+    );
     for (const st of pruneEntities(bankId)) await tx.run(st);
     return { result: { factIds, observationIds }, pointsToDelete: [...factIds, ...observationIds] };
   });

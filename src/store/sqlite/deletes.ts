@@ -3,7 +3,7 @@
 // vector, every revision) until consolidation rebuilds them from what is left; facts the deleted ones had
 // superseded are current again; a tombstone records what was deleted, when and why, never the content.
 import { nowIso } from '../../core/index.ts';
-import { FORGOTTEN_TEXT as FORGOTTEN, type DeleteResult } from '../ports.ts';
+import { FORGOTTEN_TEXT as FORGOTTEN, type DeleteResult, withDocument } from '../ports.ts';
 import type { Db } from './database.ts';
 import { dropKeywordIndex, syncKeywordIndexes } from './keyword-tables.ts';
 import { forgetBankOperations } from './operations.ts';
@@ -91,6 +91,7 @@ export function deleteDocument(db: Db, bankId: string, documentId: string, reaso
       const observationIds = deleteFactRows(db, bankId, factIds);
       prepared(db, 'DELETE FROM documents WHERE bank_id = ? AND id = ?').run(bankId, documentId);
       tombstone(db, bankId, 'document', documentId, reason);
+      for (const id of factIds) tombstone(db, bankId, 'fact', id, withDocument(reason, documentId));
       pruneEntities(db, bankId);
       syncKeywordIndexes(db);
       bumpSessionVersion(db, bankId);

@@ -71,6 +71,12 @@ export function forgettingConformance(ctx: Conformance): void {
       assert.equal(await store.deleteDocument(bankId, `${bankId}-d1`, 'again'), null);
       assert.equal((await store.tombstoneOf(bankId, `${bankId}-d1`, ['document']))?.kind, 'document');
       assert.equal(await store.tombstoneOf(bankId, `${bankId}-d1`, ['fact', 'observation']), null);
+      // Each fact that went with the document has a tombstone of its own, naming the document.
+      for (const f of facts) {
+        const gone = await store.tombstoneOf(bankId, f.id, ['fact', 'observation']);
+        assert.equal(gone?.kind, 'fact', f.id);
+        assert.equal(gone?.reason, `user asked (with document '${bankId}-d1')`);
+      }
     });
 
     test('deleting facts: tombstones per fact, a fact they superseded is current again', async () => {
