@@ -12,11 +12,21 @@ import { json, placeholders } from './rows.ts';
 import { checkEmbedder, insertFact, putVectors } from './writes.ts';
 import { prepared } from './statements.ts';
 
-const WAITING = `bank_id = ? AND kind != 'observation' AND consolidated_at IS NULL AND dead = 0`;
+/** Facts waiting for consolidation. Its terms match index facts_waiting's (bank, dead flag; in rowid order), whose
+ * WHERE clause they must repeat word for word for SQLite to use it. */
+const QUEUED = `bank_id = ? AND kind != 'observation' AND consolidated_at IS NULL`;
+const WAITING = `${QUEUED} AND dead = 0`;
+/** Dead letters: waiting facts that failed too often (never claimed again until retried). */
+export const DEAD = `${QUEUED} AND dead = 1`;
 /** A claim that still holds at `@now`: its lease runs and its holder is not known to have stopped beating. */
 const HOLDS = `claim_worker IS NOT NULL AND claim_until >= @now
   AND NOT EXISTS (SELECT 1 FROM heartbeats h WHERE h.id = facts.claim_worker AND h.alive_until < @now)`;
 const WAITING_NAMED = WAITING.replace('?', '@bankId');
+
+/** The oldest waiting facts of a bank that no live claim holds and whose retry is due: read from facts_waiting in
+ * rowid order, so a claim reads what it takes however long the backlog (exported for the test of its plan). */
+export const CLAIMABLE = `SELECT id FROM facts WHERE ${WAITING_NAMED} AND NOT (${HOLDS})
+  AND (next_attempt_at IS NULL OR next_attempt_at <= @now) ORDER BY rid LIMIT @limit`;
 
 export function claim(db: Db, bankId: string, workerId: string, limit: number, leaseMs: number): Claim | null {
   return db
@@ -30,13 +40,7 @@ export function claim(db: Db, bankId: string, workerId: string, limit: number, l
         now,
       });
       if (busy) return null;
-      const ids = (
-        prepared(
-          db,
-          `SELECT id FROM facts WHERE ${WAITING_NAMED} AND NOT (${HOLDS})
-             AND (next_attempt_at IS NULL OR next_attempt_at <= @now) ORDER BY rid LIMIT @limit`,
-        ).all({ bankId, now, limit }) as Array<{ id: string }>
-      ).map((r) => r.id);
+      const ids = (prepared(db, CLAIMABLE).all({ bankId, now, limit }) as Array<{ id: string }>).map((r) => r.id);
       if (ids.length === 0) return null;
       const leaseUntil = new Date(Date.now() + leaseMs).toISOString();
       prepared(db, `UPDATE facts SET claim_worker = ?, claim_until = ? WHERE id IN (${placeholders(ids.length)})`).run(
@@ -198,7 +202,7 @@ export function failClaim(
 export function deadLetters(db: Db, bankId: string): DeadLetter[] {
   const rows = prepared(
     db,
-    `SELECT id, bank_id, last_error, attempts, updated_at, next_attempt_at FROM facts WHERE bank_id = ? AND dead = 1 ORDER BY rid`,
+    `SELECT id, bank_id, last_error, attempts, updated_at, next_attempt_at FROM facts WHERE ${DEAD} ORDER BY rid`,
   ).all(bankId) as Array<{
     id: string;
     bank_id: string;
@@ -217,17 +221,19 @@ export function deadLetters(db: Db, bankId: string): DeadLetter[] {
 }
 
 export function retryDead(db: Db, bankId: string, factIds?: string[]): number {
-  const base = `UPDATE facts SET dead = 0, attempts = 0, next_attempt_at = NULL WHERE bank_id = ? AND dead = 1`;
+  const base = `UPDATE facts SET dead = 0, attempts = 0, next_attempt_at = NULL WHERE ${DEAD}`;
   if (!factIds?.length) return prepared(db, base).run(bankId).changes;
   return prepared(db, `${base} AND id IN (${placeholders(factIds.length)})`).run(bankId, ...factIds).changes;
 }
 
 export function backlog(db: Db, bankId: string): { waiting: number; oldestWaitingAt: string | null; failed: number; consolidated: number } {
-  const w = prepared(db, `SELECT count(*) AS n, min(created_at) AS oldest FROM facts WHERE ${WAITING}`).get(bankId) as {
-    n: number;
-    oldest: string | null;
-  };
-  const d = prepared(db, `SELECT count(*) AS n FROM facts WHERE bank_id = ? AND dead = 1`).get(bankId) as { n: number };
+  // Counted from the index alone; the oldest is the head of the queue (claims take facts in the order written), read
+  // from one row rather than every waiting fact's.
+  const w = prepared(
+    db,
+    `SELECT count(*) AS n, (SELECT created_at FROM facts WHERE ${WAITING_NAMED} ORDER BY rid LIMIT 1) AS oldest FROM facts WHERE ${WAITING_NAMED}`,
+  ).get({ bankId }) as { n: number; oldest: string | null };
+  const d = prepared(db, `SELECT count(*) AS n FROM facts WHERE ${DEAD}`).get(bankId) as { n: number };
   const c = prepared(db, `SELECT count(*) AS n FROM facts WHERE bank_id = ? AND kind != 'observation' AND consolidated_at IS NOT NULL`).get(
     bankId,
   ) as { n: number };

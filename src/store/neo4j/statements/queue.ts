@@ -29,8 +29,8 @@ export const otherLiveLease = (bankId: string, workerId: string, now: string): S
 /** Claims up to `limit` waiting facts, oldest first, whose earlier claim (if any) lapsed and whose retry is due. */
 export const claimFacts = (bankId: string, workerId: string, limit: number, now: string, leaseUntil: string): Statement =>
   cypher(
-    `MATCH (f:Fact {bankId: $bankId})
-     WHERE ${WAITING} AND NOT (${HOLDS}) AND (f.nextAttemptAt IS NULL OR f.nextAttemptAt <= $now)
+    `MATCH (f:Fact {bankId: $bankId, queued: true})
+     WHERE f.seq IS NOT NULL AND ${WAITING} AND NOT (${HOLDS}) AND (f.nextAttemptAt IS NULL OR f.nextAttemptAt <= $now)
      WITH f ORDER BY f.seq LIMIT $limit
      SET f.claimWorker = $workerId, f.claimUntil = $leaseUntil
      RETURN f.id AS id, f.seq AS seq ORDER BY seq`,
