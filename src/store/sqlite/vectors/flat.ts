@@ -10,6 +10,8 @@ import { batchTop, dot, PRODUCT_SLACK, TopK } from '../../../core/index.ts';
 const usearch = createRequire(import.meta.url)('usearch') as { exactSearch: (...args: unknown[]) => unknown };
 /** Stores at least this large are ranked by usearch first: below it the call costs more than the JS scan saves. */
 export const NATIVE_SCAN_MIN = 1024;
+/** Kinds holding less than one vector in this many are scanned from a list of their slots. */
+const RARE_SHARE = 8;
 
 /** The c vectors of data (n × dim, row-major) with the largest inner product with q, by usearch's SIMD scan: their
  * rows, best first, and the native score of the last (every row left out scores at most that, up to rounding). */
@@ -56,6 +58,8 @@ export class FlatVectors {
   size = 0;
   /** Changes with every write: a batched search that awaited checks nothing moved meanwhile. */
   version = 0;
+  /** The slots of the rare kinds last scanned for (see slotsOf), kept up to date as vectors are added. */
+  private rare: { mask: number; slots: number[] } | null = null;
 
   constructor(
     readonly dim: number,
@@ -115,8 +119,10 @@ export class FlatVectors {
       slot = this.size++;
       this.slots.set(rid, slot);
       this.rids[slot] = rid;
+      if (this.rare && this.rare.mask & (1 << kind)) this.rare.slots.push(slot);
     } else {
       this.kindCounts[this.kinds[slot]]--;
+      if (this.kinds[slot] !== kind) this.rare = null;
     }
     this.kinds[slot] = kind;
     this.times[slot] = time;
@@ -128,6 +134,7 @@ export class FlatVectors {
     const slot = this.slots.get(rid);
     if (slot === undefined) return;
     this.version++;
+    this.rare = null; // the last slot moves into the hole
     this.kindCounts[this.kinds[slot]]--;
     const last = --this.size;
     if (slot !== last) {
@@ -151,13 +158,30 @@ export class FlatVectors {
   /** best() by one scan into a bounded heap, so nothing of the bank's size is allocated. */
   private scanBest(q: Float32Array, mask: number | null, m: number, before: number): { rids: number[]; scores: number[] } {
     const { data, dim, size, kinds, rids, times } = this;
-    const top = new TopK(Math.min(m, this.count(mask)));
+    const count = this.count(mask);
+    const top = new TopK(Math.min(m, count));
+    if (mask !== null && count * RARE_SHARE < size) {
+      // A rare kind (a bank's observations among a million facts): its own slots, not a pass over every kind.
+      for (const s of this.slotsOf(mask)) if (!(times[s] > before)) top.push(dot(data, s * dim, q, dim), rids[s]);
+      const { positions, scores } = top.sorted();
+      return { rids: positions, scores };
+    }
     for (let s = 0, o = 0; s < size; s++, o += dim) {
       if ((mask !== null && !(mask & (1 << kinds[s]))) || times[s] > before) continue;
       top.push(dot(data, o, q, dim), rids[s]);
     }
     const { positions, scores } = top.sorted();
     return { rids: positions, scores };
+  }
+
+  /** The slots holding vectors of the kinds in the mask: one pass over the kinds, then kept as vectors are added
+   * (a removal, which moves a slot, or a vector changing kind starts over). */
+  private slotsOf(mask: number): number[] {
+    if (this.rare?.mask === mask) return this.rare.slots;
+    const slots: number[] = [];
+    for (let s = 0; s < this.size; s++) if (mask & (1 << this.kinds[s])) slots.push(s);
+    this.rare = { mask, slots };
+    return slots;
   }
 
   /**

@@ -304,6 +304,43 @@ test('the native scan ranks by the query it is given, also when the query is a v
   }
 });
 
+test('a rare kind is ranked from its own slots as a pass over every slot ranks it, through adds, kind changes and removals', () => {
+  const next = vectorSource(17);
+  const flat = new FlatVectors(DIM, 0);
+  const OBSERVATION = 2;
+  const mask = 1 << OBSERVATION;
+  /** The reference: every slot of the kind recorded by `before`, scored, ties by rid. */
+  const brute = (q: Float32Array, m: number, before = Infinity): number[] =>
+    Array.from({ length: flat.size }, (_, s) => s)
+      .filter((s) => flat.kinds[s] === OBSERVATION && !(flat.times[s] > before))
+      .map((s) => ({ rid: flat.rids[s], score: dot(flat.data, s * DIM, q, DIM) }))
+      .sort((a, b) => b.score - a.score || a.rid - b.rid)
+      .slice(0, m)
+      .map((x) => x.rid);
+  let rid = 0;
+  const add = (n: number): void => {
+    for (let i = 0; i < n; i++, rid++) flat.put(rid, encodeVector(next()), rid % 40 === 0 ? OBSERVATION : 0, rid);
+  };
+  const check = (what: string): void => {
+    for (const before of [Infinity, rid / 2]) {
+      const q = next();
+      assert.deepEqual(flat.best(q, mask, 7, before).rids, brute(q, 7, before), `${what} (before ${before})`);
+    }
+  };
+  add(2000);
+  check('first scan');
+  add(300); // appended after the slots were listed
+  check('after adds');
+  flat.put(41, encodeVector(next()), OBSERVATION, 41); // a world vector becomes an observation
+  flat.put(80, encodeVector(next()), 0, 80); // an observation becomes a world vector
+  check('after kind changes');
+  for (const gone of [0, 40, 1999, 5, 120]) flat.remove(gone); // moves the last slots into the holes
+  add(50);
+  check('after removals');
+  flat.put(160, encodeVector(next()), OBSERVATION, 160); // rewritten in place, same kind
+  check('after a rewrite');
+});
+
 test('queries ranked together by the batched product get what each ranked alone gets, kinds and record times included', async () => {
   const next = vectorSource(17);
   const flat = new FlatVectors(DIM, 0);
