@@ -304,6 +304,8 @@ async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest
           [{ document: batchDoc, extracted: await extractions.of(batch), removeChunkIds: i === 0 ? removed : [], previousFactId }],
           recent,
         );
+        // A later batch needs the document the earlier ones wrote: deleted meanwhile, the retain stops there.
+        if (i > 0) write.continues = true;
         await apply([{ write, completes: last ? plan : undefined }]);
         // The next batch's chain goes on from this one's last fact.
         previousFactId = write.facts.at(-1)?.id ?? previousFactId;

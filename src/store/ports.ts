@@ -16,6 +16,7 @@ import type {
   OperationStatus,
   Stance,
 } from '../core/index.ts';
+import { CairnError } from '../core/index.ts';
 
 export interface Scored {
   id: string;
@@ -120,6 +121,11 @@ export interface ItemWrite {
   chunks: Chunk[];
   /** Chunks of an earlier version that are gone or changed: their facts, vectors, keyword entries and links go. */
   removeChunkIds: string[];
+  /**
+   * A later part of a long item whose earlier parts this retain wrote: the document must still be stored. When it is
+   * not (deleted meanwhile) the write is refused (conflict) instead of bringing back a document missing its start.
+   */
+  continues?: boolean;
   facts: Fact[];
   /** New entities, and existing ones with updated aliases, counts and times. */
   entities: Entity[];
@@ -234,6 +240,13 @@ export interface ObservationWrite {
    */
   expectUnchanged?: Array<{ id: string; updatedAt: string }>;
 }
+
+/** The refusal of a later part of a long item whose document was deleted while it was being retained. */
+export const deletedWhileRetained = (documentId: string): CairnError =>
+  new CairnError(
+    'conflict',
+    `document '${documentId}' was deleted while it was being retained: the rest of it is not written (retain it again to store it)`,
+  );
 
 /** What deletion leaves in observations (and their history) that quoted deleted facts, until they are rebuilt. */
 export const FORGOTTEN_TEXT = '[forgotten]';

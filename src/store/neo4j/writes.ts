@@ -2,7 +2,8 @@
 // none): when it carries vectors, its facts and chunks stay pending and keep their vectors until the caller has
 // put them in Qdrant and activates the staging. Every transaction starts by taking the bank's write lock.
 import { CairnError, type Fact, type Operation } from '../../core/index.ts';
-import type { ItemWrite, VectorRecord } from '../ports.ts';
+import { deletedWhileRetained, type ItemWrite, type VectorRecord } from '../ports.ts';
+import { documentExists } from './statements/deletes.ts';
 import type { PointSource } from '../qdrant/points.ts';
 import type { Neo4jConnection, Row, Tx } from './connection.ts';
 import * as items from './statements/items.ts';
@@ -92,6 +93,7 @@ export async function stageItem(db: Neo4jConnection, w: ItemWrite, now: string):
     if (w.operation && pending && (await tx.run(operationRunning(w.operation.id))).length === 0) throw stopped(w.operation);
     if (w.operation && !pending) await checkpoint(tx, w.operation);
     if (pending) await claimEmbedder(tx, w.bankId, current, w.embedder);
+    if (w.continues && (await tx.run(documentExists(w.bankId, w.document.id))).length === 0) throw deletedWhileRetained(w.document.id);
     await tx.run(items.upsertDocument(w.document, s));
     const removed: string[] = [];
     if (w.removeChunkIds.length) {

@@ -2,7 +2,7 @@
 // and cascading deletes of facts, documents and banks, each in one SQLite transaction.
 import { CairnError, newId, nowIso, type Entity, type Fact } from '../../core/index.ts';
 import { nameKey } from '../../text/index.ts';
-import type { ItemWrite, VectorRecord } from '../ports.ts';
+import { deletedWhileRetained, type ItemWrite, type VectorRecord } from '../ports.ts';
 import type { Db } from './database.ts';
 import { syncKeywordIndexes } from './keyword-tables.ts';
 import { json, placeholders } from './rows.ts';
@@ -121,6 +121,8 @@ function writeItem(db: Db, w: ItemWrite): void {
     if (!prepared(db, 'SELECT 1 FROM banks WHERE id = ?').get(w.bankId))
       throw new CairnError('not_found', `bank '${w.bankId}' does not exist`);
     if (w.vectors.length) checkEmbedder(db, w.bankId, w.embedder);
+    if (w.continues && !prepared(db, 'SELECT 1 FROM documents WHERE bank_id = ? AND id = ?').get(w.bankId, w.document.id))
+      throw deletedWhileRetained(w.document.id);
     const now = nowIso();
     prepared(
       db,

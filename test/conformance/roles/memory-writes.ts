@@ -4,6 +4,7 @@ import { beforeEach, describe, test } from 'node:test';
 import type { MemoryStore } from '../../../src/store/ports.ts';
 import { type ChunkFacts, type Conformance, idsOf, sorted } from '../context.ts';
 import { at, chunk, doc, EMBEDDER, fact, itemWrite, unit } from '../fixtures.ts';
+import { CairnError } from '../../../src/core/index.ts';
 
 export function memoryWritesConformance(ctx: Conformance): void {
   describe('MemoryWrites', () => {
@@ -91,6 +92,47 @@ export function memoryWritesConformance(ctx: Conformance): void {
       assert.equal((await store.listFacts(bankId, { limit: 10, offset: 0 })).total, 5);
       assert.deepEqual(idsOf(await store.listChunks(bankId, `${bankId}-d2`)), [`${bankId}-c9`]);
       assert.equal((await store.listLinks(bankId, 10, 0)).length, 3);
+    });
+
+    test('a later part of a long item is refused once its document was deleted, and writes nothing', async () => {
+      const { bankId } = await seeded('continues');
+      const first = chunk(bankId, `${bankId}-d3`, `${bankId}-c30`, 0, 'The first part of a long note.');
+      await store.writeItem(
+        itemWrite(
+          bankId,
+          doc(bankId, `${bankId}-d3`),
+          [first],
+          [{ fact: fact(bankId, `${bankId}-f30`, 'First part', { chunk: first }), vector: unit(3) }],
+        ),
+      );
+      const next = chunk(bankId, `${bankId}-d3`, `${bankId}-c31`, 1, 'The second part of a long note.');
+      const later = {
+        ...itemWrite(
+          bankId,
+          doc(bankId, `${bankId}-d3`),
+          [next],
+          [{ fact: fact(bankId, `${bankId}-f31`, 'Second part', { chunk: next }), vector: unit(4) }],
+        ),
+        continues: true,
+      };
+      assert.ok(await store.deleteDocument(bankId, `${bankId}-d3`, 'user request'));
+      await assert.rejects(store.writeItem(later), (e: unknown) => e instanceof CairnError && e.code === 'conflict');
+      assert.equal(await store.getDocument(bankId, `${bankId}-d3`), null, 'no document');
+      assert.deepEqual(await store.listChunks(bankId, `${bankId}-d3`), [], 'no chunk');
+      assert.deepEqual(await store.getFacts(bankId, [`${bankId}-f31`]), [], 'no fact');
+      // Written afresh (a new retain's first part) it is stored; a later part then finds its document.
+      await store.writeItem({ ...later, continues: false });
+      const third = chunk(bankId, `${bankId}-d3`, `${bankId}-c32`, 2, 'The third part of a long note.');
+      await store.writeItem({
+        ...itemWrite(
+          bankId,
+          doc(bankId, `${bankId}-d3`),
+          [third],
+          [{ fact: fact(bankId, `${bankId}-f32`, 'Third part', { chunk: third }), vector: unit(5) }],
+        ),
+        continues: true,
+      });
+      assert.deepEqual(sorted(idsOf(await store.listChunks(bankId, `${bankId}-d3`))), [`${bankId}-c31`, `${bankId}-c32`]);
     });
 
     test('rewriting a document removes the facts of its old chunks from every index', async () => {

@@ -1,0 +1,64 @@
+// A long item is written in batches of chunks. When its document is deleted between two batches (the user deleting
+// it while the retain runs), the retain must stop with a conflict rather than write the rest: the later batches
+// used to bring the document back without its start, under the hash of the whole content, so retaining the same
+// text again was skipped as unchanged and the missing part never came back.
+import assert from 'node:assert/strict';
+import { before, test } from 'node:test';
+import { TEST_GLOVE_CACHE_FILE } from '../../test/support/embed.ts';
+import { CairnError } from '../core/errors.ts';
+import { GloveEmbedder } from '../embed/glove.ts';
+import type { Embedder } from '../embed/ports.ts';
+import { Engine } from '../engine.ts';
+import type { ItemWrite } from '../store/ports.ts';
+import { SqliteStore } from '../store/sqlite/store.ts';
+import { OfflineExtractor } from './offline-extractor.ts';
+
+let embedder: Embedder;
+before(async () => {
+  embedder = await GloveEmbedder.open({ cacheFile: TEST_GLOVE_CACHE_FILE });
+});
+
+/** A store that deletes the document right after the first batch of it is written, as a user's DELETE would. */
+class DeletingStore extends SqliteStore {
+  deleted = false;
+  override async writeItem(w: ItemWrite): Promise<void> {
+    await super.writeItem(w);
+    if (w.document.id === 'long' && !this.deleted) {
+      this.deleted = true;
+      assert.ok(await this.deleteDocument(w.bankId, 'long', 'user request'));
+    }
+  }
+}
+
+const longText = Array.from(
+  { length: 1500 },
+  (_, i) => `Paragraph ${i}: the team moved service number ${i} to the new cluster in Frankfurt and measured its latency.`,
+).join('\n\n');
+
+test('a document deleted while its long retain runs stays deleted; retaining it again stores it whole', async () => {
+  const store = new DeletingStore({ file: ':memory:' });
+  const engine = new Engine({ store, embedder, reranker: null, extractor: new OfflineExtractor() });
+  try {
+    await engine.createBank({ id: 'b' });
+    await assert.rejects(
+      engine.retain('b', { items: [{ content: longText, documentId: 'long', timestamp: '2024-05-01T10:00:00Z' }] }),
+      (e: unknown) => e instanceof CairnError && e.code === 'conflict' && /deleted while it was being retained/.test(e.message),
+    );
+    assert.ok(store.deleted, 'the document was deleted between two batches of its chunks');
+    assert.equal(await store.getDocument('b', 'long'), null, 'the rest of the item did not bring the document back');
+    assert.deepEqual(await store.listChunks('b', 'long'), []);
+    assert.equal((await store.listFacts('b', { limit: 10, offset: 0, documentId: 'long' })).total, 0);
+    // Retained again, the whole of it is stored (nothing is skipped as unchanged).
+    const again = await engine.retain('b', { items: [{ content: longText, documentId: 'long', timestamp: '2024-05-01T10:00:00Z' }] });
+    assert.equal(again.result?.documentsUnchanged, 0);
+    const chunks = await store.listChunks('b', 'long');
+    assert.ok(chunks.length > 64, `more chunks (${chunks.length}) than one batch writes`);
+    assert.deepEqual(
+      chunks.map((c) => c.index),
+      chunks.map((_, i) => i),
+      'every chunk, from the first',
+    );
+  } finally {
+    await store.close();
+  }
+});
