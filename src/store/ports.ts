@@ -251,6 +251,10 @@ export const deletedWhileRetained = (documentId: string): CairnError =>
 /** What deletion leaves in observations (and their history) that quoted deleted facts, until they are rebuilt. */
 export const FORGOTTEN_TEXT = '[forgotten]';
 
+/** The reason a fact is tombstoned for when its chunk changed as its document was retained again. */
+export const replacedWithDocument = (documentId: string): string =>
+  `its part of document '${documentId}' changed when the document was retained again`;
+
 /** The reason a fact deleted with its document is tombstoned for: the document's, naming the document, so asking for
  * the fact afterwards says where it went rather than that it never existed. */
 export const withDocument = (reason: string, documentId: string): string => `${reason} (with document '${documentId}')`;

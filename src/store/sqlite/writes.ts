@@ -2,7 +2,7 @@
 // and cascading deletes of facts, documents and banks, each in one SQLite transaction.
 import { CairnError, newId, nowIso, type Entity, type Fact } from '../../core/index.ts';
 import { nameKey } from '../../text/index.ts';
-import { deletedWhileRetained, type ItemWrite, type VectorRecord } from '../ports.ts';
+import { deletedWhileRetained, type ItemWrite, replacedWithDocument, type VectorRecord } from '../ports.ts';
 import type { Db } from './database.ts';
 import { syncKeywordIndexes } from './keyword-tables.ts';
 import { json, placeholders } from './rows.ts';
@@ -130,7 +130,7 @@ function writeItem(db: Db, w: ItemWrite): void {
          ON CONFLICT(bank_id, id) DO UPDATE SET content_hash = excluded.content_hash, metadata = excluded.metadata,
            tags = excluded.tags, updated_at = excluded.updated_at`,
     ).run(w.bankId, w.document.id, w.document.contentHash, json(w.document.metadata), json(w.document.tags), w.document.createdAt, now);
-    if (w.removeChunkIds.length) removeChunks(db, w.bankId, w.removeChunkIds);
+    if (w.removeChunkIds.length) removeChunks(db, w.bankId, w.document.id, w.removeChunkIds);
     const chunk = prepared(
       db,
       `INSERT INTO chunks (id, bank_id, document_id, idx, item_id, text, content_hash, speaker, timestamp, context, metadata, tags, session)
@@ -181,9 +181,15 @@ function writeItem(db: Db, w: ItemWrite): void {
 }
 
 /** Removes chunks and, by cascade, their facts with vectors, keyword entries, links and evidence. */
-function removeChunks(db: Db, bankId: string, chunkIds: string[]): void {
+function removeChunks(db: Db, bankId: string, documentId: string, chunkIds: string[]): void {
+  const reason = replacedWithDocument(documentId);
   for (let i = 0; i < chunkIds.length; i += 500) {
     const part = chunkIds.slice(i, i + 500);
+    // Each fact that goes leaves a tombstone: asked for later, it says where it went.
+    for (const id of prepared(db, `SELECT id FROM facts WHERE bank_id = ? AND chunk_id IN (${placeholders(part.length)})`)
+      .pluck()
+      .all(bankId, ...part) as string[])
+      tombstone(db, bankId, 'fact', id, reason);
     prepared(db, `DELETE FROM facts WHERE bank_id = ? AND chunk_id IN (${placeholders(part.length)})`).run(bankId, ...part);
     prepared(db, `DELETE FROM chunks WHERE bank_id = ? AND id IN (${placeholders(part.length)})`).run(bankId, ...part);
   }

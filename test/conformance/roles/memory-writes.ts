@@ -1,7 +1,7 @@
 // Store conformance, MemoryWrites role: item writes: atomic, read back whole, replacing old chunks, recording their operation.
 import assert from 'node:assert/strict';
 import { beforeEach, describe, test } from 'node:test';
-import type { MemoryStore } from '../../../src/store/ports.ts';
+import { type MemoryStore, replacedWithDocument } from '../../../src/store/ports.ts';
 import { type ChunkFacts, type Conformance, idsOf, sorted } from '../context.ts';
 import { at, chunk, doc, EMBEDDER, fact, itemWrite, unit } from '../fixtures.ts';
 import { CairnError } from '../../../src/core/index.ts';
@@ -153,6 +153,13 @@ export function memoryWritesConformance(ctx: Conformance): void {
       assert.deepEqual(await store.graph.linksOf(bankId, [facts[2].id]), []);
       assert.deepEqual(await store.findEntities(bankId, ['anna']), [], 'an entity no fact mentions is gone');
       assert.deepEqual(idsOf(await store.keywords.searchFacts(bankId, 'chess', 10)), [tom.id]);
+      // Each fact that went has a tombstone saying why; the facts kept have none.
+      for (const gone of [facts[2].id, facts[3].id]) {
+        const t = await store.tombstoneOf(bankId, gone, ['fact', 'observation']);
+        assert.equal(t?.kind, 'fact', gone);
+        assert.equal(t?.reason, replacedWithDocument(`${bankId}-d1`));
+      }
+      assert.equal(await store.tombstoneOf(bankId, facts[0].id, ['fact', 'observation']), null);
     });
 
     test('a write records its operation in the same transaction, and is refused once the operation is no longer running', async () => {
