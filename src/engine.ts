@@ -7,6 +7,7 @@ import {
   bankDeletedError,
   CairnError,
   notFound,
+  notFoundOrDeleted,
   newId,
   payloadHash,
   nowIso,
@@ -150,9 +151,10 @@ export class Engine {
     return this.deps.store.getBank(id);
   }
 
+  /** The bank; a missing one's 404 says when it was deleted, when it was. */
   async requireBank(id: string): Promise<Bank> {
     const bank = await this.findBank(id);
-    if (!bank) throw notFound('bank', id);
+    if (!bank) throw notFoundOrDeleted('bank', id, await this.deps.store.tombstoneOf(id, id, ['bank']));
     return bank;
   }
 

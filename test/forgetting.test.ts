@@ -222,6 +222,23 @@ describe('forgetting', () => {
       assert.match(await message(method, path), /does not exist$/, `${method} ${path}`);
   });
 
+  test("a deleted bank's 404 says when it was deleted; one never made does not exist", async () => {
+    await t.engine.createBank({ id: 'gone-bank' });
+    assert.equal((await t.call('DELETE', '/v1/banks/gone-bank')).status, 200);
+    for (const [method, path, body] of [
+      ['GET', '/v1/banks/gone-bank', undefined],
+      ['POST', '/v1/banks/gone-bank/recall', { query: 'anything' }],
+      ['POST', '/v1/banks/gone-bank/memories', { items: [{ content: 'Hello again.' }] }],
+    ] as const) {
+      const res = await t.call<{ error: { message: string } }>(method, path, body);
+      assert.equal(res.status, 404, path);
+      assert.match(res.body.error.message, /^bank 'gone-bank' was deleted at .*"bank deleted"/, path);
+    }
+    const never = await t.call<{ error: { message: string } }>('GET', '/v1/banks/never-made');
+    assert.equal(never.status, 404);
+    assert.match(never.body.error.message, /^bank 'never-made' does not exist$/);
+  });
+
   test('forgetting the newer fact makes the one it superseded current again', async () => {
     await t.engine.createBank({ id: 'home' });
     const first = await t.engine.retain('home', { items: [{ content: 'Omar lives in Cairo.', timestamp: '2023-01-01T10:00:00Z' }] });

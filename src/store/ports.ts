@@ -265,8 +265,8 @@ export interface DeleteResult {
   observationIds: string[];
 }
 
-/** What a tombstone can be asked for by id (a bank's own tombstone never is). */
-export type TombstoneTarget = Exclude<Tombstone['kind'], 'bank'>;
+/** What a tombstone can be asked for by id (a deleted bank's by the bank's id). */
+export type TombstoneTarget = Tombstone['kind'];
 
 export interface Tombstone {
   id: string;
