@@ -8,6 +8,7 @@ import {
   CairnError,
   notFound,
   notFoundOrDeleted,
+  withoutNulls,
   newId,
   payloadHash,
   nowIso,
@@ -137,7 +138,7 @@ export class Engine {
       id,
       name: input.name ?? id,
       mission: input.mission ?? '',
-      config: input.config ?? {},
+      config: withoutNulls(input.config ?? {}),
       embedder: null,
       createdAt: now,
       updatedAt: now,
@@ -168,7 +169,8 @@ export class Engine {
       ...bank,
       name: patch.name ?? bank.name,
       mission: patch.mission ?? bank.mission,
-      config: patch.config ? { ...bank.config, ...patch.config } : bank.config,
+      // A merge patch: the keys it names replace the bank's, a null removes one.
+      config: patch.config ? withoutNulls({ ...bank.config, ...patch.config }) : bank.config,
       updatedAt: nowIso(),
     };
     await this.deps.store.updateBank(next);

@@ -130,6 +130,11 @@ describe('edge validation', () => {
       [{ disposition: { skepticism: 9 } }, /disposition/],
       [{ disposition: { skeptisism: 2 } }, /disposition/],
       [{ retainMission: 42 }, /retainMission/],
+      // A near miss of a setting would leave the setting at its default without a word.
+      [{ retainmode: 'verbatim' }, /config\.retainmode is not a setting: did you mean config\.retainMode\?/],
+      [{ dispostion: { skepticism: 5 } }, /did you mean config\.disposition\?/],
+      [{ retain_mission: 'x' }, /did you mean config\.retainMission\?/],
+      [{ LLM: {} }, /did you mean config\.llm\?/],
     ];
     const before = await s.call<{ config: unknown; updatedAt: string }>('GET', '/v1/banks/v');
     for (const [config, pattern] of bad) {
@@ -149,6 +154,16 @@ describe('edge validation', () => {
     });
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
     assert.equal(ok.body.config.team, 'blue');
+    // Short free-form keys are not taken for typos ("ttl" is two edits from "llm"); a null removes a key (a merge
+    // patch), a setting as well as a free-form one, and is not stored.
+    const patched = await s.call<{ config: Record<string, unknown> }>('PATCH', '/v1/banks/v', {
+      config: { ttl: 30, team: null, retainMode: null, llm: null },
+    });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    assert.deepEqual(patched.body.config, { ttl: 30, disposition: { empathy: 4 }, threads: { messageTokens: 500 } });
+    const created = await s.call<{ config: Record<string, unknown> }>('POST', '/v1/banks', { id: 'cfg-nulls', config: { a: null, b: 1 } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.deepEqual(created.body.config, { b: 1 });
   });
 
   test('a body nested deeper than the limit is a 400 wherever the nesting sits, not a stack overflow', async () => {

@@ -127,7 +127,10 @@ const Config = z
   .superRefine((config, ctx) => {
     for (const message of bankConfigProblems(config)) ctx.addIssue({ code: 'custom', message });
   })
-  .openapi({ description: 'Bank settings (retainMission, retainMode, disposition, threads, llm, ...)' });
+  .openapi({
+    description:
+      'Bank settings (retainMission, retainMode, disposition, threads, llm, and free-form keys of your own). An update merges: the keys it names replace the stored ones, and a key set to null is removed.',
+  });
 
 export const BankSchema = z
   .object({

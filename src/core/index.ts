@@ -43,3 +43,4 @@ export type {
   OperationStatus,
   Stance,
 } from './types.ts';
+export { withoutNulls } from './types.ts';

@@ -186,3 +186,8 @@ export interface Operation {
   /** The process running it (its heartbeat id); absent for operations recorded already finished. */
   owner?: string | null;
 }
+
+/** A bank config as stored: keys set to null (a merge patch's way to remove a setting) left out. */
+export function withoutNulls(config: BankConfig): BankConfig {
+  return Object.fromEntries(Object.entries(config).filter(([, v]) => v !== null));
+}

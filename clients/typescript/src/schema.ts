@@ -2678,7 +2678,7 @@ export interface components {
             id: string;
             name: string;
             mission: string;
-            /** @description Bank settings (retainMission, retainMode, disposition, threads, llm, ...) */
+            /** @description Bank settings (retainMission, retainMode, disposition, threads, llm, and free-form keys of your own). An update merges: the keys it names replace the stored ones, and a key set to null is removed. */
             config: {
                 [key: string]: unknown;
             };
@@ -2697,7 +2697,7 @@ export interface components {
             id?: string;
             name?: string;
             mission?: string;
-            /** @description Bank settings (retainMission, retainMode, disposition, threads, llm, ...) */
+            /** @description Bank settings (retainMission, retainMode, disposition, threads, llm, and free-form keys of your own). An update merges: the keys it names replace the stored ones, and a key set to null is removed. */
             config?: {
                 [key: string]: unknown;
             };
@@ -2705,7 +2705,7 @@ export interface components {
         UpdateBank: {
             name?: string;
             mission?: string;
-            /** @description Bank settings (retainMission, retainMode, disposition, threads, llm, ...) */
+            /** @description Bank settings (retainMission, retainMode, disposition, threads, llm, and free-form keys of your own). An update merges: the keys it names replace the stored ones, and a key set to null is removed. */
             config?: {
                 [key: string]: unknown;
             };
