@@ -131,10 +131,12 @@ describe('edge validation', () => {
       [{ disposition: { skeptisism: 2 } }, /disposition/],
       [{ retainMission: 42 }, /retainMission/],
       // A near miss of a setting would leave the setting at its default without a word.
-      [{ retainmode: 'verbatim' }, /config\.retainmode is not a setting: did you mean config\.retainMode\?/],
-      [{ dispostion: { skepticism: 5 } }, /did you mean config\.disposition\?/],
-      [{ retain_mission: 'x' }, /did you mean config\.retainMission\?/],
-      [{ LLM: {} }, /did you mean config\.llm\?/],
+      [{ retainmode: 'verbatim' }, /config key "retainmode" is not a setting: did you mean "retainMode"\?/],
+      [{ dispostion: { skepticism: 5 } }, /did you mean "disposition"\?/],
+      [{ retain_mission: 'x' }, /did you mean "retainMission"\?/],
+      [{ LLM: {} }, /did you mean "llm"\?/],
+      [{ llms: 'v' }, /did you mean "llm"\?/],
+      [{ 'disposition ': {} }, /config key "disposition " is not a setting: did you mean "disposition"\?/],
     ];
     const before = await s.call<{ config: unknown; updatedAt: string }>('GET', '/v1/banks/v');
     for (const [config, pattern] of bad) {

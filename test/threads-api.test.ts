@@ -76,6 +76,20 @@ describe('thread memory API', () => {
     assert.equal((await s.call('GET', '/v1/banks/a/threads/missing/context')).status, 404);
   });
 
+  test("a deleted bank's thread routes say when it was deleted", async () => {
+    assert.equal((await s.call('POST', '/v1/banks', { id: 'gone' })).status, 201);
+    assert.equal((await s.call('POST', '/v1/banks/gone/threads/t1/messages', { role: 'user', content: 'Hello.' })).status, 200);
+    assert.equal((await s.call('DELETE', '/v1/banks/gone')).status, 200);
+    for (const [method, path, body] of [
+      ['GET', '/v1/banks/gone/threads/t1', undefined],
+      ['POST', '/v1/banks/gone/threads/t1/messages', { role: 'user', content: 'Hello again.' }],
+    ] as const) {
+      const res = await s.call<{ error: { message: string } }>(method, path, body);
+      assert.equal(res.status, 404, path);
+      assert.match(res.body.error.message, /^bank 'gone' was deleted at /, path);
+    }
+  });
+
   test('a lone surrogate in a message is stored as one U+FFFD', async () => {
     const r = await s.call<Append>('POST', '/v1/banks/a/threads/t-broken/messages', {
       role: 'user',

@@ -16,13 +16,16 @@ const DispositionSchema = z.strictObject({ skepticism: trait.optional(), literal
 /** The settings the modules read from a bank's config. */
 const SETTINGS = ['retainMission', 'retainMode', 'disposition', 'threads', 'llm'];
 
-/** The setting a key was likely meant to be: the same letters in another case or with separators, or (for the
+/** The setting a key was likely meant to be: the same letters in another case, with separators or a plural "s", or (for the
  * longer settings, where two edits cannot turn one ordinary word into another) at most two edits away. */
 function meantSetting(key: string): string | null {
   if (SETTINGS.includes(key)) return null;
   const lower = key.toLowerCase();
-  const plain = lower.replace(/[^a-z]/g, '');
-  return SETTINGS.find((s) => s.toLowerCase() === plain || (s.length >= 7 && distance(s.toLowerCase(), lower) <= 2)) ?? null;
+  // Letters only, and no plural "s" ("LLMs", "retain_modes").
+  const plain = lower.replace(/[^a-z]/g, '').replace(/s$/, '');
+  return (
+    SETTINGS.find((s) => s.toLowerCase().replace(/s$/, '') === plain || (s.length >= 7 && distance(s.toLowerCase(), lower) <= 2)) ?? null
+  );
 }
 
 /** What is wrong with a bank config, one message per problem (none: it can be stored). */
@@ -32,7 +35,8 @@ export function bankConfigProblems(written: BankConfig): string[] {
   const problems: string[] = [];
   for (const key of Object.keys(config)) {
     const meant = meantSetting(key);
-    if (meant) problems.push(`config.${key} is not a setting: did you mean config.${meant}?`);
+    // Quoted: a key differing only by a space or case would read the same as the setting.
+    if (meant) problems.push(`config key ${JSON.stringify(key)} is not a setting: did you mean "${meant}"?`);
   }
   const check = (read: () => unknown): void => {
     try {

@@ -3,9 +3,20 @@
 // message. It also assembles contexts, reports status, manages working memory, per-bank and per-thread
 // settings, and clears or deletes threads. The composition root supplies the store, bank lookup, the LLM for a
 // bank (or none) and the bridge callback.
-import { CairnError, badRequest, notFound, newId, nowIso, parseTimestamp, wellFormed, wellFormedValue, type Bank } from '../core/index.ts';
+import {
+  CairnError,
+  badRequest,
+  notFound,
+  notFoundOrDeleted,
+  newId,
+  nowIso,
+  parseTimestamp,
+  wellFormed,
+  wellFormedValue,
+  type Bank,
+} from '../core/index.ts';
 import type { LlmProvider } from '../llm/index.ts';
-import type { BankStore } from '../store/index.ts';
+import type { AuditReads, BankStore } from '../store/index.ts';
 import { countTokens } from '../text/index.ts';
 import { messageTokenCount, sumTokens } from './accounting.ts';
 import { assembleContext, type AssembledContext } from './context.ts';
@@ -43,8 +54,8 @@ import { addBullet, capDocument, NOTES_SECTION, OfflineWorkingMemoryUpdater, sta
 
 export interface ThreadMemoryDeps {
   store: ThreadStore;
-  /** Bank lookup and update. */
-  banks: BankStore;
+  /** Bank lookup and update; with tombstoneOf, a deleted bank's 404 says when it was deleted. */
+  banks: BankStore & Partial<Pick<AuditReads, 'tombstoneOf'>>;
   /** The LLM for a bank's thread memory, or null to run offline. */
   llmFor?: (bank: Bank) => LlmProvider | null;
   /** Retains thread content as facts of the bank (enables the `bridge` setting). */
@@ -106,7 +117,7 @@ export class ThreadMemory {
 
   private async requireBank(bankId: string): Promise<Bank> {
     const bank = await this.deps.banks.getBank(bankId);
-    if (!bank) throw notFound('bank', bankId);
+    if (!bank) throw notFoundOrDeleted('bank', bankId, (await this.deps.banks.tombstoneOf?.(bankId, bankId, ['bank'])) ?? null);
     return bank;
   }
 
