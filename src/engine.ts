@@ -7,7 +7,6 @@ import {
   bankDeletedError,
   CairnError,
   notFound,
-  notFoundOrDeleted,
   withoutNulls,
   newId,
   payloadHash,
@@ -27,7 +26,7 @@ import { Operations } from './operations.ts';
 import { recall, type RecallRequest, type RecallResponse, type RecallSettings, type RecallTimings } from './recall/index.ts';
 import { type Extractor, BankWriteLeases, retain, type Progress, type RetainRequest, type RetainResult } from './retain/index.ts';
 import { Reflection } from './reflect/index.ts';
-import type { DeleteResult, KeyedOperation, MemoryStore, OperationListQuery } from './store/index.ts';
+import { type DeleteResult, type KeyedOperation, type MemoryStore, type OperationListQuery, requireBankIn } from './store/index.ts';
 
 export interface EngineDeps {
   store: MemoryStore;
@@ -153,10 +152,8 @@ export class Engine {
   }
 
   /** The bank; a missing one's 404 says when it was deleted, when it was. */
-  async requireBank(id: string): Promise<Bank> {
-    const bank = await this.findBank(id);
-    if (!bank) throw notFoundOrDeleted('bank', id, await this.deps.store.tombstoneOf(id, id, ['bank']));
-    return bank;
+  requireBank(id: string): Promise<Bank> {
+    return requireBankIn(this.deps.store, id);
   }
 
   listBanks(): Promise<Bank[]> {

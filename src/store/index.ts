@@ -25,6 +25,7 @@ export {
   type OperationListQuery,
   type OperationStore,
   type RecallReads,
+  requireBankIn,
   type Scored,
   type SessionInfo,
   type Tombstone,

@@ -16,7 +16,7 @@ import type {
   OperationStatus,
   Stance,
 } from '../core/index.ts';
-import { CairnError } from '../core/index.ts';
+import { CairnError, notFoundOrDeleted } from '../core/index.ts';
 
 export interface Scored {
   id: string;
@@ -247,6 +247,17 @@ export const deletedWhileRetained = (documentId: string): CairnError =>
     'conflict',
     `document '${documentId}' was deleted while it was being retained: the rest of it is not written (retain it again to store it)`,
   );
+
+/** The bank, or a 404 that says when it was deleted (from its tombstone, where the store keeps them) or that it does
+ * not exist: the engine's and thread memory's lookup. */
+export async function requireBankIn(
+  banks: Pick<BankStore, 'getBank'> & Partial<Pick<AuditReads, 'tombstoneOf'>>,
+  bankId: string,
+): Promise<Bank> {
+  const bank = await banks.getBank(bankId);
+  if (!bank) throw notFoundOrDeleted('bank', bankId, (await banks.tombstoneOf?.(bankId, bankId, ['bank'])) ?? null);
+  return bank;
+}
 
 /** What deletion leaves in observations (and their history) that quoted deleted facts, until they are rebuilt. */
 export const FORGOTTEN_TEXT = '[forgotten]';

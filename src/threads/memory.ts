@@ -3,20 +3,9 @@
 // message. It also assembles contexts, reports status, manages working memory, per-bank and per-thread
 // settings, and clears or deletes threads. The composition root supplies the store, bank lookup, the LLM for a
 // bank (or none) and the bridge callback.
-import {
-  CairnError,
-  badRequest,
-  notFound,
-  notFoundOrDeleted,
-  newId,
-  nowIso,
-  parseTimestamp,
-  wellFormed,
-  wellFormedValue,
-  type Bank,
-} from '../core/index.ts';
+import { CairnError, badRequest, notFound, newId, nowIso, parseTimestamp, wellFormed, wellFormedValue, type Bank } from '../core/index.ts';
 import type { LlmProvider } from '../llm/index.ts';
-import type { AuditReads, BankStore } from '../store/index.ts';
+import { type AuditReads, type BankStore, requireBankIn } from '../store/index.ts';
 import { countTokens } from '../text/index.ts';
 import { messageTokenCount, sumTokens } from './accounting.ts';
 import { assembleContext, type AssembledContext } from './context.ts';
@@ -115,10 +104,8 @@ export class ThreadMemory {
 
   // ---- settings ----------------------------------------------------------------------------------------------
 
-  private async requireBank(bankId: string): Promise<Bank> {
-    const bank = await this.deps.banks.getBank(bankId);
-    if (!bank) throw notFoundOrDeleted('bank', bankId, (await this.deps.banks.tombstoneOf?.(bankId, bankId, ['bank'])) ?? null);
-    return bank;
+  private requireBank(bankId: string): Promise<Bank> {
+    return requireBankIn(this.deps.banks, bankId);
   }
 
   private bankLayer(bank: Bank): ThreadSettingsInput {

@@ -3,13 +3,13 @@
 // blanked because they cited them. A bank is deleted in two steps: the bank node and a tombstone at once (the
 // bank is gone for every reader), then its nodes in batches and its full-text indexes; reconcile finishes a sweep
 // a crash interrupted.
-import { newId, bankDeletedError } from '../../core/index.ts';
-import { type DeleteResult, type Tombstone, withDocument } from '../ports.ts';
+import { bankDeletedError } from '../../core/index.ts';
+import { type DeleteResult, withDocument } from '../ports.ts';
 import type { Neo4jConnection, Tx } from './connection.ts';
 import { dropBankIndexes } from './keyword-schema.ts';
 import * as del from './statements/deletes.ts';
 import { pruneEntities } from './statements/items.ts';
-import { createTombstones, failOperationsOfBank } from './statements/records.ts';
+import { createTombstones, failOperationsOfBank, tombstone } from './statements/records.ts';
 import { lock } from './writes.ts';
 
 export interface Deleted {
@@ -17,15 +17,6 @@ export interface Deleted {
   /** Fact ids whose points must be deleted from Qdrant. */
   pointsToDelete: string[];
 }
-
-const tombstone = (bankId: string, kind: Tombstone['kind'], targetId: string, reason: string, at: string): Tombstone => ({
-  id: newId('tmb'),
-  bankId,
-  kind,
-  targetId,
-  reason,
-  at,
-});
 
 async function forget(tx: Tx, bankId: string, factIds: string[], now: string): Promise<string[]> {
   if (factIds.length === 0) return [];

@@ -1,13 +1,13 @@
 // The Neo4j half of the server store's writes. A retained item is staged in one transaction (all of it or
 // none): when it carries vectors, its facts and chunks stay pending and keep their vectors until the caller has
 // put them in Qdrant and activates the staging. Every transaction starts by taking the bank's write lock.
-import { CairnError, newId, type Fact, type Operation } from '../../core/index.ts';
+import { CairnError, type Fact, type Operation } from '../../core/index.ts';
 import { deletedWhileRetained, type ItemWrite, replacedWithDocument, type VectorRecord } from '../ports.ts';
 import { documentExists } from './statements/deletes.ts';
 import type { PointSource } from '../qdrant/points.ts';
 import type { Neo4jConnection, Row, Tx } from './connection.ts';
 import * as items from './statements/items.ts';
-import { checkpointOperation, createTombstones, lockBank, operationRunning, setEmbedder } from './statements/records.ts';
+import { checkpointOperation, createTombstones, lockBank, operationRunning, setEmbedder, tombstone } from './statements/records.ts';
 
 /** Locks the bank for the transaction; returns its embedder. Fails when the bank does not exist. */
 export async function lock(tx: Tx, bankId: string, now: string): Promise<string | null> {
@@ -102,10 +102,7 @@ export async function stageItem(db: Neo4jConnection, w: ItemWrite, now: string):
       await tx.run(items.deleteChunks(w.bankId, w.removeChunkIds));
       // Each fact that goes leaves a tombstone: asked for later, it says where it went.
       const reason = replacedWithDocument(w.document.id);
-      if (replaced.length)
-        await tx.run(
-          createTombstones(replaced.map((id) => ({ id: newId('tmb'), bankId: w.bankId, kind: 'fact', targetId: id, reason, at: now }))),
-        );
+      if (replaced.length) await tx.run(createTombstones(replaced.map((id) => tombstone(w.bankId, 'fact', id, reason, now))));
     }
     if (w.chunks.length) {
       // Rewriting a chunk drops what an earlier, unfinished staging of it left.

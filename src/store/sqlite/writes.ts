@@ -186,11 +186,10 @@ function removeChunks(db: Db, bankId: string, documentId: string, chunkIds: stri
   for (let i = 0; i < chunkIds.length; i += 500) {
     const part = chunkIds.slice(i, i + 500);
     // Each fact that goes leaves a tombstone: asked for later, it says where it went.
-    for (const id of prepared(db, `SELECT id FROM facts WHERE bank_id = ? AND chunk_id IN (${placeholders(part.length)})`)
+    const gone = prepared(db, `DELETE FROM facts WHERE bank_id = ? AND chunk_id IN (${placeholders(part.length)}) RETURNING id`)
       .pluck()
-      .all(bankId, ...part) as string[])
-      tombstone(db, bankId, 'fact', id, reason);
-    prepared(db, `DELETE FROM facts WHERE bank_id = ? AND chunk_id IN (${placeholders(part.length)})`).run(bankId, ...part);
+      .all(bankId, ...part) as string[];
+    for (const id of gone) tombstone(db, bankId, 'fact', id, reason);
     prepared(db, `DELETE FROM chunks WHERE bank_id = ? AND id IN (${placeholders(part.length)})`).run(bankId, ...part);
   }
   pruneEntities(db, bankId);

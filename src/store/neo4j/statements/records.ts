@@ -1,6 +1,6 @@
 // Cypher for the plain records of the server store: banks (and the per-bank write lock), operations with their
 // idempotency keys, tombstones.
-import type { Bank, Operation, OperationStatus } from '../../../core/index.ts';
+import { type Bank, newId, type Operation, type OperationStatus } from '../../../core/index.ts';
 import type { OperationListQuery, Tombstone, TombstoneTarget, WriteLease } from '../../ports.ts';
 import { bankProps, operationProps, tombstoneProps } from '../props.ts';
 import { cypher, int, type Statement } from '../statement.ts';
@@ -168,6 +168,16 @@ export const failOperationsOfBank = (bankId: string, error: string, now: string)
      SET o.status = 'failed', o.error = $error, o.updatedAt = $now, o.bankDeletedAt = $now REMOVE o.input`,
     { bankId, error, now },
   );
+
+/** A new tombstone record (for createTombstones). */
+export const tombstone = (bankId: string, kind: Tombstone['kind'], targetId: string, reason: string, at: string): Tombstone => ({
+  id: newId('tmb'),
+  bankId,
+  kind,
+  targetId,
+  reason,
+  at,
+});
 
 export const createTombstones = (tombstones: Tombstone[]): Statement =>
   cypher('UNWIND $tombstones AS t CREATE (x:Tombstone) SET x = t', { tombstones: tombstones.map(tombstoneProps) });
