@@ -60,3 +60,27 @@ test('threads that stopped when idle give the work back to the main thread until
   assert.ok(pooled.threadsReady, 'enough work starts them again');
   assert.deepEqual(await Promise.all(inputs.map((i) => limit(() => pooled.extract(i)))), expected);
 });
+
+test('extractions on the main thread take one turn of the event loop each, whoever started them', async () => {
+  const pooled = new PooledExtractor({ threads: 0 });
+  const other = new PooledExtractor({ threads: 0 });
+  let done = 0;
+  let turns = 0;
+  let mostInOneTurn = 0;
+  let running = true;
+  // A ticker that counts the extractions finished between two of its turns.
+  let seen = 0;
+  const tick = (): void => {
+    turns++;
+    mostInOneTurn = Math.max(mostInOneTurn, done - seen);
+    seen = done;
+    if (running) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const started = [...inputs.slice(0, 6).map((i) => pooled.extract(i)), ...inputs.slice(6, 12).map((i) => other.extract(i))];
+  await Promise.all(started.map((p) => p.then(() => void done++)));
+  running = false;
+  assert.equal(done, 12);
+  assert.ok(turns >= 12, `the event loop turned ${turns} times during 12 extractions`);
+  assert.ok(mostInOneTurn <= 1, `${mostInOneTurn} extractions finished within one turn of the event loop`);
+});

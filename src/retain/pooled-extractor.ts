@@ -7,6 +7,7 @@
 // too made it the bottleneck). Threads are shared by every engine of the process and stop when idle.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Piscina } from 'piscina';
+import { SerialQueue } from '../core/index.ts';
 import { log } from '../log.ts';
 import { sibling, tsxExecArgv } from '../worker-loader.ts';
 import type { ExtractInput, ExtractedFact, Extractor } from './extractor.ts';
@@ -42,6 +43,10 @@ interface SharedPool {
 /** One pool per thread count (and entry) for the whole process: engines opened one after another reuse warm threads. */
 const pools = new Map<string, SharedPool>();
 let extractedHere = 0;
+/** Extractions on this thread run one at a time, each in a turn of the event loop of its own: started together (a
+ * request's chunks, several requests), their turns all fell in one pass over the queued callbacks, and the server
+ * answered nothing else for a second or more. */
+const localTurns = new SerialQueue();
 
 function poolOf(threads: number, idleTimeoutMs: number, entry: URL): SharedPool {
   const key = `${threads} ${entry.href}`;
@@ -128,8 +133,11 @@ export class PooledExtractor implements Extractor {
           .finally(settle);
       }).finally(() => void (shared.startFailed = null));
     }
-    // Let the threads' answers in before this thread is busy again (a local extraction blocks it for milliseconds).
-    await nextTurn();
-    return this.local.extract(input);
+    // Let the threads' answers, timers and requests in before this thread is busy again (an extraction here blocks
+    // it for milliseconds).
+    return localTurns.run('', async () => {
+      await nextTurn();
+      return this.local.extract(input);
+    });
   }
 }
