@@ -237,6 +237,17 @@ describe('forgetting', () => {
     const never = await t.call<{ error: { message: string } }>('GET', '/v1/banks/never-made');
     assert.equal(never.status, 404);
     assert.match(never.body.error.message, /^bank 'never-made' does not exist$/);
+    // An id of kilobytes is not repeated whole in the answer.
+    await t.engine.createBank({ id: 'long-ids' });
+    for (const what of ['facts', 'documents']) {
+      const long = await t.call<{ error: { message: string } }>('GET', `/v1/banks/long-ids/${what}/x${'y'.repeat(5000)}`);
+      assert.equal(long.status, 404, what);
+      assert.match(long.body.error.message, /^\w+ 'xy{59}\.\.\.' \(5001 characters\) does not exist$/, what);
+    }
+    assert.match(
+      (await t.call<{ error: { message: string } }>('GET', `/v1/banks/long-ids/facts/${'z'.repeat(100)}`)).body.error.message,
+      /^fact 'z{100}' does not exist$/,
+    );
   });
 
   test('forgetting the newer fact makes the one it superseded current again', async () => {

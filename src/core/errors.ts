@@ -34,7 +34,10 @@ export class CairnError extends Error {
   }
 }
 
-export const notFound = (what: string, id: string): CairnError => new CairnError('not_found', `${what} '${id}' does not exist`);
+/** An id as a message quotes it: a long one is cut (an id of kilobytes in a path need not come back in the answer). */
+export const quoteId = (id: string): string => (id.length <= 100 ? `'${id}'` : `'${id.slice(0, 60)}...' (${id.length} characters)`);
+
+export const notFound = (what: string, id: string): CairnError => new CairnError('not_found', `${what} ${quoteId(id)} does not exist`);
 
 /** The 404 for a record asked for by id: when it was deleted, what it was, when and why (its tombstone; the content is
  * never kept). */
@@ -42,7 +45,7 @@ export const notFoundOrDeleted = (what: string, id: string, tombstone: { kind: s
   tombstone
     ? new CairnError(
         'not_found',
-        `${tombstone.kind} '${id}' was deleted at ${tombstone.at} (reason: ${JSON.stringify(tombstone.reason)}); only its tombstone is kept`,
+        `${tombstone.kind} ${quoteId(id)} was deleted at ${tombstone.at} (reason: ${JSON.stringify(tombstone.reason)}); only its tombstone is kept`,
       )
     : notFound(what, id);
 

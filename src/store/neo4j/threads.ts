@@ -10,7 +10,7 @@
 // than a counter node of its own because a message needs its thread to exist anyway (as the embedded store's
 // foreign key demands) and deleteThread takes the same lock, so a deletion never leaves an append's messages
 // behind. Memory items get their creation order (`rid`) from one counter node per bank, the same way.
-import { CairnError } from '../../core/index.ts';
+import { CairnError, quoteId } from '../../core/index.ts';
 import {
   seqsFree,
   type ItemFilter,
@@ -80,7 +80,7 @@ export class Neo4jThreadStore implements ThreadStore {
   /** The thread's last seq, with its lock held for the rest of the transaction. */
   private async lockThread(tx: Tx, bankId: string, threadId: string): Promise<number> {
     const [row] = await tx.run(st.lockThread(bankId, threadId, new Date().toISOString()));
-    if (!row) throw new CairnError('not_found', `thread '${threadId}' of bank '${bankId}' does not exist`);
+    if (!row) throw new CairnError('not_found', `thread ${quoteId(threadId)} of bank ${quoteId(bankId)} does not exist`);
     return Number(row.lastSeq);
   }
 

@@ -1,7 +1,7 @@
 // The Neo4j half of the server store's writes. A retained item is staged in one transaction (all of it or
 // none): when it carries vectors, its facts and chunks stay pending and keep their vectors until the caller has
 // put them in Qdrant and activates the staging. Every transaction starts by taking the bank's write lock.
-import { CairnError, type Fact, type Operation } from '../../core/index.ts';
+import { CairnError, type Fact, notFound, type Operation } from '../../core/index.ts';
 import { deletedWhileRetained, type ItemWrite, replacedWithDocument, type VectorRecord } from '../ports.ts';
 import { documentExists } from './statements/deletes.ts';
 import type { PointSource } from '../qdrant/points.ts';
@@ -12,7 +12,7 @@ import { checkpointOperation, createTombstones, lockBank, operationRunning, setE
 /** Locks the bank for the transaction; returns its embedder. Fails when the bank does not exist. */
 export async function lock(tx: Tx, bankId: string, now: string): Promise<string | null> {
   const rows = await tx.run(lockBank(bankId, now));
-  if (rows.length === 0) throw new CairnError('not_found', `bank '${bankId}' does not exist`);
+  if (rows.length === 0) throw notFound('bank', bankId);
   return (rows[0].embedder as string | null | undefined) ?? null;
 }
 

@@ -1,6 +1,6 @@
 // The embedded store's atomic writes: one retained item (document, chunks, facts, entities, links, vectors)
 // and cascading deletes of facts, documents and banks, each in one SQLite transaction.
-import { CairnError, newId, nowIso, type Entity, type Fact } from '../../core/index.ts';
+import { CairnError, newId, notFound, nowIso, type Entity, type Fact } from '../../core/index.ts';
 import { nameKey } from '../../text/index.ts';
 import { deletedWhileRetained, type ItemWrite, replacedWithDocument, type VectorRecord } from '../ports.ts';
 import type { Db } from './database.ts';
@@ -22,7 +22,7 @@ export function bumpSessionVersion(db: Db, bankId: string): void {
 /** Claims the bank's embedder on first use; refuses vectors of another embedder. */
 export function checkEmbedder(db: Db, bankId: string, embedder: string): void {
   const row = prepared(db, 'SELECT embedder FROM banks WHERE id = ?').get(bankId) as { embedder: string | null } | undefined;
-  if (!row) throw new CairnError('not_found', `bank '${bankId}' does not exist`);
+  if (!row) throw notFound('bank', bankId);
   if (row.embedder === null) prepared(db, 'UPDATE banks SET embedder = ? WHERE id = ?').run(embedder, bankId);
   else if (row.embedder !== embedder)
     throw new CairnError(
@@ -118,8 +118,7 @@ export function writeItems(db: Db, ws: ItemWrite[]): void {
 
 function writeItem(db: Db, w: ItemWrite): void {
   db.transaction(() => {
-    if (!prepared(db, 'SELECT 1 FROM banks WHERE id = ?').get(w.bankId))
-      throw new CairnError('not_found', `bank '${w.bankId}' does not exist`);
+    if (!prepared(db, 'SELECT 1 FROM banks WHERE id = ?').get(w.bankId)) throw notFound('bank', w.bankId);
     if (w.vectors.length) checkEmbedder(db, w.bankId, w.embedder);
     if (w.continues && !prepared(db, 'SELECT 1 FROM documents WHERE bank_id = ? AND id = ?').get(w.bankId, w.document.id))
       throw deletedWhileRetained(w.document.id);
