@@ -3,8 +3,8 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { notFound, nowIso } from '../core/index.ts';
-import type { AuditReads, BankStore, RecallReads } from '../store/index.ts';
+import { nowIso } from '../core/index.ts';
+import { type AuditReads, type BankStore, type RecallReads, requireBankIn } from '../store/index.ts';
 
 /** What an export reads: the bank, and everything of it page by page. */
 type ExportReads = BankStore & RecallReads & AuditReads;
@@ -22,8 +22,7 @@ export interface ExportOptions {
 
 /** The archive's lines (without newlines): the header, then the records. */
 export async function* exportBank(store: ExportReads, bankId: string, options: ExportOptions): AsyncGenerator<string> {
-  const bank = await store.getBank(bankId);
-  if (!bank) throw notFound('bank', bankId);
+  const bank = await requireBankIn(store, bankId);
   const page = options.pageSize ?? 256;
   const withVectors = Boolean(options.embeddings && bank.embedder);
   const header: ExportHeader = {

@@ -326,6 +326,20 @@ describe('export and import', () => {
     );
   });
 
+  test('exporting a bank that was deleted says when it was; one never made does not exist', async () => {
+    const store = new SqliteStore({ dataDir: tempDir() });
+    const threads = new SqliteThreadStore(store.db);
+    try {
+      await engineOn(store, embedder).createBank({ id: 'short-lived' });
+      await store.deleteBank('short-lived');
+      const first = (id: string) => exportBank(store, id, { threads }).next();
+      await assert.rejects(first('short-lived'), /^CairnError: bank 'short-lived' was deleted at /);
+      await assert.rejects(first('never-made'), /^CairnError: bank 'never-made' does not exist$/);
+    } finally {
+      store.close();
+    }
+  });
+
   test('the archive: a versioned header, one record per line, an end record with the counts', () => {
     const lines = readFileSync(archive, 'utf8')
       .trim()
