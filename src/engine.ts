@@ -174,9 +174,9 @@ export class Engine {
     return next;
   }
 
-  async deleteBank(id: string): Promise<void> {
+  async deleteBank(id: string, reason?: string): Promise<void> {
     await this.requireBank(id);
-    await this.deps.store.deleteBank(id);
+    await this.deps.store.deleteBank(id, reason);
     await this.events.emit('bankDeleted', id);
   }
 

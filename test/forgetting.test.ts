@@ -232,8 +232,14 @@ describe('forgetting', () => {
     ] as const) {
       const res = await t.call<{ error: { message: string } }>(method, path, body);
       assert.equal(res.status, 404, path);
-      assert.match(res.body.error.message, /^bank 'gone-bank' was deleted at .*"bank deleted"/, path);
+      assert.match(res.body.error.message, /^bank 'gone-bank' was deleted at .*"deleted through the API"/, path);
     }
+    // A reason given with the deletion is the one kept.
+    await t.engine.createBank({ id: 'gone-why' });
+    assert.equal((await t.call('DELETE', '/v1/banks/gone-why?reason=replaced%20by%20gone-why-2')).status, 200);
+    const why = await t.call<{ error: { message: string } }>('GET', '/v1/banks/gone-why');
+    assert.match(why.body.error.message, /^bank 'gone-why' was deleted at .*"replaced by gone-why-2"/);
+    assert.equal((await t.call('DELETE', '/v1/banks/gone-why?reson=typo')).status, 400);
     const never = await t.call<{ error: { message: string } }>('GET', '/v1/banks/never-made');
     assert.equal(never.status, 404);
     assert.match(never.body.error.message, /^bank 'never-made' does not exist$/);

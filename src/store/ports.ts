@@ -259,6 +259,9 @@ export async function requireBankIn(
   return bank;
 }
 
+/** The reason a bank's tombstone gives when its deletion gave none. */
+export const BANK_DELETED = 'bank deleted';
+
 /** What deletion leaves in observations (and their history) that quoted deleted facts, until they are rebuilt. */
 export const FORGOTTEN_TEXT = '[forgotten]';
 
@@ -330,9 +333,10 @@ export interface BankStore {
   updateBank(bank: Bank): Promise<void>;
   /**
    * Removes the bank and everything of it from every index. Its finished operations go; its unfinished ones are
-   * failed ("bank '<id>' was deleted ...") and kept without their input, so whoever polls them learns why.
+   * failed ("bank '<id>' was deleted ...") and kept without their input, so whoever polls them learns why. Its
+   * tombstone keeps the reason (default BANK_DELETED).
    */
-  deleteBank(id: string): Promise<void>;
+  deleteBank(id: string, reason?: string): Promise<void>;
 }
 
 /**

@@ -219,7 +219,7 @@ if (!hasServerEnv(process.env)) {
       const bankId = await newBank('died-deleting');
       const liveId = await newBank('still-here');
       await store.writeItem((await sample(bankId)).write);
-      await dropBank(store.db, bankId, new Date().toISOString());
+      await dropBank(store.db, bankId, 'died deleting', new Date().toISOString());
       const gone = keywordNames(bankId);
       const live = keywordNames(liveId);
       const dry = await reconcile(store, { dryRun: true });

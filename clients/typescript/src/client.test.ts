@@ -46,6 +46,11 @@ describe('against a running Cairn', () => {
     await cairn.forgetDocument('sam', 'billing', 'no longer relevant');
     const after = await cairn.recall('sam', { query: 'What is Sam rewriting?', limit: 5 });
     assert.ok(!after.results.some((r) => r.id === billing.id));
+    await cairn.deleteBank('sam', 'the project ended');
+    await assert.rejects(
+      cairn.getBank('sam'),
+      (e: unknown) => e instanceof CairnError && e.status === 404 && /"the project ended"/.test(e.message),
+    );
   });
 
   test('an async retain is waited for with its progress', async () => {

@@ -183,8 +183,9 @@ export class CairnClient {
     return unwrap(this.raw.POST('/v1/banks', { body: input }));
   }
 
-  async deleteBank(bank: string): Promise<void> {
-    await unwrap(this.raw.DELETE('/v1/banks/{bank}', { params: { path: { bank } } }));
+  /** Deletes the bank with everything in it; its tombstone keeps the reason. */
+  async deleteBank(bank: string, reason?: string): Promise<void> {
+    await unwrap(this.raw.DELETE('/v1/banks/{bank}', { params: { path: { bank }, query: { reason } } }));
   }
 
   // memory

@@ -130,7 +130,9 @@ export interface paths {
         post?: never;
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    reason?: string;
+                };
                 header?: never;
                 path: {
                     bank: string;

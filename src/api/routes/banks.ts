@@ -52,12 +52,12 @@ export function bankRoutes(engine: Engine): Routes {
         method: 'delete',
         path: '/v1/banks/{bank}',
         tags: ['banks'],
-        request: { params: BankIdParam },
+        request: { params: BankIdParam, query: z.object({ reason: z.string().max(500).optional() }).strict() },
         responses: { 200: json(z.object({ deleted: z.string() }), 'Deleted, with everything in it'), ...errors },
       }),
       async (c) => {
         const { bank } = c.req.valid('param');
-        await engine.deleteBank(bank);
+        await engine.deleteBank(bank, c.req.valid('query').reason ?? 'deleted through the API');
         return c.json({ deleted: bank }, 200);
       },
     );

@@ -69,13 +69,13 @@ export async function deleteDocument(
 }
 
 /** Drops the bank node (and its tombstones but the new one). False when there was no such bank. */
-export async function dropBank(db: Neo4jConnection, bankId: string, now: string): Promise<boolean> {
+export async function dropBank(db: Neo4jConnection, bankId: string, reason: string, now: string): Promise<boolean> {
   return db.writeTx(async (tx) => {
     const [gone, ...rest] = del.dropBank(bankId);
     if ((await tx.run(gone)).length === 0) return false;
     for (const st of rest) await tx.run(st);
     await tx.run(failOperationsOfBank(bankId, bankDeletedError(bankId), now));
-    await tx.run(createTombstones([tombstone(bankId, 'bank', bankId, 'bank deleted', now)]));
+    await tx.run(createTombstones([tombstone(bankId, 'bank', bankId, reason, now)]));
     return true;
   });
 }

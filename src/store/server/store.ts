@@ -24,27 +24,28 @@ import {
   checkBankId,
 } from '../../core/index.ts';
 import { log } from '../../log.ts';
-import type {
-  Claim,
-  DeadLetter,
-  DeleteResult,
-  EntityEdge,
-  FactFacets,
-  FactFilter,
-  FactPage,
-  Heartbeat,
-  ItemWrite,
-  KeyedOperation,
-  ListFactsQuery,
-  MemoryStore,
-  ObservationWrite,
-  OperationListQuery,
-  QueueDetail,
-  SessionInfo,
-  Tombstone,
-  TombstoneTarget,
-  VectorRecord,
-  WriteLease,
+import {
+  BANK_DELETED,
+  type Claim,
+  type DeadLetter,
+  type DeleteResult,
+  type EntityEdge,
+  type FactFacets,
+  type FactFilter,
+  type FactPage,
+  type Heartbeat,
+  type ItemWrite,
+  type KeyedOperation,
+  type ListFactsQuery,
+  type MemoryStore,
+  type ObservationWrite,
+  type OperationListQuery,
+  type QueueDetail,
+  type SessionInfo,
+  type Tombstone,
+  type TombstoneTarget,
+  type VectorRecord,
+  type WriteLease,
 } from '../ports.ts';
 import { Neo4jConnection } from '../neo4j/connection.ts';
 import * as deletes from '../neo4j/deletes.ts';
@@ -117,8 +118,8 @@ export class ServerStore implements MemoryStore {
   updateBank(b: Bank): Promise<void> {
     return this.records.updateBank(b);
   }
-  async deleteBank(id: string): Promise<void> {
-    if (!(await deletes.dropBank(this.db, id, nowIso()))) return;
+  async deleteBank(id: string, reason = BANK_DELETED): Promise<void> {
+    if (!(await deletes.dropBank(this.db, id, reason, nowIso()))) return;
     await deletes.sweepBank(this.db, id);
     this.keywordSchema.forget(id);
     await this.qdrant.deleteBank(id);

@@ -102,7 +102,7 @@ export function deleteDocument(db: Db, bankId: string, documentId: string, reaso
     .immediate();
 }
 
-export function deleteBank(db: Db, bankId: string): boolean {
+export function deleteBank(db: Db, bankId: string, reason: string): boolean {
   return db
     .transaction(() => {
       const found = prepared(db, 'DELETE FROM banks WHERE id = ?').run(bankId).changes > 0;
@@ -113,7 +113,7 @@ export function deleteBank(db: Db, bankId: string): boolean {
       forgetBankOperations(db, bankId);
       prepared(db, 'DELETE FROM tombstones WHERE bank_id = ?').run(bankId);
       dropKeywordIndex(db, bankId);
-      tombstone(db, bankId, 'bank', bankId, 'bank deleted');
+      tombstone(db, bankId, 'bank', bankId, reason);
       return true;
     })
     .immediate();

@@ -15,27 +15,28 @@ import {
   type OperationStatus,
   checkBankId,
 } from '../../core/index.ts';
-import type {
-  Claim,
-  DeadLetter,
-  DeleteResult,
-  EntityEdge,
-  FactFacets,
-  FactFilter,
-  FactPage,
-  Heartbeat,
-  ItemWrite,
-  KeyedOperation,
-  ListFactsQuery,
-  MemoryStore,
-  ObservationWrite,
-  OperationListQuery,
-  QueueDetail,
-  SessionInfo,
-  Tombstone,
-  TombstoneTarget,
-  VectorRecord,
-  WriteLease,
+import {
+  BANK_DELETED,
+  type Claim,
+  type DeadLetter,
+  type DeleteResult,
+  type EntityEdge,
+  type FactFacets,
+  type FactFilter,
+  type FactPage,
+  type Heartbeat,
+  type ItemWrite,
+  type KeyedOperation,
+  type ListFactsQuery,
+  type MemoryStore,
+  type ObservationWrite,
+  type OperationListQuery,
+  type QueueDetail,
+  type SessionInfo,
+  type Tombstone,
+  type TombstoneTarget,
+  type VectorRecord,
+  type WriteLease,
 } from '../ports.ts';
 import * as ops from './operations.ts';
 import { activeFactCount } from './counts.ts';
@@ -164,8 +165,8 @@ export class SqliteStore implements MemoryStore {
       b.id,
     );
   }
-  async deleteBank(id: string): Promise<void> {
-    deletes.deleteBank(this.db, id);
+  async deleteBank(id: string, reason = BANK_DELETED): Promise<void> {
+    deletes.deleteBank(this.db, id, reason);
     this.vectors.forgetBank(id);
     this.sessionsOf.forget(id);
   }

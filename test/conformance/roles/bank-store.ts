@@ -1,7 +1,7 @@
 // Store conformance, BankStore role: banks: created, read, changed, deleted with everything of theirs, and kept apart.
 import assert from 'node:assert/strict';
 import { beforeEach, describe, test } from 'node:test';
-import type { MemoryStore } from '../../../src/store/ports.ts';
+import { BANK_DELETED, type MemoryStore } from '../../../src/store/ports.ts';
 import { type Conformance, idsOf } from '../context.ts';
 import { at, bank, chunk, doc, fact, itemWrite, unit } from '../fixtures.ts';
 
@@ -54,7 +54,11 @@ export function bankStoreConformance(ctx: Conformance): void {
       for (const id of ['.', '..', 'a/b', 'bänk', 'x'.repeat(129)]) await assert.rejects(store.createBank(bank(id)), /letters, digits/, id);
       assert.equal(await store.getBank('..'), null);
       const bankId = await newBank('gone');
-      await store.deleteBank(bankId);
+      await store.deleteBank(bankId, 'moved to another store');
+      assert.equal((await store.tombstoneOf(bankId, bankId, ['bank']))?.reason, 'moved to another store');
+      const other = await newBank('gone-plain');
+      await store.deleteBank(other);
+      assert.equal((await store.tombstoneOf(other, other, ['bank']))?.reason, BANK_DELETED);
       const c = chunk(bankId, `${bankId}-d`, `${bankId}-c`, 0, 'Quinn paints.');
       await assert.rejects(
         store.writeItem(itemWrite(bankId, doc(bankId, `${bankId}-d`), [c], [])),
