@@ -90,9 +90,25 @@ export interface VectorIndex {
 }
 
 /** BM25 over fact texts (and over chunk texts, whose score the keyword arm spreads to their facts). */
+/** A keyword match: with the fact's text when the search was asked for texts. */
+export interface KeywordHit extends Scored {
+  text?: string;
+}
+
+/** A chunk's keyword match, with the document it belongs to (a ranking step needs nothing else of a hundred passages,
+ * each of which may hold a long message). */
+export interface ChunkHit extends Scored {
+  documentId: string;
+}
+
+export interface KeywordSearchOptions {
+  /** Each hit with its fact's text (what a caller re-scoring the hits by their words would read next). */
+  texts?: boolean;
+}
+
 export interface KeywordIndex {
-  searchFacts(bankId: string, query: string, k: number, filter?: FactFilter): Promise<Scored[]>;
-  searchChunks(bankId: string, query: string, k: number): Promise<Scored[]>;
+  searchFacts(bankId: string, query: string, k: number, filter?: FactFilter, options?: KeywordSearchOptions): Promise<KeywordHit[]>;
+  searchChunks(bankId: string, query: string, k: number): Promise<ChunkHit[]>;
 }
 
 /** Which links linksOf reads. */
@@ -402,9 +418,6 @@ export interface RecallReads {
   getDocument(bankId: string, id: string): Promise<DocumentRecord | null>;
   listChunks(bankId: string, documentId: string): Promise<Chunk[]>;
   getChunks(bankId: string, ids: string[]): Promise<Chunk[]>;
-  /** The documents of these chunks (those that exist): for a ranking step that needs nothing else of a hundred
-   * passages, each of which may hold a long message. */
-  chunkDocuments(bankId: string, ids: string[]): Promise<Map<string, string>>;
 }
 
 /** The consolidation queue (the facts' own state), dead letters, and applying what consolidation made of them. */

@@ -53,8 +53,9 @@ export async function graphArm(ctx: ArmContext, seedLists: Promise<Scored[][]>):
   // Seeds: over fact links, and through the specific entities they mention.
   const seeds = seedsOf(await seedLists, graphSeeds);
   const seedIds = [...seeds.keys()];
-  for (const link of await store.graph.linksOf(bankId, seedIds, { limitPerFact: LINKS_PER_SEED }))
-    give(link.to, (seeds.get(link.from) ?? 0) * link.weight * LINK_DECAY[link.type]);
+  // The seeds' links are read (on a reader thread, in a large bank) while their entities are looked up here; what
+  // each gives is added in the same order as ever (a sum's last digits depend on it).
+  const seedLinks = store.graph.linksOf(bankId, seedIds, { limitPerFact: LINKS_PER_SEED });
   const seedFacts = await ctx.facts.facets(seedIds, true);
   const seedEntityIds = [...new Set(seedFacts.flatMap((f) => f.entities ?? []))];
   const seedEntities = (await store.getEntities(bankId, seedEntityIds)).filter((e) => !isHub(e));
@@ -65,7 +66,9 @@ export async function graphArm(ctx: ArmContext, seedLists: Promise<Scored[][]>):
     for (const e of f.entities ?? [])
       if (share.has(e)) seedsOfEntity.set(e, [...(seedsOfEntity.get(e) ?? []), { id: f.id, strength: seeds.get(f.id) ?? 0 }]);
   for (const list of seedsOfEntity.values()) list.sort((a, b) => b.strength - a.strength);
-  for (const { factId, entityId } of await store.graph.factsOfEntities(bankId, [...seedsOfEntity.keys()], factsPerEntity)) {
+  const entityFacts = await store.graph.factsOfEntities(bankId, [...seedsOfEntity.keys()], factsPerEntity);
+  for (const link of await seedLinks) give(link.to, (seeds.get(link.from) ?? 0) * link.weight * LINK_DECAY[link.type]);
+  for (const { factId, entityId } of entityFacts) {
     const from = seedsOfEntity.get(entityId)?.find((s) => s.id !== factId);
     if (from) give(factId, ENTITY_DECAY * from.strength * (share.get(entityId) ?? 0));
   }

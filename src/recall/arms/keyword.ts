@@ -4,7 +4,7 @@
 // makes each of its facts more likely to matter. Every BM25 scale is normalized by its best hit first, so a fact
 // scores fact + CHUNK_SHARE x chunk + DOC_SHARE x document, each in [0, 1]. A question asking for a set also
 // searches the words nearest the set's (sets.ts): those matches are a ranking of their own, fused beside the arm's.
-import type { Scored } from '../../store/index.ts';
+import type { KeywordHit, Scored } from '../../store/index.ts';
 import { longestRun, queryRuns } from '../phrases.ts';
 import { type ArmContext, type ArmOutput, chunkMatches, entries, factsOfMatchedChunks, normalized, topHits } from './context.ts';
 
@@ -19,15 +19,15 @@ const PHRASE_WIDTH = 3;
 export const PHRASE_SHARE = 0.15;
 
 /** The fact matches re-scored with their phrase matches (a run of two or more of the query's words in order). */
-async function withPhrases(ctx: ArmContext, hits: Scored[], keep: number): Promise<Scored[]> {
+async function withPhrases(ctx: ArmContext, hits: KeywordHit[], keep: number): Promise<Scored[]> {
   if (hits.length === 0) return hits;
   const q = queryRuns(ctx.query.focus);
   const top = hits[0].score;
-  // Only the texts: most of these candidates are never read again, and reading them whole costs several times more.
-  const texts = await ctx.store.factTexts(
-    ctx.bankId,
-    hits.map((h) => h.id),
-  );
+  // Only the texts, which the search gave (a store that did not is asked for the rest): most of these candidates are
+  // never read again, and reading them whole costs several times more.
+  const texts = new Map(hits.flatMap((h) => (h.text === undefined ? [] : [[h.id, h.text] as const])));
+  const untold = hits.filter((h) => !texts.has(h.id)).map((h) => h.id);
+  if (untold.length) for (const [id, text] of await ctx.store.factTexts(ctx.bankId, untold)) texts.set(id, text);
   const rescored = hits.map((h) => {
     const text = texts.get(h.id);
     const run = text !== undefined ? longestRun(q.stems, q.content, text) : 0;
@@ -41,17 +41,15 @@ export async function keywordArm(ctx: ArmContext): Promise<ArmOutput> {
   const { candidatesPerArm } = request.settings;
   const expansion = ctx.expansion ?? [];
   const [wide, chunkHitList, expansionHits] = await Promise.all([
-    store.keywords.searchFacts(bankId, query.focus, candidatesPerArm * PHRASE_WIDTH, request.filter),
+    store.keywords.searchFacts(bankId, query.focus, candidatesPerArm * PHRASE_WIDTH, request.filter, { texts: true }),
     chunkMatches(ctx),
     expansion.length ? store.keywords.searchFacts(bankId, expansion.join(' '), candidatesPerArm, request.filter) : [],
   ]);
   const factHits = await withPhrases(ctx, wide, candidatesPerArm);
   const scores = normalized(entries(factHits));
   const chunkScores = normalized(entries(chunkHitList));
-  const chunkIds = [...chunkScores.keys()];
-  const [owned, docOfChunk] = chunkIds.length
-    ? await Promise.all([factsOfMatchedChunks(ctx), store.chunkDocuments(bankId, chunkIds)])
-    : [[], new Map<string, string>()];
+  const docOfChunk = new Map(chunkHitList.map((h) => [h.id, h.documentId]));
+  const owned = chunkHitList.length ? await factsOfMatchedChunks(ctx) : [];
   for (const { factId, chunkId } of owned) scores.set(factId, (scores.get(factId) ?? 0) + CHUNK_SHARE * (chunkScores.get(chunkId) ?? 0));
 
   // Documents score the sum of their matching chunks' scores; facts found above get their document's share.

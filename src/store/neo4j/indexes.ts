@@ -2,7 +2,7 @@
 // KeywordIndex and GraphIndex ports. Both read live from the database, so every process sees every other's writes
 // at once.
 import type { Entity, FactLink } from '../../core/index.ts';
-import type { FactFilter, GraphIndex, KeywordIndex, LinkQuery, Scored } from '../ports.ts';
+import type { ChunkHit, FactFilter, GraphIndex, KeywordHit, KeywordIndex, KeywordSearchOptions, LinkQuery } from '../ports.ts';
 import type { Neo4jConnection } from './connection.ts';
 import type { KeywordSchema } from './keyword-schema.ts';
 import type { Neo4jRecords } from './records.ts';
@@ -15,16 +15,27 @@ export class Neo4jKeywordIndex implements KeywordIndex {
     private readonly schema: KeywordSchema,
   ) {}
 
-  searchFacts(bankId: string, query: string, k: number, filter: FactFilter = {}): Promise<Scored[]> {
+  async searchFacts(
+    bankId: string,
+    query: string,
+    k: number,
+    filter: FactFilter = {},
+    options: KeywordSearchOptions = {},
+  ): Promise<KeywordHit[]> {
     const lucene = search.luceneQuery(query);
-    if (!lucene || k <= 0) return Promise.resolve([]);
-    return this.scored(bankId, search.searchFacts(bankId, lucene, k, filter));
+    if (!lucene || k <= 0) return [];
+    const rows = await this.rows(bankId, search.searchFacts(bankId, lucene, k, filter, options.texts ?? false));
+    return rows.map((r) => ({ id: String(r.id), score: Number(r.score), ...(r.text === undefined ? {} : { text: String(r.text) }) }));
   }
 
-  searchChunks(bankId: string, query: string, k: number): Promise<Scored[]> {
+  async searchChunks(bankId: string, query: string, k: number): Promise<ChunkHit[]> {
     const lucene = search.luceneQuery(query);
-    if (!lucene || k <= 0) return Promise.resolve([]);
-    return this.scored(bankId, search.searchChunks(bankId, lucene, k));
+    if (!lucene || k <= 0) return [];
+    return (await this.rows(bankId, search.searchChunks(bankId, lucene, k))).map((r) => ({
+      id: String(r.id),
+      score: Number(r.score),
+      documentId: String(r.documentId),
+    }));
   }
 
   /**
@@ -32,13 +43,12 @@ export class Neo4jKeywordIndex implements KeywordIndex {
    * fails, another process may have dropped the indexes since this one checked them (the bank deleted, perhaps
    * re-created): the schema is checked again, once, and the query retried.
    */
-  private async scored(bankId: string, statement: Statement): Promise<Scored[]> {
+  private async rows(bankId: string, statement: Statement): Promise<Array<Record<string, unknown>>> {
     if (!(await this.schema.ensure(bankId))) return [];
-    const rows = await this.db.read(statement).catch(async () => {
+    return this.db.read(statement).catch(async () => {
       this.schema.forget(bankId);
       return (await this.schema.ensure(bankId)) ? this.db.read(statement) : [];
     });
-    return rows.map((r) => ({ id: String(r.id), score: Number(r.score) }));
   }
 }
 

@@ -97,11 +97,6 @@ export class Neo4jRecords {
     return inOrder(many(await this.db.read(reads.getChunks(bankId, ids)), 'chunk', toChunk), ids);
   }
 
-  async chunkDocuments(bankId: string, ids: string[]): Promise<Map<string, string>> {
-    if (ids.length === 0) return new Map();
-    return new Map((await this.db.read(reads.chunkDocuments(bankId, ids))).map((r) => [String(r.id), String(r.documentId)]));
-  }
-
   // facts
   async getFacts(bankId: string, ids: string[]): Promise<Fact[]> {
     if (ids.length === 0) return [];

@@ -145,9 +145,6 @@ export class ServerStore implements MemoryStore {
   getChunks(bankId: string, ids: string[]): Promise<Chunk[]> {
     return this.records.getChunks(bankId, ids);
   }
-  chunkDocuments(bankId: string, ids: string[]): Promise<Map<string, string>> {
-    return this.records.chunkDocuments(bankId, ids);
-  }
   listLinks(bankId: string, limit: number, offset: number): Promise<FactLink[]> {
     return this.records.listLinks(bankId, limit, offset);
   }

@@ -77,6 +77,42 @@ export function bm25Top(db: Db, search: Bm25Search): Bm25Hit[] {
   return db.transaction(() => score(db, state, table, search, lists, !outer))();
 }
 
+/** The rows a BM25 search keeps: those a check query passes (its rows: rid, id, and any other columns it selects). */
+export interface Bm25Passing {
+  search: Omit<Bm25Search, 'limit'>;
+  k: number;
+  /** Reads the passing rows among the rids of a JSON array given as its first parameter, then `params`. */
+  check: string;
+  params: unknown[];
+}
+
+/** A passing row: its columns but the rid, and its score (bm25(): higher is better). */
+export interface PassingHit {
+  id: string;
+  score: number;
+  [column: string]: unknown;
+}
+
+/**
+ * The k best rows by BM25 that the check passes, in BM25 order (ties by rowid): the table's best rows alone first, then
+ * those passing among them, so no table lookup for every matching row (which in a large bank costs as much as BM25
+ * itself). Exact: once k rows passed, reading more rows would change nothing; when few pass (a narrow filter), more
+ * rows are read, up to all of them. One function for both places a search runs (this thread or a reader thread).
+ */
+export function bm25Passing(db: Db, { search, k, check, params }: Bm25Passing): PassingHit[] {
+  for (let fetch = Math.max(2 * k, k + 16); ; fetch *= 4) {
+    const top = bm25Top(db, { ...search, limit: fetch });
+    const rows = prepared(db, check).all(JSON.stringify(top.map((r) => r.rid)), ...params) as Array<{ rid: number; id: string }>;
+    const passing = new Map(rows.map(({ rid, ...columns }) => [rid, columns]));
+    const out: PassingHit[] = [];
+    for (const r of top) {
+      const columns = passing.get(r.rid);
+      if (columns !== undefined && out.length < k) out.push({ ...columns, score: -r.s });
+    }
+    if (out.length >= k || top.length < fetch) return out;
+  }
+}
+
 /** The connection's row length statistics so far (all 0 before its first search). */
 export function rowLengthStats(db: Db): RowLengthStats {
   return { ...(states.get(db)?.stats ?? { read: 0, forgotten: 0, resets: 0 }) };

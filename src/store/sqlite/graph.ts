@@ -9,6 +9,7 @@ import { toEdges } from '../co-mentions.ts';
 import type { EntityEdge, GraphIndex, LinkQuery } from '../ports.ts';
 import type { Db } from './database.ts';
 import { inLists, toEntity, type Row } from './rows.ts';
+import { type ReadOffload, readersFor } from './readers.ts';
 import { prepared } from './statements.ts';
 
 type LinkRow = [string, string, LinkType, number];
@@ -45,7 +46,10 @@ export function coMentions(db: Db, bankId: string, ordered: string[]): EntityEdg
 const LINKS_READ_WHOLE = 32;
 
 export class SqliteGraphIndex implements GraphIndex {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly offload: ReadOffload | null = null,
+  ) {}
 
   async entitiesByKeys(bankId: string, keys: string[]): Promise<Entity[]> {
     if (keys.length === 0) return [];
@@ -82,7 +86,11 @@ export class SqliteGraphIndex implements GraphIndex {
     const types = options.types ?? LINK_TYPES;
     if (factIds.length === 0 || types.length === 0) return [];
     const ids = [...new Set(factIds)];
-    if (options.limitPerFact !== undefined) return this.strongestLinksOf(bankId, ids, types, options.limitPerFact);
+    if (options.limitPerFact !== undefined) {
+      const query: StrongestLinks = { bankId, factIds: ids, types, limit: options.limitPerFact };
+      const readers = readersFor(this.offload, bankId);
+      return readers ? readers.links(query) : strongestLinks(this.db, query);
+    }
     const rows = prepared(
       this.db,
       `SELECT from_id, to_id, type, weight FROM fact_links
@@ -95,31 +103,43 @@ export class SqliteGraphIndex implements GraphIndex {
       .all({ ids: JSON.stringify(ids), types: JSON.stringify(types), bank: bankId }) as LinkRow[];
     return rows.map(([from, to, type, weight]) => ({ bankId, from, to, type, weight }));
   }
+}
 
-  /** Each fact's strongest links, both ways. Most facts have a few links: one statement reads them all and they are
-   * sorted here. A fact with more (a sentence with hundreds of near-copies) is read from the strongest end of each
-   * range instead: the links into it from fact_links_into (one range per type), the links out of it sorted by SQLite. */
-  private strongestLinksOf(bankId: string, factIds: string[], types: readonly LinkType[], limit: number): FactLink[] {
-    if (!(limit >= 1)) return [];
-    const all = prepared(
-      this.db,
-      `SELECT from_id, to_id, type, weight FROM fact_links WHERE from_id = @id AND bank_id = @bank
-       UNION ALL
-       SELECT to_id, from_id, type, weight FROM fact_links WHERE to_id = @id AND bank_id = @bank
-       LIMIT @cap`,
-    ).raw();
-    const out = prepared(
-      this.db,
-      `SELECT from_id, to_id, type, weight FROM fact_links
-         WHERE from_id = ? AND bank_id = ? AND type IN (SELECT value FROM json_each(?)) ORDER BY weight DESC LIMIT ?`,
-    ).raw();
-    const into = prepared(
-      this.db,
-      'SELECT to_id, from_id, type, weight FROM fact_links WHERE to_id = ? AND type = ? AND bank_id = ? ORDER BY weight DESC LIMIT ?',
-    ).raw();
-    const typeList = JSON.stringify(types);
-    const wanted = new Set<string>(types);
-    const links: FactLink[] = [];
+/** Facts whose strongest links are asked for: at most `limit` each, of the types. */
+export interface StrongestLinks {
+  bankId: string;
+  factIds: string[];
+  types: readonly LinkType[];
+  limit: number;
+}
+
+/** Each fact's strongest links, both ways. Most facts have a few links: one statement reads them all and they are
+ * sorted here. A fact with more (a sentence with hundreds of near-copies) is read from the strongest end of each
+ * range instead: the links into it from fact_links_into (one range per type), the links out of it sorted by SQLite.
+ * On this thread or a reader thread (a large bank's seeds). */
+export function strongestLinks(db: Db, { bankId, factIds, types, limit }: StrongestLinks): FactLink[] {
+  if (!(limit >= 1)) return [];
+  const all = prepared(
+    db,
+    `SELECT from_id, to_id, type, weight FROM fact_links WHERE from_id = @id AND bank_id = @bank
+     UNION ALL
+     SELECT to_id, from_id, type, weight FROM fact_links WHERE to_id = @id AND bank_id = @bank
+     LIMIT @cap`,
+  ).raw();
+  const out = prepared(
+    db,
+    `SELECT from_id, to_id, type, weight FROM fact_links
+       WHERE from_id = ? AND bank_id = ? AND type IN (SELECT value FROM json_each(?)) ORDER BY weight DESC LIMIT ?`,
+  ).raw();
+  const into = prepared(
+    db,
+    'SELECT to_id, from_id, type, weight FROM fact_links WHERE to_id = ? AND type = ? AND bank_id = ? ORDER BY weight DESC LIMIT ?',
+  ).raw();
+  const typeList = JSON.stringify(types);
+  const wanted = new Set<string>(types);
+  const links: FactLink[] = [];
+  // One read transaction: every fact's links from the same snapshot.
+  db.transaction(() => {
     for (const id of factIds) {
       let rows = all.all({ id, bank: bankId, cap: LINKS_READ_WHOLE }) as LinkRow[];
       if (rows.length >= LINKS_READ_WHOLE) {
@@ -129,6 +149,6 @@ export class SqliteGraphIndex implements GraphIndex {
       rows.sort((a, b) => b[3] - a[3]);
       for (const [from, to, type, weight] of rows.slice(0, limit)) links.push({ bankId, from, to, type, weight });
     }
-    return links;
-  }
+  }).deferred();
+  return links;
 }

@@ -2,15 +2,14 @@
 // (keyword-tables.ts), so a bank's ranking and scores depend on nothing outside it. The scores are FTS5's bm25()
 // formula, computed from the tables' postings and exact row counts (bm25.ts), which in a large bank is several times
 // faster than FTS5's own.
-import type { FactFilter, KeywordIndex, Scored } from '../ports.ts';
+import type { ChunkHit, FactFilter, KeywordHit, KeywordIndex, KeywordSearchOptions, Scored } from '../ports.ts';
 import { contentWords } from '../../text/index.ts';
-import { bm25Top, type Bm25Hit } from './bm25.ts';
+import { bm25Passing, type Bm25Passing, type PassingHit } from './bm25.ts';
 import type { Db } from './database.ts';
 import { factFilterSql } from './filters.ts';
 import { ftsTermsOf } from './fts-terms.ts';
-import { keywordIndexOf, syncPendingKeywordChanges, type KeywordSource } from './keyword-tables.ts';
-import type { SqliteReaders } from './readers.ts';
-import { prepared } from './statements.ts';
+import { keywordIndexOf, syncPendingKeywordChanges } from './keyword-tables.ts';
+import { type ReadOffload, readersFor } from './readers.ts';
 
 /** Words joined by dots or underscores: identifiers (pg_dump, socket.io, v2.3.1, ERR_CONNECTION_REFUSED). */
 const JOINED = /[\p{L}\p{N}]+(?:[._][\p{L}\p{N}]+)+/gu;
@@ -41,87 +40,52 @@ export function ftsQuery(text: string): string | null {
   return words.length === 0 ? null : orQuery(words);
 }
 
-/** One of a bank's two keyword tables: their number and which. */
-type KeywordTableRef = { n: number; source: KeywordSource };
-
-/** Where the keyword index may run its queries off the main thread, and when it should. */
-export interface KeywordOffload {
-  readers: SqliteReaders;
-  /** The bank's size in facts, as far as known without a query (0 when not known). */
-  sizeOf(bankId: string): number;
-  /** Banks with at least this many facts are searched on a reader thread. */
-  minFacts: number;
-}
-
 export class SqliteKeywordIndex implements KeywordIndex {
   constructor(
     private readonly db: Db,
-    private readonly offload: KeywordOffload | null = null,
+    private readonly offload: ReadOffload | null = null,
   ) {}
 
-  async searchFacts(bankId: string, query: string, k: number, filter: FactFilter = {}): Promise<Scored[]> {
+  async searchFacts(
+    bankId: string,
+    query: string,
+    k: number,
+    filter: FactFilter = {},
+    options: KeywordSearchOptions = {},
+  ): Promise<KeywordHit[]> {
     const words = queryWords(query);
     const n = words.length > 0 ? this.indexOf(bankId) : null;
     if (!n) return [];
     const where = factFilterSql(filter, 'f');
-    return this.indexFirst(
-      bankId,
-      { n, source: 'fact' },
-      words,
+    const text = options.texts ? ', f.text AS text' : '';
+    return this.search(bankId, {
+      search: { n, source: 'fact', phrases: ftsTermsOf(words) },
       k,
-      `SELECT f.rid AS rid, f.id AS id FROM json_each(?) j CROSS JOIN facts f ON f.rid = j.value WHERE f.bank_id = ?${where.sql}`,
-      where.params,
-    );
+      check: `SELECT f.rid AS rid, f.id AS id${text} FROM json_each(?) j CROSS JOIN facts f ON f.rid = j.value WHERE f.bank_id = ?${where.sql}`,
+      params: [bankId, ...where.params],
+    });
   }
 
-  async searchChunks(bankId: string, query: string, k: number): Promise<Scored[]> {
+  async searchChunks(bankId: string, query: string, k: number): Promise<ChunkHit[]> {
     const words = queryWords(query);
     const n = words.length > 0 ? this.indexOf(bankId) : null;
     if (!n) return [];
-    return this.indexFirst(
-      bankId,
-      { n, source: 'chunk' },
-      words,
+    return this.search<ChunkHit>(bankId, {
+      search: { n, source: 'chunk', phrases: ftsTermsOf(words) },
       k,
-      'SELECT c.rid AS rid, c.id AS id FROM json_each(?) j CROSS JOIN chunks c ON c.rid = j.value WHERE c.bank_id = ?',
-      [],
-    );
+      check:
+        'SELECT c.rid AS rid, c.id AS id, c.document_id AS documentId FROM json_each(?) j CROSS JOIN chunks c ON c.rid = j.value WHERE c.bank_id = ?',
+      params: [bankId],
+    });
   }
 
-  /** The best rows of the bank's FTS table alone (BM25 order, ties by rowid), then those passing the filter, in that
-   * order: no table lookup for every matching row, which in a large bank costs as much as BM25 itself. Exact: the
-   * first k passing rows are the same however many rows were read, once k of them passed; when few pass (a narrow
-   * filter), more rows are read, up to all of them. */
-  private async indexFirst(
-    bankId: string,
-    index: KeywordTableRef,
-    words: string[],
-    k: number,
-    check: string,
-    params: unknown[],
-  ): Promise<Scored[]> {
-    const terms = ftsTermsOf(words);
-    for (let fetch = Math.max(2 * k, k + 16); ; fetch *= 4) {
-      const top = await this.best(bankId, index, terms, fetch);
-      const rows = (await this.read(bankId, check, [JSON.stringify(top.map((r) => r.rid)), bankId, ...params])) as Array<{
-        rid: number;
-        id: string;
-      }>;
-      const passing = new Map(rows.map((r) => [r.rid, r.id]));
-      const out: Scored[] = [];
-      for (const r of top) {
-        const id = passing.get(r.rid);
-        if (id !== undefined && out.length < k) out.push({ id, score: -r.s });
-      }
-      if (out.length >= k || top.length < fetch) return out;
-    }
-  }
-
-  /** The table's best rows by BM25, scored from its postings (bm25.ts); a word the tokenizer splits (one holding a
-   * character FTS5 takes for a separator) is a phrase, as in an FTS5 query. */
-  private async best(bankId: string, { n, source }: KeywordTableRef, terms: string[][], limit: number): Promise<Bm25Hit[]> {
-    const search = { n, source, phrases: terms, limit };
-    return this.offloaded(bankId) ? this.offload!.readers.bm25(search) : bm25Top(this.db, search);
+  /** The best rows passing the check (bm25.ts): in a large bank, one task on a reader thread. A search still handles
+   * tens of thousands of postings for common words there: the facts and chunks searches run beside each other and
+   * beside the other arms' work on this thread. */
+  private async search<T extends Scored>(bankId: string, task: Bm25Passing): Promise<T[]> {
+    const readers = readersFor(this.offload, bankId);
+    const hits: PassingHit[] = readers ? await readers.passing(task) : bm25Passing(this.db, task);
+    return hits as unknown as T[];
   }
 
   /** The number of the bank's keyword tables (null: the bank holds nothing yet). Every write brings the tables up to
@@ -129,16 +93,5 @@ export class SqliteKeywordIndex implements KeywordIndex {
   private indexOf(bankId: string): number | null {
     syncPendingKeywordChanges(this.db);
     return keywordIndexOf(this.db, bankId);
-  }
-
-  /** In a large bank a search still handles tens of thousands of postings for common words: the facts and chunks
-   * searches run on reader threads, beside each other and beside the other arms' work on this thread. */
-  private read(bankId: string, sql: string, params: unknown[]): Promise<unknown[]> | unknown[] {
-    return this.offloaded(bankId) ? this.offload!.readers.all(sql, params) : prepared(this.db, sql).all(...params);
-  }
-
-  private offloaded(bankId: string): boolean {
-    const offload = this.offload;
-    return offload !== null && offload.sizeOf(bankId) >= offload.minFacts;
   }
 }

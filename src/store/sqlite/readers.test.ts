@@ -1,5 +1,5 @@
-// Keyword search on reader threads answers exactly as on the main connection, sees every committed write at once,
-// and the store closes its threads.
+// Keyword search and link reads on reader threads answer exactly as on the main connection, see every committed write
+// at once, and the store closes its threads.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,10 +17,10 @@ const embedder: Embedder = { id: 'test-const-4', dimensions: 4, embed: async (te
 
 const TOPICS = ['sourdough bread', 'an antique clock', 'a small dinghy', 'watercolour birds', 'chili peppers'];
 
-test('keyword search on reader threads matches the main connection and sees new writes', async () => {
+test('keyword search and link reads on reader threads match the main connection and see new writes', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'cairn-readers-'));
-  const onMain = new SqliteStore({ dataDir: dir, keywordOffloadFacts: Infinity });
-  const offloaded = new SqliteStore({ dataDir: dir, keywordOffloadFacts: 0 });
+  const onMain = new SqliteStore({ dataDir: dir, offloadFacts: Infinity });
+  const offloaded = new SqliteStore({ dataDir: dir, offloadFacts: 0 });
   try {
     const engine = new Engine({ store: onMain, embedder, reranker: null, extractor: new OfflineExtractor() });
     await engine.createBank({ id: 'b' });
@@ -43,10 +43,34 @@ test('keyword search on reader threads matches the main connection and sees new 
       assert.deepEqual(await onMain.keywords.searchFacts('b', query, 40), joined(query, 40), query);
       assert.deepEqual(await offloaded.keywords.searchFacts('b', query, 10), main, query);
       assert.deepEqual(await offloaded.keywords.searchChunks('b', query, 5), await onMain.keywords.searchChunks('b', query, 5), query);
+      const withTexts = await offloaded.keywords.searchFacts('b', query, 10, {}, { texts: true });
+      assert.deepEqual(withTexts, await onMain.keywords.searchFacts('b', query, 10, {}, { texts: true }), query);
+      assert.deepEqual(
+        withTexts.map((h) => h.text),
+        (
+          await onMain.getFacts(
+            'b',
+            withTexts.map((h) => h.id),
+          )
+        ).map((f) => f.text),
+      );
+    }
+    // Links, strongest first per fact (a fact with many links read by range), the same from either thread.
+    const ids = (await onMain.listFacts('b', { limit: 100, offset: 0 })).facts.map((f) => f.id);
+    assert.ok((await onMain.graph.linksOf('b', ids)).length > 0, 'the facts are linked');
+    for (const limitPerFact of [1, 3, 100]) {
+      const main = await onMain.graph.linksOf('b', ids, { limitPerFact });
+      assert.ok(main.length > 0);
+      assert.deepEqual(await offloaded.graph.linksOf('b', ids, { limitPerFact }), main, `limit ${limitPerFact}`);
     }
     await engine.retain('b', { items: [{ content: 'Ines sailed to Texel in the dinghy.', speaker: 'Tariq' }] });
     const fresh = await offloaded.keywords.searchFacts('b', 'Texel', 10);
     assert.equal(fresh.length, 1, 'a write committed on another connection is visible to the reader thread');
+    assert.deepEqual(
+      await offloaded.graph.linksOf('b', [fresh[0].id], { limitPerFact: 10 }),
+      await onMain.graph.linksOf('b', [fresh[0].id], { limitPerFact: 10 }),
+    );
+    assert.ok((await offloaded.graph.linksOf('b', [fresh[0].id], { limitPerFact: 10 })).length > 0, 'its links too');
   } finally {
     await offloaded.close();
     await onMain.close();

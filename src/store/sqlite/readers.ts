@@ -2,8 +2,24 @@
 // own connection to the database file, so several of them (and the main thread's own work) proceed at once.
 import { Piscina } from 'piscina';
 import { sibling, tsxExecArgv } from '../../worker-loader.ts';
-import type { Bm25Hit, Bm25Search } from './bm25.ts';
+import type { Bm25Passing, PassingHit } from './bm25.ts';
+import type { FactLink } from '../../core/index.ts';
+import type { StrongestLinks } from './graph.ts';
 import type { ReadTask } from './reader-worker.ts';
+
+/** Where reads may run off the main thread, and when they should: a bank's large reads (its keyword searches, its
+ * facts' links) run on a reader thread beside the other work of a recall on this one. */
+export interface ReadOffload {
+  readers: SqliteReaders;
+  /** The bank's size in facts, as far as known without a query (0 when not known). */
+  sizeOf(bankId: string): number;
+  /** Banks with at least this many facts are read on a reader thread. */
+  minFacts: number;
+}
+
+/** The reader threads, when the bank is large enough for them (else null: read on this thread). */
+export const readersFor = (offload: ReadOffload | null, bankId: string): SqliteReaders | null =>
+  offload !== null && offload.sizeOf(bankId) >= offload.minFacts ? offload.readers : null;
 
 export class SqliteReaders {
   private pool: Piscina<ReadTask, unknown[]> | null = null;
@@ -18,9 +34,14 @@ export class SqliteReaders {
     return this.run({ file: this.file, sql, params });
   }
 
-  /** A keyword table's best rows by BM25, scored on a reader thread. */
-  bm25(search: Bm25Search): Promise<Bm25Hit[]> {
-    return this.run({ file: this.file, bm25: search }) as Promise<Bm25Hit[]>;
+  /** A keyword table's best rows by BM25 that a check query passes (bm25Passing), on a reader thread. */
+  passing(task: Bm25Passing): Promise<PassingHit[]> {
+    return this.run({ file: this.file, passing: task }) as Promise<PassingHit[]>;
+  }
+
+  /** Each fact's strongest links (graph.ts), read on a reader thread. */
+  links(query: StrongestLinks): Promise<FactLink[]> {
+    return this.run({ file: this.file, links: query }) as Promise<FactLink[]>;
   }
 
   /** Copies what the write-ahead log holds into the database file, on a reader thread; the frames in the log. */

@@ -79,13 +79,14 @@ export interface SqliteStoreOptions {
   dataDir?: string;
   /** Or an explicit database file (':memory:' for throwaway stores). */
   file?: string;
-  /** Banks with at least this many facts run keyword searches on reader threads (default 10,000; Infinity: never). */
-  keywordOffloadFacts?: number;
+  /** Banks with at least this many facts run keyword searches and link reads on reader threads (default 10,000;
+   * Infinity: never). */
+  offloadFacts?: number;
 }
 
-/** Banks of at least this many facts run their keyword searches on reader threads (below, BM25 takes a millisecond
- * or two and the hand-off would cost more than it saves). */
-const KEYWORD_OFFLOAD_FACTS = 10_000;
+/** Banks of at least this many facts run their keyword searches and link reads on reader threads (below, BM25 takes a
+ * millisecond or two and the hand-off would cost more than it saves). */
+const OFFLOAD_FACTS = 10_000;
 
 /** Rows written between two `PRAGMA optimize` runs. */
 const OPTIMIZE_EVERY_ROWS = 5000;
@@ -117,15 +118,13 @@ export class SqliteStore implements MemoryStore {
     this.readers = file === ':memory:' ? null : new SqliteReaders(file);
     this.checkpoints = this.readers && new BackgroundCheckpoints(this.db, `${file}-wal`, this.readers);
     this.checkpoints?.start();
-    this.keywords = new SqliteKeywordIndex(
-      this.db,
-      this.readers && {
-        readers: this.readers,
-        sizeOf: (bankId) => this.vectors.stats(bankId)?.vectors ?? 0,
-        minFacts: options.keywordOffloadFacts ?? KEYWORD_OFFLOAD_FACTS,
-      },
-    );
-    this.graph = new SqliteGraphIndex(this.db);
+    const offload = this.readers && {
+      readers: this.readers,
+      sizeOf: (bankId: string) => this.vectors.stats(bankId)?.vectors ?? 0,
+      minFacts: options.offloadFacts ?? OFFLOAD_FACTS,
+    };
+    this.keywords = new SqliteKeywordIndex(this.db, offload);
+    this.graph = new SqliteGraphIndex(this.db, offload);
     this.sessionsOf = new SqliteSessions(this.db);
   }
 
@@ -183,13 +182,6 @@ export class SqliteStore implements MemoryStore {
   }
   async getChunks(bankId: string, ids: string[]): Promise<Chunk[]> {
     return this.byIds<Chunk>('SELECT * FROM chunks WHERE +bank_id = ? AND id IN', bankId, ids, toChunk);
-  }
-  async chunkDocuments(bankId: string, ids: string[]): Promise<Map<string, string>> {
-    const rows = this.byIds('SELECT id, document_id FROM chunks WHERE +bank_id = ? AND id IN', bankId, ids, (r) => ({
-      id: String(r.id),
-      documentId: String(r.document_id),
-    }));
-    return new Map(rows.map((r) => [r.id, r.documentId]));
   }
   async listDocuments(bankId: string, limit: number, offset: number): Promise<DocumentRecord[]> {
     return (

@@ -24,13 +24,6 @@ export const listChunks = (bankId: string, documentId: string): Statement =>
 export const getChunks = (bankId: string, ids: string[]): Statement =>
   cypher(`MATCH (c:Chunk) WHERE c.id IN $ids AND c.bankId = $bankId AND ${visible('c')} RETURN c {.*} AS chunk`, { bankId, ids });
 
-/** The documents of chunks by id. */
-export const chunkDocuments = (bankId: string, ids: string[]): Statement =>
-  cypher(`MATCH (c:Chunk) WHERE c.id IN $ids AND c.bankId = $bankId AND ${visible('c')} RETURN c.id AS id, c.documentId AS documentId`, {
-    bankId,
-    ids,
-  });
-
 /** Facts (observations included) by id, whatever their status. */
 export const getFacts = (bankId: string, ids: string[]): Statement =>
   cypher(`MATCH (f:Fact) WHERE f.id IN $ids AND f.bankId = $bankId AND ${visible('f')} RETURN f {.*} AS fact`, { bankId, ids });

@@ -19,23 +19,24 @@ export function luceneQuery(text: string): string | null {
   return terms.length ? terms.map(quote).join(' OR ') : null;
 }
 
-/** BM25 hits among the bank's facts (its index holds only its facts; the bank check stays as a safeguard). */
-export function searchFacts(bankId: string, query: string, k: number, filter: FactFilter = {}): Statement {
+/** BM25 hits among the bank's facts (its index holds only its facts; the bank check stays as a safeguard), with their
+ * texts when asked. */
+export function searchFacts(bankId: string, query: string, k: number, filter: FactFilter = {}, texts = false): Statement {
   const c = factCondition(filter, 'f');
   return cypher(
     `CALL db.index.fulltext.queryNodes($index, $query) YIELD node AS f, score
      WHERE f.bankId = $bankId AND ${c.text}
-     RETURN f.id AS id, score ORDER BY score DESC, id LIMIT $k`,
+     RETURN f.id AS id, score${texts ? ', f.text AS text' : ''} ORDER BY score DESC, id LIMIT $k`,
     { index: keywordNames(bankId).factIndex, bankId, query, ...c.params, k: int(k) },
   );
 }
 
-/** BM25 hits among the bank's visible chunks. */
+/** BM25 hits among the bank's visible chunks, with their documents. */
 export function searchChunks(bankId: string, query: string, k: number): Statement {
   return cypher(
     `CALL db.index.fulltext.queryNodes($index, $query) YIELD node AS c, score
      WHERE c.bankId = $bankId AND ${visible('c')}
-     RETURN c.id AS id, score ORDER BY score DESC, id LIMIT $k`,
+     RETURN c.id AS id, score, c.documentId AS documentId ORDER BY score DESC, id LIMIT $k`,
     { index: keywordNames(bankId).chunkIndex, bankId, query, k: int(k) },
   );
 }
