@@ -7,6 +7,7 @@ import {
   bankDeletedError,
   CairnError,
   notFound,
+  quoteId,
   withoutNulls,
   newId,
   payloadHash,
@@ -285,8 +286,9 @@ export class Engine {
     const { store } = this.deps;
     if (bankId !== undefined) {
       const op = (await store.operationByKey(bankId, id)) ?? (await store.getOperation(id));
-      if (op?.bankId !== bankId) throw new CairnError('not_found', `bank '${bankId}' has no operation with id or operationId '${id}'`);
-      return op;
+      if (op?.bankId === bankId) return op;
+      await this.requireBank(bankId);
+      throw new CairnError('not_found', `bank '${bankId}' has no operation with id or operationId ${quoteId(id)}`);
     }
     const op = await store.getOperation(id);
     if (op) return op;

@@ -240,6 +240,17 @@ describe('forgetting', () => {
     const why = await t.call<{ error: { message: string } }>('GET', '/v1/banks/gone-why');
     assert.match(why.body.error.message, /^bank 'gone-why' was deleted at .*"replaced by gone-why-2"/);
     assert.equal((await t.call('DELETE', '/v1/banks/gone-why?reson=typo')).status, 400);
+    // A blank reason is no reason: the default is kept.
+    await t.engine.createBank({ id: 'gone-blank' });
+    assert.equal((await t.call('DELETE', '/v1/banks/gone-blank?reason=%20%20')).status, 200);
+    assert.match(
+      (await t.call<{ error: { message: string } }>('GET', '/v1/banks/gone-blank')).body.error.message,
+      /"deleted through the API"/,
+    );
+    // An operation asked for in a deleted bank: the bank's deletion is the answer.
+    const op = await t.call<{ error: { message: string } }>('GET', '/v1/operations/abc?bank=gone-why');
+    assert.equal(op.status, 404);
+    assert.match(op.body.error.message, /^bank 'gone-why' was deleted at /);
     const never = await t.call<{ error: { message: string } }>('GET', '/v1/banks/never-made');
     assert.equal(never.status, 404);
     assert.match(never.body.error.message, /^bank 'never-made' does not exist$/);
@@ -254,6 +265,12 @@ describe('forgetting', () => {
       (await t.call<{ error: { message: string } }>('GET', `/v1/banks/long-ids/facts/${'z'.repeat(100)}`)).body.error.message,
       /^fact 'z{100}' does not exist$/,
     );
+    const longOp = await t.call<{ error: { message: string } }>('GET', `/v1/operations/x${'y'.repeat(5000)}?bank=long-ids`);
+    assert.equal(longOp.status, 404);
+    assert.match(longOp.body.error.message, /^bank 'long-ids' has no operation with id or operationId 'xy{59}\.\.\.' \(5001 characters\)$/);
+    const route = await t.call<{ error: { message: string } }>('GET', `/v1/banks/long-ids/no-such-route/${'q'.repeat(5000)}`);
+    assert.equal(route.status, 404);
+    assert.ok(route.body.error.message.length < 300, `${route.body.error.message.length} characters`);
   });
 
   test('forgetting the newer fact makes the one it superseded current again', async () => {

@@ -1,6 +1,7 @@
 // Which methods a path answers to, read from the app's own routes: a request whose path is known but whose
 // method is not gets a 405 with an Allow header (RFC 9110), OPTIONS gets the list, and only unknown paths a 404.
 import type { Context } from 'hono';
+import { quoteId } from '../core/index.ts';
 import { errorBody } from './errors.ts';
 
 type RouteLike = { method: string; path: string };
@@ -33,7 +34,7 @@ export function notFoundOrNotAllowed(app: { routes: readonly RouteLike[] }): (c:
   return (c) => {
     table ??= allowTable(app.routes);
     const allowed = [...new Set(table.filter((t) => t.match.test(c.req.path)).flatMap((t) => t.methods))].sort();
-    if (!allowed.length) return c.json(errorBody('not_found', `no route for ${c.req.method} ${c.req.path}`), 404);
+    if (!allowed.length) return c.json(errorBody('not_found', `no route for ${c.req.method} ${quoteId(c.req.path)}`), 404);
     const allow = [...allowed, 'OPTIONS'].join(', ');
     if (c.req.method === 'OPTIONS') return c.body(null, 204, { Allow: allow });
     c.header('Allow', allow);

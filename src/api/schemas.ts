@@ -118,6 +118,12 @@ export const BankIdSchema = z
   .refine(isBankId, { message: BANK_ID_RULE })
   .openapi({ example: 'alice', pattern: BANK_ID_PATTERN.source });
 
+/** Why something is deleted: kept in its tombstone. Blank is as good as not given. */
+export const DeleteQuery = z
+  .object({ reason: z.string().max(500).optional().openapi({ description: "Kept in the tombstone (default 'deleted through the API')" }) })
+  .strict();
+export const deleteReason = (q: z.infer<typeof DeleteQuery>): string => q.reason?.trim() || 'deleted through the API';
+
 export const BankIdParam = z.object({
   bank: BankIdSchema.openapi({ param: { name: 'bank', in: 'path' }, example: 'alice' }),
 });

@@ -1,6 +1,8 @@
 // Export of one bank from any store into the portable archive (format.ts): read page by page through the store
 // and thread ports, so it works the same on the embedded store and in server mode, and streams (memory stays flat).
-import { createWriteStream } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { nowIso } from '../core/index.ts';
@@ -136,15 +138,29 @@ export async function writeExport(store: ExportReads, bankId: string, out: Writa
   return lines;
 }
 
+/** Writes the archive to a file. A regular file (or a new one) is written beside it and renamed over it once whole:
+ * an export that fails (a deleted bank, a full disk) leaves an earlier archive of that name as it was. */
 export async function exportBankToFile(store: ExportReads, bankId: string, file: string, options: ExportOptions): Promise<number> {
-  const out = createWriteStream(file);
+  await requireBankIn(store, bankId);
+  const existing = statSync(file, { throwIfNoEntry: false });
+  const whole = !existing || existing.isFile();
+  const target = whole ? join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`) : file;
+  const out = createWriteStream(target);
   try {
     const lines = await writeExport(store, bankId, out, options);
     out.end();
     await once(out, 'finish');
+    if (whole) renameSync(target, file);
     return lines;
   } catch (e) {
-    out.destroy();
+    // Writes still queued fail with the stream (the export has failed already): heard here, not as a crash.
+    out.on('error', () => undefined);
+    if (!out.closed) {
+      const closed = new Promise<void>((settle) => out.once('close', () => settle()));
+      out.destroy();
+      await closed;
+    }
+    if (whole) rmSync(target, { force: true });
     throw e;
   }
 }

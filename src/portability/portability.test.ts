@@ -6,9 +6,9 @@
 // embedder is re-embedded with the importing one, a store whose message numbers are taken gets the thread renumbered
 // consistently, a version 1 archive is still read, and broken archives are refused without leaving a half-imported bank.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../config/index.ts';
 import { OfflineConsolidator } from '../consolidate/offline.ts';
@@ -335,6 +335,18 @@ describe('export and import', () => {
       const first = (id: string) => exportBank(store, id, { threads }).next();
       await assert.rejects(first('short-lived'), /^CairnError: bank 'short-lived' was deleted at /);
       await assert.rejects(first('never-made'), /^CairnError: bank 'never-made' does not exist$/);
+      // An archive already written under the name is left whole by an export that fails.
+      const file = join(tempDir(), 'backup.jsonl');
+      writeFileSync(file, readFileSync(archive));
+      for (const id of ['short-lived', 'never-made'])
+        await assert.rejects(exportBankToFile(store, id, file, { threads }), /short-lived' was deleted|never-made' does not exist/);
+      // So does one that fails half-way (the store failing after the header was written).
+      const failing = new Proxy(source, {
+        get: (target, key) => (key === 'listFacts' ? () => Promise.reject(new Error('disk gone')) : Reflect.get(target, key, target)),
+      });
+      await assert.rejects(exportBankToFile(failing, BANK, file, { threads: sourceThreads }), /disk gone/);
+      assert.deepEqual(readFileSync(file), readFileSync(archive));
+      assert.deepEqual(readdirSync(dirname(file)), ['backup.jsonl'], 'no temporary file is left');
     } finally {
       store.close();
     }

@@ -131,6 +131,7 @@ export interface paths {
         delete: {
             parameters: {
                 query?: {
+                    /** @description Kept in the tombstone (default 'deleted through the API') */
                     reason?: string;
                 };
                 header?: never;
@@ -432,6 +433,7 @@ export interface paths {
         delete: {
             parameters: {
                 query?: {
+                    /** @description Kept in the tombstone (default 'deleted through the API') */
                     reason?: string;
                 };
                 header?: never;
@@ -595,6 +597,7 @@ export interface paths {
         delete: {
             parameters: {
                 query?: {
+                    /** @description Kept in the tombstone (default 'deleted through the API') */
                     reason?: string;
                 };
                 header?: never;

@@ -2,7 +2,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Engine } from '../../engine.ts';
 import type { Routes } from './index.ts';
-import { BankIdParam, BankSchema, CreateBankSchema, ErrorSchema, json, UpdateBankSchema } from '../schemas.ts';
+import { BankIdParam, BankSchema, CreateBankSchema, DeleteQuery, deleteReason, ErrorSchema, json, UpdateBankSchema } from '../schemas.ts';
 
 const errors = { 400: json(ErrorSchema, 'Invalid request'), 404: json(ErrorSchema, 'No such bank') };
 
@@ -52,12 +52,12 @@ export function bankRoutes(engine: Engine): Routes {
         method: 'delete',
         path: '/v1/banks/{bank}',
         tags: ['banks'],
-        request: { params: BankIdParam, query: z.object({ reason: z.string().max(500).optional() }).strict() },
+        request: { params: BankIdParam, query: DeleteQuery },
         responses: { 200: json(z.object({ deleted: z.string() }), 'Deleted, with everything in it'), ...errors },
       }),
       async (c) => {
         const { bank } = c.req.valid('param');
-        await engine.deleteBank(bank, c.req.valid('query').reason ?? 'deleted through the API');
+        await engine.deleteBank(bank, deleteReason(c.req.valid('query')));
         return c.json({ deleted: bank }, 200);
       },
     );

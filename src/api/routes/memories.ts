@@ -22,6 +22,8 @@ import {
   RetainResponseSchema,
   SessionSchema,
   TimeFilterFields,
+  DeleteQuery,
+  deleteReason,
 } from '../schemas.ts';
 
 /** Routes that take no query parameters say so: an unknown one is a 400, not silently ignored. */
@@ -141,12 +143,12 @@ export function memoryRoutes(engine: Engine): Routes {
         method: 'delete',
         path: '/v1/banks/{bank}/facts/{fact}',
         tags: ['memory'],
-        request: { params: BankIdParam.extend({ fact: z.string() }), query: z.object({ reason: z.string().max(500).optional() }).strict() },
+        request: { params: BankIdParam.extend({ fact: z.string() }), query: DeleteQuery },
         responses: { 200: json(DeleteResultSchema, 'Deleted through every index'), ...errors },
       }),
       async (c) => {
         const { bank, fact } = c.req.valid('param');
-        return c.json(await engine.memories.deleteFact(bank, fact, c.req.valid('query').reason ?? 'deleted through the API'), 200);
+        return c.json(await engine.memories.deleteFact(bank, fact, deleteReason(c.req.valid('query'))), 200);
       },
     );
     app.openapi(
@@ -206,13 +208,13 @@ export function memoryRoutes(engine: Engine): Routes {
         tags: ['memory'],
         request: {
           params: BankIdParam.extend({ document: z.string() }),
-          query: z.object({ reason: z.string().max(500).optional() }).strict(),
+          query: DeleteQuery,
         },
         responses: { 200: json(DeleteResultSchema, 'Deleted with all its facts'), ...errors },
       }),
       async (c) => {
         const { bank, document } = c.req.valid('param');
-        return c.json(await engine.memories.deleteDocument(bank, document, c.req.valid('query').reason ?? 'deleted through the API'), 200);
+        return c.json(await engine.memories.deleteDocument(bank, document, deleteReason(c.req.valid('query'))), 200);
       },
     );
     app.openapi(
