@@ -10,6 +10,7 @@ import { Engine } from '../../engine.ts';
 import { OfflineExtractor } from '../../retain/offline-extractor.ts';
 import { ftsQuery } from './keyword.ts';
 import { keywordIndexOf, keywordTable } from './keyword-tables.ts';
+import { SqliteReaders } from './readers.ts';
 import { SqliteStore } from './store.ts';
 
 /** Test data: a constant 4-d embedder (keyword search is what is tested). */
@@ -26,6 +27,7 @@ test('keyword search and link reads on reader threads match the main connection 
     await engine.createBank({ id: 'b' });
     const items = Array.from({ length: 40 }, (_, i) => ({ content: `Ines talked about ${TOPICS[i % 5]} on day ${i}.`, speaker: 'Tariq' }));
     await engine.retain('b', { items });
+    await offloaded.readersStarted();
     // Reading the FTS table first, then the facts of its best rows, ranks exactly as joining every match (ties by rowid).
     const table = keywordTable(keywordIndexOf(onMain.db, 'b')!, 'fact');
     const joined = (query: string, k: number): Array<{ id: string; score: number }> =>
@@ -74,6 +76,50 @@ test('keyword search and link reads on reader threads match the main connection 
   } finally {
     await offloaded.close();
     await onMain.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a large read before the reader threads have started runs here and starts them', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-readers-'));
+  const store = new SqliteStore({ dataDir: dir, offloadFacts: 0 });
+  const asked = { passing: 0, links: 0 };
+  const passing = SqliteReaders.prototype.passing;
+  const links = SqliteReaders.prototype.links;
+  SqliteReaders.prototype.passing = function (this: SqliteReaders, ...a) {
+    asked.passing++;
+    return passing.apply(this, a);
+  };
+  SqliteReaders.prototype.links = function (this: SqliteReaders, ...a) {
+    asked.links++;
+    return links.apply(this, a);
+  };
+  try {
+    const engine = new Engine({ store, embedder, reranker: null, extractor: new OfflineExtractor() });
+    await engine.createBank({ id: 'b' });
+    await engine.retain('b', { items: TOPICS.map((t) => ({ content: `Ines talked about ${t}.` })) });
+    const first = await store.keywords.searchFacts('b', 'dinghy', 10);
+    const firstLinks = await store.graph.linksOf(
+      'b',
+      first.map((h) => h.id),
+      { limitPerFact: 5 },
+    );
+    assert.deepEqual(asked, { passing: 0, links: 0 }, 'the first reads ran here');
+    await store.readersStarted();
+    assert.deepEqual(await store.keywords.searchFacts('b', 'dinghy', 10), first);
+    assert.deepEqual(
+      await store.graph.linksOf(
+        'b',
+        first.map((h) => h.id),
+        { limitPerFact: 5 },
+      ),
+      firstLinks,
+    );
+    assert.deepEqual(asked, { passing: 1, links: 1 }, 'once started, the threads read');
+  } finally {
+    SqliteReaders.prototype.passing = passing;
+    SqliteReaders.prototype.links = links;
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -17,17 +17,40 @@ export interface ReadOffload {
   minFacts: number;
 }
 
-/** The reader threads, when the bank is large enough for them (else null: read on this thread). */
+/** The reader threads, when the bank is large enough for them and they have started (else null: read on this thread). */
 export const readersFor = (offload: ReadOffload | null, bankId: string): SqliteReaders | null =>
-  offload !== null && offload.sizeOf(bankId) >= offload.minFacts ? offload.readers : null;
+  offload !== null && offload.sizeOf(bankId) >= offload.minFacts && offload.readers.started() ? offload.readers : null;
 
 export class SqliteReaders {
   private pool: Piscina<ReadTask, unknown[]> | null = null;
+  private warm = false;
+  private starting: Promise<void> | null = null;
+  private closed = false;
 
   constructor(
     private readonly file: string,
     private readonly threads = 2,
   ) {}
+
+  /**
+   * Whether a thread has answered. A thread takes hundreds of milliseconds to start (more with TypeScript compiled on
+   * the fly): the first ask starts one in the background and says no, so the read that asked runs on its own thread
+   * rather than wait (a first recall of a large bank). Idle threads stop; starting one again is quick.
+   */
+  started(): boolean {
+    void this.start();
+    return this.warm;
+  }
+
+  /** Settles once a thread answers (or could not start: reads then stay on the caller's thread). */
+  start(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.starting ??= this.run({ file: this.file, sql: 'SELECT 1', params: [] }).then(
+      () => void (this.warm = true),
+      () => undefined,
+    );
+    return this.starting;
+  }
 
   /** The rows of a read-only query, read on a reader thread (started on first use; idle ones stop). */
   all(sql: string, params: unknown[]): Promise<unknown[]> {
@@ -64,6 +87,8 @@ export class SqliteReaders {
   async close(): Promise<void> {
     const pool = this.pool;
     this.pool = null;
+    this.closed = true;
+    this.warm = false;
     await pool?.destroy();
   }
 }

@@ -128,6 +128,12 @@ export class SqliteStore implements MemoryStore {
     this.sessionsOf = new SqliteSessions(this.db);
   }
 
+  /** Settles once the reader threads answer: the store starts them at its first large read, which meanwhile runs on
+   * this thread (tests of the reader path wait here first). */
+  async readersStarted(): Promise<void> {
+    await this.readers?.start();
+  }
+
   async close(): Promise<void> {
     await this.checkpoints?.stop();
     await this.readers?.close();
