@@ -422,6 +422,19 @@ const armIds = (
   arm: 'semantic' | 'keyword' | 'graph' | 'temporal',
 ): string[] => trace.arms[arm].hits.map((h) => h.id);
 
+test('recalls made one after another in this process let the event loop turn', async () => {
+  // A timer (or a worker thread's answer) waits for a turn of the event loop; a loop of recalls whose reads all finish
+  // on this thread never gave it one.
+  let fired = 0;
+  const timer = setInterval(() => fired++, 0);
+  try {
+    for (let i = 0; i < 20; i++) await recall(deps, A, { query: 'cardamom buns' });
+    assert.ok(fired > 0, 'the timer fired during the recalls');
+  } finally {
+    clearInterval(timer);
+  }
+});
+
 test('semantic and keyword arms rank the fact sharing the query words first', async () => {
   const r = await recall(deps, A, { query: 'cardamom buns', trace: true });
   assert.ok(r.trace);

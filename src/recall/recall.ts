@@ -6,6 +6,7 @@
 // cross-encoder when one is loaded, optionally diversified with MMR, and trimmed to the token budget.
 // Every result carries its arm scores, times, entity names and source; observations also their staleness, proof count
 // and (on request) source facts; `trace` adds each arm's findings and timings.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { observationExtras, type ObservationExtras } from '../audit/index.ts';
 import { CairnError, notFound, type Fact } from '../core/index.ts';
 import type { Embedder, Reranker } from '../embed/index.ts';
@@ -77,6 +78,10 @@ export function settingsOf(overrides: Partial<RecallSettings> = {}): RecallSetti
 }
 
 export async function recall(deps: RecallDeps, bankId: string, request: RecallRequest): Promise<RecallResponse> {
+  // One turn of the event loop first: a caller recalling in a loop in this process (an embedding program, a
+  // benchmark) would otherwise never let timers, I/O and worker threads' answers in when a recall's reads all finish
+  // on this thread (the bank's vector index then never finished loading, nor the reader threads starting).
+  await nextTurn();
   const started = performance.now();
   const since = (t: number): number => round(performance.now() - t);
   const { store, embedder } = deps;
