@@ -90,7 +90,7 @@ export interface VectorIndex {
 }
 
 /** BM25 over fact texts (and over chunk texts, whose score the keyword arm spreads to their facts). */
-/** A keyword match: with the fact's text when the search was asked for texts. */
+/** A keyword match: with the fact's text when the search was asked for texts (every hit then has it). */
 export interface KeywordHit extends Scored {
   text?: string;
 }
@@ -102,7 +102,8 @@ export interface ChunkHit extends Scored {
 }
 
 export interface KeywordSearchOptions {
-  /** Each hit with its fact's text (what a caller re-scoring the hits by their words would read next). */
+  /** Each hit with its fact's text (what a caller re-scoring the hits by their words would read next: for a ranking
+   * step that reads nothing else of hundreds of candidates, a fraction of what reading them whole costs). */
   texts?: boolean;
 }
 
@@ -393,9 +394,6 @@ export interface RecallReads {
   /** The facets of these facts (those that exist, whatever their status), in the order asked; with their entity ids
    * when `entities` is set. */
   factFacets(bankId: string, ids: string[], entities: boolean): Promise<FactFacets[]>;
-  /** The texts of these facts (those that exist, whatever their status): for a ranking step that reads nothing else
-   * of hundreds of candidates, a fraction of what reading them whole costs. */
-  factTexts(bankId: string, ids: string[]): Promise<Map<string, string>>;
   /** How many of the bank's facts are active (not superseded): the total of a listing without filters, but kept as
    * facts are written where the store can, so a large bank is not counted on every ask. 0 for an unknown bank. */
   countActiveFacts(bankId: string): Promise<number>;

@@ -19,18 +19,14 @@ const PHRASE_WIDTH = 3;
 export const PHRASE_SHARE = 0.15;
 
 /** The fact matches re-scored with their phrase matches (a run of two or more of the query's words in order). */
-async function withPhrases(ctx: ArmContext, hits: KeywordHit[], keep: number): Promise<Scored[]> {
+function withPhrases(ctx: ArmContext, hits: KeywordHit[], keep: number): Scored[] {
   if (hits.length === 0) return hits;
   const q = queryRuns(ctx.query.focus);
   const top = hits[0].score;
-  // Only the texts, which the search gave (a store that did not is asked for the rest): most of these candidates are
-  // never read again, and reading them whole costs several times more.
-  const texts = new Map(hits.flatMap((h) => (h.text === undefined ? [] : [[h.id, h.text] as const])));
-  const untold = hits.filter((h) => !texts.has(h.id)).map((h) => h.id);
-  if (untold.length) for (const [id, text] of await ctx.store.factTexts(ctx.bankId, untold)) texts.set(id, text);
+  // Only the texts, which the search gave: most of these candidates are never read again, and reading them whole
+  // costs several times more.
   const rescored = hits.map((h) => {
-    const text = texts.get(h.id);
-    const run = text !== undefined ? longestRun(q.stems, q.content, text) : 0;
+    const run = h.text !== undefined ? longestRun(q.stems, q.content, h.text) : 0;
     return { id: h.id, score: h.score + (run > 1 ? PHRASE_SHARE * top * (run - 1) : 0) };
   });
   return rescored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, keep);
@@ -45,7 +41,7 @@ export async function keywordArm(ctx: ArmContext): Promise<ArmOutput> {
     chunkMatches(ctx),
     expansion.length ? store.keywords.searchFacts(bankId, expansion.join(' '), candidatesPerArm, request.filter) : [],
   ]);
-  const factHits = await withPhrases(ctx, wide, candidatesPerArm);
+  const factHits = withPhrases(ctx, wide, candidatesPerArm);
   const scores = normalized(entries(factHits));
   const chunkScores = normalized(entries(chunkHitList));
   const docOfChunk = new Map(chunkHitList.map((h) => [h.id, h.documentId]));

@@ -102,10 +102,6 @@ export class Neo4jRecords {
     if (ids.length === 0) return [];
     return inOrder(many(await this.db.read(reads.getFacts(bankId, ids)), 'fact', toFact), ids);
   }
-  async factTexts(bankId: string, ids: string[]): Promise<Map<string, string>> {
-    if (ids.length === 0) return new Map();
-    return new Map((await this.db.read(reads.factTexts(bankId, ids))).map((r) => [String(r.id), String(r.text)]));
-  }
   async countActiveFacts(bankId: string): Promise<number> {
     const [count] = await this.db.read(reads.countActiveFacts(bankId));
     return Number(count?.total ?? 0);

@@ -179,9 +179,6 @@ export class ServerStore implements MemoryStore {
   factFacets(bankId: string, ids: string[]): Promise<FactFacets[]> {
     return this.records.getFacts(bankId, ids);
   }
-  factTexts(bankId: string, ids: string[]): Promise<Map<string, string>> {
-    return this.records.factTexts(bankId, ids);
-  }
   listFacts(bankId: string, query: ListFactsQuery): Promise<FactPage> {
     return this.records.listFacts(bankId, query);
   }

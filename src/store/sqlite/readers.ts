@@ -52,11 +52,6 @@ export class SqliteReaders {
     return this.starting;
   }
 
-  /** The rows of a read-only query, read on a reader thread (started on first use; idle ones stop). */
-  all(sql: string, params: unknown[]): Promise<unknown[]> {
-    return this.run({ file: this.file, sql, params });
-  }
-
   /** A keyword table's best rows by BM25 that a check query passes (bm25Passing), on a reader thread. */
   passing(task: Bm25Passing): Promise<PassingHit[]> {
     return this.run({ file: this.file, passing: task }) as Promise<PassingHit[]>;

@@ -228,13 +228,6 @@ export class SqliteStore implements MemoryStore {
       'raw',
     );
   }
-  async factTexts(bankId: string, ids: string[]): Promise<Map<string, string>> {
-    const rows = this.byIds('SELECT id, text FROM facts WHERE +bank_id = ? AND id IN', bankId, ids, (r) => ({
-      id: String(r.id),
-      text: String(r.text),
-    }));
-    return new Map(rows.map((r) => [r.id, r.text]));
-  }
   async countActiveFacts(bankId: string): Promise<number> {
     return activeFactCount(this.db, bankId);
   }

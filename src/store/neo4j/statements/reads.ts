@@ -28,13 +28,6 @@ export const getChunks = (bankId: string, ids: string[]): Statement =>
 export const getFacts = (bankId: string, ids: string[]): Statement =>
   cypher(`MATCH (f:Fact) WHERE f.id IN $ids AND f.bankId = $bankId AND ${visible('f')} RETURN f {.*} AS fact`, { bankId, ids });
 
-/** The texts of facts by id. */
-export const factTexts = (bankId: string, ids: string[]): Statement =>
-  cypher(`MATCH (f:Fact) WHERE f.id IN $ids AND f.bankId = $bankId AND ${visible('f')} RETURN f.id AS id, f.text AS text`, {
-    bankId,
-    ids,
-  });
-
 function listCondition(q: ListFactsQuery): { text: string; params: Record<string, unknown> } {
   const c = factCondition(q, 'f');
   let text = c.text;
