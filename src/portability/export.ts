@@ -141,7 +141,6 @@ export async function writeExport(store: ExportReads, bankId: string, out: Writa
 /** Writes the archive to a file. A regular file (or a new one) is written beside it and renamed over it once whole:
  * an export that fails (a deleted bank, a full disk) leaves an earlier archive of that name as it was. */
 export async function exportBankToFile(store: ExportReads, bankId: string, file: string, options: ExportOptions): Promise<number> {
-  await requireBankIn(store, bankId);
   const existing = statSync(file, { throwIfNoEntry: false });
   const whole = !existing || existing.isFile();
   const target = whole ? join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`) : file;
