@@ -25,7 +25,16 @@ import { traced } from './telemetry/index.ts';
 import { Memories } from './memories.ts';
 import { Operations } from './operations.ts';
 import { recall, type RecallRequest, type RecallResponse, type RecallSettings, type RecallTimings } from './recall/index.ts';
-import { type Extractor, BankWriteLeases, retain, type Progress, type RetainRequest, type RetainResult } from './retain/index.ts';
+import {
+  BankWriteLeases,
+  DocumentsInFlight,
+  type Extractor,
+  namedDocuments,
+  type Progress,
+  type RetainRequest,
+  type RetainResult,
+  retain,
+} from './retain/index.ts';
 import { Reflection } from './reflect/index.ts';
 import { type DeleteResult, type KeyedOperation, type MemoryStore, type OperationListQuery, requireBankIn } from './store/index.ts';
 
@@ -97,6 +106,8 @@ export class Engine {
 
   /** Running recalls and retains (the given count, or one of its own). */
   private readonly activity: Activity;
+  /** The documents this process's retains are writing (a DELETE of one waits for its retain). */
+  private readonly inFlight = new DocumentsInFlight();
   /** Retains hold their bank's write lease (one writer per bank across processes). */
   private readonly leases: BankWriteLeases;
 
@@ -105,7 +116,12 @@ export class Engine {
     this.leases = new BankWriteLeases(deps.store);
     this.operations = new Operations(deps.store);
     const requireBank = (id: string): Promise<Bank> => this.requireBank(id);
-    this.memories = new Memories(deps.store, requireBank, (bankId, deleted) => this.events.emit('deleted', bankId, deleted));
+    this.memories = new Memories(
+      deps.store,
+      requireBank,
+      (bankId, deleted) => this.events.emit('deleted', bankId, deleted),
+      (bankId, documentId) => this.retainWriting(bankId, documentId),
+    );
     this.audit = new Audit(deps.store, requireBank, (bankId, factId) => this.memories.getFact(bankId, factId));
     this.reflect = new Reflection({ store: deps.store, recall: (bankId, request) => this.recall(bankId, request) }, requireBank);
     // Async retains, and after a restart every retain left unfinished (a synchronous one with a key keeps its input).
@@ -224,8 +240,22 @@ export class Engine {
     return { operation: op, result };
   }
 
+  /** A retain in progress that names the document: running here, or queued or running in any process (an async
+   * retain keeps its input in the store). A synchronous retain without a key in another process is not seen. */
+  private async retainWriting(bankId: string, documentId: string): Promise<string | null> {
+    const here = this.inFlight.writerOf(bankId, documentId);
+    if (here !== undefined) return here;
+    const unfinished = await this.deps.store.unfinishedOperations();
+    const writer = unfinished.find(
+      (op) =>
+        op.bankId === bankId && op.kind === 'retain' && op.input !== null && namedDocuments(op.input as RetainRequest).includes(documentId),
+    );
+    return writer?.id ?? null;
+  }
+
   /** Runs a stored retain operation; a bank deleted meanwhile is named as the reason it failed. */
   private async runRetain(op: Operation, input: RetainRequest, progress?: Progress): Promise<RetainResult> {
+    const release = this.inFlight.hold(op.bankId, input, op.id);
     try {
       const bank = await this.requireBank(op.bankId);
       this.checkEmbedder(bank);
@@ -242,6 +272,8 @@ export class Engine {
     } catch (e) {
       if (!(await this.deps.store.getBank(op.bankId))) throw new CairnError('not_found', bankDeletedError(op.bankId));
       throw e;
+    } finally {
+      release();
     }
   }
 

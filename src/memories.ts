@@ -1,7 +1,17 @@
 // The memory a bank holds, as use cases: its documents (with the chunk text facts point into), facts, sessions,
 // entities and the graph of their co-mentions, and deleting facts and documents. The engine builds it
 // (engine.memories); the routes and the CLI call it.
-import { notFound, notFoundOrDeleted, type Bank, type Chunk, type DocumentRecord, type Entity, type Fact } from './core/index.ts';
+import {
+  CairnError,
+  notFound,
+  notFoundOrDeleted,
+  quoteId,
+  type Bank,
+  type Chunk,
+  type DocumentRecord,
+  type Entity,
+  type Fact,
+} from './core/index.ts';
 import type {
   AuditReads,
   DeleteResult,
@@ -29,6 +39,8 @@ export class Memories {
     private readonly requireBank: (bankId: string) => Promise<Bank>,
     /** Told of every deletion before it answers (the engine's 'deleted' event). */
     private readonly deleted: (bankId: string, deleted: DeleteResult) => Promise<void>,
+    /** A retain in progress that writes the document (its operation id), or null. */
+    private readonly retainWriting: (bankId: string, documentId: string) => Promise<string | null> = async () => null,
   ) {}
 
   async getFact(bankId: string, factId: string): Promise<Fact> {
@@ -86,8 +98,16 @@ export class Memories {
     return { ...doc, chunks: await this.store.listChunks(bankId, documentId) };
   }
 
+  /** Deletes the document, unless a retain in progress writes it: that retain would store it (again) after the delete
+   * answered, so the client is told to wait for it (409) rather than believe the document gone. */
   async deleteDocument(bankId: string, documentId: string, reason: string): Promise<DeleteResult> {
     await this.requireBank(bankId);
+    const writer = await this.retainWriting(bankId, documentId);
+    if (writer !== null)
+      throw new CairnError(
+        'conflict',
+        `document ${quoteId(documentId)} is being written by retain operation '${writer}'; delete it once that operation has finished (GET /v1/operations/${writer}?bank=${encodeURIComponent(bankId)})`,
+      );
     const deleted = await this.store.deleteDocument(bankId, documentId, reason);
     if (!deleted) throw notFoundOrDeleted('document', documentId, await this.store.tombstoneOf(bankId, documentId, ['document']));
     await this.deleted(bankId, deleted);

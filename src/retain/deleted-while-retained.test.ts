@@ -62,3 +62,88 @@ test('a document deleted while its long retain runs stays deleted; retaining it 
     await store.close();
   }
 });
+
+/** A store whose writes of the document wait until `release` is called: a retain in flight that has written nothing. */
+class GatedStore extends SqliteStore {
+  release: () => void = () => {};
+  private readonly gate: Promise<void> = new Promise((open) => {
+    this.release = open;
+  });
+  waiting = false;
+  override async writeItem(w: ItemWrite): Promise<void> {
+    this.waiting = true;
+    await this.gate;
+    await super.writeItem(w);
+  }
+}
+
+async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+test('deleting a document a retain in progress has not written yet is refused (409) instead of a 404 it would undo', async () => {
+  const store = new GatedStore({ file: ':memory:' });
+  const engine = new Engine({ store, embedder, reranker: null, extractor: new OfflineExtractor() });
+  try {
+    await engine.createBank({ id: 'b' });
+    const item = { content: 'Mia moved the staging cluster to Frankfurt in May.', documentId: 'doc-1' };
+    const { operation } = await engine.retain('b', { items: [item] }, { async: true });
+    await until(() => store.waiting, 'the retain to reach its first write');
+    await assert.rejects(
+      engine.memories.deleteDocument('b', 'doc-1', 'user request'),
+      (e: unknown) => e instanceof CairnError && e.code === 'conflict' && e.message.includes(operation.id),
+    );
+    // Another bank's document of the same id is not held up.
+    await engine.createBank({ id: 'other' });
+    await assert.rejects(
+      engine.memories.deleteDocument('other', 'doc-1', 'x'),
+      (e: unknown) => e instanceof CairnError && e.code === 'not_found',
+    );
+    store.release();
+    await until(async () => (await engine.getOperation(operation.id, 'b')).status === 'succeeded', 'the retain to finish');
+    const deleted = await engine.memories.deleteDocument('b', 'doc-1', 'user request');
+    assert.ok(deleted.factIds.length > 0, 'its facts went with it');
+    assert.equal(await store.getDocument('b', 'doc-1'), null, 'deleted once its retain had finished');
+  } finally {
+    store.release();
+    await engine.close();
+    await store.close();
+  }
+});
+
+test("a retain queued by another process (its input in the store) holds its documents' deletes too", async () => {
+  const store = new SqliteStore({ file: ':memory:' });
+  const engine = new Engine({ store, embedder, reranker: null, extractor: new OfflineExtractor() });
+  try {
+    await engine.createBank({ id: 'b' });
+    const now = new Date().toISOString();
+    await store.createOperation({
+      id: 'op-elsewhere',
+      bankId: 'b',
+      kind: 'retain',
+      status: 'queued',
+      progress: { done: 0, total: 1 },
+      input: { items: [{ content: 'Queued elsewhere.', documentId: 'doc-2' }], documentMode: 'replace' },
+      result: null,
+      error: null,
+      createdAt: now,
+      updatedAt: now,
+      owner: 'another-process',
+    });
+    await assert.rejects(
+      engine.memories.deleteDocument('b', 'doc-2', 'user request'),
+      (e: unknown) => e instanceof CairnError && e.code === 'conflict' && e.message.includes('op-elsewhere'),
+    );
+    await assert.rejects(
+      engine.memories.deleteDocument('b', 'doc-3', 'x'),
+      (e: unknown) => e instanceof CairnError && e.code === 'not_found',
+    );
+  } finally {
+    await engine.close();
+    await store.close();
+  }
+});

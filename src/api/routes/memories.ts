@@ -210,7 +210,11 @@ export function memoryRoutes(engine: Engine): Routes {
           params: BankIdParam.extend({ document: z.string() }),
           query: DeleteQuery,
         },
-        responses: { 200: json(DeleteResultSchema, 'Deleted with all its facts'), ...errors },
+        responses: {
+          200: json(DeleteResultSchema, 'Deleted with all its facts'),
+          ...errors,
+          409: json(ErrorSchema, 'A retain in progress is writing the document: delete it once that operation has finished'),
+        },
       }),
       async (c) => {
         const { bank, document } = c.req.valid('param');
