@@ -290,24 +290,33 @@ export class Engine {
     const bank = await this.requireBank(bankId);
     this.checkEmbedder(bank);
     const { store, embedder, reranker, recallSettings } = this.deps;
-    return this.activity.during(() =>
-      traced('recall', { 'cairn.bank': bankId }, () =>
-        recall(
-          {
-            store,
-            embedder,
-            reranker: reranker ?? undefined,
-            ...(recallSettings ? { settings: recallSettings } : {}),
-            // Listeners only count: one failing must not fail the recall.
-            onTimings: (timings) => {
-              this.events.emit('recalled', bankId, timings).catch((e: Error) => log.warn(`a recall listener failed: ${e.message}`));
+    const response = await this.activity
+      .during(() =>
+        traced('recall', { 'cairn.bank': bankId }, () =>
+          recall(
+            {
+              store,
+              embedder,
+              reranker: reranker ?? undefined,
+              ...(recallSettings ? { settings: recallSettings } : {}),
+              // Listeners only count: one failing must not fail the recall.
+              onTimings: (timings) => {
+                this.events.emit('recalled', bankId, timings).catch((e: Error) => log.warn(`a recall listener failed: ${e.message}`));
+              },
             },
-          },
-          bankId,
-          request,
+            bankId,
+            request,
+          ),
         ),
-      ),
-    );
+      )
+      .catch(async (e: unknown) => {
+        await this.requireBank(bankId);
+        throw e;
+      });
+    // A bank deleted while the recall ran leaves it nothing to find: that is a 404 (saying when it was deleted), not
+    // a bank with no memories.
+    if (response.results.length === 0) await this.requireBank(bankId);
+    return response;
   }
 
   /**
