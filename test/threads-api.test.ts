@@ -394,8 +394,14 @@ describe('thread memory API', () => {
     assert.match(text, /unobserved 8/);
     await s.call('POST', '/v1/banks/clr/threads/c/messages', { role: 'user', content: 'And the appendix lists all sources.' });
     assert.ok((await s.call<MemoryStatusReport>('GET', '/v1/banks/clr/threads/c/memory')).body.windows.active.observations.count >= 1);
-    assert.equal((await s.call('DELETE', '/v1/banks/clr/threads/c')).status, 200);
-    assert.equal((await s.call('GET', '/v1/banks/clr/threads/c/memory')).status, 404);
+    assert.equal((await s.call('DELETE', '/v1/banks/clr/threads/c?reason=project%20closed')).status, 200);
+    const gone = await s.call<{ error: { message: string } }>('GET', '/v1/banks/clr/threads/c/memory');
+    assert.equal(gone.status, 404);
+    assert.match(gone.body.error.message, /thread 'c' was deleted at .* \(reason: "project closed"\)/);
+    assert.deepEqual(
+      (await s.engine.audit.tombstones('clr', 10)).filter((t) => t.kind === 'thread').map((t) => [t.targetId, t.reason]),
+      [['c', 'project closed']],
+    );
   });
 
   test('the bridge retains a thread’s messages, or its observations, as facts of the bank', async () => {

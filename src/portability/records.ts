@@ -5,6 +5,7 @@
 // the record type and the field, and says what to fix.
 import { z } from 'zod';
 import { ISO_HINT, isoInstant } from '../core/index.ts';
+import { TOMBSTONE_KINDS } from '../store/index.ts';
 import { MESSAGE_ROLES } from '../threads/index.ts';
 import { announcedCounts, type ExportCounts, type ExportRecord } from './format.ts';
 
@@ -173,7 +174,7 @@ const recordSchemas = {
     tombstone: z.looseObject({
       id,
       bankId: text,
-      kind: z.enum(['fact', 'document', 'bank', 'observation']),
+      kind: z.enum(TOMBSTONE_KINDS),
       targetId: text,
       reason: text,
       at: time,

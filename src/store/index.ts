@@ -32,6 +32,7 @@ export {
   type Scored,
   type SessionInfo,
   type Tombstone,
+  TOMBSTONE_KINDS,
   type VectorRecord,
   type WriteLease,
   type WriteLeases,

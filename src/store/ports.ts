@@ -299,10 +299,13 @@ export interface DeleteResult {
 /** What a tombstone can be asked for by id (a deleted bank's by the bank's id). */
 export type TombstoneTarget = Tombstone['kind'];
 
+/** What a tombstone can stand for. */
+export const TOMBSTONE_KINDS = ['fact', 'document', 'bank', 'observation', 'thread'] as const;
+
 export interface Tombstone {
   id: string;
   bankId: string;
-  kind: 'fact' | 'document' | 'bank' | 'observation';
+  kind: (typeof TOMBSTONE_KINDS)[number];
   targetId: string;
   reason: string;
   at: string;

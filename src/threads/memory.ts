@@ -3,7 +3,17 @@
 // message. It also assembles contexts, reports status, manages working memory, per-bank and per-thread
 // settings, and clears or deletes threads. The composition root supplies the store, bank lookup, the LLM for a
 // bank (or none) and the bridge callback.
-import { CairnError, badRequest, notFound, newId, nowIso, parseTimestamp, wellFormed, wellFormedValue, type Bank } from '../core/index.ts';
+import {
+  CairnError,
+  badRequest,
+  notFoundOrDeleted,
+  newId,
+  nowIso,
+  parseTimestamp,
+  wellFormed,
+  wellFormedValue,
+  type Bank,
+} from '../core/index.ts';
 import type { LlmProvider } from '../llm/index.ts';
 import { type AuditReads, type BankStore, requireBankIn } from '../store/index.ts';
 import { countTokens } from '../text/index.ts';
@@ -43,7 +53,7 @@ import { addBullet, capDocument, NOTES_SECTION, OfflineWorkingMemoryUpdater, sta
 
 export interface ThreadMemoryDeps {
   store: ThreadStore;
-  /** Bank lookup and update; with tombstoneOf, a deleted bank's 404 says when it was deleted. */
+  /** Bank lookup and update; with tombstoneOf, a deleted bank's or thread's 404 says when it was deleted. */
   banks: BankStore & Partial<Pick<AuditReads, 'tombstoneOf'>>;
   /** The LLM for a bank's thread memory, or null to run offline. */
   llmFor?: (bank: Bank) => LlmProvider | null;
@@ -103,6 +113,11 @@ export class ThreadMemory {
   }
 
   // ---- settings ----------------------------------------------------------------------------------------------
+
+  /** The 404 of a thread: when it was deleted and why, if it was. */
+  private async missingThread(bankId: string, threadId: string): Promise<CairnError> {
+    return notFoundOrDeleted('thread', threadId, (await this.deps.banks.tombstoneOf?.(bankId, threadId, ['thread'])) ?? null);
+  }
 
   private requireBank(bankId: string): Promise<Bank> {
     return requireBankIn(this.deps.banks, bankId);
@@ -217,7 +232,7 @@ export class ThreadMemory {
   private async scope(bankId: string, threadId: string, lenient = false): Promise<ThreadScope> {
     const bank = await this.requireBank(bankId);
     const thread = await this.store.getThread(bankId, threadId);
-    if (!thread) throw notFound('thread', threadId);
+    if (!thread) throw await this.missingThread(bankId, threadId);
     const scope = await this.scopeOf(bank, thread, lenient);
     await this.recover(scope);
     return scope;
@@ -235,7 +250,7 @@ export class ThreadMemory {
   async getThread(bankId: string, threadId: string): Promise<Thread> {
     await this.requireBank(bankId);
     const thread = await this.store.getThread(bankId, threadId);
-    if (!thread) throw notFound('thread', threadId);
+    if (!thread) throw await this.missingThread(bankId, threadId);
     return thread;
   }
 
@@ -291,9 +306,10 @@ export class ThreadMemory {
     return next;
   }
 
-  async deleteThread(bankId: string, threadId: string): Promise<void> {
+  /** Deletes the thread with its messages and memory; its tombstone keeps when and why (never the content). */
+  async deleteThread(bankId: string, threadId: string, reason: string): Promise<void> {
     const scope = await this.scope(bankId, threadId, true);
-    await this.pipeline.queue.run(`${bankId}\u0000${scope.recordId}`, () => this.store.deleteThread(bankId, threadId));
+    await this.pipeline.queue.run(`${bankId}\u0000${scope.recordId}`, () => this.store.deleteThread(bankId, threadId, reason));
     this.pipeline.forget(scope);
   }
 

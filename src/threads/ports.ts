@@ -42,7 +42,7 @@ export interface ThreadStore {
   saveThread(thread: Thread): Promise<void>;
   listThreads(bankId: string, query: { resourceId?: string; limit: number; offset: number }): Promise<Thread[]>;
   /** Removes the thread, its messages, its thread-scoped memory and the observations made from its messages. */
-  deleteThread(bankId: string, threadId: string): Promise<void>;
+  deleteThread(bankId: string, threadId: string, reason: string): Promise<void>;
 
   /** Stores messages atomically, in order, and returns them with their seq. */
   appendMessages(bankId: string, threadId: string, messages: NewMessage[]): Promise<ThreadMessage[]>;

@@ -5,14 +5,14 @@
 // named for this run, with ids unique to the run (the embedded store's message and item ids are unique across banks).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { BankStore } from '../../src/store/ports.ts';
+import type { AuditReads, BankStore } from '../../src/store/ports.ts';
 import type { StoredItem, StoredMessage, ThreadStore } from '../../src/threads/ports.ts';
 import type { MemoryItem, NewMessage, Thread } from '../../src/threads/types.ts';
 import { at, bank, runId } from './fixtures.ts';
 
 export interface ThreadStores {
-  /** Where banks live (the thread store's rows belong to a bank). */
-  banks: BankStore;
+  /** Where banks live (the thread store's rows belong to a bank), and the tombstones of deleted threads. */
+  banks: BankStore & Pick<AuditReads, 'tombstoneOf'>;
   threads: ThreadStore;
   /** Another thread store on its own connection to the same database (another process's view). */
   other: ThreadStore;
@@ -615,8 +615,18 @@ export function threadStoreConformance(label: string, harness: ThreadStoreHarnes
           for (const key of ['thread:t', 'thread:u', 'resource:r'])
             await store.putWorkingMemory({ bankId: bk, key, content: key, updatedAt: at(2) });
         }
-        await store.deleteThread(b, 't');
+        await store.deleteThread(b, 't', 'user asked');
         assert.equal(await store.getThread(b, 't'), null);
+        const stone = await s.banks.tombstoneOf(b, 't', ['thread']);
+        assert.deepEqual(stone && { kind: stone.kind, targetId: stone.targetId, reason: stone.reason }, {
+          kind: 'thread',
+          targetId: 't',
+          reason: 'user asked',
+        });
+        assert.equal(await s.banks.tombstoneOf(other, 't', ['thread']), null, "the other bank's thread is not deleted");
+        // A thread that does not exist leaves no tombstone.
+        await store.deleteThread(b, 'never', 'x');
+        assert.equal(await s.banks.tombstoneOf(b, 'never', ['thread']), null);
         assert.deepEqual(await store.listMessages(b, 't'), []);
         assert.deepEqual(await store.listItems(b, 'thread:t'), []);
         assert.deepEqual(ids(await store.listItems(b, 'resource:r')), [`${b}-u-in-resource`, `${b}-resource-reflection`]);

@@ -1363,7 +1363,10 @@ export interface paths {
         post?: never;
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Kept in the tombstone (default 'deleted through the API') */
+                    reason?: string;
+                };
                 header?: never;
                 path: {
                     bank: string;
@@ -1373,7 +1376,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Deleted with its messages and memory */
+                /** @description Deleted with its messages and memory (its tombstone keeps when and why) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -3479,7 +3482,7 @@ export interface components {
             id: string;
             bankId: string;
             /** @enum {string} */
-            kind: "fact" | "document" | "bank" | "observation";
+            kind: "fact" | "document" | "bank" | "observation" | "thread";
             targetId: string;
             reason: string;
             at: string;

@@ -2,6 +2,7 @@
 // history, the observations a fact supports, one "why" for any recall result id, and the deletion tombstones.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Engine } from '../../engine.ts';
+import { TOMBSTONE_KINDS } from '../../store/index.ts';
 import { BankIdParam, ErrorSchema, FactSchema, json, queryInteger, SourceSpanSchema } from '../schemas.ts';
 
 const errors = {
@@ -63,7 +64,7 @@ const TombstoneSchema = z
   .object({
     id: z.string(),
     bankId: z.string(),
-    kind: z.enum(['fact', 'document', 'bank', 'observation']),
+    kind: z.enum(TOMBSTONE_KINDS),
     targetId: z.string(),
     reason: z.string(),
     at: z.string(),

@@ -12,6 +12,8 @@ import {
   ContextSchema,
   ErrorSchema,
   json,
+  DeleteQuery,
+  deleteReason,
   MemoryItemSchema,
   MessageInputSchema,
   MessageList,
@@ -168,12 +170,15 @@ export function threadRoutes(deps: ThreadRouteDeps): (app: OpenAPIHono) => void 
         method: 'delete',
         path: '/v1/banks/{bank}/threads/{thread}',
         tags: ['threads'],
-        request: { params: ThreadParams },
-        responses: { 200: json(z.object({ deleted: z.string() }), 'Deleted with its messages and memory'), ...errors },
+        request: { params: ThreadParams, query: DeleteQuery },
+        responses: {
+          200: json(z.object({ deleted: z.string() }), 'Deleted with its messages and memory (its tombstone keeps when and why)'),
+          ...errors,
+        },
       }),
       async (c) => {
         const { bank, thread } = c.req.valid('param');
-        await memory.deleteThread(bank, thread);
+        await memory.deleteThread(bank, thread, deleteReason(c.req.valid('query')));
         return c.json({ deleted: thread }, 200);
       },
     );

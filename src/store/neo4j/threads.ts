@@ -27,6 +27,7 @@ import {
 } from '../../threads/index.ts';
 import type { Neo4jConnection, Tx } from './connection.ts';
 import { propsOf } from './rows.ts';
+import * as records from './statements/records.ts';
 import * as st from './statements/threads.ts';
 import type { Params } from './statement.ts';
 import {
@@ -70,9 +71,11 @@ export class Neo4jThreadStore implements ThreadStore {
     return rows.map((r) => toThread(propsOf(r, 'thread')));
   }
 
-  async deleteThread(bankId: string, threadId: string): Promise<void> {
+  async deleteThread(bankId: string, threadId: string, reason: string): Promise<void> {
     await this.db.writeTx(async (tx) => {
-      await tx.run(st.lockThread(bankId, threadId, new Date().toISOString()));
+      const now = new Date().toISOString();
+      const [held] = await tx.run(st.lockThread(bankId, threadId, now));
+      if (held) await tx.run(records.createTombstones([records.tombstone(bankId, 'thread', threadId, reason, now)]));
       for (const s of st.deleteThread(bankId, threadId)) await tx.run(s);
     });
   }

@@ -22,6 +22,7 @@ import {
 } from '../../threads/index.ts';
 import type { Db } from './database.ts';
 import { placeholders, type Row } from './rows.ts';
+import { tombstone } from './writes.ts';
 
 const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
@@ -142,8 +143,10 @@ export class SqliteThreadStore implements ThreadStore {
     return (rows as Row[]).map(toThread);
   }
 
-  async deleteThread(bankId: string, threadId: string): Promise<void> {
+  async deleteThread(bankId: string, threadId: string, reason: string): Promise<void> {
     this.db.transaction(() => {
+      if (this.stmt('SELECT 1 FROM threads WHERE bank_id = ? AND id = ?').get(bankId, threadId))
+        tombstone(this.db, bankId, 'thread', threadId, reason);
       this.stmt("DELETE FROM thread_memory WHERE bank_id = ? AND (record_id = ? OR (thread_id = ? AND kind = 'observation'))").run(
         bankId,
         `thread:${threadId}`,
