@@ -217,6 +217,18 @@ describe('MCP over streamable HTTP (cairn serve, with an API key)', () => {
     })) as CallToolResult;
     assert.equal(retainTypo.isError, true);
     assert.match(text(retainTypo), /asnyc/);
+    // A "__proto__" key (an own key of the JSON arguments) is refused as REST refuses it, not silently dropped.
+    for (const args of [
+      `{"bank":"mcp1","items":[{"content":"Proto.","metadata":{"__proto__":"kept?","other":"ok"}}]}`,
+      `{"id":"mcp-proto","config":{"__proto__":{"x":1}}}`,
+    ]) {
+      const name = args.includes('items') ? 'retain' : 'create_bank';
+      const proto = (await client.callTool({ name, arguments: JSON.parse(args) })) as CallToolResult;
+      assert.equal(proto.isError, true, `${name} with "__proto__" is refused`);
+      assert.match(text(proto), /__proto__/);
+    }
+    const listed = json<unknown>(await client.callTool({ name: 'list_banks', arguments: {} }));
+    assert.ok(!JSON.stringify(listed).includes('mcp-proto'), 'the bank was not created');
     const now = json<Recalled>(await client.callTool({ name: 'recall', arguments: { bank: 'mcp1', query: 'Paris' } }));
     assert.ok(now.results.length > 0);
     const before = json<Recalled>(
