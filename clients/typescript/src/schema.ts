@@ -451,10 +451,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            factIds: string[];
-                            observationIds: string[];
-                        };
+                        "application/json": components["schemas"]["DeleteResult"];
                     };
                 };
                 /** @description Invalid request */
@@ -615,10 +612,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            factIds: string[];
-                            observationIds: string[];
-                        };
+                        "application/json": components["schemas"]["DeleteResult"];
                     };
                 };
                 /** @description Invalid request */
@@ -2809,6 +2803,12 @@ export interface components {
             /** @description The session of the item (its `session`, else its documentId); null: none */
             session?: string | null;
         } | null;
+        DeleteResult: {
+            /** @description The records deleted: the facts (of a document: all of its facts), or the observation asked for by its id */
+            factIds: string[];
+            /** @description Observations that cited a deleted fact, left to revise: consolidation re-judges each on its remaining evidence (removed when none is left) */
+            observationIds: string[];
+        };
         Document: {
             id: string;
             bankId: string;

@@ -32,7 +32,17 @@ const errors = {
   400: json(ErrorSchema, 'Invalid request'),
   404: json(ErrorSchema, 'Not found (a deleted fact or document: the message says when and why)'),
 };
-const DeleteResultSchema = z.object({ factIds: z.array(z.string()), observationIds: z.array(z.string()) });
+const DeleteResultSchema = z
+  .object({
+    factIds: z.array(z.string()).openapi({
+      description: 'The records deleted: the facts (of a document: all of its facts), or the observation asked for by its id',
+    }),
+    observationIds: z.array(z.string()).openapi({
+      description:
+        'Observations that cited a deleted fact, left to revise: consolidation re-judges each on its remaining evidence (removed when none is left)',
+    }),
+  })
+  .openapi('DeleteResult');
 
 /** What a listing shows of an operation: all but its input (a retain's can be megabytes). */
 const OperationSummarySchema = OperationSchema.omit({ input: true }).openapi('OperationSummary');
