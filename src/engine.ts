@@ -29,7 +29,6 @@ import {
   BankWriteLeases,
   DocumentsInFlight,
   type Extractor,
-  namedDocuments,
   type Progress,
   type RetainRequest,
   type RetainResult,
@@ -241,16 +240,16 @@ export class Engine {
   }
 
   /** A retain in progress that names the document: running here, or queued or running in any process (an async
-   * retain keeps its input in the store). A synchronous retain without a key in another process is not seen. */
+   * retain keeps its input in the store). A synchronous retain without a key in another process is not seen. A run
+   * here whose operation has ended meanwhile (failed by its bank's deletion, finished by a process that took it over)
+   * does not count: it only has yet to notice. */
   private async retainWriting(bankId: string, documentId: string): Promise<string | null> {
-    const here = this.inFlight.writerOf(bankId, documentId);
-    if (here !== undefined) return here;
-    const unfinished = await this.deps.store.unfinishedOperations();
-    const writer = unfinished.find(
-      (op) =>
-        op.bankId === bankId && op.kind === 'retain' && op.input !== null && namedDocuments(op.input as RetainRequest).includes(documentId),
-    );
-    return writer?.id ?? null;
+    for (const id of this.inFlight.writersOf(bankId, documentId)) {
+      const op = await this.deps.store.getOperation(id);
+      if (op?.status === 'queued' || op?.status === 'running') return id;
+    }
+    const [stored] = await this.deps.store.retainsNaming(bankId, documentId);
+    return stored ?? null;
   }
 
   /** Runs a stored retain operation; a bank deleted meanwhile is named as the reason it failed. */

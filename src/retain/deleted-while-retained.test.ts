@@ -147,3 +147,25 @@ test("a retain queued by another process (its input in the store) holds its docu
     await store.close();
   }
 });
+
+test("a retain failed by its bank's deletion holds no delete in the bank created again under that id", async () => {
+  const store = new GatedStore({ file: ':memory:' });
+  const engine = new Engine({ store, embedder, reranker: null, extractor: new OfflineExtractor() });
+  try {
+    await engine.createBank({ id: 'b' });
+    const { operation } = await engine.retain('b', { items: [{ content: 'Old bank, old note.', documentId: 'doc-1' }] }, { async: true });
+    await until(() => store.waiting, 'the retain to reach its first write');
+    await engine.deleteBank('b', 'start over');
+    assert.equal((await store.getOperation(operation.id))?.status, 'failed');
+    await engine.createBank({ id: 'b' });
+    // The stale run still waits at its write: it has not noticed, but its operation is over.
+    await assert.rejects(
+      engine.memories.deleteDocument('b', 'doc-1', 'x'),
+      (e: unknown) => e instanceof CairnError && e.code === 'not_found',
+    );
+  } finally {
+    store.release();
+    await engine.close();
+    await store.close();
+  }
+});

@@ -25,14 +25,14 @@ export class DocumentsInFlight {
     };
   }
 
-  /** An operation running here that writes the document, if any. */
-  writerOf(bankId: string, documentId: string): string | undefined {
-    return this.writers.get(keyOf(bankId, documentId))?.values().next().value;
+  /** The operations running here that write the document. */
+  writersOf(bankId: string, documentId: string): string[] {
+    return [...(this.writers.get(keyOf(bankId, documentId)) ?? [])];
   }
 }
 
 /** The document ids a retain request names (those it derives from content are not known to clients beforehand). */
-export const namedDocuments = (request: RetainRequest): string[] =>
+const namedDocuments = (request: RetainRequest): string[] =>
   request.items.flatMap((item) => (item.documentId === undefined ? [] : [item.documentId]));
 
 const keyOf = (bankId: string, documentId: string): string => `${bankId}\u0000${documentId}`;

@@ -1,7 +1,7 @@
 // The face of src/retain: the retain pipeline and its types, the extractor port, the bank write lease, a bank's
 // retain mode. Other folders import retain through this file only (src/layout.test.ts checks it).
 export type { Extractor } from './extractor.ts';
-export { DocumentsInFlight, namedDocuments } from './in-flight.ts';
+export { DocumentsInFlight } from './in-flight.ts';
 export { BankWriteLeases } from './lease.ts';
 export { retain } from './pipeline.ts';
 export { retainModeOf } from './retain-mode.ts';

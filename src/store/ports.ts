@@ -512,6 +512,9 @@ export interface OperationStore {
   listOperations(bankId: string, query: OperationListQuery): Promise<Operation[]>;
   /** Operations queued or running (with their holder: those of a dead holder are resumed by another process). */
   unfinishedOperations(): Promise<Operation[]>;
+  /** The ids of the bank's queued or running retains whose stored input has an item of this documentId (oldest first),
+   * found without reading the inputs out (a retain's can be megabytes). */
+  retainsNaming(bankId: string, documentId: string): Promise<string[]>;
   /** Idempotency: the operation stored under this key for the bank, if any. */
   operationByKey(bankId: string, key: string): Promise<Operation | null>;
   /** The operations bound to this key, in any bank. */

@@ -218,6 +218,15 @@ export class Neo4jRecords {
   async unfinishedOperations(): Promise<Operation[]> {
     return many(await this.db.read(rec.unfinishedOperations()), 'operation', toOperation);
   }
+  async retainsNaming(bankId: string, documentId: string): Promise<string[]> {
+    const rows = await this.db.read(rec.retainsNaming(bankId, documentId));
+    return rows
+      .filter((r) => {
+        const input = JSON.parse(String(r.input)) as { items?: Array<{ documentId?: unknown }> };
+        return input.items?.some((item) => item.documentId === documentId) === true;
+      })
+      .map((r) => String(r.id));
+  }
   async operationByKey(bankId: string, key: string): Promise<Operation | null> {
     return first(await this.db.read(rec.operationByKey(bankId, key)), 'operation', toOperation);
   }

@@ -335,6 +335,9 @@ export class ServerStore implements MemoryStore {
   unfinishedOperations(): Promise<Operation[]> {
     return this.records.unfinishedOperations();
   }
+  retainsNaming(bankId: string, documentId: string): Promise<string[]> {
+    return this.records.retainsNaming(bankId, documentId);
+  }
   operationByKey(bankId: string, key: string): Promise<Operation | null> {
     return this.records.operationByKey(bankId, key);
   }

@@ -88,6 +88,20 @@ export function listOperations(db: Db, bankId: string, q: OperationListQuery): O
   return rows.map(toOperation);
 }
 
+/** The bank's unfinished retains naming the document: a substring test of the stored JSON text first (the id as
+ * JSON.stringify, which wrote it, spells it), then the items parsed by SQLite, for those only. */
+export function retainsNaming(db: Db, bankId: string, documentId: string): string[] {
+  return prepared(
+    db,
+    `SELECT DISTINCT o.id, o.created_at FROM operations o, json_each(o.input, '$.items') i
+       WHERE o.status IN ('queued', 'running') AND o.bank_id = ? AND o.kind = 'retain' AND instr(o.input, ?) > 0
+         AND json_extract(i.value, '$.documentId') = ?
+       ORDER BY o.created_at, o.id`,
+  )
+    .pluck()
+    .all(bankId, JSON.stringify(documentId), documentId) as string[];
+}
+
 export function keyed(db: Db, bankId: string, key: string): KeyedOperation | null {
   const r = prepared(
     db,

@@ -544,6 +544,9 @@ export class SqliteStore implements MemoryStore {
       toOperation,
     );
   }
+  async retainsNaming(bankId: string, documentId: string): Promise<string[]> {
+    return ops.retainsNaming(this.db, bankId, documentId);
+  }
   async operationByKey(bankId: string, key: string): Promise<Operation | null> {
     return ops.keyed(this.db, bankId, key)?.operation ?? null;
   }

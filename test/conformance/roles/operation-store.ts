@@ -88,6 +88,38 @@ export function operationStoreConformance(ctx: Conformance): void {
       assert.deepEqual(await store.listOperations(ctx.B('no-such-bank'), { limit: 50, offset: 0 }), []);
     });
 
+    test("retainsNaming finds the bank's unfinished retains with an item of the document id, oldest first", async () => {
+      const bankId = await newBank('naming');
+      const other = await newBank('naming-other');
+      const odd = 'we"ird/ü \\ id';
+      const items = (...docs: Array<string | undefined>) => ({
+        items: docs.map((d, i) => ({ content: `item ${i} about "d-1"`, ...(d === undefined ? {} : { documentId: d }) })),
+        documentMode: 'replace',
+      });
+      const make = async (
+        id: string,
+        bank: string,
+        status: 'queued' | 'running' | 'succeeded',
+        input: unknown,
+        n: number,
+        kind = 'retain',
+      ) => store.createOperation({ ...operation(bank, `${bank}-${id}`, status), kind, input, createdAt: at(n), updatedAt: at(n) });
+      await make('running', bankId, 'running', items('a', 'd-1'), 2);
+      await make('queued', bankId, 'queued', items(odd, 'd-1'), 1);
+      await make('done', bankId, 'succeeded', items('d-1'), 0);
+      await make('near', bankId, 'queued', items('d-10', undefined), 3);
+      await make('other-kind', bankId, 'queued', items('d-1'), 4, 'import');
+      await make('no-input', bankId, 'running', null, 5);
+      await make('elsewhere', other, 'queued', items('d-1'), 6);
+      assert.deepEqual(await store.retainsNaming(bankId, 'd-1'), [`${bankId}-queued`, `${bankId}-running`]);
+      assert.deepEqual(await store.retainsNaming(bankId, odd), [`${bankId}-queued`]);
+      assert.deepEqual(await store.retainsNaming(bankId, 'd-10'), [`${bankId}-near`]);
+      assert.deepEqual(await store.retainsNaming(bankId, 'item 0 about'), [], 'content is not a document id');
+      assert.deepEqual(await store.retainsNaming(other, 'd-1'), [`${other}-elsewhere`]);
+      await store.updateOperation({ ...operation(bankId, `${bankId}-queued`, 'failed'), input: items(odd, 'd-1'), updatedAt: at(7) });
+      assert.deepEqual(await store.retainsNaming(bankId, 'd-1'), [`${bankId}-running`], 'a finished one no longer counts');
+    });
+
     test('operations and idempotency keys', async () => {
       const bankId = await newBank('ops');
       const op = operation(bankId, `${bankId}-op1`, 'queued');

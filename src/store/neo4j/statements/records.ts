@@ -126,6 +126,14 @@ export const unfinishedOperations = (): Statement =>
     `MATCH (o:Operation) WHERE o.status IN ['queued', 'running'] RETURN o {.*} AS operation ORDER BY operation.createdAt, operation.id`,
   );
 
+/** The bank's unfinished retains whose input text holds the document id as JSON spells it (the caller parses those). */
+export const retainsNaming = (bankId: string, documentId: string): Statement =>
+  cypher(
+    `MATCH (o:Operation {bankId: $bankId}) WHERE o.status IN ['queued', 'running'] AND o.kind = 'retain' AND o.input CONTAINS $needle
+     RETURN o.id AS id, o.input AS input ORDER BY o.createdAt, o.id`,
+    { bankId, needle: JSON.stringify(documentId) },
+  );
+
 export const operationByKey = (bankId: string, key: string): Statement =>
   cypher('MATCH (k:OperationKey {bankId: $bankId, key: $key}) MATCH (o:Operation {id: k.operationId}) RETURN o {.*} AS operation', {
     bankId,
