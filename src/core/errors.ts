@@ -34,8 +34,14 @@ export class CairnError extends Error {
   }
 }
 
-/** An id as a message quotes it: a long one is cut (an id of kilobytes in a path need not come back in the answer). */
-export const quoteId = (id: string): string => (id.length <= 100 ? `'${id}'` : `'${id.slice(0, 60)}...' (${id.length} characters)`);
+/** An id as a message quotes it: a long one is cut (an id of kilobytes in a path need not come back in the answer),
+ * between characters (never inside a surrogate pair, which no UTF-8 encoder takes), and counted in characters. */
+export function quoteId(id: string): string {
+  if (id.length <= 100) return `'${id}'`;
+  const characters = [...id];
+  if (characters.length <= 100) return `'${id}'`;
+  return `'${characters.slice(0, 60).join('')}...' (${characters.length} characters)`;
+}
 
 export const notFound = (what: string, id: string): CairnError => new CairnError('not_found', `${what} ${quoteId(id)} does not exist`);
 
