@@ -27,7 +27,11 @@ export function isFirstPerson(query: string): boolean {
  * Candidates whose fact is the agent's own (`experience`) keep `weight` of their score, the list re-sorted
  * (stable on ties). Candidates whose fact is not in `facts` keep their score.
  */
-export function lowerAgentTurns<T extends { id: string; score: number }>(candidates: T[], facts: Map<string, Fact>, weight: number): T[] {
+export function lowerAgentTurns<T extends { id: string; score: number }>(
+  candidates: T[],
+  facts: Map<string, Pick<Fact, 'kind'>>,
+  weight: number,
+): T[] {
   if (weight === 1) return candidates;
   return reweigh(candidates, facts, (fact) => (fact.kind === 'experience' ? weight : 1));
 }

@@ -1,12 +1,11 @@
 // Rescales the scores of fused candidates by what their facts say and re-sorts them, stable on ties: the one
 // mechanism behind raising facts that mention what the query names and lowering the agent's own turns.
-import type { Fact } from '../core/index.ts';
-
-/** Each candidate's score times `factor(fact)` (1 when its fact is not in `facts`), best first, ties in input order. */
-export function reweigh<T extends { id: string; score: number }>(
+/** Each candidate's score times `factor(fact)` (1 when its fact is not in `facts`), best first, ties in input order.
+ * `facts` holds what the factor reads: whole facts, or their facets. */
+export function reweigh<T extends { id: string; score: number }, F>(
   candidates: T[],
-  facts: Map<string, Fact>,
-  factor: (fact: Fact) => number,
+  facts: Map<string, F>,
+  factor: (fact: F) => number,
 ): T[] {
   const scored = candidates.map((c, i) => {
     const fact = facts.get(c.id);
