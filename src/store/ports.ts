@@ -124,6 +124,8 @@ export interface GraphIndex {
   entitiesByKeys(bankId: string, keys: string[]): Promise<Entity[]>;
   /** Facts that mention any of the entities, with the entity they were reached from. */
   factsOfEntities(bankId: string, entityIds: string[], limitPerEntity: number): Promise<Array<{ factId: string; entityId: string }>>;
+  /** Which of the facts mention which of the entities: a pair per mention, ordered by fact id, then entity id. */
+  mentionsOf(bankId: string, factIds: string[], entityIds: string[]): Promise<Array<{ factId: string; entityId: string }>>;
   /** Fact-fact links touching any of the facts, of the types asked for (default all); with `limitPerFact`, each
    * fact's strongest that many (a fact many others resemble can hold thousands of links: reading them all made one
    * recall cost a hundred milliseconds). */

@@ -7,7 +7,7 @@
 // reached otherwise. A fact's score is what it received, never its own seed activation, so the arm adds
 // what the other arms did not find by themselves.
 import type { Entity, LinkType } from '../../core/index.ts';
-import type { FactFacets, Scored } from '../../store/index.ts';
+import type { Scored } from '../../store/index.ts';
 import { matchesFilter } from '../filter.ts';
 import { type ArmContext, type ArmOutput, topHits } from './context.ts';
 import { seedsOf } from './seeds.ts';
@@ -73,23 +73,35 @@ export async function graphArm(ctx: ArmContext, seedLists: Promise<Scored[][]>):
     if (from) give(factId, ENTITY_DECAY * from.strength * (share.get(entityId) ?? 0));
   }
 
-  // Read the best reached facts, keep those the filter allows, and raise those mentioning a hub the query names.
-  // Without a hub the order is what they received: read page by page until enough pass the filter.
-  const pool = topHits(received, candidatesPerArm * 3).filter((h) => h.score > 1e-9);
+  // Raise the best reached facts that mention a hub the query names (their mentions of those hubs alone are read), then
+  // read them in that order, page by page, until enough pass the filter.
+  let pool = topHits(received, candidatesPerArm * 3).filter((h) => h.score > 1e-9);
   const scores = new Map<string, number>();
-  const withHubs = hubShare.size > 0;
-  for (let from = 0, page = withHubs ? pool.length : candidatesPerArm + 16; from < pool.length; from += page, page *= 2) {
+  if (hubShare.size > 0) {
+    const boost = new Map<string, number>();
+    for (const { factId, entityId } of await store.graph.mentionsOf(
+      bankId,
+      pool.map((h) => h.id),
+      [...hubShare.keys()],
+    ))
+      boost.set(factId, (boost.get(factId) ?? 0) + QUERY_ENTITY * (hubShare.get(entityId) ?? 0));
+    pool = topHits(new Map(pool.map((h) => [h.id, h.score + (boost.get(h.id) ?? 0)])), pool.length);
+  }
+  for (let from = 0, page = candidatesPerArm + 16; from < pool.length; from += page, page *= 2) {
     const part = pool.slice(from, from + page);
-    const read = await ctx.facts.facets(
-      part.map((h) => h.id),
-      withHubs,
+    const facts = new Map(
+      (
+        await ctx.facts.facets(
+          part.map((h) => h.id),
+          false,
+        )
+      ).map((f) => [f.id, f]),
     );
-    const facts = new Map(read.map((f) => [f.id, f]));
     for (const h of part) {
       const f = facts.get(h.id);
-      if (f && matchesFilter(f, request.filter)) scores.set(f.id, h.score + hubBoost(f, hubShare));
+      if (f && matchesFilter(f, request.filter)) scores.set(f.id, h.score);
     }
-    if (!withHubs && scores.size >= candidatesPerArm) break;
+    if (scores.size >= candidatesPerArm) break;
   }
   return {
     hits: topHits(scores, candidatesPerArm),
@@ -99,11 +111,4 @@ export async function graphArm(ctx: ArmContext, seedLists: Promise<Scored[][]>):
       reached: received.size,
     },
   };
-}
-
-/** What mentioning hub entities named in the query adds to a fact reached otherwise. */
-function hubBoost(fact: FactFacets, hubShare: Map<string, number>): number {
-  let boost = 0;
-  for (const e of fact.entities ?? []) boost += QUERY_ENTITY * (hubShare.get(e) ?? 0);
-  return boost;
 }

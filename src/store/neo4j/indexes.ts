@@ -68,6 +68,12 @@ export class Neo4jGraphIndex implements GraphIndex {
     return rows.map((r) => ({ factId: String(r.factId), entityId: String(r.entityId) }));
   }
 
+  async mentionsOf(bankId: string, factIds: string[], entityIds: string[]): Promise<Array<{ factId: string; entityId: string }>> {
+    if (factIds.length === 0 || entityIds.length === 0) return [];
+    const rows = await this.db.read(search.mentionsOf(bankId, factIds, entityIds));
+    return rows.map((r) => ({ factId: String(r.factId), entityId: String(r.entityId) }));
+  }
+
   async linksOf(bankId: string, factIds: string[], options: LinkQuery = {}): Promise<FactLink[]> {
     if (factIds.length === 0 || options.types?.length === 0) return [];
     const rows = await this.db.read(search.linksOf(bankId, factIds, options));

@@ -81,6 +81,17 @@ export class SqliteGraphIndex implements GraphIndex {
     return out;
   }
 
+  /** Probes (entity, fact) pairs in the entity's index: the facts' own rows would be read whole otherwise. */
+  async mentionsOf(bankId: string, factIds: string[], entityIds: string[]): Promise<Array<{ factId: string; entityId: string }>> {
+    if (factIds.length === 0 || entityIds.length === 0) return [];
+    return prepared(
+      this.db,
+      `SELECT fact_id AS factId, entity_id AS entityId FROM fact_entities INDEXED BY fact_entities_by_entity_fact
+         WHERE entity_id IN (SELECT value FROM json_each(?)) AND fact_id IN (SELECT value FROM json_each(?)) AND bank_id = ?
+         ORDER BY fact_id, entity_id`,
+    ).all(JSON.stringify(entityIds), JSON.stringify(factIds), bankId) as Array<{ factId: string; entityId: string }>;
+  }
+
   /** The links touching the facts, each seen from the given fact (`from`), whichever way it was written. */
   async linksOf(bankId: string, factIds: string[], options: LinkQuery = {}): Promise<FactLink[]> {
     const types = options.types ?? LINK_TYPES;

@@ -239,6 +239,19 @@ export function recallReadsConformance(ctx: Conformance): void {
       assert.deepEqual(sorted(ofAnna.map((x) => x.factId)), sorted([facts[2].id, facts[3].id]));
       assert.ok(ofAnna.every((x) => x.entityId === `${bankId}-e-anna`));
       assert.equal((await store.graph.factsOfEntities(bankId, [`${bankId}-e-alice`], 2)).length, 2, 'limit per entity');
+      // Mentions of some entities by some facts: each pair once, by fact id then entity id, as the facts' entities say.
+      const asked = [`${bankId}-e-alice`, `${bankId}-e-anna`];
+      const all = await store.getFacts(bankId, idsOf(facts));
+      const expected = all
+        .flatMap((f) => f.entities.filter((e) => asked.includes(e)).map((entityId) => ({ factId: f.id, entityId })))
+        .sort((a, b) => (a.factId < b.factId ? -1 : a.factId > b.factId ? 1 : a.entityId < b.entityId ? -1 : 1));
+      assert.ok(expected.length >= 3, 'the seeded facts mention them');
+      assert.deepEqual(await store.graph.mentionsOf(bankId, [...idsOf(facts), 'no-such-fact'], [...asked, 'no-such-entity']), expected);
+      assert.deepEqual(await store.graph.mentionsOf(bankId, [facts[2].id], [`${bankId}-e-anna`]), [
+        { factId: facts[2].id, entityId: `${bankId}-e-anna` },
+      ]);
+      assert.deepEqual(await store.graph.mentionsOf(bankId, [], asked), []);
+      assert.deepEqual(await store.graph.mentionsOf(B('other-bank'), idsOf(facts), asked), [], 'another bank sees none');
       const links = await store.graph.linksOf(bankId, [facts[1].id]);
       assert.deepEqual(
         links.map((l) => `${l.from}>${l.to}:${l.type}`).sort(),

@@ -54,6 +54,14 @@ export const factsOfEntities = (bankId: string, entityIds: string[], limitPerEnt
     { bankId, entityIds, limit: int(limitPerEntity) },
   );
 
+/** Which of the facts mention which of the entities, by fact id then entity id. */
+export const mentionsOf = (bankId: string, factIds: string[], entityIds: string[]): Statement =>
+  cypher(
+    `MATCH (f:Fact)-[:MENTIONS]->(e:Entity) WHERE f.id IN $factIds AND f.bankId = $bankId AND e.id IN $entityIds
+     RETURN f.id AS factId, e.id AS entityId ORDER BY factId, entityId`,
+    { bankId, factIds, entityIds },
+  );
+
 /** Links touching the facts, each seen from the fact it touches (`from` is always one of the given facts), of the
  * types asked for; with a limit, each fact's strongest that many. */
 export const linksOf = (bankId: string, factIds: string[], query: LinkQuery = {}): Statement => {
