@@ -143,19 +143,23 @@ export class SqliteThreadStore implements ThreadStore {
     return (rows as Row[]).map(toThread);
   }
 
+  /** Immediate: it reads (the thread, for its tombstone) before it writes, and a deferred transaction whose snapshot
+   * another connection's commit made stale fails at its first write instead of waiting its turn. */
   async deleteThread(bankId: string, threadId: string, reason: string): Promise<void> {
-    this.db.transaction(() => {
-      if (this.stmt('SELECT 1 FROM threads WHERE bank_id = ? AND id = ?').get(bankId, threadId))
-        tombstone(this.db, bankId, 'thread', threadId, reason);
-      this.stmt("DELETE FROM thread_memory WHERE bank_id = ? AND (record_id = ? OR (thread_id = ? AND kind = 'observation'))").run(
-        bankId,
-        `thread:${threadId}`,
-        threadId,
-      );
-      this.stmt('DELETE FROM thread_working_memory WHERE bank_id = ? AND key = ?').run(bankId, `thread:${threadId}`);
-      this.stmt('DELETE FROM thread_messages WHERE bank_id = ? AND thread_id = ?').run(bankId, threadId);
-      this.stmt('DELETE FROM threads WHERE bank_id = ? AND id = ?').run(bankId, threadId);
-    })();
+    this.db
+      .transaction(() => {
+        if (this.stmt('SELECT 1 FROM threads WHERE bank_id = ? AND id = ?').get(bankId, threadId))
+          tombstone(this.db, bankId, 'thread', threadId, reason);
+        this.stmt("DELETE FROM thread_memory WHERE bank_id = ? AND (record_id = ? OR (thread_id = ? AND kind = 'observation'))").run(
+          bankId,
+          `thread:${threadId}`,
+          threadId,
+        );
+        this.stmt('DELETE FROM thread_working_memory WHERE bank_id = ? AND key = ?').run(bankId, `thread:${threadId}`);
+        this.stmt('DELETE FROM thread_messages WHERE bank_id = ? AND thread_id = ?').run(bankId, threadId);
+        this.stmt('DELETE FROM threads WHERE bank_id = ? AND id = ?').run(bankId, threadId);
+      })
+      .immediate();
   }
 
   /** Numbers the messages on from the thread's last seq; immediate, so another connection cannot take the same numbers. */
