@@ -34,6 +34,15 @@ export class CairnError extends Error {
   }
 }
 
+/** The first `max` characters of a text a message shows (never half of a surrogate pair, which no UTF-8 encoder
+ * takes), with "..." when it went on. */
+export function shortened(text: string, max: number): string {
+  if (text.length <= max) return text;
+  // A pair is two code units: this many hold more than `max` characters whenever the text does.
+  const characters = [...text.slice(0, 2 * max + 2)];
+  return characters.length <= max ? text : `${characters.slice(0, max).join('')}...`;
+}
+
 /** An id as a message quotes it: a long one is cut (an id of kilobytes in a path need not come back in the answer),
  * between characters (never inside a surrogate pair, which no UTF-8 encoder takes), and counted in characters. */
 export function quoteId(id: string): string {

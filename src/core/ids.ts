@@ -1,6 +1,6 @@
 // Identifiers: time-sortable random ids with a short type prefix, content hashes, and the rule for bank ids.
 import { createHash, randomBytes } from 'node:crypto';
-import { CairnError } from './errors.ts';
+import { CairnError, shortened } from './errors.ts';
 
 let lastMs = 0;
 let counter = 0;
@@ -77,8 +77,7 @@ export function wellFormedValue(value: unknown): unknown {
 
 /** Throws a 400 naming the rule when `id` breaks it. */
 export function checkBankId(id: string): string {
-  if (!isBankId(id))
-    throw new CairnError('bad_request', `bank id '${id.length > 140 ? `${id.slice(0, 140)}...` : id}' is not allowed: ${BANK_ID_RULE}`);
+  if (!isBankId(id)) throw new CairnError('bad_request', `bank id '${shortened(id, 140)}' is not allowed: ${BANK_ID_RULE}`);
   return id;
 }
 

@@ -3,7 +3,7 @@
 export { Activity, StepAside } from './activity.ts';
 export { type BatchRanking, batchTop, PRODUCT_SLACK } from './batch-top.ts';
 export { cosine, dot } from './dot.ts';
-export { badRequest, bankDeletedError, CairnError, notFound, notFoundOrDeleted, quoteId } from './errors.ts';
+export { badRequest, bankDeletedError, CairnError, notFound, notFoundOrDeleted, quoteId, shortened } from './errors.ts';
 export { Events } from './events.ts';
 export {
   BANK_ID_PATTERN,

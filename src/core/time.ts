@@ -1,5 +1,5 @@
 // Time helpers: one canonical ISO-8601 form, strict parsing with clear failures, and distances in days.
-import { badRequest } from './errors.ts';
+import { badRequest, shortened } from './errors.ts';
 
 export const nowIso = (): string => new Date().toISOString();
 
@@ -47,7 +47,7 @@ export const ISO_HINT = 'e.g. 2024-06-01T12:00:00Z or 2024-06-01';
 /** Parses an ISO-8601 timestamp into the canonical form; throws a 400 naming the field when it cannot. */
 export function parseTimestamp(value: string, field: string): string {
   const at = isoInstant(value);
-  if (at === null) throw badRequest(`${field} '${value.slice(0, 100)}' is not a valid date; use ISO 8601, ${ISO_HINT}`);
+  if (at === null) throw badRequest(`${field} '${shortened(value, 100)}' is not a valid date; use ISO 8601, ${ISO_HINT}`);
   return at;
 }
 

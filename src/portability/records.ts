@@ -4,7 +4,7 @@
 // entities, an observation's evidence, a link's facts) must name a record of the archive. A failure names the line,
 // the record type and the field, and says what to fix.
 import { z } from 'zod';
-import { ISO_HINT, isoInstant } from '../core/index.ts';
+import { ISO_HINT, isoInstant, shortened } from '../core/index.ts';
 import { TOMBSTONE_KINDS } from '../store/index.ts';
 import { MESSAGE_ROLES } from '../threads/index.ts';
 import { announcedCounts, type ExportCounts, type ExportRecord } from './format.ts';
@@ -14,7 +14,7 @@ const text = z.string();
 const time = z.string().transform((value, ctx) => {
   const at = isoInstant(value);
   if (at === null) {
-    ctx.addIssue({ code: 'custom', message: `'${value.slice(0, 60)}' is not a valid ISO 8601 time (${ISO_HINT})` });
+    ctx.addIssue({ code: 'custom', message: `'${shortened(value, 60)}' is not a valid ISO 8601 time (${ISO_HINT})` });
     return z.NEVER;
   }
   return at;
