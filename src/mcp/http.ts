@@ -7,8 +7,8 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { errorBody, jsonDepthLimit } from '../api/index.ts';
-import { BANK_ID_RULE, isBankId } from '../core/index.ts';
-import { createMcpServer } from './server.ts';
+import { BANK_ID_RULE, isBankId, shortened } from '../core/index.ts';
+import { connectMcp, createMcpServer } from './server.ts';
 
 export interface McpRouteOptions {
   /** Largest MCP request body, in bytes (default 16 MB, the REST API's). */
@@ -20,7 +20,7 @@ export function mcpRoutes(options: McpRouteOptions = {}): (app: OpenAPIHono) => 
   return (app) => {
     const handle = async (c: Context, bank: string | undefined): Promise<Response> => {
       if (bank !== undefined && !isBankId(bank))
-        return c.json(errorBody('bad_request', `bank '${bank.slice(0, 140)}': ${BANK_ID_RULE}`), 400);
+        return c.json(errorBody('bad_request', `bank '${shortened(bank, 140)}': ${BANK_ID_RULE}`), 400);
       const server = createMcpServer({
         fetch: (request) => app.request(request),
         authorization: c.req.header('authorization'),
@@ -31,7 +31,7 @@ export function mcpRoutes(options: McpRouteOptions = {}): (app: OpenAPIHono) => 
         enableJsonResponse: true,
         maxRequestBodySize: maxSize,
       });
-      await server.connect(transport);
+      await connectMcp(server, transport);
       try {
         // The depth check read the body already (Hono keeps its text): the transport gets a request made from it.
         const request = new Request(c.req.url, { method: 'POST', headers: c.req.raw.headers, body: await c.req.text() });

@@ -221,6 +221,8 @@ describe('MCP over streamable HTTP (cairn serve, with an API key)', () => {
     for (const args of [
       `{"bank":"mcp1","items":[{"content":"Proto.","metadata":{"__proto__":"kept?","other":"ok"}}]}`,
       `{"id":"mcp-proto","config":{"__proto__":{"x":1}}}`,
+      // At the top level the SDK's record of arguments skipped the key before any schema saw it.
+      `{"id":"mcp-proto","__proto__":{"mission":"sneaky"}}`,
     ]) {
       const name = args.includes('items') ? 'retain' : 'create_bank';
       const proto = (await client.callTool({ name, arguments: JSON.parse(args) })) as CallToolResult;

@@ -2,7 +2,8 @@
 // answered by one request to the REST API through `fetch` (the app in process, or a Cairn elsewhere). A connection
 // may be bound to a bank: its tools then act on that bank and refuse another.
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { z } from '@hono/zod-openapi';
 import { BankIdSchema, jsonValueProblem } from '../api/index.ts';
 import { type RestRequest, TOOLS, ToolInputError, type ToolRecipe } from './tools.ts';
@@ -55,6 +56,31 @@ function decoded(value: string | string[]): string {
   } catch {
     return text;
   }
+}
+
+/**
+ * Connects the server to the transport, refusing (as a tool error, like every bad argument) a tool call whose arguments
+ * hold what JSON can spell but no schema keeps: the SDK reads `arguments` as a record, which skips an own "__proto__"
+ * key before the tool's strict schema could name it, so `{"id": "x", "__proto__": {...}}` ran as if the key were not
+ * there. The REST edge refuses the same values with the same words (api/json-values.ts).
+ */
+export async function connectMcp(server: McpServer, transport: Transport): Promise<void> {
+  await server.connect(transport);
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    const problem = toolArgumentsProblem(message);
+    const id = 'id' in message ? message.id : undefined;
+    if (problem === null || id === undefined) return deliver?.(message, extra);
+    const refusal: CallToolResult = { content: [{ type: 'text', text: problem }], isError: true };
+    void transport.send({ jsonrpc: '2.0', id, result: refusal }).catch(() => undefined);
+  };
+}
+
+/** What a tools/call message's arguments hold that jsonValueProblem names, or null. */
+function toolArgumentsProblem(message: JSONRPCMessage): string | null {
+  if (!('method' in message) || message.method !== 'tools/call') return null;
+  const args = (message.params as { arguments?: unknown } | undefined)?.arguments;
+  return args !== null && typeof args === 'object' ? jsonValueProblem(args) : null;
 }
 
 export function createMcpServer(options: McpServerOptions): McpServer {

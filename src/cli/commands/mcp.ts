@@ -7,7 +7,7 @@ import { compose } from '../../compose.ts';
 import type { Config } from '../../config/index.ts';
 import { CairnError, checkBankId } from '../../core/index.ts';
 import { log } from '../../log.ts';
-import { createMcpServer, type RestFetch } from '../../mcp/index.ts';
+import { connectMcp, createMcpServer, type RestFetch } from '../../mcp/index.ts';
 
 export interface McpCommandOptions {
   bank?: string;
@@ -69,6 +69,6 @@ export async function mcpCommand(config: Config, opts: McpCommandOptions): Promi
   process.stdin.once('end', stop);
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  await server.connect(transport);
+  await connectMcp(server, transport);
   log.info(`cairn mcp on stdio${bank ? ` (bank ${bank})` : ''}${opts.url ? ` against ${opts.url}` : ''}`);
 }
