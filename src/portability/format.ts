@@ -1,17 +1,19 @@
 // The portable archive of one bank: JSON Lines, versioned. The first line is the header
-//   {"format":"cairn-export","version":2,"bank":{...},"embedder":"<id>"|null,"vectors":true|false,"exportedAt":"..."}
+//   {"format":"cairn-export","version":3,"bank":{...},"embedder":"<id>"|null,"vectors":true|false,"exportedAt":"..."}
 // then one record per line, in this order: entities; each document followed by its chunks; facts and observations
 // in the store's insertion order (observations carry their evidence and history); links; each thread followed by
 // its messages in seq order; the memory items (observations, reflections) of every record in creation order;
 // working-memory documents; tombstones; and a last `end` record with the counts, so a truncated archive is
 // recognised. Messages and items carry their bridge state, so nothing is handed to the fact memory twice.
-// Vectors, when included, are the float32 bytes in base64. Version 1 (still read) ended after the links.
+// Vectors, when included, are the float32 bytes in base64. Version 1 (still read) ended after the links; version 2
+// (still read) had no tombstones of deleted threads, which a Cairn reading version 2 refuses by kind (version 3 tells
+// it to upgrade instead).
 import type { Bank, Chunk, DocumentRecord, Entity, Evidence, Fact, FactLink, ObservationRevision } from '../core/index.ts';
 import type { Tombstone } from '../store/index.ts';
 import type { StoredItem, StoredMessage, Thread, WorkingMemory } from '../threads/index.ts';
 
 export const EXPORT_FORMAT = 'cairn-export';
-export const EXPORT_VERSION = 2;
+export const EXPORT_VERSION = 3;
 
 export interface ExportHeader {
   format: typeof EXPORT_FORMAT;

@@ -365,7 +365,7 @@ describe('export and import', () => {
         vectors: lines[0].vectors,
         bank: (lines[0].bank as { id: string }).id,
       },
-      { format: 'cairn-export', version: 2, embedder: embedder.id, vectors: true, bank: BANK },
+      { format: 'cairn-export', version: 3, embedder: embedder.id, vectors: true, bank: BANK },
     );
     const types = new Set(lines.slice(1).map((l) => l.type));
     for (const t of [
