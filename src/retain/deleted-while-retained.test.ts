@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { TEST_GLOVE_CACHE_FILE } from '../../test/support/embed.ts';
+import { until } from '../../test/support/poll.ts';
 import { CairnError } from '../core/errors.ts';
 import { GloveEmbedder } from '../embed/glove.ts';
 import type { Embedder } from '../embed/ports.ts';
@@ -77,48 +78,46 @@ class GatedStore extends SqliteStore {
   }
 }
 
-async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-test('deleting a document a retain in progress has not written yet is refused (409) instead of a 404 it would undo', async () => {
-  const store = new GatedStore({ file: ':memory:' });
+/** Runs `use` on an engine over the store, then closes both (opening the store's gate first, when it has one). */
+async function onEngine<S extends SqliteStore>(store: S, use: (engine: Engine) => Promise<void>): Promise<void> {
   const engine = new Engine({ store, embedder, reranker: null, extractor: new OfflineExtractor() });
   try {
-    await engine.createBank({ id: 'b' });
-    const item = { content: 'Mia moved the staging cluster to Frankfurt in May.', documentId: 'doc-1' };
-    const { operation } = await engine.retain('b', { items: [item] }, { async: true });
-    await until(() => store.waiting, 'the retain to reach its first write');
-    await assert.rejects(
-      engine.memories.deleteDocument('b', 'doc-1', 'user request'),
-      (e: unknown) => e instanceof CairnError && e.code === 'conflict' && e.message.includes(operation.id),
-    );
-    // Another bank's document of the same id is not held up.
-    await engine.createBank({ id: 'other' });
-    await assert.rejects(
-      engine.memories.deleteDocument('other', 'doc-1', 'x'),
-      (e: unknown) => e instanceof CairnError && e.code === 'not_found',
-    );
-    store.release();
-    await until(async () => (await engine.getOperation(operation.id, 'b')).status === 'succeeded', 'the retain to finish');
-    const deleted = await engine.memories.deleteDocument('b', 'doc-1', 'user request');
-    assert.ok(deleted.factIds.length > 0, 'its facts went with it');
-    assert.equal(await store.getDocument('b', 'doc-1'), null, 'deleted once its retain had finished');
+    await use(engine);
   } finally {
-    store.release();
+    if (store instanceof GatedStore) store.release();
     await engine.close();
     await store.close();
   }
+}
+
+/** The error a delete answers: its code, and text its message names. */
+const failsWith =
+  (code: string, text = '') =>
+  (e: unknown): boolean =>
+    e instanceof CairnError && e.code === code && e.message.includes(text);
+
+test('deleting a document a retain in progress has not written yet is refused (409) instead of a 404 it would undo', async () => {
+  const store = new GatedStore({ file: ':memory:' });
+  await onEngine(store, async (engine) => {
+    await engine.createBank({ id: 'b' });
+    const item = { content: 'Mia moved the staging cluster to Frankfurt in May.', documentId: 'doc-1' };
+    const { operation } = await engine.retain('b', { items: [item] }, { async: true });
+    await until('the retain to reach its first write', () => store.waiting);
+    await assert.rejects(engine.memories.deleteDocument('b', 'doc-1', 'user request'), failsWith('conflict', operation.id));
+    // Another bank's document of the same id is not held up.
+    await engine.createBank({ id: 'other' });
+    await assert.rejects(engine.memories.deleteDocument('other', 'doc-1', 'x'), failsWith('not_found'));
+    store.release();
+    await until('the retain to finish', async () => (await engine.getOperation(operation.id, 'b')).status === 'succeeded');
+    const deleted = await engine.memories.deleteDocument('b', 'doc-1', 'user request');
+    assert.ok(deleted.factIds.length > 0, 'its facts went with it');
+    assert.equal(await store.getDocument('b', 'doc-1'), null, 'deleted once its retain had finished');
+  });
 });
 
 test("a retain queued by another process (its input in the store) holds its documents' deletes too", async () => {
   const store = new SqliteStore({ file: ':memory:' });
-  const engine = new Engine({ store, embedder, reranker: null, extractor: new OfflineExtractor() });
-  try {
+  await onEngine(store, async (engine) => {
     await engine.createBank({ id: 'b' });
     const now = new Date().toISOString();
     await store.createOperation({
@@ -134,38 +133,21 @@ test("a retain queued by another process (its input in the store) holds its docu
       updatedAt: now,
       owner: 'another-process',
     });
-    await assert.rejects(
-      engine.memories.deleteDocument('b', 'doc-2', 'user request'),
-      (e: unknown) => e instanceof CairnError && e.code === 'conflict' && e.message.includes('op-elsewhere'),
-    );
-    await assert.rejects(
-      engine.memories.deleteDocument('b', 'doc-3', 'x'),
-      (e: unknown) => e instanceof CairnError && e.code === 'not_found',
-    );
-  } finally {
-    await engine.close();
-    await store.close();
-  }
+    await assert.rejects(engine.memories.deleteDocument('b', 'doc-2', 'user request'), failsWith('conflict', 'op-elsewhere'));
+    await assert.rejects(engine.memories.deleteDocument('b', 'doc-3', 'x'), failsWith('not_found'));
+  });
 });
 
 test("a retain failed by its bank's deletion holds no delete in the bank created again under that id", async () => {
   const store = new GatedStore({ file: ':memory:' });
-  const engine = new Engine({ store, embedder, reranker: null, extractor: new OfflineExtractor() });
-  try {
+  await onEngine(store, async (engine) => {
     await engine.createBank({ id: 'b' });
     const { operation } = await engine.retain('b', { items: [{ content: 'Old bank, old note.', documentId: 'doc-1' }] }, { async: true });
-    await until(() => store.waiting, 'the retain to reach its first write');
+    await until('the retain to reach its first write', () => store.waiting);
     await engine.deleteBank('b', 'start over');
     assert.equal((await store.getOperation(operation.id))?.status, 'failed');
     await engine.createBank({ id: 'b' });
     // The stale run still waits at its write: it has not noticed, but its operation is over.
-    await assert.rejects(
-      engine.memories.deleteDocument('b', 'doc-1', 'x'),
-      (e: unknown) => e instanceof CairnError && e.code === 'not_found',
-    );
-  } finally {
-    store.release();
-    await engine.close();
-    await store.close();
-  }
+    await assert.rejects(engine.memories.deleteDocument('b', 'doc-1', 'x'), failsWith('not_found'));
+  });
 });
