@@ -128,26 +128,15 @@ export const BankIdParam = z.object({
   bank: BankIdSchema.openapi({ param: { name: 'bank', in: 'path' }, example: 'alice' }),
 });
 
-/**
- * The schema, refusing an object's own "__proto__" key rather than dropping it: zod's records skip that key (assigned,
- * it would set the prototype). The REST edge refuses it before validation (json-values.ts) with the same words; MCP's
- * tool arguments reach the schemas directly and lost it silently.
- */
-const keepingKeys = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((value, ctx) => {
-    if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.hasOwn(value, '__proto__'))
-      ctx.issues.push({ code: 'custom', message: 'the key "__proto__" is not allowed', input: value, path: ['__proto__'] });
-    return value;
-  }, schema);
-
-const Config = keepingKeys(
-  z.record(z.string(), z.unknown()).superRefine((config, ctx) => {
+const Config = z
+  .record(z.string(), z.unknown())
+  .superRefine((config, ctx) => {
     for (const message of bankConfigProblems(config)) ctx.addIssue({ code: 'custom', message });
-  }),
-).openapi({
-  description:
-    'Bank settings (retainMission, retainMode, disposition, threads, llm, and free-form keys of your own). An update merges: the keys it names replace the stored ones, and a key set to null is removed.',
-});
+  })
+  .openapi({
+    description:
+      'Bank settings (retainMission, retainMode, disposition, threads, llm, and free-form keys of your own). An update merges: the keys it names replace the stored ones, and a key set to null is removed.',
+  });
 
 export const BankSchema = z
   .object({
@@ -204,7 +193,7 @@ export const RetainItemSchema = z
           'null: none. Sessions are numbered in the bank by time (their earliest item), and recall understands "our first session", ' +
           '"last time", "sessions 2 through 4", "two sessions ago"',
       }),
-    metadata: keepingKeys(z.record(z.string(), z.string())).optional(),
+    metadata: z.record(z.string(), z.string()).optional(),
     tags: z.array(z.string().min(1).max(100)).max(MAX_TAGS).optional(),
   })
   .strict()
@@ -513,7 +502,7 @@ export const ThreadSchema = z
   })
   .openapi('Thread');
 
-export const Settings = keepingKeys(z.record(z.string(), z.unknown())).openapi({
+export const Settings = z.record(z.string(), z.unknown()).openapi({
   description:
     'Thread memory settings: scope, messageTokens, observationTokens, reflectionConsolidationThreshold, maxObservationsInContext, maxReflectionsInContext, ' +
     'memoryTokenBudget, messageTokenBudget, bufferTokens, bufferActivation, blockAfter, reflectionBufferActivation, reflectionBlockAfter, observer, ' +

@@ -60,9 +60,10 @@ function decoded(value: string | string[]): string {
 
 /**
  * Connects the server to the transport, refusing (as a tool error, like every bad argument) a tool call whose arguments
- * hold what JSON can spell but no schema keeps: the SDK reads `arguments` as a record, which skips an own "__proto__"
- * key before the tool's strict schema could name it, so `{"id": "x", "__proto__": {...}}` ran as if the key were not
- * there. The REST edge refuses the same values with the same words (api/json-values.ts).
+ * hold, at any depth, what JSON can spell but no schema keeps: the SDK reads `arguments` as a record and zod's records
+ * (metadata, bank config, settings) build theirs by assignment, both skipping an own "__proto__" key, so
+ * `{"id": "x", "__proto__": {...}}` ran as if the key were not there. The REST edge refuses the same values with the
+ * same words, before validation too (api/json-values.ts).
  */
 export async function connectMcp(server: McpServer, transport: Transport): Promise<void> {
   await server.connect(transport);
