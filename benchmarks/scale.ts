@@ -3,7 +3,7 @@
 //   1. retain time (worker off), disk size, resident memory;
 //   2. a cold start: the store opened afresh in this process (nothing cached in memory; the OS file cache is warm),
 //      the time of the first recall, recall while the vector graph is still being read (served by exact scans), then
-//      steady recall p50/p95 (200 queries, no reranker);
+//      steady recall p50/p95 (200 queries, no reranker), per query, and the medians of its stages;
 //   3. consolidation at that size: the time of a batch (the default claim of 16 facts), and recall right after each
 //      batch against steady recall (the ratio of medians).
 // Prints a table and appends it, with the command and the load average, to benchmarks/RESULTS.md.
@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { compose } from '../src/compose.ts';
 import { loadConfig } from '../src/config/index.ts';
 import type { Engine } from '../src/engine.ts';
+import type { ArmName, RecallTimings } from '../src/recall/index.ts';
 import type { MemoryStore } from '../src/store/index.ts';
 import { ROOT } from './beam-server.ts';
 import { formatLoad, percentile } from './measure.ts';
@@ -100,8 +101,21 @@ await Promise.race([warming, new Promise((turn) => setImmediate(turn))]); // a b
 for (let i = 1; !warm; i++) loading.push(await recallMs(engine, i));
 await warming;
 const warmSeconds = (performance.now() - tOpen) / 1000;
+// Steady state: each recall's time by query, and the engine's own stage timings (arms as time from the start).
 const steady: number[] = [];
-for (let i = 1; i <= 200; i++) steady.push(await recallMs(engine, i));
+const byQuery = new Map<string, number[]>(QUERIES.map((q) => [q, []]));
+const stages: RecallTimings[] = [];
+const unhear = engine.events.on('recalled', (_bank, timings) => {
+  stages.push(timings);
+});
+for (let i = 1; i <= 200; i++) {
+  const ms = await recallMs(engine, i);
+  steady.push(ms);
+  byQuery.get(QUERIES[i % QUERIES.length])?.push(ms);
+}
+unhear();
+const median = (pick: (t: RecallTimings) => number): string => percentile(stages.map(pick), 50).toFixed(1);
+const arms = Object.keys(stages[0]?.perArm ?? {}) as ArmName[];
 rows.push(
   `| open the store (compose) | ${openMs.toFixed(0)} ms |`,
   `| first recall after the open | **${firstMs.toFixed(0)} ms** |`,
@@ -109,6 +123,13 @@ rows.push(
     loading.length ? `, p50 ${percentile(loading, 50).toFixed(1)} ms, p95 ${percentile(loading, 95).toFixed(1)} ms` : ''
   } |`,
   `| steady recall (graph loaded), 200 queries, no reranker | p50 **${percentile(steady, 50).toFixed(1)} ms**, p95 **${percentile(steady, 95).toFixed(1)} ms** |`,
+  ...[...byQuery].map(
+    ([q, ms]) =>
+      `| steady recall of "${q}" (${ms.length} of the 200) | p50 ${percentile(ms, 50).toFixed(1)} ms, p95 ${percentile(ms, 95).toFixed(1)} ms |`,
+  ),
+  `| steady recall's stages (medians of the 200, arms as ms from the start) | arms ${median((t) => t.arms)} (${arms
+    .map((a) => `${a} ${median((t) => t.perArm[a])}`)
+    .join(', ')}), fusion ${median((t) => t.fusion)}, load ${median((t) => t.load)}, budget ${median((t) => t.budget)} ms |`,
   `| resident memory: before the open, after 200 recalls | ${rssBefore.toFixed(0)} MB, ${rssMb().toFixed(0)} MB |`,
 );
 
