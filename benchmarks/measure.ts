@@ -1,4 +1,6 @@
-// What the benchmarks share: their command-line arguments, percentiles of timings and the machine's load averages.
+// What the benchmarks share: their command-line arguments, percentiles of timings, the machine's load averages and the
+// CPU time other guests of a virtual machine's host took from it.
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 
 /** The p-th percentile (0-100) of the values, nearest rank; NaN for none. */
@@ -9,6 +11,33 @@ export function percentile(xs: number[], p: number): number {
 
 /** The 1, 5 and 15 minute load averages (now, or as read earlier), for reading timings on a shared machine. */
 export const formatLoad = (l: number[] = loadavg()): string => l.map((x) => x.toFixed(2)).join(' / ');
+
+/** The machine's CPU time so far (all cores, in clock ticks) and the part of it the hypervisor gave other guests. */
+export interface CpuTicks {
+  total: number;
+  steal: number;
+}
+
+/** Linux's /proc/stat totals, or null elsewhere. */
+export function cpuTicks(): CpuTicks | null {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal (guest time is counted in user already)
+    const ticks = fields.slice(0, 8);
+    if (ticks.length < 8 || ticks.some((t) => !Number.isFinite(t))) return null;
+    return { total: ticks.reduce((a, b) => a + b, 0), steal: ticks[7] };
+  } catch {
+    return null;
+  }
+}
+
+/** ", x.x % of the CPU time since `before` stolen by other guests of the host" (a load average cannot show that work:
+ * it is not this machine's), or an empty string where it cannot be read. */
+export function stolen(before: CpuTicks | null, after: CpuTicks | null = cpuTicks()): string {
+  if (!before || !after || after.total <= before.total) return '';
+  const share = (100 * (after.steal - before.steal)) / (after.total - before.total);
+  return `, ${share.toFixed(1)} % of the CPU time meanwhile stolen by other guests of the host`;
+}
 
 /** A benchmark's arguments: `--name value` flags, on/off switches, and one positional path (or its default). */
 export function benchArgs(

@@ -18,7 +18,7 @@ import type { Engine } from '../src/engine.ts';
 import type { ArmName, RecallTimings } from '../src/recall/index.ts';
 import type { MemoryStore } from '../src/store/index.ts';
 import { ROOT } from './beam-server.ts';
-import { formatLoad, percentile } from './measure.ts';
+import { cpuTicks, formatLoad, percentile, stolen } from './measure.ts';
 import { syntheticItems } from './synthetic.ts';
 
 const { values } = parseArgs({
@@ -61,6 +61,7 @@ async function recallMs(engine: Engine, i: number): Promise<number> {
 
 const rows: string[] = [];
 const loadBefore = formatLoad();
+const ticksBefore = cpuTicks();
 let retained = false;
 {
   const { engine, store, shutdown } = await compose(config, { startWorker: false, announce: false });
@@ -155,7 +156,7 @@ await shutdown();
 const table = ['| measure | value |', '| --- | --- |', ...rows].join('\n');
 const setup =
   `embedded store (${dataDir}${retained ? '' : ', reused'}), offline GloVe, no reranker, ${N} synthetic facts in one bank; ` +
-  `load average ${loadBefore} before, ${formatLoad()} after, on ${availableParallelism()} cores`;
+  `load average ${loadBefore} before, ${formatLoad()} after, on ${availableParallelism()} cores${stolen(ticksBefore)}`;
 process.stdout.write(`${setup}\n\n${table}\n`);
 if (!values['no-record']) {
   const command = ['npm run bench:scale --', ...process.argv.slice(2)].join(' ');
