@@ -53,8 +53,8 @@ export async function graphArm(ctx: ArmContext, seedLists: Promise<Scored[][]>):
   // Seeds: over fact links, and through the specific entities they mention.
   const seeds = seedsOf(await seedLists, graphSeeds);
   const seedIds = [...seeds.keys()];
-  // The seeds' links are read (on a reader thread, in a large bank) while their entities are looked up here; what
-  // each gives is added in the same order as ever (a sum's last digits depend on it).
+  // The seeds' links are asked for first (a store that reads them elsewhere does so while their entities are looked
+  // up); what each gives is added in the same order as ever (a sum's last digits depend on it).
   const seedLinks = store.graph.linksOf(bankId, seedIds, { limitPerFact: LINKS_PER_SEED });
   const seedFacts = await ctx.facts.facets(seedIds, true);
   const seedEntityIds = [...new Set(seedFacts.flatMap((f) => f.entities ?? []))];

@@ -2,18 +2,12 @@
 // writer), for long read-only queries that would otherwise hold up the main thread.
 import Database from 'better-sqlite3';
 import { bm25Passing, type Bm25Passing } from './bm25.ts';
-import { strongestLinks, type StrongestLinks } from './graph.ts';
 import { tuneForReads } from './database.ts';
 import { prepared } from './statements.ts';
 
 /** A query's rows, a keyword table's best rows by BM25 that a check query passes (bm25.ts, with this thread's memory of
- * row lengths), facts' strongest links (graph.ts), or a checkpoint of the write-ahead log (its result row). */
-export type ReadTask = { file: string } & (
-  | { sql: string; params: unknown[] }
-  | { passing: Bm25Passing }
-  | { links: StrongestLinks }
-  | { checkpoint: true }
-);
+ * row lengths), or a checkpoint of the write-ahead log (its result row). */
+export type ReadTask = { file: string } & ({ sql: string; params: unknown[] } | { passing: Bm25Passing } | { checkpoint: true });
 
 const connections = new Map<string, Database.Database>();
 
@@ -34,6 +28,5 @@ export default function read(task: ReadTask): unknown[] {
   // A passive checkpoint copies committed pages into the database file without waiting for (or blocking) anyone.
   if ('checkpoint' in task) return db.pragma('wal_checkpoint(PASSIVE)') as unknown[];
   if ('passing' in task) return bm25Passing(db, task.passing);
-  if ('links' in task) return strongestLinks(db, task.links);
   return prepared(db, task.sql).all(...task.params);
 }

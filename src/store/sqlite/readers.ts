@@ -3,12 +3,10 @@
 import { Piscina } from 'piscina';
 import { sibling, tsxExecArgv } from '../../worker-loader.ts';
 import type { Bm25Passing, PassingHit } from './bm25.ts';
-import type { FactLink } from '../../core/index.ts';
-import type { StrongestLinks } from './graph.ts';
 import type { ReadTask } from './reader-worker.ts';
 
-/** Where reads may run off the main thread, and when they should: a bank's large reads (its keyword searches, its
- * facts' links) run on a reader thread beside the other work of a recall on this one. */
+/** Where reads may run off the main thread, and when they should: a bank's large reads (its keyword searches) run on a
+ * reader thread beside the other work of a recall on this one. */
 export interface ReadOffload {
   readers: SqliteReaders;
   /** The bank's size in facts, as far as known without a query (0 when not known). */
@@ -55,11 +53,6 @@ export class SqliteReaders {
   /** A keyword table's best rows by BM25 that a check query passes (bm25Passing), on a reader thread. */
   passing(task: Bm25Passing): Promise<PassingHit[]> {
     return this.run({ file: this.file, passing: task }) as Promise<PassingHit[]>;
-  }
-
-  /** Each fact's strongest links (graph.ts), read on a reader thread. */
-  links(query: StrongestLinks): Promise<FactLink[]> {
-    return this.run({ file: this.file, links: query }) as Promise<FactLink[]>;
   }
 
   /** Copies what the write-ahead log holds into the database file, on a reader thread; the frames in the log. */

@@ -124,7 +124,7 @@ export class SqliteStore implements MemoryStore {
       minFacts: options.offloadFacts ?? OFFLOAD_FACTS,
     };
     this.keywords = new SqliteKeywordIndex(this.db, offload);
-    this.graph = new SqliteGraphIndex(this.db, offload);
+    this.graph = new SqliteGraphIndex(this.db);
     this.sessionsOf = new SqliteSessions(this.db);
   }
 
