@@ -120,7 +120,8 @@ interface StrongestLinks {
 
 /** Each fact's strongest links, both ways. Most facts have a few links: one statement reads them all and they are
  * sorted here. A fact with more (a sentence with hundreds of near-copies) is read from the strongest end of each
- * range instead: the links into it from fact_links_into (one range per type), the links out of it sorted by SQLite. */
+ * range instead: the links into it from the index fact_links_into_covering (one range per type, without reading
+ * the table), the links out of it sorted by SQLite. */
 function strongestLinks(db: Db, { bankId, factIds, types, limit }: StrongestLinks): FactLink[] {
   if (!(limit >= 1)) return [];
   const all = prepared(
