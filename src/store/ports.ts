@@ -407,8 +407,8 @@ export interface RecallReads {
    * from the newest end of an index, so a hub entity's hundred thousand facts are neither counted nor paged through.
    */
   newestFacts(bankId: string, query: FactFilter & { entityId?: string; limit: number }): Promise<Fact[]>;
-  /** Facts whose occurred (or, lacking that, mentioned) time overlaps [start, end], nearest first. */
-  factsInTimeRange(bankId: string, start: string, end: string, limit: number, filter?: FactFilter): Promise<Fact[]>;
+  /** The facets of facts whose occurred (or, lacking that, mentioned) time overlaps [start, end], nearest first. */
+  factsInTimeRange(bankId: string, start: string, end: string, limit: number, filter?: FactFilter): Promise<FactFacets[]>;
   /** The bank's sessions, ordinal 1 first, as what is stored now makes them (replaced and deleted documents included). */
   sessions(bankId: string): Promise<SessionInfo[]>;
   /** Facts of the named sessions (under the filter): at most `limitPerSession` of each, in the order they were told. */

@@ -53,7 +53,6 @@ import * as leases from './leases.ts';
 import * as queue from './queue.ts';
 import { SqliteSessions } from './sessions.ts';
 import {
-  F,
   FACT_COLUMNS,
   factFacetColumns,
   inLists,
@@ -301,7 +300,7 @@ export class SqliteStore implements MemoryStore {
       .all(bankId, q.kinds[0], bankId, ...where.params, q.entityId, q.limit) as unknown[][];
     return rows.length >= q.limit || exhausted ? rows.map(toFact) : null;
   }
-  async factsInTimeRange(bankId: string, start: string, end: string, limit: number, filter: FactFilter = {}): Promise<Fact[]> {
+  async factsInTimeRange(bankId: string, start: string, end: string, limit: number, filter: FactFilter = {}): Promise<FactFacets[]> {
     const where = factFilterSql(filter, 'f');
     const mid = new Date((Date.parse(start) + Date.parse(end)) / 2).toISOString();
     const lookBack = new Date(Date.parse(start) - TIME_RANGE_LOOK_BACK_MS).toISOString();
@@ -334,13 +333,14 @@ export class SqliteStore implements MemoryStore {
       .slice(0, limit);
     if (nearest.length === 0) return [];
     const rank = new Map(nearest.map((h, i) => [h.rid, i]));
+    // Their facets: the temporal arm reads times and filters; a whole fact (text, metadata) cost twice as much a row.
     const rows = [...inLists(nearest.map((h) => h.rid))].flatMap(
       (list) =>
-        prepared(this.db, `SELECT ${FACT_COLUMNS} FROM facts f WHERE f.rid IN (${list.marks})`)
+        prepared(this.db, `SELECT f.rid, ${factFacetColumns(false)} FROM facts f WHERE f.rid IN (${list.marks})`)
           .raw()
           .all(...list.values) as unknown[][],
     );
-    return rows.sort((x, y) => (rank.get(Number(x[F.rid])) ?? 0) - (rank.get(Number(y[F.rid])) ?? 0)).map(toFact);
+    return rows.sort((x, y) => (rank.get(Number(x[0])) ?? 0) - (rank.get(Number(y[0])) ?? 0)).map((r) => toFactFacets(r.slice(1)));
   }
   async sessions(bankId: string): Promise<SessionInfo[]> {
     return this.sessionsOf.list(bankId);
