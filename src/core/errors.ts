@@ -47,9 +47,8 @@ export function shortened(text: string, max: number): string {
  * between characters (never inside a surrogate pair, which no UTF-8 encoder takes), and counted in characters. */
 export function quoteId(id: string): string {
   if (id.length <= 100) return `'${id}'`;
-  const characters = [...id];
-  if (characters.length <= 100) return `'${id}'`;
-  return `'${characters.slice(0, 60).join('')}...' (${characters.length} characters)`;
+  const characters = [...id].length;
+  return characters <= 100 ? `'${id}'` : `'${shortened(id, 60)}' (${characters} characters)`;
 }
 
 export const notFound = (what: string, id: string): CairnError => new CairnError('not_found', `${what} ${quoteId(id)} does not exist`);
