@@ -60,3 +60,32 @@ test('markup: list items are facts of their own, headings are not facts but date
   assert.ok(facts[1].entities.some((e) => e.name === 'Andrew'));
   assert.ok(!facts[0].entities.some((e) => e.name === 'Mood' || e.name === 'Sad'), JSON.stringify(facts[0].entities));
 });
+
+test('a short lead-in opens the fact after it; one introducing code or an error line stays a fact of its own', async () => {
+  const text =
+    '1. **Redis Client Setup:**\n   - Use Redis Sentinel for the connection pool.\n   - Retry twice on failure.\n\n' +
+    "Here's the config:\n```js\nconst client = new Redis({ host: 'cache' });\n```\n" +
+    'Handling Disconnections:\nThe client reconnects after five seconds.\n\nThe log says:\nError: connect ECONNREFUSED 127.0.0.1:6379\n\nNotes:';
+  const facts = await extract(text);
+  assert.deepEqual(
+    facts.map((f) => f.text),
+    [
+      'Redis Client Setup: Use Redis Sentinel for the connection pool.',
+      'Retry twice on failure.',
+      "Here's the config:",
+      'Handling Disconnections: The client reconnects after five seconds.',
+      'The log says:',
+      'Error: connect ECONNREFUSED 127.0.0.1:6379',
+      'Notes:',
+    ],
+  );
+  // The joined fact's span runs from the lead-in to the end of the unit it opens; the code's identifiers stay with
+  // the sentence introducing it.
+  assert.equal(text.slice(facts[0].start, facts[0].end).startsWith('**Redis Client Setup:**'), true);
+  assert.equal(text.slice(facts[0].start, facts[0].end).endsWith('connection pool.'), true);
+  assert.ok(facts[2].terms?.includes('client'), JSON.stringify(facts[2].terms));
+  assert.ok(
+    facts[0].entities.some((e) => e.name === 'Redis Sentinel'),
+    JSON.stringify(facts[0].entities),
+  );
+});

@@ -8,7 +8,10 @@
 //   else of the first unit after it; code alone in a chunk gives no unit;
 // - a stack trace or log gives its error line as a unit (read for times, not names) and its identifiers as terms;
 // - headings are not units: each unit knows the heading it stands under (its section), which dates it when it says
-//   no time itself ("**March 20, 2024**" over a list of moods).
+//   no time itself ("**March 20, 2024**" over a list of moods);
+// - a short lead-in ("**Redis Client Setup:**", "Handling Disconnections:") opens the unit after it rather than
+//   standing alone: on its own it says nothing a memory could use, and in long technical answers such labels were a
+//   quarter of all facts. A lead-in that introduces code stays a unit, as the code's identifiers are its terms.
 // Inline code stays in a unit's text, but names and times are read from the text without it ("plain"); what it
 // holds becomes terms, and a name when it is shaped like one (a file, socket.io) or introduced as one ("run
 // `pg_dump`", "the `ioredis` package").
@@ -277,8 +280,12 @@ export function unitsOf(text: string): Unit[] {
     for (const d of mergeFragments(text, prose)) push(d);
     prose = [];
   };
+  /** Units that introduce code (their lead-ins are kept whole: the code's terms are theirs). */
+  const introducing = new Set<Draft>();
   const attach = (terms: string[], named: NamedThing[]): void => {
-    const last = units.at(-1) ?? (carried ??= { terms: [], named: [] });
+    const unit = units.at(-1);
+    if (unit) introducing.add(unit);
+    const last = unit ?? (carried ??= { terms: [], named: [] });
     last.terms.push(...terms);
     last.named.push(...named);
   };
@@ -338,5 +345,41 @@ export function unitsOf(text: string): Unit[] {
     }
   }
   flushProse();
-  return units.map((d) => finish(text, d));
+  return withLeadIns(units.map((d) => [finish(text, d), introducing.has(d)] as const));
+}
+
+/** Most content words a lead-in has: beyond that, a line ending in a colon says something of its own. */
+const LEAD_IN_WORDS = 5;
+
+/** A label ending in a colon, short, that introduces no code. */
+const isLeadIn = (u: Unit, introducesCode: boolean): boolean =>
+  !introducesCode && u.kind !== 'error' && u.text.trimEnd().endsWith(':') && contentWords(u.text).length <= LEAD_IN_WORDS;
+
+/** Each lead-in joined to the unit after it ("Redis client setup: Use ioredis ..."): its span, text, terms and names
+ * go first; the unit keeps its kind and its section. A lead-in with no unit after it, or before an error line (which
+ * stands as logged, never read for names), stays alone. */
+function withLeadIns(units: ReadonlyArray<readonly [Unit, boolean]>): Unit[] {
+  const out: Unit[] = [];
+  let lead: Unit | null = null;
+  for (const [u, introducesCode] of units) {
+    if (lead && u.kind === 'error') {
+      out.push(lead);
+      lead = null;
+    }
+    const unit: Unit = lead
+      ? {
+          ...u,
+          start: lead.start,
+          text: `${lead.text.trim()} ${u.text}`,
+          plain: `${lead.plain.trim()} ${u.plain}`,
+          terms: [...new Set([...lead.terms, ...u.terms])],
+          named: dedupe([...lead.named, ...u.named]),
+        }
+      : u;
+    lead = null;
+    if (isLeadIn(unit, introducesCode)) lead = unit;
+    else out.push(unit);
+  }
+  if (lead) out.push(lead);
+  return out;
 }
