@@ -16,7 +16,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { get, loadMessages, post, processUsage, ROOT, startServer, type Message, type Server } from './beam-server.ts';
-import { cpuTicks, formatLoad, percentile, stolen } from './measure.ts';
+import { cpuProbe, cpuTicks, formatLoad, percentile, probed, stolen } from './measure.ts';
 
 const { values } = parseArgs({
   options: {
@@ -132,6 +132,7 @@ const rows: string[] = [];
 const notes: string[] = [];
 const loadBefore = loadavg();
 const ticksBefore = cpuTicks();
+const probeBefore = cpuProbe();
 const fmt = (x: number, d = 1): string => (Number.isFinite(x) ? x.toFixed(d) : '-');
 const ingestRow = (name: string, f: IngestFigures): string => {
   const mb = totalBytes / 1024 / 1024;
@@ -209,7 +210,7 @@ try {
     ...(drainLine ? ['', '| recall | recalls | p50 ms | p95 ms | max ms |', '| --- | --- | --- | --- | --- |', drainLine] : []),
     '',
     ...notes,
-    `Load average ${formatLoad(loadBefore)} before, ${formatLoad(loadAfter)} after, on ${cpus().length} cores${stolen(ticksBefore)}.`,
+    `Load average ${formatLoad(loadBefore)} before, ${formatLoad(loadAfter)} after, on ${cpus().length} cores${stolen(ticksBefore)}${probed(probeBefore)}.`,
   ].join('\n');
   const setup =
     `${describe}; ${data.messages.length} messages (${(totalBytes / 1024 / 1024).toFixed(2)} MB) of ${data.conversations} BEAM conversations (${DATA}), ` +

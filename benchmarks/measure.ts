@@ -59,3 +59,35 @@ export function benchArgs(
     args.find((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--') && !isSwitch.has(args[i - 1]))) ?? defaultPath;
   return { args, flag, has: (name) => args.includes(`--${name}`), path };
 }
+
+/**
+ * The speed of a CPU second here, as the median time of a fixed single-threaded workload (hashing, sorting, a Map of
+ * strings: the kinds of work a retain and a recall do), in ms. The same code's figures move by a third from hour to
+ * hour on these machines with no other guest taking CPU time (steal 0 %): a probe run before and after a benchmark
+ * tells a slower machine from slower code.
+ */
+export function cpuProbe(rounds = 7): number {
+  const times: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const t = performance.now();
+    let seed = 12345;
+    const next = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+    const values = new Float64Array(100_000);
+    for (let i = 0; i < values.length; i++) values[i] = next() / 2 ** 32;
+    values.sort();
+    const counts = new Map<string, number>();
+    for (let i = 0; i < 100_000; i++) {
+      const key = `k${next() % 5000}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    let h = 0;
+    for (let i = 0; i < 2_000_000; i++) h = Math.imul(h ^ i, 16777619) >>> 0;
+    if (h === 42 && counts.size === 0) times.push(-1); // keeps the work from being optimised away
+    times.push(performance.now() - t);
+  }
+  return percentile(times, 50);
+}
+
+/** "; CPU probe x ms before, y ms after (...)": cpuProbe's medians around a benchmark. */
+export const probed = (before: number, after: number = cpuProbe()): string =>
+  `; CPU probe ${before.toFixed(1)} ms before, ${after.toFixed(1)} ms after (a fixed single-threaded workload, lower is faster)`;

@@ -18,7 +18,7 @@ import type { Engine } from '../src/engine.ts';
 import type { ArmName, RecallTimings } from '../src/recall/index.ts';
 import type { MemoryStore } from '../src/store/index.ts';
 import { ROOT } from './beam-server.ts';
-import { cpuTicks, formatLoad, percentile, stolen } from './measure.ts';
+import { cpuProbe, cpuTicks, formatLoad, percentile, probed, stolen } from './measure.ts';
 import { syntheticItems } from './synthetic.ts';
 
 const { values } = parseArgs({
@@ -62,6 +62,7 @@ async function recallMs(engine: Engine, i: number): Promise<number> {
 const rows: string[] = [];
 const loadBefore = formatLoad();
 const ticksBefore = cpuTicks();
+const probeBefore = cpuProbe();
 let retained = false;
 {
   const { engine, store, shutdown } = await compose(config, { startWorker: false, announce: false });
@@ -156,7 +157,7 @@ await shutdown();
 const table = ['| measure | value |', '| --- | --- |', ...rows].join('\n');
 const setup =
   `embedded store (${dataDir}${retained ? '' : ', reused'}), offline GloVe, no reranker, ${N} synthetic facts in one bank; ` +
-  `load average ${loadBefore} before, ${formatLoad()} after, on ${availableParallelism()} cores${stolen(ticksBefore)}`;
+  `load average ${loadBefore} before, ${formatLoad()} after, on ${availableParallelism()} cores${stolen(ticksBefore)}${probed(probeBefore)}`;
 process.stdout.write(`${setup}\n\n${table}\n`);
 if (!values['no-record']) {
   const command = ['npm run bench:scale --', ...process.argv.slice(2)].join(' ');
