@@ -89,3 +89,16 @@ test('a short lead-in opens the fact after it; one introducing code or an error 
     JSON.stringify(facts[0].entities),
   );
 });
+
+test('lead-ins in a row stay apart: the nearest opens the unit after them', async () => {
+  const facts = await extract('- Caching layer:\n- Redis setup:\n- Use Redis Sentinel for failover.');
+  assert.deepEqual(
+    facts.map((f) => f.text),
+    ['Caching layer:', 'Redis setup: Use Redis Sentinel for failover.'],
+  );
+  // A long run of labels gives one fact each, never one text growing label by label.
+  const labels = Array.from({ length: 2000 }, (_, i) => `- Step label ${i}:`).join('\n');
+  const many = await extract(`${labels}\n- Use Redis Sentinel for failover.`);
+  assert.equal(many.length, 2000);
+  assert.equal(many.at(-1)?.text, 'Step label 1999: Use Redis Sentinel for failover.');
+});

@@ -356,13 +356,15 @@ const isLeadIn = (u: Unit, introducesCode: boolean): boolean =>
   !introducesCode && u.kind !== 'error' && u.text.trimEnd().endsWith(':') && contentWords(u.text).length <= LEAD_IN_WORDS;
 
 /** Each lead-in joined to the unit after it ("Redis client setup: Use ioredis ..."): its span, text, terms and names
- * go first; the unit keeps its kind and its section. A lead-in with no unit after it, or before an error line (which
- * stands as logged, never read for names), stays alone. */
+ * go first; the unit keeps its kind and its section. A lead-in with no unit after it, before an error line (which
+ * stands as logged, never read for names) or before another lead-in stays alone. */
 function withLeadIns(units: ReadonlyArray<readonly [Unit, boolean]>): Unit[] {
   const out: Unit[] = [];
   let lead: Unit | null = null;
   for (const [u, introducesCode] of units) {
-    if (lead && u.kind === 'error') {
+    // Lead-ins never pile up (a run of labels would otherwise grow one text label by label): the nearest one opens
+    // the unit, the others stay alone.
+    if (lead && (u.kind === 'error' || isLeadIn(u, introducesCode))) {
       out.push(lead);
       lead = null;
     }
