@@ -260,7 +260,11 @@ export class Engine {
       this.checkEmbedder(bank);
       const result = await this.activity.during(() =>
         traced('retain', { 'cairn.bank': bank.id, 'cairn.items': input.items.length }, (span) =>
-          retain({ ...this.deps, leases: this.leases }, bank, input, { operation: op, progress }).then((r) => {
+          retain({ ...this.deps, leases: this.leases }, bank, input, {
+            operation: op,
+            progress,
+            waiting: (what) => this.recordWaiting(op, what),
+          }).then((r) => {
             span.setAttribute('cairn.facts', r.facts);
             return r;
           }),
@@ -274,6 +278,14 @@ export class Engine {
     } finally {
       release();
     }
+  }
+
+  /** Records what a running retain waits for (null: it no longer waits), while it runs here; a refused write (the
+   * operation stopped or was taken over meanwhile) changes nothing, and the retain finds out at its first write. */
+  private async recordWaiting(op: Operation, what: string | null): Promise<void> {
+    const { waiting: _, ...progress } = op.progress;
+    const next: Operation = { ...op, progress: what === null ? progress : { ...progress, waiting: what }, updatedAt: nowIso() };
+    if (await this.deps.store.updateOperation(next, ['running'])) Object.assign(op, next);
   }
 
   private checkEmbedder(bank: Bank): void {

@@ -228,6 +228,10 @@ export const OperationSchema = z
           .object({ done: z.number(), total: z.number() })
           .optional()
           .openapi({ description: "A retain's chunks of new text written and in all: progress within a long item" }),
+        waiting: z.string().optional().openapi({
+          description:
+            "While the operation cannot go on, what it waits for (a retain: its bank's write lease, which an earlier retain into the bank holds)",
+        }),
       })
       .openapi({ description: 'Items done and in all; updated as the work goes' }),
     input: z.unknown().optional().openapi({ description: 'The request, only with ?include=input' }),

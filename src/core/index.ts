@@ -43,4 +43,4 @@ export type {
   OperationStatus,
   Stance,
 } from './types.ts';
-export { withoutNulls } from './types.ts';
+export { isUnfinished, withoutNulls } from './types.ts';

@@ -169,6 +169,9 @@ export interface ChunkProgress {
 
 export type OperationStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 
+/** Whether an operation of this status has yet to end. */
+export const isUnfinished = (status: string): boolean => status === 'queued' || status === 'running';
+
 export interface Operation {
   id: string;
   bankId: string;
@@ -176,7 +179,13 @@ export interface Operation {
   status: OperationStatus;
   /** Units done and in all (a retain: items); a retain also counts the chunks of its new text (`chunks`), so one long
    * item shows progress as it goes. */
-  progress: { done: number; total: number; chunks?: ChunkProgress };
+  progress: {
+    done: number;
+    total: number;
+    chunks?: ChunkProgress;
+    /** What the operation waits for before it can go on, while it waits (a retain: its bank's write lease). */
+    waiting?: string;
+  };
   /** What the operation was asked to do, kept so unfinished work can resume after a crash. */
   input: unknown;
   result: unknown;

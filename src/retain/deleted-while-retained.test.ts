@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { TEST_GLOVE_CACHE_FILE } from '../../test/support/embed.ts';
+import { GatedStore } from '../../test/support/gated-store.ts';
 import { until } from '../../test/support/poll.ts';
 import { CairnError } from '../core/errors.ts';
 import { GloveEmbedder } from '../embed/glove.ts';
@@ -63,20 +64,6 @@ test('a document deleted while its long retain runs stays deleted; retaining it 
     await store.close();
   }
 });
-
-/** A store whose writes of the document wait until `release` is called: a retain in flight that has written nothing. */
-class GatedStore extends SqliteStore {
-  release: () => void = () => {};
-  private readonly gate: Promise<void> = new Promise((open) => {
-    this.release = open;
-  });
-  waiting = false;
-  override async writeItem(w: ItemWrite): Promise<void> {
-    this.waiting = true;
-    await this.gate;
-    await super.writeItem(w);
-  }
-}
 
 /** Runs `use` on an engine over the store, then closes both (opening the store's gate first, when it has one). */
 async function onEngine<S extends SqliteStore>(store: S, use: (engine: Engine) => Promise<void>): Promise<void> {

@@ -162,10 +162,37 @@ export interface RetainRun {
    * written again, and the result counts every item of the operation (those chunks' facts included).
    */
   operation?: Operation;
+  /** Told what the retain waits for when it cannot start at once (another retain into the bank holds its write
+   * lease), and told null once it holds the lease, before it goes on; each call is awaited. */
+  waiting?: (what: string | null) => Promise<void>;
 }
 
+/** How long a retain waits for its bank's write lease before it says so: uncontended takes are not recorded. */
+export const LEASE_NOTICE_MS = 200;
+
+/** What a retain waiting for its bank's write lease says it waits for. */
+export const WAITING_FOR_LEASE = "the bank's write lease (another retain into the bank is writing)";
+
 export async function retain(deps: RetainDeps, bank: Bank, request: RetainRequest, run: RetainRun = {}): Promise<RetainResult> {
-  return deps.leases.run(bank.id, () => retainLocked(deps, bank, request, run));
+  const { waiting } = run;
+  if (!waiting) return deps.leases.run(bank.id, () => retainLocked(deps, bank, request, run));
+  // Said only after a while without the lease; the "done waiting" that follows waits for that saying to be recorded.
+  let said: Promise<void> | null = null;
+  const notice = setTimeout(() => {
+    said = waiting(WAITING_FOR_LEASE).catch(() => undefined);
+  }, LEASE_NOTICE_MS);
+  try {
+    return await deps.leases.run(bank.id, async () => {
+      clearTimeout(notice);
+      if (said) {
+        await said;
+        await waiting(null);
+      }
+      return retainLocked(deps, bank, request, run);
+    });
+  } finally {
+    clearTimeout(notice);
+  }
 }
 
 /** What one document of a request will write: its record, the chunks to add and the chunk ids to remove. */

@@ -2879,6 +2879,8 @@ export interface components {
                     done: number;
                     total: number;
                 };
+                /** @description While the operation cannot go on, what it waits for (a retain: its bank's write lease, which an earlier retain into the bank holds) */
+                waiting?: string;
             };
             /** @description The result; while an async (or keyed) retain runs, its result so far */
             result?: unknown;
@@ -2903,6 +2905,8 @@ export interface components {
                     done: number;
                     total: number;
                 };
+                /** @description While the operation cannot go on, what it waits for (a retain: its bank's write lease, which an earlier retain into the bank holds) */
+                waiting?: string;
             };
             /** @description The request, only with ?include=input */
             input?: unknown;

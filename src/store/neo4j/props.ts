@@ -135,6 +135,7 @@ export function operationProps(op: Operation): Params {
     progressTotal: op.progress.total,
     progressChunksDone: op.progress.chunks?.done,
     progressChunksTotal: op.progress.chunks?.total,
+    progressWaiting: op.progress.waiting,
     input: json(op.input),
     result: json(op.result),
     error: op.error,

@@ -16,6 +16,7 @@ import type {
   OperationStatus,
   Stance,
 } from '../../core/index.ts';
+import { isUnfinished } from '../../core/index.ts';
 import type { DeadLetter, Heartbeat, Tombstone } from '../ports.ts';
 
 export type Props = Record<string, unknown>;
@@ -158,6 +159,8 @@ export function toOperation(p: Props): Operation {
       done: num(p.progressDone),
       total: num(p.progressTotal),
       ...(p.progressChunksTotal == null ? {} : { chunks: { done: num(p.progressChunksDone), total: num(p.progressChunksTotal) } }),
+      // Only while unfinished: an operation that ended while it waited (failed by its bank's deletion) waits no more.
+      ...(p.progressWaiting == null || !isUnfinished(String(p.status)) ? {} : { waiting: String(p.progressWaiting) }),
     },
     input: parse(p.input, null),
     result: parse(p.result, null),

@@ -11,8 +11,8 @@ export function insertOperation(db: Db, op: Operation): void {
   prepared(
     db,
     `INSERT INTO operations (id, bank_id, kind, status, progress_done, progress_total, progress_chunks_done, progress_chunks_total,
-         input, result, error, created_at, updated_at, owner)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         progress_waiting, input, result, error, created_at, updated_at, owner)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     op.id,
     op.bankId,
@@ -22,6 +22,7 @@ export function insertOperation(db: Db, op: Operation): void {
     op.progress.total,
     op.progress.chunks?.done ?? null,
     op.progress.chunks?.total ?? null,
+    op.progress.waiting ?? null,
     json(op.input),
     json(op.result),
     op.error,
@@ -41,7 +42,7 @@ export function updateOperation(db: Db, op: Operation, from?: OperationStatus[])
       db,
       `UPDATE operations SET status = ?, progress_done = ?, progress_total = ?,
            progress_chunks_done = coalesce(?, progress_chunks_done), progress_chunks_total = coalesce(?, progress_chunks_total),
-           result = ?, error = ?, updated_at = ?
+           progress_waiting = ?, result = ?, error = ?, updated_at = ?
          WHERE id = ? AND (? IS NULL OR status IN (SELECT value FROM json_each(?))) AND (? = 0 OR owner IS ?)`,
     ).run(
       op.status,
@@ -49,6 +50,7 @@ export function updateOperation(db: Db, op: Operation, from?: OperationStatus[])
       op.progress.total,
       op.progress.chunks?.done ?? null,
       op.progress.chunks?.total ?? null,
+      op.progress.waiting ?? null,
       json(op.result),
       op.error,
       op.updatedAt,
@@ -82,7 +84,7 @@ export function checkpoint(db: Db, op: Operation): void {
 export function listOperations(db: Db, bankId: string, q: OperationListQuery): Operation[] {
   const rows = prepared(
     db,
-    `SELECT id, bank_id, kind, status, progress_done, progress_total, progress_chunks_done, progress_chunks_total, NULL AS input, result, error, created_at, updated_at, owner
+    `SELECT id, bank_id, kind, status, progress_done, progress_total, progress_chunks_done, progress_chunks_total, progress_waiting, NULL AS input, result, error, created_at, updated_at, owner
        FROM operations WHERE bank_id = ? AND (? IS NULL OR status = ?) ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
   ).all(bankId, q.status ?? null, q.status ?? null, q.limit, q.offset) as Row[];
   return rows.map(toOperation);

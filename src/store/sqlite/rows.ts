@@ -11,6 +11,7 @@ import type {
   OperationStatus,
   Stance,
 } from '../../core/index.ts';
+import { isUnfinished } from '../../core/index.ts';
 import type { FactFacets, Tombstone } from '../ports.ts';
 
 export type Row = Record<string, unknown>;
@@ -209,6 +210,8 @@ export function toOperation(r: Row): Operation {
       ...(r.progress_chunks_total == null
         ? {}
         : { chunks: { done: Number(r.progress_chunks_done), total: Number(r.progress_chunks_total) } }),
+      // Only while unfinished: an operation that ended while it waited (failed by its bank's deletion) waits no more.
+      ...(r.progress_waiting == null || !isUnfinished(String(r.status)) ? {} : { waiting: String(r.progress_waiting) }),
     },
     input: parseJson(r.input, null),
     result: parseJson(r.result, null),

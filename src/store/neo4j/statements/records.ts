@@ -68,6 +68,7 @@ const operationState = (op: Operation) => ({
   total: op.progress.total,
   chunksDone: op.progress.chunks?.done ?? null,
   chunksTotal: op.progress.chunks?.total ?? null,
+  waiting: op.progress.waiting ?? null,
   result: JSON.stringify(op.result ?? null),
   error: op.error,
   updatedAt: op.updatedAt,
@@ -78,7 +79,7 @@ const operationState = (op: Operation) => ({
 
 const SET_STATE = `SET o.status = $status, o.progressDone = $done, o.progressTotal = $total,
      o.progressChunksDone = coalesce($chunksDone, o.progressChunksDone), o.progressChunksTotal = coalesce($chunksTotal, o.progressChunksTotal),
-     o.result = $result, o.error = $error, o.updatedAt = $updatedAt`;
+     o.progressWaiting = $waiting, o.result = $result, o.error = $error, o.updatedAt = $updatedAt`;
 
 /**
  * Writes the operation's state ($from null: whatever its status; else only from one of those), only while `op.owner`
@@ -117,7 +118,7 @@ export const listOperations = (bankId: string, q: OperationListQuery): Statement
   cypher(
     `MATCH (o:Operation {bankId: $bankId}) WHERE ($status IS NULL OR o.status = $status)
      WITH o ORDER BY o.createdAt DESC, o.id DESC SKIP $offset LIMIT $limit
-     RETURN o {.id, .bankId, .kind, .status, .progressDone, .progressTotal, .progressChunksDone, .progressChunksTotal, .result, .error, .createdAt, .updatedAt, .owner} AS operation`,
+     RETURN o {.id, .bankId, .kind, .status, .progressDone, .progressTotal, .progressChunksDone, .progressChunksTotal, .progressWaiting, .result, .error, .createdAt, .updatedAt, .owner} AS operation`,
     { bankId, status: q.status ?? null, offset: int(q.offset), limit: int(q.limit) },
   );
 

@@ -1,0 +1,81 @@
+// A retain that cannot start because an earlier retain into the same bank holds the bank's write lease says so on its
+// operation (progress.waiting) while it waits, and stops saying so once it runs: without it, such an operation showed
+// "running" at 0 of N for as long as the other one took, like one that had hung.
+import assert from 'node:assert/strict';
+import { before, test } from 'node:test';
+import { TEST_GLOVE_CACHE_FILE } from '../../test/support/embed.ts';
+import { GatedStore } from '../../test/support/gated-store.ts';
+import { until } from '../../test/support/poll.ts';
+import { GloveEmbedder } from '../embed/glove.ts';
+import type { Embedder } from '../embed/ports.ts';
+import { Engine } from '../engine.ts';
+import { OfflineExtractor } from './offline-extractor.ts';
+import { WAITING_FOR_LEASE } from './pipeline.ts';
+
+let embedder: Embedder;
+before(async () => {
+  embedder = await GloveEmbedder.open({ cacheFile: TEST_GLOVE_CACHE_FILE });
+});
+
+test("a retain waiting for its bank's write lease says so on its operation until it runs", async () => {
+  const store = new GatedStore({ file: ':memory:' });
+  const engine = new Engine({ store, embedder, reranker: null, extractor: new OfflineExtractor() });
+  try {
+    await engine.createBank({ id: 'b' });
+    await engine.createBank({ id: 'other' });
+    const first = await engine.retain('b', { items: [{ content: 'Mia moved the staging cluster to Frankfurt in May.' }] }, { async: true });
+    await until('the first retain to hold the lease, stopped at its write', () => store.waiting);
+    const second = await engine.retain('b', { items: [{ content: 'Noah renamed the billing service to ledger.' }] }, { async: true });
+    await until(
+      'the second retain to say it waits for the lease',
+      async () => (await engine.getOperation(second.operation.id, 'b')).progress.waiting === WAITING_FOR_LEASE,
+    );
+    const waiting = await engine.getOperation(second.operation.id, 'b');
+    assert.equal(waiting.status, 'running');
+    assert.deepEqual({ done: waiting.progress.done, total: waiting.progress.total }, { done: 0, total: 1 });
+    // The holder itself does not wait, nor does a retain into another bank (which is written once the gate opens).
+    assert.equal((await engine.getOperation(first.operation.id, 'b')).progress.waiting, undefined);
+    const elsewhere = await engine.retain('other', { items: [{ content: 'Ava tuned the cache.' }] }, { async: true });
+    store.release();
+    for (const [bank, op] of [
+      ['b', first.operation],
+      ['b', second.operation],
+      ['other', elsewhere.operation],
+    ] as const) {
+      await until(`${op.id} to succeed`, async () => (await engine.getOperation(op.id, bank)).status === 'succeeded');
+      const done = await engine.getOperation(op.id, bank);
+      assert.equal(done.progress.waiting, undefined, `${op.id} no longer waits`);
+      assert.deepEqual({ done: done.progress.done, total: done.progress.total }, { done: 1, total: 1 });
+    }
+    // The list of the bank's operations reads the same field.
+    const listed = await store.listOperations('b', { limit: 10, offset: 0 });
+    assert.ok(listed.every((op) => op.progress.waiting === undefined));
+  } finally {
+    store.release();
+    await engine.close();
+    await store.close();
+  }
+});
+
+test('an operation that ends while it waits (its bank deleted) no longer says it waits', async () => {
+  const store = new GatedStore({ file: ':memory:' });
+  const engine = new Engine({ store, embedder, reranker: null, extractor: new OfflineExtractor() });
+  try {
+    await engine.createBank({ id: 'b' });
+    await engine.retain('b', { items: [{ content: 'Mia moved the staging cluster to Frankfurt in May.' }] }, { async: true });
+    await until('the first retain to hold the lease', () => store.waiting);
+    const second = await engine.retain('b', { items: [{ content: 'Noah renamed the billing service to ledger.' }] }, { async: true });
+    await until(
+      'the second retain to wait',
+      async () => (await engine.getOperation(second.operation.id, 'b')).progress.waiting !== undefined,
+    );
+    await engine.deleteBank('b');
+    const failed = await store.getOperation(second.operation.id);
+    assert.equal(failed?.status, 'failed');
+    assert.equal(failed?.progress.waiting, undefined);
+  } finally {
+    store.release();
+    await engine.close();
+    await store.close();
+  }
+});
