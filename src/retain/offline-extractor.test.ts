@@ -90,6 +90,14 @@ test('a short lead-in opens the fact after it; one introducing code or an error 
   );
 });
 
+test('a lead-in opens no unit under another heading', async () => {
+  const facts = await extract('- Open questions:\n\n### Next week\n- Move the staging cluster to Frankfurt.');
+  assert.deepEqual(
+    facts.map((f) => f.text),
+    ['Open questions:', 'Move the staging cluster to Frankfurt.'],
+  );
+});
+
 test('lead-ins in a row stay apart: the nearest opens the unit after them', async () => {
   const facts = await extract('- Caching layer:\n- Redis setup:\n- Use Redis Sentinel for failover.');
   assert.deepEqual(

@@ -10,8 +10,8 @@
 // - headings are not units: each unit knows the heading it stands under (its section), which dates it when it says
 //   no time itself ("**March 20, 2024**" over a list of moods);
 // - a short lead-in ("**Redis Client Setup:**", "Handling Disconnections:") opens the unit after it rather than
-//   standing alone: on its own it says nothing a memory could use, and in long technical answers such labels were a
-//   quarter of all facts. A lead-in that introduces code stays a unit, as the code's identifiers are its terms.
+//   standing alone: on its own it says nothing a memory could use, and in long technical answers such labels were an
+//   eighth of all facts. A lead-in that introduces code stays a unit, as the code's identifiers are its terms.
 // Inline code stays in a unit's text, but names and times are read from the text without it ("plain"); what it
 // holds becomes terms, and a name when it is shaped like one (a file, socket.io) or introduced as one ("run
 // `pg_dump`", "the `ioredis` package").
@@ -356,15 +356,15 @@ const isLeadIn = (u: Unit, introducesCode: boolean): boolean =>
   !introducesCode && u.kind !== 'error' && u.text.trimEnd().endsWith(':') && contentWords(u.text).length <= LEAD_IN_WORDS;
 
 /** Each lead-in joined to the unit after it ("Redis client setup: Use ioredis ..."): its span, text, terms and names
- * go first; the unit keeps its kind and its section. A lead-in with no unit after it, before an error line (which
- * stands as logged, never read for names) or before another lead-in stays alone. */
+ * go first; the unit keeps its kind and its section. A lead-in with no unit after it under the same heading, before an
+ * error line (which stands as logged, never read for names) or before another lead-in stays alone. */
 function withLeadIns(units: ReadonlyArray<readonly [Unit, boolean]>): Unit[] {
   const out: Unit[] = [];
   let lead: Unit | null = null;
   for (const [u, introducesCode] of units) {
     // Lead-ins never pile up (a run of labels would otherwise grow one text label by label): the nearest one opens
     // the unit, the others stay alone.
-    if (lead && (u.kind === 'error' || isLeadIn(u, introducesCode))) {
+    if (lead && (u.kind === 'error' || u.section !== lead.section || isLeadIn(u, introducesCode))) {
       out.push(lead);
       lead = null;
     }
