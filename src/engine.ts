@@ -8,6 +8,7 @@ import {
   CairnError,
   notFound,
   quoteId,
+  isUnfinished,
   withoutNulls,
   newId,
   payloadHash,
@@ -246,7 +247,7 @@ export class Engine {
   private async retainWriting(bankId: string, documentId: string): Promise<string | null> {
     for (const id of this.inFlight.writersOf(bankId, documentId)) {
       const op = await this.deps.store.getOperation(id);
-      if (op?.status === 'queued' || op?.status === 'running') return id;
+      if (op && isUnfinished(op.status)) return id;
     }
     const [stored] = await this.deps.store.retainsNaming(bankId, documentId);
     return stored ?? null;

@@ -362,26 +362,29 @@ function withLeadIns(units: ReadonlyArray<readonly [Unit, boolean]>): Unit[] {
   const out: Unit[] = [];
   let lead: Unit | null = null;
   for (const [u, introducesCode] of units) {
+    const leadIn = isLeadIn(u, introducesCode);
     // Lead-ins never pile up (a run of labels would otherwise grow one text label by label): the nearest one opens
     // the unit, the others stay alone.
-    if (lead && (u.kind === 'error' || u.section !== lead.section || isLeadIn(u, introducesCode))) {
+    if (lead && (leadIn || u.kind === 'error' || u.section !== lead.section)) {
       out.push(lead);
       lead = null;
     }
-    const unit: Unit = lead
-      ? {
-          ...u,
-          start: lead.start,
-          text: `${lead.text.trim()} ${u.text}`,
-          plain: `${lead.plain.trim()} ${u.plain}`,
-          terms: [...new Set([...lead.terms, ...u.terms])],
-          named: dedupe([...lead.named, ...u.named]),
-        }
-      : u;
-    lead = null;
-    if (isLeadIn(unit, introducesCode)) lead = unit;
-    else out.push(unit);
+    if (leadIn) lead = u;
+    else {
+      out.push(lead ? joined(lead, u) : u);
+      lead = null;
+    }
   }
   if (lead) out.push(lead);
   return out;
 }
+
+/** The unit opened by the lead-in: the lead-in's span, text, terms and names first. */
+const joined = (lead: Unit, u: Unit): Unit => ({
+  ...u,
+  start: lead.start,
+  text: `${lead.text.trim()} ${u.text}`,
+  plain: `${lead.plain.trim()} ${u.plain}`,
+  terms: [...new Set([...lead.terms, ...u.terms])],
+  named: dedupe([...lead.named, ...u.named]),
+});
