@@ -95,7 +95,7 @@ export class SqliteGraphIndex implements GraphIndex {
     const ids = [...new Set(factIds)];
     // On this thread even in a large bank: a reader thread's round trip (and its connection, which maps nothing) cost
     // more than the read, which the arm asking for it waits on (at 1M facts, p50 and p95 of recall both fell).
-    if (options.limitPerFact !== undefined) return strongestLinks(this.db, { bankId, factIds: ids, types, limit: options.limitPerFact });
+    if (options.limitPerFact !== undefined) return strongestLinks(this.db, bankId, ids, types, options.limitPerFact);
     const rows = prepared(
       this.db,
       `SELECT from_id, to_id, type, weight FROM fact_links
@@ -110,19 +110,11 @@ export class SqliteGraphIndex implements GraphIndex {
   }
 }
 
-/** Facts whose strongest links are asked for: at most `limit` each, of the types. */
-interface StrongestLinks {
-  bankId: string;
-  factIds: string[];
-  types: readonly LinkType[];
-  limit: number;
-}
-
-/** Each fact's strongest links, both ways. Most facts have a few links: one statement reads them all and they are
- * sorted here. A fact with more (a sentence with hundreds of near-copies) is read from the strongest end of each
- * range instead: the links into it from the index fact_links_into_covering (one range per type, without reading
- * the table), the links out of it sorted by SQLite. */
-function strongestLinks(db: Db, { bankId, factIds, types, limit }: StrongestLinks): FactLink[] {
+/** Each fact's strongest links of the types (at most `limit`), both ways. Most facts have a few links: one statement
+ * reads them all and they are sorted here. A fact with more (a sentence with hundreds of near-copies) is read from the
+ * strongest end of each range instead: the links into it from the index fact_links_into_covering (one range per type,
+ * without reading the table), the links out of it sorted by SQLite. */
+function strongestLinks(db: Db, bankId: string, factIds: string[], types: readonly LinkType[], limit: number): FactLink[] {
   if (!(limit >= 1)) return [];
   const all = prepared(
     db,
