@@ -177,16 +177,18 @@ export async function retain(deps: RetainDeps, bank: Bank, request: RetainReques
   const { waiting } = run;
   if (!waiting) return deps.leases.run(bank.id, () => retainLocked(deps, bank, request, run));
   // Said only after a while without the lease; the "done waiting" that follows waits for that saying to be recorded.
+  // Both are told as a courtesy: a failure to record them never fails the retain (its first write clears the record).
+  const tell = (what: string | null): Promise<void> => waiting(what).catch(() => undefined);
   let said: Promise<void> | null = null;
   const notice = setTimeout(() => {
-    said = waiting(WAITING_FOR_LEASE).catch(() => undefined);
+    said = tell(WAITING_FOR_LEASE);
   }, LEASE_NOTICE_MS);
   try {
     return await deps.leases.run(bank.id, async () => {
       clearTimeout(notice);
       if (said) {
         await said;
-        await waiting(null);
+        await tell(null);
       }
       return retainLocked(deps, bank, request, run);
     });

@@ -9,8 +9,9 @@ import { until } from '../../test/support/poll.ts';
 import { GloveEmbedder } from '../embed/glove.ts';
 import type { Embedder } from '../embed/ports.ts';
 import { Engine } from '../engine.ts';
+import { BankWriteLeases } from './lease.ts';
 import { OfflineExtractor } from './offline-extractor.ts';
-import { WAITING_FOR_LEASE } from './pipeline.ts';
+import { retain, WAITING_FOR_LEASE } from './pipeline.ts';
 
 let embedder: Embedder;
 before(async () => {
@@ -73,6 +74,42 @@ test('an operation that ends while it waits (its bank deleted) no longer says it
     const failed = await store.getOperation(second.operation.id);
     assert.equal(failed?.status, 'failed');
     assert.equal(failed?.progress.waiting, undefined);
+  } finally {
+    store.release();
+    await engine.close();
+    await store.close();
+  }
+});
+
+test('a retain whose waiting cannot be recorded still runs', async () => {
+  const store = new GatedStore({ file: ':memory:' });
+  const engine = new Engine({ store, embedder, reranker: null, extractor: new OfflineExtractor() });
+  try {
+    await engine.createBank({ id: 'b' });
+    const first = await engine.retain('b', { items: [{ content: 'Mia moved the staging cluster to Frankfurt in May.' }] }, { async: true });
+    await until('the first retain to hold the lease', () => store.waiting);
+    const bank = await store.getBank('b');
+    assert.ok(bank);
+    // A second retain into the bank (leases of its own, as another process has), told to record its waiting by a store
+    // that is down.
+    const told: Array<string | null> = [];
+    const second = retain(
+      { store, extractor: new OfflineExtractor(), embedder, leases: new BankWriteLeases(store) },
+      bank,
+      { items: [{ content: 'Noah renamed the billing service to ledger.' }] },
+      {
+        waiting: async (what) => {
+          told.push(what);
+          throw new Error('the store is down');
+        },
+      },
+    );
+    await until('the second retain to say it waits', () => told.length > 0);
+    store.release();
+    const result = await second;
+    assert.equal(result.facts, 1);
+    assert.deepEqual(told, [WAITING_FOR_LEASE, null]);
+    await until('the first retain to succeed', async () => (await engine.getOperation(first.operation.id, 'b')).status === 'succeeded');
   } finally {
     store.release();
     await engine.close();
