@@ -129,19 +129,20 @@ export async function semanticLinks(
   minSimilarity = SEMANTIC_LINK_MIN_SIMILARITY,
 ): Promise<FactLink[]> {
   const links: FactLink[] = [];
-  const vectors = records.map((r) => r.vector);
+  // Copies of one sentence (a log line, a repeated block) have one vector: each is searched for once, since among
+  // copies the exact searches below cannot settle which to keep without ranking every vector.
+  const { distinct, of } = distinctVectors(records.map((r) => r.vector));
   const found = await store.vectors.searchMany(
     bankId,
-    vectors,
+    distinct,
     SEMANTIC_LINKS_PER_FACT,
     { kinds: [...LINKED_KINDS], recordedBefore: recent.since },
     minSimilarity,
   );
-  const near = await recent.nearest(vectors, SEMANTIC_LINKS_PER_FACT, minSimilarity);
+  const near = await recent.nearest(distinct, SEMANTIC_LINKS_PER_FACT, minSimilarity);
   for (const [i, r] of records.entries()) {
-    const stored = found[i];
     const best = new Map<string, number>();
-    for (const n of [...stored, ...near[i], ...earlierInBatch(records, i, minSimilarity)])
+    for (const n of [...found[of[i]], ...near[of[i]], ...earlierInBatch(records, i, minSimilarity)])
       if (n.score >= minSimilarity && n.id !== r.id) best.set(n.id, n.score);
     const nearest = [...best].sort((a, b) => b[1] - a[1]).slice(0, SEMANTIC_LINKS_PER_FACT);
     for (const [to, weight] of nearest) links.push({ bankId, from: r.id, to, type: 'semantic', weight });
@@ -149,8 +150,23 @@ export async function semanticLinks(
   return links;
 }
 
-/** The facts before records[i] in its write batch (the last SEMANTIC_LINK_WINDOW of them, of the linked kinds) at
- * least minSimilarity alike: they are written with it, after the searches above looked. */
+/** The distinct vectors among these (equal bytes), and which of them each one is. */
+function distinctVectors(vectors: Float32Array[]): { distinct: Float32Array[]; of: number[] } {
+  const seen = new Map<string, number>();
+  const distinct: Float32Array[] = [];
+  const of = vectors.map((v) => {
+    const key = Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('latin1');
+    let at = seen.get(key);
+    if (at === undefined) seen.set(key, (at = distinct.push(v) - 1));
+    return at;
+  });
+  return { distinct, of };
+}
+
+/** The SEMANTIC_LINKS_PER_FACT facts before records[i] in its write batch (among the last SEMANTIC_LINK_WINDOW of them,
+ * of the linked kinds) most alike it and at least minSimilarity alike, best first, equal scores in batch order: they
+ * are written with it, after the searches above looked. Only these can be among its links, and copies of one
+ * sentence would otherwise list the whole window for each fact. */
 function earlierInBatch(
   records: Array<VectorRecord & { kind: FactKind }>,
   i: number,
@@ -162,7 +178,11 @@ function earlierInBatch(
     const other = records[j];
     if (!LINKED_KINDS.includes(other.kind) || other.vector.length !== v.length) continue;
     const score = dot(other.vector, 0, v, v.length);
-    if (score >= minSimilarity) out.push({ id: other.id, score });
+    if (score < minSimilarity || (out.length === SEMANTIC_LINKS_PER_FACT && score <= out[out.length - 1].score)) continue;
+    let at = out.length;
+    while (at > 0 && out[at - 1].score < score) at--;
+    out.splice(at, 0, { id: other.id, score });
+    if (out.length > SEMANTIC_LINKS_PER_FACT) out.pop();
   }
   return out;
 }

@@ -60,6 +60,8 @@ export class FlatVectors {
   version = 0;
   /** The slots of the rare kinds last scanned for (see slotsOf), kept up to date as vectors are added. */
   private rare: { mask: number; slots: number[] } | null = null;
+  /** The last scanEnd answer (a retain asks with one bound for each of its facts). */
+  private end: { before: number; version: number; n: number } | null = null;
 
   constructor(
     readonly dim: number,
@@ -152,7 +154,23 @@ export class FlatVectors {
    * and would differ after a restart or in an imported copy of the bank). Facts recorded after `before` (epoch ms) are
    * skipped. Large stores are ranked by usearch's SIMD scan first (see nativeBest); the answer is the same. */
   best(q: Float32Array, mask: number | null, m: number, before = Infinity): { rids: number[]; scores: number[] } {
-    return (this.size >= NATIVE_SCAN_MIN && this.nativeBest(q, mask, m, before)) || this.scanBest(q, mask, m, before);
+    return (this.scanEnd(before) >= NATIVE_SCAN_MIN && this.nativeBest(q, mask, m, before)) || this.scanBest(q, mask, m, before);
+  }
+
+  /**
+   * How many leading slots may hold vectors recorded by `before`: those after the last such one were recorded later
+   * and are never ranked. A retain stores its facts before it links them and asks for the bank as it was before it
+   * began, so its own facts are the store's tail: a scan that ranked them (copies of one sentence, each its own best
+   * match) would fill every fetch with rows the bound then skips.
+   */
+  private scanEnd(before: number): number {
+    if (before === Infinity) return this.size;
+    const e = this.end;
+    if (e?.before === before && e.version === this.version) return e.n;
+    let n = this.size;
+    while (n > 0 && this.times[n - 1] > before) n--;
+    this.end = { before, version: this.version, n };
+    return n;
   }
 
   /** best() by one scan into a bounded heap, so nothing of the bank's size is allocated. */
@@ -160,13 +178,14 @@ export class FlatVectors {
     const { data, dim, size, kinds, rids, times } = this;
     const count = this.count(mask);
     const top = new TopK(Math.min(m, count));
+    const end = this.scanEnd(before);
     if (mask !== null && count * RARE_SHARE < size) {
       // A rare kind (a bank's observations among a million facts): its own slots, not a pass over every kind.
       for (const s of this.slotsOf(mask)) if (!(times[s] > before)) top.push(dot(data, s * dim, q, dim), rids[s]);
       const { positions, scores } = top.sorted();
       return { rids: positions, scores };
     }
-    for (let s = 0, o = 0; s < size; s++, o += dim) {
+    for (let s = 0, o = 0; s < end; s++, o += dim) {
       if ((mask !== null && !(mask & (1 << kinds[s]))) || times[s] > before) continue;
       top.push(dot(data, o, q, dim), rids[s]);
     }
@@ -190,14 +209,15 @@ export class FlatVectors {
    * else c grows, and null (scan instead) once c would be a large share of the store.
    */
   private nativeBest(q: Float32Array, mask: number | null, m: number, before: number): { rids: number[]; scores: number[] } | null {
+    const end = this.scanEnd(before);
     if (m <= 0 || q.length !== this.dim) return null;
-    let c = this.firstFetch(mask, m);
+    let c = this.firstFetch(mask, m, end);
     while (c !== null) {
-      const found = nativeSearch(this.data.subarray(0, this.size * this.dim), q, this.dim, c);
-      const settled = this.settle(q, mask, m, before, found.rows, found.last, c);
+      const found = nativeSearch(this.data.subarray(0, end * this.dim), q, this.dim, c);
+      const settled = this.settle(q, mask, m, before, found.rows, found.last, c, end);
       if (settled) return settled;
-      const next = Math.min(this.size, c * 4);
-      c = next > this.size / 4 ? null : next;
+      const next = Math.min(end, c * 4);
+      c = next > end / 4 ? null : next;
     }
     return null;
   }
@@ -215,27 +235,25 @@ export class FlatVectors {
     minScore = -Infinity,
   ): Promise<Array<{ rids: number[]; scores: number[] } | null>> {
     const none = queries.map(() => null);
-    const first = m > 0 && this.size >= NATIVE_SCAN_MIN ? this.firstFetch(mask, m) : null;
-    // Room for the queries' own vectors: a retain's new facts are stored before it links them, and skipped as recorded
-    // after its start, yet each is its own best match.
-    const c = first === null ? null : Math.min(this.size, first + queries.length);
-    if (c === null || c > this.size / 4 || queries.some((q) => q.length !== this.dim)) return none;
+    const end = this.scanEnd(before);
+    const c = m > 0 && end >= NATIVE_SCAN_MIN ? this.firstFetch(mask, m, end) : null;
+    if (c === null || queries.some((q) => q.length !== this.dim)) return none;
     const version = this.version;
-    const found = await batchTop(this.data, this.size, this.dim, queries, c);
+    const found = await batchTop(this.data, end, this.dim, queries, c);
     if (!found || this.version !== version) return none;
-    return queries.map((q, i) => this.settle(q, mask, m, before, found[i].rows, found[i].last, c, found[i].values, minScore));
+    return queries.map((q, i) => this.settle(q, mask, m, before, found[i].rows, found[i].last, c, end, found[i].values, minScore));
   }
 
-  /** How many to fetch first for the m best of the kinds in the mask (by their share); null when that would be a
-   * large share of the store (a rare kind: scanning only its vectors costs a fraction of ranking every vector). */
-  private firstFetch(mask: number | null, m: number): number | null {
+  /** How many of the first n slots to fetch first for the m best of the kinds in the mask (by their share); null when
+   * that would be a large share of them (a rare kind: scanning only its vectors costs a fraction of ranking every one). */
+  private firstFetch(mask: number | null, m: number, n: number): number | null {
     const share = Math.max(1, this.count(mask)) / this.size;
-    const c = Math.min(this.size, Math.ceil(m / share) + 16);
-    return c > this.size / 4 ? null : c;
+    const c = Math.min(n, Math.ceil(m / share) + 16);
+    return c > n / 4 ? null : c;
   }
 
   /**
-   * The m best among the c rows a native ranking fetched, rescored with the JS inner product and ranked as scanBest
+   * The m best among the c rows a native ranking of the first n slots fetched, rescored with the JS inner product and ranked as scanBest
    * ranks them, after the kinds and record times are checked. Final only when every vector left out scores clearly
    * below the m-th kept one (so float32 rounding in the native scan or ties at the cut cannot change it); else null.
    * With the rows' native scores and a minScore, rows clearly below it are not read: the ranking then holds those that
@@ -249,10 +267,11 @@ export class FlatVectors {
     rows: ArrayLike<bigint>,
     last: number,
     c: number,
+    n: number,
     values?: ArrayLike<number>,
     minScore = -Infinity,
   ): { rids: number[]; scores: number[] } | null {
-    const { data, dim, size, kinds, rids, times } = this;
+    const { data, dim, kinds, rids, times } = this;
     const floor = minScore - PRODUCT_SLACK;
     const top = new TopK(m);
     let kept = 0;
@@ -268,8 +287,8 @@ export class FlatVectors {
     }
     const { positions, scores } = top.sorted();
     // The score of the last vector it fetched bounds every one left out.
-    const leftOut = c < size ? last : -Infinity;
-    return c >= size || leftOut < floor || (kept >= m && leftOut < scores[m - 1] - PRODUCT_SLACK) ? { rids: positions, scores } : null;
+    const leftOut = c < n ? last : -Infinity;
+    return c >= n || leftOut < floor || (kept >= m && leftOut < scores[m - 1] - PRODUCT_SLACK) ? { rids: positions, scores } : null;
   }
 
   /** A store over arrays read from a snapshot (flat-body.cjs): `size` entries used, the rest room to grow. */
