@@ -3,6 +3,7 @@
 // worker that builds one off the main thread lives (build-worker.cjs).
 import hnswlib from 'hnswlib-node';
 import { createRequire } from 'node:module';
+import { dot } from '../../../core/index.ts';
 import type { FlatVectors } from './flat.ts';
 
 export type Graph = InstanceType<typeof hnswlib.HierarchicalNSW>;
@@ -52,6 +53,10 @@ export class Labels {
 
 export class HnswGraph {
   live = new Labels();
+  /** Labels whose current vector (in the flat store) the graph does not hold yet: they are added a few at a time
+   * (see upsertPending), as one insertion costs up to a millisecond on the thread that serves every request, and a
+   * search scores them exactly beside what the graph finds. */
+  readonly pending = new Set<number>();
   private readonly dead = new Set<number>();
   private deleted = 0;
 
@@ -68,13 +73,12 @@ export class HnswGraph {
     return new HnswGraph(index, source);
   }
 
-  /** Aligns the graph's membership with the flat store; returns how many labels had to change. Both sides sorted
-   * and walked together: no per-label lookup in a map of the whole bank. */
+  /** Aligns the graph's membership with the flat store (labels it lacks become pending); returns how many labels had to
+   * change. Both sides sorted and walked together: no per-label lookup in a map of the whole bank. */
   reconcile(flat: FlatVectors): number {
     const labels = Float64Array.from(this.index.getIdsList()).sort();
     const rids = flat.rids.slice(0, flat.size).sort();
     const common = new Float64Array(Math.min(labels.length, rids.length));
-    const missing = new Set<number>();
     let kept = 0;
     let changed = 0;
     for (let i = 0, j = 0; i < labels.length || j < rids.length; ) {
@@ -92,15 +96,25 @@ export class HnswGraph {
         this.dead.add(label);
         this.deleted++;
       } else {
-        missing.add(rids[j++]); // in the store, not in the graph
+        this.pending.add(rids[j++]); // in the store, not in the graph
+        changed++;
       }
     }
     this.live = new Labels(common.subarray(0, kept));
-    if (missing.size) {
-      for (let s = 0; s < flat.size; s++) if (missing.has(flat.rids[s])) this.upsert(flat.rids[s], flat.vectorAt(s));
-      changed += missing.size;
-    }
     return changed;
+  }
+
+  /** Adds up to n pending labels' vectors from the flat store (one gone from it meanwhile is removed instead);
+   * returns how many remain pending. */
+  upsertPending(flat: FlatVectors, n = Infinity): number {
+    for (const rid of this.pending) {
+      if (n-- <= 0) break;
+      this.pending.delete(rid);
+      const vector = flat.vector(rid);
+      if (vector) this.upsert(rid, vector);
+      else this.remove(rid);
+    }
+    return this.pending.size;
   }
 
   upsert(rid: number, vector: Float32Array): void {
@@ -143,16 +157,28 @@ export class HnswGraph {
   }
 
   remove(rid: number): void {
+    this.pending.delete(rid);
     if (!this.live.delete(rid)) return;
     this.index.markDelete(rid);
     this.dead.add(rid);
     this.deleted++;
   }
 
-  /** The m nearest live labels and their inner products, best first. */
-  search(query: number[], m: number): { rids: number[]; scores: number[] } {
-    const { neighbors, distances } = this.index.searchKnn(query, Math.min(m, this.live.size, this.index.getMaxElements()));
-    return { rids: neighbors, scores: distances.map((d) => 1 - d) };
+  /** The m nearest live labels and their inner products, best first: the graph's answer (without labels whose
+   * vector it holds is not their current one) merged with the pending labels, scored exactly from the flat store. */
+  search(query: number[], m: number, flat: FlatVectors): { rids: number[]; scores: number[] } {
+    const size = Math.min(m, this.live.size, this.index.getMaxElements());
+    const { neighbors, distances } = size > 0 ? this.index.searchKnn(query, size) : { neighbors: [], distances: [] };
+    if (this.pending.size === 0) return { rids: neighbors, scores: distances.map((d) => 1 - d) };
+    const found = neighbors.flatMap((rid, i) => (this.pending.has(rid) ? [] : [{ rid, score: 1 - distances[i] }]));
+    const q = Float32Array.from(query);
+    for (const rid of this.pending) {
+      const vector = flat.vector(rid);
+      if (vector) found.push({ rid, score: dot(vector, 0, q, q.length) });
+    }
+    found.sort((a, b) => b.score - a.score || a.rid - b.rid);
+    const best = found.slice(0, m);
+    return { rids: best.map((f) => f.rid), scores: best.map((f) => f.score) };
   }
 
   /** True when the sampled labels hold exactly the flat store's vectors. */
@@ -160,6 +186,7 @@ export class HnswGraph {
     const step = Math.max(1, Math.floor(flat.size / samples));
     for (let s = 0; s < flat.size; s += step) {
       const rid = flat.rids[s];
+      if (this.pending.has(rid)) continue;
       const want = flat.vectorAt(s);
       let got: number[];
       try {

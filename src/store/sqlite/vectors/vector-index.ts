@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { dot, TopK } from '../../../core/index.ts';
 import type { FactFilter, Scored, VectorIndex } from '../../ports.ts';
@@ -80,11 +81,15 @@ function coldRanker(flat: ColdFlat, query: Float32Array, mask: number | null, be
   };
 }
 
-/** The best `fetch` vectors of the bank, approximately, from the HNSW graph. */
-function graphRanker(graph: HnswGraph, query: Float32Array): Ranker {
+/** The best `fetch` vectors of the bank, approximately, from the HNSW graph (and those it does not hold yet). */
+function graphRanker(graph: HnswGraph, flat: FlatVectors, query: Float32Array): Ranker {
   const point = Array.from(query);
-  return (fetch) => graph.search(point, fetch);
+  return (fetch) => graph.search(point, fetch, flat);
 }
+
+/** Pending vectors added to a bank's graph at once, on the thread that serves requests, or per turn of its event loop
+ * when more are pending (one insertion costs up to a millisecond). */
+const GRAPH_SLICE = 32;
 
 interface BankState {
   readonly id: string;
@@ -94,6 +99,8 @@ interface BankState {
   seq: number;
   graph: HnswGraph | null;
   graphTask: Promise<void> | null;
+  /** Adding the graph's pending vectors a slice per turn (see GRAPH_SLICE). */
+  draining: Promise<void> | null;
   graphError: string | null;
   /** Set while the graph is being written to a file: it must not change meanwhile. */
   saving: Promise<void> | null;
@@ -192,6 +199,7 @@ export class SqliteVectorIndex implements VectorIndex {
       bank.worker?.ref();
       await bank.graphTask;
     }
+    while (bank?.draining) await bank.draining;
     return this.stats(bankId);
   }
 
@@ -252,7 +260,9 @@ export class SqliteVectorIndex implements VectorIndex {
     await Promise.allSettled([...this.tasks]);
     if (!this.options.snapshotDir) return;
     for (const bank of this.banks.values()) {
-      if (bank.graph && bank.changesSinceSnapshot > 0 && !bank.dropped) await this.saveSnapshot(bank).catch(() => undefined);
+      if (!bank.graph || bank.changesSinceSnapshot === 0 || bank.dropped) continue;
+      this.upsertPending(bank, Infinity); // a snapshot holds every vector up to its seq
+      await this.saveSnapshot(bank).catch(() => undefined);
     }
     await Promise.allSettled([...this.tasks]); // the flat snapshots those wrote
   }
@@ -422,6 +432,7 @@ export class SqliteVectorIndex implements VectorIndex {
       seq,
       graph: null,
       graphTask: null,
+      draining: null,
       graphError: null,
       saving: null,
       changesSinceSnapshot: 0,
@@ -518,20 +529,43 @@ export class SqliteVectorIndex implements VectorIndex {
     bank.seq = changes.seq;
     const graph = bank.graph;
     if (graph) {
-      try {
-        for (const rid of latest.keys()) {
-          const vector = flat.vector(rid);
-          if (vector) graph.upsert(rid, vector);
-          else graph.remove(rid);
-        }
-        bank.changesSinceSnapshot += latest.size;
-      } catch (err) {
-        // The flat store stays right; this bank is searched exactly from now on.
-        bank.graph = null;
-        bank.graphError = `HNSW update failed: ${err instanceof Error ? err.message : String(err)}`;
-      }
+      for (const rid of latest.keys()) graph.pending.add(rid);
+      bank.changesSinceSnapshot += latest.size;
+      this.addPending(bank);
     }
     return true;
+  }
+
+  /** Adds the graph's pending vectors: a few at once, more a slice per turn of the event loop in the background. */
+  private addPending(bank: BankState): void {
+    const graph = bank.graph;
+    if (!graph || graph.pending.size === 0) return;
+    if (graph.pending.size <= GRAPH_SLICE && !bank.saving) {
+      this.upsertPending(bank, GRAPH_SLICE);
+      return;
+    }
+    if (bank.draining) return;
+    bank.draining = this.track(
+      (async () => {
+        while (bank.graph === graph && graph.pending.size > 0 && !bank.dropped && !this.closed) {
+          await nextTurn();
+          if (bank.saving) await bank.saving; // the graph must not change while it is written
+          if (bank.graph === graph) this.upsertPending(bank, GRAPH_SLICE);
+        }
+      })().finally(() => {
+        bank.draining = null;
+      }),
+    );
+  }
+
+  private upsertPending(bank: BankState, n: number): void {
+    try {
+      bank.graph?.upsertPending(bank.flat, n);
+    } catch (err) {
+      // The flat store stays right; this bank is searched exactly from now on.
+      bank.graph = null;
+      bank.graphError = `HNSW update failed: ${err instanceof Error ? err.message : String(err)}`;
+    }
   }
 
   /** Starts getting a graph for a bank that has grown large enough; snapshots a graph that changed enough. */
@@ -554,7 +588,13 @@ export class SqliteVectorIndex implements VectorIndex {
           }),
       );
     }
-    if (this.options.snapshotDir && bank.graph && !bank.saving && bank.changesSinceSnapshot >= this.snapshotEvery) {
+    if (
+      this.options.snapshotDir &&
+      bank.graph &&
+      bank.graph.pending.size === 0 &&
+      !bank.saving &&
+      bank.changesSinceSnapshot >= this.snapshotEvery
+    ) {
       this.track(this.saveSnapshot(bank).catch(() => undefined));
     }
   }
@@ -598,16 +638,14 @@ export class SqliteVectorIndex implements VectorIndex {
     if (graph.source === 'snapshot' && changed.length > this.maxGraphCatchUp) return false; // a build is cheaper
     const changedSet = new Set(changed);
     const repaired = graph.reconcile(bank.flat);
-    for (const rid of changed) {
-      const vector = bank.flat.vector(rid);
-      if (vector) graph.upsert(rid, vector);
-    }
+    for (const rid of changed) graph.pending.add(rid);
     // Labels that changed although no logged change explains it: the file did not come from this history.
     const unexplained = Math.max(0, repaired - changedSet.size);
     if (unexplained > Math.max(16, bank.flat.size * 0.01) || !graph.matches(bank.flat, 32)) return false;
     bank.graph = graph;
     bank.graphError = null;
     bank.changesSinceSnapshot = changed.length;
+    this.addPending(bank);
     return true;
   }
 
@@ -744,7 +782,8 @@ export class SqliteVectorIndex implements VectorIndex {
     minScore = -Infinity,
   ): Promise<Scored[][]> {
     const { flat } = bank;
-    const graph = isCold(bank) ? null : bank.graph;
+    const hot = isCold(bank) ? null : bank;
+    const graph = hot?.graph ?? null;
     const mask = kindMask(filter.kinds);
     const before = filter.recordedBefore ? Date.parse(filter.recordedBefore) : Infinity;
     // vectors of the kinds (and time) asked for
@@ -754,8 +793,8 @@ export class SqliteVectorIndex implements VectorIndex {
     // Few enough of them (or no graph): scan them exactly. Else over-fetch from the graph, by their share at least.
     const useGraph = graph !== null && pool >= this.threshold(flat.dim);
     const rankerOf = (query: Float32Array): Ranker =>
-      graph !== null && useGraph
-        ? graphRanker(graph, query)
+      hot && graph !== null && useGraph
+        ? graphRanker(graph, hot.flat, query)
         : isCold(bank)
           ? coldRanker(bank.flat, query, mask, before)
           : exactRanker(bank.flat, query, mask, before);

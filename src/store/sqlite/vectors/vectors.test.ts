@@ -601,6 +601,35 @@ test('a large batch of writes from elsewhere swaps the graph out and back in, in
   }
 });
 
+test('a batch too large to insert at once reaches the graph a slice per turn, and is found meanwhile', async () => {
+  const world = new World();
+  try {
+    const next = vectorSource(10);
+    fill(world, 'b', 300, next);
+    const index = new SqliteVectorIndex(world.connect(), { hnswThreshold: 1, efSearch: 400 });
+    assert.equal((await index.warm('b'))?.graphVectors, 300);
+    const added = Array.from({ length: 400 }, () => world.addFact('b', next()));
+    // The search catches up: a few of the new vectors enter the graph at once, the rest are scored exactly beside it.
+    const q = added[250].vector;
+    const found = (await index.search('b', q, 10)).map((s) => s.id);
+    const stats = index.stats('b');
+    assert.equal(stats?.mode, 'hnsw');
+    assert.equal(stats?.vectors, 700);
+    assert.ok((stats?.graphVectors ?? 0) < 700, `not all 400 inserted in one turn (${stats?.graphVectors} in the graph)`);
+    assert.equal(found[0], added[250].id, 'a pending vector is found');
+    assert.ok(recall(found, world.exact('b', q, 10)) >= 0.9);
+    world.deleteFact(added[399].id); // gone before the graph took it
+    const settled = await index.warm('b');
+    assert.equal(settled?.graphVectors, 699);
+    for (const f of [added[0], added[398], world.facts.get('b-f8')!])
+      assert.equal((await index.search('b', f.vector, 1))[0].id, f.id, `${f.id} from the graph`);
+    assert.ok((await averageRecall(index, world, 'b', queriesFrom(next, 20), 10)) >= 0.9);
+    await index.close();
+  } finally {
+    world.close();
+  }
+});
+
 // A small flat snapshot is read at once; a large one on a worker thread, searches meanwhile scanning the file
 // (backgroundReadBytes 0 sends these small ones that way too).
 for (const [read, backgroundReadBytes] of [
