@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { compose } from '../src/compose.ts';
 import { loadConfig } from '../src/config/index.ts';
 import type { ChunkProgress } from '../src/core/index.ts';
+import { WRITE_BATCH_FACTS } from '../src/retain/pipeline.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cairn-progress-'));
 let app: Awaited<ReturnType<typeof compose>>;
@@ -60,4 +61,26 @@ test("one long item's retain reports its chunks as they are written, and its ope
   assert.deepEqual(stored?.progress, { done: 1, total: 1, chunks: { done: total, total } });
   const listed = await app.store.listOperations('long', { limit: 10, offset: 0 });
   assert.deepEqual(listed.find((o) => o.id === operation.id)?.progress.chunks, { done: total, total });
+});
+
+test('text dense in short facts is written in batches of a bounded number of facts, not of chunks alone', async () => {
+  await app.engine.createBank({ id: 'dense' });
+  // Lists of short statements: about three facts per hundred characters, 60 per chunk.
+  const dense = Array.from({ length: 3000 }, (_, i) => `- Worker ${i} uses queue ${i % 13}.\n`).join('');
+  const writes: number[] = [];
+  const { store } = app;
+  const writeItem = store.writeItem.bind(store);
+  store.writeItem = (w) => {
+    writes.push(w.facts.length);
+    return writeItem(w);
+  };
+  try {
+    const { result } = await app.engine.retain('dense', { items: [{ content: dense }] });
+    assert.ok((result?.facts ?? 0) > 2000, `many facts (${result?.facts})`);
+    const perChunk = (result?.facts ?? 0) / (result?.chunksProcessed ?? 1);
+    assert.ok(writes.length > (result?.facts ?? 0) / (WRITE_BATCH_FACTS + 2 * perChunk), `writes: ${writes.join(' ')}`);
+    assert.ok(Math.max(...writes) < WRITE_BATCH_FACTS + 2 * perChunk, `no write far above ${WRITE_BATCH_FACTS} facts: ${writes.join(' ')}`);
+  } finally {
+    store.writeItem = writeItem;
+  }
 });

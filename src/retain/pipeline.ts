@@ -40,6 +40,9 @@ export interface RetainDeps {
 /** Chunks written per transaction for very long documents: a batch's embedding, linking and write run without a turn
  * of the event loop between them, about 60 ms at 16 chunks (200 ms and more at 64). */
 const WRITE_BATCH = 16;
+/** Facts that end a batch early: text dense in short facts (lists, a log repeated for pages) gives 800 and more from
+ * 16 chunks, half a second and more without a turn. */
+export const WRITE_BATCH_FACTS = 256;
 /** Longest stretch of synchronous work the chunking of a request runs before it lets the event loop turn. */
 const SLICE_MS = 20;
 
@@ -331,19 +334,26 @@ async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest
         continue;
       }
       let previousFactId = await lastFactOf(store, bank.id, plan.before);
-      for (let i = 0; i < Math.max(fresh.length, 1); i += WRITE_BATCH) {
-        const batch = fresh.slice(i, i + WRITE_BATCH);
-        const last = i + WRITE_BATCH >= fresh.length;
+      // Batches of WRITE_BATCH chunks, or fewer once their facts reach WRITE_BATCH_FACTS; one (perhaps of no chunk)
+      // at least, which carries the document and its removed chunks.
+      for (let i = 0, first = true; first || i < fresh.length; first = false) {
+        const extracted: Array<{ chunk: Chunk; facts: ExtractedFact[] }> = [];
+        for (let facts = 0; i < fresh.length && extracted.length < WRITE_BATCH && facts < WRITE_BATCH_FACTS; i++) {
+          const [one] = await extractions.of([fresh[i]]);
+          extracted.push(one);
+          facts += one.facts.length;
+        }
+        const last = i >= fresh.length;
         // Until the last batch is written the document keeps its old hash, so a crash mid-way re-processes the rest.
         const batchDoc = last ? document : { ...document, contentHash: stored?.contentHash ?? 'incomplete' };
         const [write] = await buildWrites(
           deps,
           bank,
-          [{ document: batchDoc, extracted: await extractions.of(batch), removeChunkIds: i === 0 ? removed : [], previousFactId }],
+          [{ document: batchDoc, extracted, removeChunkIds: first ? removed : [], previousFactId }],
           recent,
         );
         // A later batch needs the document the earlier ones wrote: deleted meanwhile, the retain stops there.
-        if (i > 0) write.continues = true;
+        if (!first) write.continues = true;
         await apply([{ write, completes: last ? plan : undefined }]);
         // The next batch's chain goes on from this one's last fact.
         previousFactId = write.facts.at(-1)?.id ?? previousFactId;
