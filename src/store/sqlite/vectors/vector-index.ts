@@ -827,7 +827,10 @@ export class SqliteVectorIndex implements VectorIndex {
     // One query's answer: from its first ranking, fetching more while too few of the candidates pass the filter.
     const answer = async ({ query, ranker, first }: (typeof searches)[number]): Promise<Scored[]> => {
       let fetch = firstFetch;
-      for (let ranked = first; ; ranked = ranker(fetch)) {
+      let rank = ranker;
+      let fromGraph = useGraph;
+      let limit = n;
+      for (let ranked = first; ; ranked = rank(fetch)) {
         const { rids, scores } = ranked;
         if (ranked.cut && rids.length === 0) return [];
         check(rids);
@@ -836,10 +839,22 @@ export class SqliteVectorIndex implements VectorIndex {
           const id = verdict.get(rids[i]);
           if (id) out.push({ id, score: scores[i] });
         }
-        // An exact ranking shorter than asked for holds every candidate (the rest were skipped by kind or record time).
-        if (out.length >= k || fetch >= n || ranked.cut || (!useGraph && rids.length < fetch)) return out;
+        if (out.length >= k || ranked.cut) return out;
         const passing = rids.length - rids.filter((rid) => verdict.get(rid) === null).length;
         const needed = passing > 0 ? Math.ceil((k * rids.length * 1.5) / passing) : fetch * 8;
+        if (fromGraph && hot && (fetch >= limit || needed > this.maxOverfetch)) {
+          // The graph's candidates are crowded by facts of other kinds or recorded later, or it found too few: above
+          // all among copies of one sentence (a retain's own tie with the older ones, and a graph holding thousands
+          // of copies reaches only some of them). A scan of the vectors in memory skips other kinds and later facts
+          // by itself, and misses none, before the filter reads any fact.
+          fromGraph = false;
+          limit = pool;
+          fetch = Math.min(pool, Math.max(2 * k, k + 16));
+          rank = (f) => cut(exactRanker(hot.flat, query, mask, before)(f));
+          continue;
+        }
+        // An exact ranking shorter than asked for holds every candidate (the rest were skipped by kind or record time).
+        if (fetch >= limit || (!fromGraph && rids.length < fetch)) return out;
         if (needed > this.maxOverfetch) {
           const whole = isCold(bank) ? await this.current(bank.id) : bank; // it scores the facts passing the filter from memory
           return whole ? this.prefiltered(whole, query, k, statements.all, where.params).filter((h) => h.score >= minScore) : [];

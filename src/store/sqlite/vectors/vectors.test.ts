@@ -630,6 +630,46 @@ test('a batch too large to insert at once reaches the graph a slice per turn, an
   }
 });
 
+test('a graph crowded by later copies of the query, or missing some copies, is answered exactly from memory', async () => {
+  const world = new World();
+  try {
+    const next = vectorSource(11);
+    fill(world, 'b', 300, next);
+    const copy = next();
+    const at = (minute: number) => new Date(Date.UTC(2023, 0, 1) + minute * 60_000).toISOString();
+    const older = [1, 2, 3].map((m) => world.addFact('b', copy, { createdAt: at(m) }));
+    for (let i = 0; i < 3000; i++) world.addFact('b', copy, { createdAt: new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString() });
+    const index = new SqliteVectorIndex(world.connect(), { hnswThreshold: 1, maxOverfetch: 40 });
+    assert.equal((await index.warm('b'))?.mode, 'hnsw');
+    // Reading every fact instead (what a crowded ranking fell back to) is what this must not need.
+    const proto = SqliteVectorIndex.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+    const prefiltered = proto.prefiltered;
+    let readAll = 0;
+    proto.prefiltered = function (this: unknown, ...args: unknown[]) {
+      readAll++;
+      return prefiltered.apply(this, args);
+    };
+    try {
+      // Bounds before the other facts (three candidates in all) and after them (the copies among 300 others).
+      for (const recordedBefore of [at(10), '2024-12-31T00:00:00.000Z']) {
+        const found = await index.searchMany('b', [copy, copy], 2, { recordedBefore, kinds: ['world'] }, 0.9);
+        for (const hits of found)
+          assert.deepEqual(
+            hits.map((h) => h.id),
+            [older[0].id, older[1].id],
+            `before ${recordedBefore}: the copies recorded first, equal scores by rowid`,
+          );
+      }
+      assert.equal(readAll, 0, 'answered without reading every fact');
+    } finally {
+      proto.prefiltered = prefiltered;
+    }
+    await index.close();
+  } finally {
+    world.close();
+  }
+});
+
 // A small flat snapshot is read at once; a large one on a worker thread, searches meanwhile scanning the file
 // (backgroundReadBytes 0 sends these small ones that way too).
 for (const [read, backgroundReadBytes] of [
