@@ -4,7 +4,7 @@
 // into requests or a retain into batches. Each of the last two is bounded, so a long item costs the same per fact at
 // its end as at its start: without the bound, each fact was compared with every fact the item had written before it,
 // and retain time grew with the square of its length.
-import { batchTop, dot, type FactLink, type FactKind, PRODUCT_SLACK } from '../core/index.ts';
+import { batchTop, dot, type FactLink, type FactKind, PRODUCT_SLACK, TopK } from '../core/index.ts';
 import type { RecallReads, VectorRecord } from '../store/index.ts';
 
 export const SEMANTIC_LINK_MIN_SIMILARITY = 0.9;
@@ -172,17 +172,14 @@ function earlierInBatch(
   i: number,
   minSimilarity: number,
 ): Array<{ id: string; score: number }> {
-  const out: Array<{ id: string; score: number }> = [];
+  const top = new TopK(SEMANTIC_LINKS_PER_FACT, 'double');
   const v = records[i].vector;
   for (let j = Math.max(0, i - SEMANTIC_LINK_WINDOW); j < i; j++) {
     const other = records[j];
     if (!LINKED_KINDS.includes(other.kind) || other.vector.length !== v.length) continue;
     const score = dot(other.vector, 0, v, v.length);
-    if (score < minSimilarity || (out.length === SEMANTIC_LINKS_PER_FACT && score <= out[out.length - 1].score)) continue;
-    let at = out.length;
-    while (at > 0 && out[at - 1].score < score) at--;
-    out.splice(at, 0, { id: other.id, score });
-    if (out.length > SEMANTIC_LINKS_PER_FACT) out.pop();
+    if (score >= minSimilarity) top.push(score, j);
   }
-  return out;
+  const { positions, scores } = top.sorted();
+  return positions.map((j, n) => ({ id: records[j].id, score: scores[n] }));
 }

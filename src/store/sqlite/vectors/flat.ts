@@ -178,14 +178,13 @@ export class FlatVectors {
     const { data, dim, size, kinds, rids, times } = this;
     const count = this.count(mask);
     const top = new TopK(Math.min(m, count));
-    const end = this.scanEnd(before);
     if (mask !== null && count * RARE_SHARE < size) {
       // A rare kind (a bank's observations among a million facts): its own slots, not a pass over every kind.
       for (const s of this.slotsOf(mask)) if (!(times[s] > before)) top.push(dot(data, s * dim, q, dim), rids[s]);
       const { positions, scores } = top.sorted();
       return { rids: positions, scores };
     }
-    for (let s = 0, o = 0; s < end; s++, o += dim) {
+    for (let s = 0, o = 0, end = this.scanEnd(before); s < end; s++, o += dim) {
       if ((mask !== null && !(mask & (1 << kinds[s]))) || times[s] > before) continue;
       top.push(dot(data, o, q, dim), rids[s]);
     }
@@ -209,8 +208,8 @@ export class FlatVectors {
    * else c grows, and null (scan instead) once c would be a large share of the store.
    */
   private nativeBest(q: Float32Array, mask: number | null, m: number, before: number): { rids: number[]; scores: number[] } | null {
-    const end = this.scanEnd(before);
     if (m <= 0 || q.length !== this.dim) return null;
+    const end = this.scanEnd(before);
     let c = this.firstFetch(mask, m, end);
     while (c !== null) {
       const found = nativeSearch(this.data.subarray(0, end * this.dim), q, this.dim, c);

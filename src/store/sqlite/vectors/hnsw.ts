@@ -3,7 +3,7 @@
 // worker that builds one off the main thread lives (build-worker.cjs).
 import hnswlib from 'hnswlib-node';
 import { createRequire } from 'node:module';
-import { dot } from '../../../core/index.ts';
+import { dot, TopK } from '../../../core/index.ts';
 import type { FlatVectors } from './flat.ts';
 
 export type Graph = InstanceType<typeof hnswlib.HierarchicalNSW>;
@@ -170,15 +170,17 @@ export class HnswGraph {
     const size = Math.min(m, this.live.size, this.index.getMaxElements());
     const { neighbors, distances } = size > 0 ? this.index.searchKnn(query, size) : { neighbors: [], distances: [] };
     if (this.pending.size === 0) return { rids: neighbors, scores: distances.map((d) => 1 - d) };
-    const found = neighbors.flatMap((rid, i) => (this.pending.has(rid) ? [] : [{ rid, score: 1 - distances[i] }]));
+    const top = new TopK(m, 'double');
+    neighbors.forEach((rid, i) => {
+      if (!this.pending.has(rid)) top.push(1 - distances[i], rid);
+    });
     const q = Float32Array.from(query);
     for (const rid of this.pending) {
       const vector = flat.vector(rid);
-      if (vector) found.push({ rid, score: dot(vector, 0, q, q.length) });
+      if (vector) top.push(dot(vector, 0, q, q.length), rid);
     }
-    found.sort((a, b) => b.score - a.score || a.rid - b.rid);
-    const best = found.slice(0, m);
-    return { rids: best.map((f) => f.rid), scores: best.map((f) => f.score) };
+    const { positions, scores } = top.sorted();
+    return { rids: positions, scores };
   }
 
   /** True when the sampled labels hold exactly the flat store's vectors. */

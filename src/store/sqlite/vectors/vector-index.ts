@@ -810,7 +810,9 @@ export class SqliteVectorIndex implements VectorIndex {
       const rows = statements.check.all(JSON.stringify(unchecked), bank.id, ...where.params) as CheckedRow[];
       for (const row of rows) verdict.set(row.rid, row.id);
     };
-    const firstFetch = Math.min(n, Math.ceil((Math.max(2 * k, k + 16) * n) / pool));
+    /** How many to rank first among `among` vectors: enough that the pool's share of them holds k with room. */
+    const firstOf = (among: number): number => Math.min(among, Math.ceil((Math.max(2 * k, k + 16) * among) / pool));
+    const firstFetch = firstOf(n);
     // Several queries scanned exactly (a retain linking an item's facts) are ranked together first: one matrix product.
     const batched =
       !useGraph && !isCold(bank) && queries.length > 1 ? await bank.flat.bestMany(queries, mask, firstFetch, before, minScore) : null;
@@ -849,7 +851,7 @@ export class SqliteVectorIndex implements VectorIndex {
           // by itself, and misses none, before the filter reads any fact.
           fromGraph = false;
           limit = pool;
-          fetch = Math.min(pool, Math.max(2 * k, k + 16));
+          fetch = firstOf(pool);
           rank = (f) => cut(exactRanker(hot.flat, query, mask, before)(f));
           continue;
         }
