@@ -8,6 +8,7 @@ import { GatedStore } from '../../test/support/gated-store.ts';
 import { until } from '../../test/support/poll.ts';
 import { GloveEmbedder } from '../embed/glove.ts';
 import type { Embedder } from '../embed/ports.ts';
+import type { Operation } from '../core/index.ts';
 import { Engine } from '../engine.ts';
 import { BankWriteLeases } from './lease.ts';
 import { OfflineExtractor } from './offline-extractor.ts';
@@ -18,14 +19,26 @@ before(async () => {
   embedder = await GloveEmbedder.open({ cacheFile: TEST_GLOVE_CACHE_FILE });
 });
 
-test("a retain waiting for its bank's write lease says so on its operation until it runs", async () => {
+/** Runs `body` with bank "b" whose first async retain holds the bank's write lease, stopped at its write until the
+ * store is released (at the end at the latest, before everything is closed). */
+async function withHeldLease(body: (held: { store: GatedStore; engine: Engine; first: Operation }) => Promise<void>): Promise<void> {
   const store = new GatedStore({ file: ':memory:' });
   const engine = new Engine({ store, embedder, reranker: null, extractor: new OfflineExtractor() });
   try {
     await engine.createBank({ id: 'b' });
-    await engine.createBank({ id: 'other' });
     const first = await engine.retain('b', { items: [{ content: 'Mia moved the staging cluster to Frankfurt in May.' }] }, { async: true });
     await until('the first retain to hold the lease, stopped at its write', () => store.waiting);
+    await body({ store, engine, first: first.operation });
+  } finally {
+    store.release();
+    await engine.close();
+    await store.close();
+  }
+}
+
+test("a retain waiting for its bank's write lease says so on its operation until it runs", () =>
+  withHeldLease(async ({ store, engine, first }) => {
+    await engine.createBank({ id: 'other' });
     const second = await engine.retain('b', { items: [{ content: 'Noah renamed the billing service to ledger.' }] }, { async: true });
     await until(
       'the second retain to say it waits for the lease',
@@ -35,11 +48,11 @@ test("a retain waiting for its bank's write lease says so on its operation until
     assert.equal(waiting.status, 'running');
     assert.deepEqual({ done: waiting.progress.done, total: waiting.progress.total }, { done: 0, total: 1 });
     // The holder itself does not wait, nor does a retain into another bank (which is written once the gate opens).
-    assert.equal((await engine.getOperation(first.operation.id, 'b')).progress.waiting, undefined);
+    assert.equal((await engine.getOperation(first.id, 'b')).progress.waiting, undefined);
     const elsewhere = await engine.retain('other', { items: [{ content: 'Ava tuned the cache.' }] }, { async: true });
     store.release();
     for (const [bank, op] of [
-      ['b', first.operation],
+      ['b', first],
       ['b', second.operation],
       ['other', elsewhere.operation],
     ] as const) {
@@ -51,20 +64,10 @@ test("a retain waiting for its bank's write lease says so on its operation until
     // The list of the bank's operations reads the same field.
     const listed = await store.listOperations('b', { limit: 10, offset: 0 });
     assert.ok(listed.every((op) => op.progress.waiting === undefined));
-  } finally {
-    store.release();
-    await engine.close();
-    await store.close();
-  }
-});
+  }));
 
-test('an operation that ends while it waits (its bank deleted) no longer says it waits', async () => {
-  const store = new GatedStore({ file: ':memory:' });
-  const engine = new Engine({ store, embedder, reranker: null, extractor: new OfflineExtractor() });
-  try {
-    await engine.createBank({ id: 'b' });
-    await engine.retain('b', { items: [{ content: 'Mia moved the staging cluster to Frankfurt in May.' }] }, { async: true });
-    await until('the first retain to hold the lease', () => store.waiting);
+test('an operation that ends while it waits (its bank deleted) no longer says it waits', () =>
+  withHeldLease(async ({ store, engine }) => {
     const second = await engine.retain('b', { items: [{ content: 'Noah renamed the billing service to ledger.' }] }, { async: true });
     await until(
       'the second retain to wait',
@@ -74,20 +77,10 @@ test('an operation that ends while it waits (its bank deleted) no longer says it
     const failed = await store.getOperation(second.operation.id);
     assert.equal(failed?.status, 'failed');
     assert.equal(failed?.progress.waiting, undefined);
-  } finally {
-    store.release();
-    await engine.close();
-    await store.close();
-  }
-});
+  }));
 
-test('a retain whose waiting cannot be recorded still runs', async () => {
-  const store = new GatedStore({ file: ':memory:' });
-  const engine = new Engine({ store, embedder, reranker: null, extractor: new OfflineExtractor() });
-  try {
-    await engine.createBank({ id: 'b' });
-    const first = await engine.retain('b', { items: [{ content: 'Mia moved the staging cluster to Frankfurt in May.' }] }, { async: true });
-    await until('the first retain to hold the lease', () => store.waiting);
+test('a retain whose waiting cannot be recorded still runs', () =>
+  withHeldLease(async ({ store, engine, first }) => {
     const bank = await store.getBank('b');
     assert.ok(bank);
     // A second retain into the bank (leases of its own, as another process has), told to record its waiting by a store
@@ -109,10 +102,5 @@ test('a retain whose waiting cannot be recorded still runs', async () => {
     const result = await second;
     assert.equal(result.facts, 1);
     assert.deepEqual(told, [WAITING_FOR_LEASE, null]);
-    await until('the first retain to succeed', async () => (await engine.getOperation(first.operation.id, 'b')).status === 'succeeded');
-  } finally {
-    store.release();
-    await engine.close();
-    await store.close();
-  }
-});
+    await until('the first retain to succeed', async () => (await engine.getOperation(first.id, 'b')).status === 'succeeded');
+  }));
