@@ -165,8 +165,10 @@ export class HnswGraph {
   }
 
   /** The m nearest live labels and their inner products, best first: the graph's answer (without labels whose
-   * vector it holds is not their current one) merged with the pending labels, scored exactly from the flat store. */
-  search(query: number[], m: number, flat: FlatVectors): { rids: number[]; scores: number[] } {
+   * vector it holds is not their current one) merged with the pending labels recorded by `before` (epoch ms; the
+   * later ones could not pass a search bounded by it, and a retain's own facts are most of those pending while it
+   * runs), scored exactly from the flat store. */
+  search(query: number[], m: number, flat: FlatVectors, before = Infinity): { rids: number[]; scores: number[] } {
     const size = Math.min(m, this.live.size, this.index.getMaxElements());
     const { neighbors, distances } = size > 0 ? this.index.searchKnn(query, size) : { neighbors: [], distances: [] };
     if (this.pending.size === 0) return { rids: neighbors, scores: distances.map((d) => 1 - d) };
@@ -175,9 +177,10 @@ export class HnswGraph {
       if (!this.pending.has(rid)) top.push(1 - distances[i], rid);
     });
     const q = Float32Array.from(query);
+    const { slots, times, data, dim } = flat;
     for (const rid of this.pending) {
-      const vector = flat.vector(rid);
-      if (vector) top.push(dot(vector, 0, q, q.length), rid);
+      const slot = slots.get(rid);
+      if (slot !== undefined && !(times[slot] > before)) top.push(dot(data, slot * dim, q, dim), rid);
     }
     const { positions, scores } = top.sorted();
     return { rids: positions, scores };

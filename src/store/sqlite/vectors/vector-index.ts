@@ -81,10 +81,11 @@ function coldRanker(flat: ColdFlat, query: Float32Array, mask: number | null, be
   };
 }
 
-/** The best `fetch` vectors of the bank, approximately, from the HNSW graph (and those it does not hold yet). */
-function graphRanker(graph: HnswGraph, flat: FlatVectors, query: Float32Array): Ranker {
+/** The best `fetch` vectors of the bank, approximately, from the HNSW graph (and those it does not hold yet, recorded
+ * by `before`). */
+function graphRanker(graph: HnswGraph, flat: FlatVectors, query: Float32Array, before: number): Ranker {
   const point = Array.from(query);
-  return (fetch) => graph.search(point, fetch, flat);
+  return (fetch) => graph.search(point, fetch, flat, before);
 }
 
 /** Pending vectors added to a bank's graph at once, on the thread that serves requests, or per turn of its event loop
@@ -794,7 +795,7 @@ export class SqliteVectorIndex implements VectorIndex {
     const useGraph = graph !== null && pool >= this.threshold(flat.dim);
     const rankerOf = (query: Float32Array): Ranker =>
       hot && graph !== null && useGraph
-        ? graphRanker(graph, hot.flat, query)
+        ? graphRanker(graph, hot.flat, query, before)
         : isCold(bank)
           ? coldRanker(bank.flat, query, mask, before)
           : exactRanker(bank.flat, query, mask, before);
