@@ -2,8 +2,8 @@
 // configuration (consolidation worker in process), of growing length, each into a fresh bank: technical chat text
 // (texts.ts) and a block repeated for pages (copies of a few sentences, each tying with thousands of others in every
 // similarity search). Per size: facts, seconds, microseconds per character and their ratio to the smallest size's
-// (1.00 is linear), and the latency of recalls a second client sends to another bank every 50 ms meanwhile (what the
-// retain costs everyone else on the server).
+// (1.00 is linear); then a second item of the largest size into the bank of the first; and the latency of recalls a
+// second client sends to another bank every 50 ms meanwhile (what the retain costs everyone else on the server).
 // Prints a table and appends it, with the command and the load average, to benchmarks/RESULTS.md.
 //   npm run bench:item -- [--sizes 50000,200000,600000,1000000] [--no-record]
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
@@ -64,10 +64,9 @@ try {
   let bank = 0;
   for (const [kind, text] of Object.entries(TEXTS)) {
     let base = 0;
-    for (const size of SIZES) {
-      const id = `item-${++bank}`;
-      await call('/v1/banks', { id });
-      const content = text(size, bank);
+    /** Retains one item into a bank, timed, with the side bank's recalls meanwhile: its row. */
+    const timed = async (label: string, id: string, size: number): Promise<void> => {
+      const content = text(size, ++bank);
       const stop = prober();
       const t = performance.now();
       const r = await call(`/v1/banks/${id}/memories`, { items: [{ content }] });
@@ -76,10 +75,19 @@ try {
       const facts = (r.body.result as { facts?: number } | undefined)?.facts ?? 0;
       const perChar = (seconds * 1e6) / size;
       base ||= perChar;
-      const row = `| ${kind} | ${size.toLocaleString('en')} | ${facts} | ${seconds.toFixed(1)} | ${perChar.toFixed(1)} | ${(perChar / base).toFixed(2)} | ${percentile(side, 50).toFixed(1)} / ${percentile(side, 95).toFixed(1)} / ${Math.max(...side).toFixed(0)} |`;
+      const row = `| ${label} | ${size.toLocaleString('en')} | ${facts} | ${seconds.toFixed(1)} | ${perChar.toFixed(1)} | ${(perChar / base).toFixed(2)} | ${percentile(side, 50).toFixed(1)} / ${percentile(side, 95).toFixed(1)} / ${Math.max(...side).toFixed(0)} |`;
       console.log(row);
       rows.push(row);
+    };
+    let id = '';
+    for (const size of SIZES) {
+      id = `item-${bank + 1}`;
+      await call('/v1/banks', { id });
+      await timed(kind, id, size);
     }
+    // Another item as large into the bank of the last one: the cost per character must not grow with what the bank
+    // holds (copies of the same sentences, for the repeated block).
+    await timed(`${kind}, again into that bank`, id, SIZES[SIZES.length - 1]);
   }
 } finally {
   await server.stop();
