@@ -222,9 +222,10 @@ export class FlatVectors {
   }
 
   /**
-   * best() for several queries from one batched product (core's batchTop), each settled as nativeBest settles its
-   * scan; null for a query it could not settle, and for all when the runtime is missing or the store changed
-   * meanwhile (best() answers those).
+   * best() for several queries from batched products (core's batchTop), each settled as nativeBest settles its scan:
+   * those it could not settle (ties at the cut: copies of one sentence) are ranked again together, fetching four times
+   * as many, as nativeBest would one by one. Null for a query still unsettled once that would be a large share of the
+   * store, and for all when the runtime is missing or the store changed meanwhile (best() answers those).
    */
   async bestMany(
     queries: Float32Array[],
@@ -233,14 +234,28 @@ export class FlatVectors {
     before = Infinity,
     minScore = -Infinity,
   ): Promise<Array<{ rids: number[]; scores: number[] } | null>> {
-    const none = queries.map(() => null);
+    const out: Array<{ rids: number[]; scores: number[] } | null> = queries.map(() => null);
     const end = this.scanEnd(before);
-    const c = m > 0 && end >= NATIVE_SCAN_MIN ? this.firstFetch(mask, m, end) : null;
-    if (c === null || queries.some((q) => q.length !== this.dim)) return none;
+    let c = m > 0 && end >= NATIVE_SCAN_MIN ? this.firstFetch(mask, m, end) : null;
+    if (queries.some((q) => q.length !== this.dim)) return out;
     const version = this.version;
-    const found = await batchTop(this.data, end, this.dim, queries, c);
-    if (!found || this.version !== version) return none;
-    return queries.map((q, i) => this.settle(q, mask, m, before, found[i].rows, found[i].last, c, end, found[i].values, minScore));
+    for (let left = queries.map((_, i) => i); c !== null && left.length > 0; ) {
+      const fetch = c;
+      const found = await batchTop(
+        this.data,
+        end,
+        this.dim,
+        left.map((i) => queries[i]),
+        fetch,
+      );
+      if (!found || this.version !== version) return queries.map(() => null);
+      left = left.filter((i, j) => {
+        out[i] = this.settle(queries[i], mask, m, before, found[j].rows, found[j].last, fetch, end, found[j].values, minScore);
+        return out[i] === null;
+      });
+      c = fetch * 4 > end / 4 ? null : fetch * 4;
+    }
+    return out;
   }
 
   /** How many of the first n slots to fetch first for the m best of the kinds in the mask (by their share); null when

@@ -51,12 +51,90 @@ export class Labels {
   }
 }
 
+/** Labels waiting to enter a graph, by record time: a search bounded before a retain began scores only those recorded
+ * by then, not the thousands the retain itself has written meanwhile, and the earliest enter the graph first. */
+export class PendingLabels {
+  /** rid -> record time (epoch ms): the truth. */
+  private readonly times = new Map<number, number>();
+  /** The same in record-time order from `head` on (ties in the order added), with stale entries (a label since added
+   * to the graph, removed, or pending again with another time) skipped wherever it is read. */
+  private order: Array<{ rid: number; time: number }> = [];
+  private head = 0;
+  private sorted = true;
+
+  get size(): number {
+    return this.times.size;
+  }
+
+  has(rid: number): boolean {
+    return this.times.has(rid);
+  }
+
+  add(rid: number, time: number): void {
+    if (this.times.get(rid) === time) return;
+    this.times.set(rid, time);
+    const last = this.order[this.order.length - 1];
+    if (last !== undefined && time < last.time) this.sorted = false;
+    this.order.push({ rid, time });
+  }
+
+  delete(rid: number): void {
+    this.times.delete(rid);
+  }
+
+  /** Takes the earliest recorded pending label. */
+  shift(): number | undefined {
+    this.sort();
+    while (this.head < this.order.length) {
+      const { rid, time } = this.order[this.head++];
+      if (this.times.get(rid) !== time) continue;
+      this.times.delete(rid);
+      if (this.head > 1024 && this.head * 2 > this.order.length) {
+        this.order = this.order.slice(this.head);
+        this.head = 0;
+      }
+      return rid;
+    }
+    return undefined;
+  }
+
+  /** Calls back with each pending label recorded by `before` (epoch ms). */
+  recordedBy(before: number, each: (rid: number) => void): void {
+    this.sort();
+    for (let i = this.head; i < this.order.length; i++) {
+      const { rid, time } = this.order[i];
+      if (time > before) break;
+      if (this.times.get(rid) === time) each(rid);
+    }
+  }
+
+  /** About how many pending labels were recorded by `before` (epoch ms): an upper bound (stale entries count). */
+  countBy(before: number): number {
+    this.sort();
+    let lo = this.head;
+    let hi = this.order.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.order[mid].time > before) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo - this.head;
+  }
+
+  private sort(): void {
+    if (this.sorted) return;
+    this.order = [...this.times].map(([rid, time]) => ({ rid, time })).sort((a, b) => a.time - b.time);
+    this.head = 0;
+    this.sorted = true;
+  }
+}
+
 export class HnswGraph {
   live = new Labels();
   /** Labels whose current vector (in the flat store) the graph does not hold yet: they are added a few at a time
    * (see upsertPending), as one insertion costs up to a millisecond on the thread that serves every request, and a
    * search scores them exactly beside what the graph finds. */
-  readonly pending = new Set<number>();
+  private readonly pending = new PendingLabels();
   private readonly dead = new Set<number>();
   private deleted = 0;
 
@@ -96,7 +174,7 @@ export class HnswGraph {
         this.dead.add(label);
         this.deleted++;
       } else {
-        this.pending.add(rids[j++]); // in the store, not in the graph
+        this.markPending(rids[j++], flat); // in the store, not in the graph
         changed++;
       }
     }
@@ -104,12 +182,28 @@ export class HnswGraph {
     return changed;
   }
 
-  /** Adds up to n pending labels' vectors from the flat store (one gone from it meanwhile is removed instead);
-   * returns how many remain pending. */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  /** About how many pending labels a search bounded by `before` (epoch ms) scores one by one (at most). */
+  pendingBy(before: number): number {
+    return this.pending.countBy(before);
+  }
+
+  /** Notes that the graph lacks the flat store's current vector of rid (or holds one the store no longer has). */
+  markPending(rid: number, flat: FlatVectors): void {
+    const slot = flat.slots.get(rid);
+    // A label gone from the store is never scored; one without a known record time passes every bound.
+    this.pending.add(rid, slot === undefined ? Infinity : Number.isNaN(flat.times[slot]) ? -Infinity : flat.times[slot]);
+  }
+
+  /** Adds up to n pending labels' vectors from the flat store, earliest recorded first (one gone from it meanwhile is
+   * removed instead); returns how many remain pending. */
   upsertPending(flat: FlatVectors, n = Infinity): number {
-    for (const rid of this.pending) {
-      if (n-- <= 0) break;
-      this.pending.delete(rid);
+    for (let i = 0; i < n; i++) {
+      const rid = this.pending.shift();
+      if (rid === undefined) break;
       const vector = flat.vector(rid);
       if (vector) this.upsert(rid, vector);
       else this.remove(rid);
@@ -177,11 +271,11 @@ export class HnswGraph {
       if (!this.pending.has(rid)) top.push(1 - distances[i], rid);
     });
     const q = Float32Array.from(query);
-    const { slots, times, data, dim } = flat;
-    for (const rid of this.pending) {
+    const { slots, data, dim } = flat;
+    this.pending.recordedBy(before, (rid) => {
       const slot = slots.get(rid);
-      if (slot !== undefined && !(times[slot] > before)) top.push(dot(data, slot * dim, q, dim), rid);
-    }
+      if (slot !== undefined) top.push(dot(data, slot * dim, q, dim), rid);
+    });
     const { positions, scores } = top.sorted();
     return { rids: positions, scores };
   }

@@ -92,6 +92,12 @@ function graphRanker(graph: HnswGraph, flat: FlatVectors, query: Float32Array, b
  * when more are pending (one insertion costs up to a millisecond). */
 const GRAPH_SLICE = 32;
 
+/** Pending vectors close() still adds to a graph to write its snapshot (up to a millisecond each). */
+const CLOSE_CATCH_UP = 256;
+
+/** About how many vectors a native exact scan ranks in the time a search of the graph scores one pending vector. */
+const PENDING_COST = 16;
+
 interface BankState {
   readonly id: string;
   readonly createdAt: string;
@@ -262,6 +268,12 @@ export class SqliteVectorIndex implements VectorIndex {
     if (!this.options.snapshotDir) return;
     for (const bank of this.banks.values()) {
       if (!bank.graph || bank.changesSinceSnapshot === 0 || bank.dropped) continue;
+      if (bank.graph.pendingCount > CLOSE_CATCH_UP) {
+        // A graph far behind (a long retain just ended) would hold the shutdown for seconds to catch up here: the next
+        // start reconciles or builds one off its main thread instead. The flat store is saved either way.
+        this.saveFlat(bank);
+        continue;
+      }
       this.upsertPending(bank, Infinity); // a snapshot holds every vector up to its seq
       await this.saveSnapshot(bank).catch(() => undefined);
     }
@@ -530,7 +542,7 @@ export class SqliteVectorIndex implements VectorIndex {
     bank.seq = changes.seq;
     const graph = bank.graph;
     if (graph) {
-      for (const rid of latest.keys()) graph.pending.add(rid);
+      for (const rid of latest.keys()) graph.markPending(rid, flat);
       bank.changesSinceSnapshot += latest.size;
       this.addPending(bank);
     }
@@ -540,15 +552,15 @@ export class SqliteVectorIndex implements VectorIndex {
   /** Adds the graph's pending vectors: a few at once, more a slice per turn of the event loop in the background. */
   private addPending(bank: BankState): void {
     const graph = bank.graph;
-    if (!graph || graph.pending.size === 0) return;
-    if (graph.pending.size <= GRAPH_SLICE && !bank.saving) {
+    if (!graph || graph.pendingCount === 0) return;
+    if (graph.pendingCount <= GRAPH_SLICE && !bank.saving) {
       this.upsertPending(bank, GRAPH_SLICE);
       return;
     }
     if (bank.draining) return;
     bank.draining = this.track(
       (async () => {
-        while (bank.graph === graph && graph.pending.size > 0 && !bank.dropped && !this.closed) {
+        while (bank.graph === graph && graph.pendingCount > 0 && !bank.dropped && !this.closed) {
           await nextTurn();
           if (bank.saving) await bank.saving; // the graph must not change while it is written
           if (bank.graph === graph) this.upsertPending(bank, GRAPH_SLICE);
@@ -592,7 +604,7 @@ export class SqliteVectorIndex implements VectorIndex {
     if (
       this.options.snapshotDir &&
       bank.graph &&
-      bank.graph.pending.size === 0 &&
+      bank.graph.pendingCount === 0 &&
       !bank.saving &&
       bank.changesSinceSnapshot >= this.snapshotEvery
     ) {
@@ -639,7 +651,7 @@ export class SqliteVectorIndex implements VectorIndex {
     if (graph.source === 'snapshot' && changed.length > this.maxGraphCatchUp) return false; // a build is cheaper
     const changedSet = new Set(changed);
     const repaired = graph.reconcile(bank.flat);
-    for (const rid of changed) graph.pending.add(rid);
+    for (const rid of changed) graph.markPending(rid, bank.flat);
     // Labels that changed although no logged change explains it: the file did not come from this history.
     const unexplained = Math.max(0, repaired - changedSet.size);
     if (unexplained > Math.max(16, bank.flat.size * 0.01) || !graph.matches(bank.flat, 32)) return false;
@@ -792,7 +804,9 @@ export class SqliteVectorIndex implements VectorIndex {
       before === Infinity ? flat.count(mask) : isCold(bank) ? bank.flat.countBefore(mask, before) : this.countBefore(bank, mask, before);
     if (pool === 0) return queries.map(() => []);
     // Few enough of them (or no graph): scan them exactly. Else over-fetch from the graph, by their share at least.
-    const useGraph = graph !== null && pool >= this.threshold(flat.dim);
+    // A graph with many vectors still pending (a retain's catch-up) scores those one by one in JS, several times the
+    // cost per vector of a native scan: scan instead while they are many.
+    const useGraph = graph !== null && pool >= this.threshold(flat.dim) && graph.pendingBy(before) * PENDING_COST < pool;
     const rankerOf = (query: Float32Array): Ranker =>
       hot && graph !== null && useGraph
         ? graphRanker(graph, hot.flat, query, before)

@@ -13,7 +13,7 @@ import { dot } from '../../../core/dot.ts';
 import { batchTop } from '../../../core/index.ts';
 import { FlatVectors } from './flat.ts';
 import { encodeFlat, FlatFile } from './flat-file.ts';
-import { Labels } from './hnsw.ts';
+import { HnswGraph, Labels, PendingLabels } from './hnsw.ts';
 import { decodeVector, encodeVector, NATIVE_SCAN_MIN, SqliteVectorIndex } from './index.ts';
 
 const DIM = 16;
@@ -382,6 +382,18 @@ test('queries ranked together by the batched product get what each ranked alone 
   );
 });
 
+test('queries tied at the cut are ranked together again, fetching more, until they settle', async () => {
+  const next = vectorSource(23);
+  const flat = new FlatVectors(DIM, 0);
+  // 100 copies of one sentence's vector among 4096: asked for its 5 best, the first fetch holds only copies.
+  const copy = next();
+  for (let i = 0; i < NATIVE_SCAN_MIN * 4; i++) flat.put(i + 1, encodeVector(i % 40 === 3 ? copy : next()), 0, i);
+  const queries = [copy, next(), copy.map((x) => x * 0.5)];
+  const together = await flat.bestMany(queries, null, 5);
+  together.forEach((r, i) => assert.deepEqual(r, flat.best(queries[i], null, 5), `query ${i}`));
+  assert.deepEqual(together[0]?.rids, [4, 44, 84, 124, 164], 'the copies recorded first (equal scores by rowid)');
+});
+
 test('the batched product ranks rows as a brute-force scan does', async () => {
   const next = vectorSource(19);
   const n = 300;
@@ -625,6 +637,100 @@ test('a batch too large to insert at once reaches the graph a slice per turn, an
       assert.equal((await index.search('b', f.vector, 1))[0].id, f.id, `${f.id} from the graph`);
     assert.ok((await averageRecall(index, world, 'b', queriesFrom(next, 20), 10)) >= 0.9);
     await index.close();
+  } finally {
+    world.close();
+  }
+});
+
+test('pending labels are read in record-time order: those recorded by a bound only, stale entries skipped', () => {
+  const p = new PendingLabels();
+  for (const [rid, time] of [
+    [1, 50],
+    [2, 10],
+    [3, 30],
+    [4, 10],
+    [2, 10],
+  ])
+    p.add(rid, time);
+  const by = (before: number) => {
+    const out: number[] = [];
+    p.recordedBy(before, (rid) => out.push(rid));
+    return out;
+  };
+  assert.deepEqual(by(30), [2, 4, 3], 'by time, equal times in the order added, once each');
+  assert.equal(p.countBy(30), 3);
+  assert.deepEqual(by(9), []);
+  p.delete(4); // entered the graph another way, or removed
+  p.add(3, 60); // pending again with another time
+  assert.deepEqual(by(Infinity), [2, 1, 3]);
+  assert.deepEqual([p.shift(), p.shift(), p.size, p.shift(), p.shift()], [2, 1, 1, 3, undefined], 'the earliest enter the graph first');
+});
+
+test('many pending vectors a search would score one by one send it to an exact scan; a bound before them keeps the graph', async () => {
+  const world = new World();
+  const proto = HnswGraph.prototype;
+  const search = proto.search;
+  let graphSearches = 0;
+  proto.search = function (this: HnswGraph, ...args: Parameters<typeof search>) {
+    graphSearches++;
+    return search.apply(this, args);
+  };
+  try {
+    const next = vectorSource(12);
+    fill(world, 'b', 2000, next);
+    const index = new SqliteVectorIndex(world.connect(), { hnswThreshold: 1, efSearch: 400 });
+    assert.equal((await index.warm('b'))?.graphVectors, 2000);
+    const bound = new Date(Date.UTC(2024, 0, 1) + 2000 * 60_000).toISOString(); // after the 2000, before the rest
+    const q = next();
+    const check = async (filter: FactFilter, graph: boolean, label: string) => {
+      const before = graphSearches;
+      const found = (await index.search('b', q, 10, filter)).map((s) => s.id);
+      assert.ok(recall(found, world.exact('b', q, 10, filter)) >= 0.9, `${label}: found`);
+      assert.equal(graphSearches > before, graph, `${label}: ${graph ? 'through the graph' : 'exactly'}`);
+    };
+    // 60 pending of 2060: scored beside the graph's answer.
+    for (let i = 0; i < 60; i++) world.addFact('b', next());
+    await check({}, true, '60 pending');
+    // 800 more: scoring them one by one costs more than a scan, unless the search is bounded before them.
+    for (let i = 0; i < 800; i++) world.addFact('b', next());
+    await check({ recordedBefore: bound }, true, 'bounded before 800 pending');
+    await check({}, false, '800 pending');
+    await check({ recordedBefore: '2030-01-01T00:00:00.000Z' }, false, 'bounded after 800 pending');
+    await index.warm('b');
+    await check({}, true, 'none pending');
+    await index.close();
+  } finally {
+    proto.search = search;
+    world.close();
+  }
+});
+
+test('closing with a graph far behind saves the flat store, not the graph; the next start catches up', async () => {
+  const world = new World();
+  try {
+    const next = vectorSource(13);
+    fill(world, 'b', 300, next);
+    const snapshotDir = join(world.dir, 'snapshots');
+    const first = new SqliteVectorIndex(world.connect(), { hnswThreshold: 1, efSearch: 400, snapshotDir });
+    assert.equal((await first.warm('b'))?.graphVectors, 300);
+    await first.close(); // the graph's snapshot, at the 300
+    const graphSeq = () =>
+      JSON.parse(readFileSync(join(snapshotDir, readdirSync(snapshotDir).find((f) => f.endsWith('.json'))!), 'utf8')).seq;
+    const seq300 = graphSeq();
+    const second = new SqliteVectorIndex(world.connect(), { hnswThreshold: 1, efSearch: 400, snapshotDir, maxGraphCatchUp: 2000 });
+    assert.equal((await second.warm('b'))?.graphSource, 'snapshot');
+    for (let i = 0; i < 900; i++) world.addFact('b', next());
+    await second.search('b', next(), 5); // catches up: 900 pending for the graph
+    assert.ok((second.stats('b')?.graphVectors ?? 0) < 1200, 'the graph is behind when closing');
+    await second.close();
+    assert.equal(graphSeq(), seq300, 'no graph snapshot written on close (it would first insert every pending vector)');
+    const third = new SqliteVectorIndex(world.connect(), { hnswThreshold: 1, efSearch: 400, snapshotDir });
+    const stats = await third.warm('b');
+    assert.equal(stats?.flatSource, 'snapshot', 'the flat store was saved on close');
+    assert.equal(stats?.vectors, 1200);
+    assert.equal(stats?.graphVectors, 1200);
+    assert.ok((await averageRecall(third, world, 'b', queriesFrom(next, 20), 10)) >= 0.9);
+    await third.close();
   } finally {
     world.close();
   }
