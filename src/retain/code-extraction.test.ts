@@ -224,6 +224,36 @@ test('code gives its identifiers to the sentence introducing it; lists, tables a
   assert.ok(!all.some((f) => f.text.includes('loadConfig')), "no fact from the trace's frames");
 });
 
+test('a log pasted alone: each message it logs once, dated by its stamp; the frames under a line are terms only', async () => {
+  const log = [
+    'INFO service started on port 8080',
+    '2024-05-01 10:00:01 WARN retrying connection to db-primary',
+    '2024-05-01 10:00:02 WARN retrying connection to db-primary',
+    '2024-05-01 10:00:03 WARN retrying connection to db-primary',
+    '2024-05-01 10:00:04 ERROR pool exhausted after 30s',
+    '    at Pool.acquire (pool.js:10:5)',
+    '    at main (index.js:3:1)',
+  ].join('\n');
+  const facts = await new OfflineExtractor().extract({
+    bankId: 'b',
+    text: log,
+    speaker: 'user',
+    fromAgent: false,
+    timestamp: '2024-06-01T00:00:00.000Z',
+    context: null,
+  });
+  assert.deepEqual(
+    facts.map((f) => f.text),
+    [
+      'INFO service started on port 8080',
+      '2024-05-01 10:00:01 WARN retrying connection to db-primary',
+      '2024-05-01 10:00:04 ERROR pool exhausted after 30s',
+    ],
+  );
+  assert.ok(facts[2].occurredStart?.startsWith('2024-05-01'), `the stamp dates the line: ${facts[2].occurredStart}`);
+  assert.ok(facts[2].terms?.includes('Pool.acquire'), 'a frame under the line is a term');
+});
+
 test('any chunk: facts lie inside it, and no entity holds code punctuation', async () => {
   const extractor = new OfflineExtractor();
   const piece = fc.oneof(

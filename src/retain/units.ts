@@ -6,7 +6,8 @@
 // - code is never a unit and never read for names by the NLP: its identifiers become keyword terms, and the
 //   libraries, tools and images it names become names, of the unit just before it (the sentence introducing it),
 //   else of the first unit after it; code alone in a chunk gives no unit;
-// - a stack trace or log gives its error line as a unit (read for times, not names) and its identifiers as terms;
+// - a stack trace gives its error line as a unit, a log each line of a message it had not logged yet (read for
+//   times, not names), and both their identifiers as terms;
 // - headings are not units: each unit knows the heading it stands under (its section), which dates it when it says
 //   no time itself ("**March 20, 2024**" over a list of moods);
 // - a short lead-in ("**Redis Client Setup:**", "Handling Disconnections:") opens the unit after it rather than
@@ -26,6 +27,7 @@ import {
   namedInCode,
   type NamedThing,
   inlineCode,
+  isLogLine,
   scanBlocks,
   withoutEmphasis,
   contentWords,
@@ -226,6 +228,8 @@ function rowDraft(header: string[], row: Span & { cells: string[] }): Draft | nu
 }
 
 const ERROR_LINE = /Error|Exception|ERR!|FATAL|ERROR|CRITICAL|Traceback/;
+/** A log line's leading timestamp: lines differing only in it log the same message. */
+const LOG_STAMP = /^\[?\d{4}-\d{2}-\d{2}[T ][\d:.,]+(?:Z|[+-]\d{2}:?\d{2})?\]?\s*/;
 
 /** The sentences of a text, read once, handed out block by block. The segmenter always breaks after a line break,
  * and blocks start at line starts, so no sentence spans two blocks; a list item's sentence starts after its marker. */
@@ -327,13 +331,23 @@ export function unitsOf(text: string): Unit[] {
         break;
       }
       case 'trace': {
+        // A stack trace's first error line; and each line of a log whose message was not logged before in the block
+        // (a retry logged a thousand times is one fact). The frames under them are terms only.
         const body = text.slice(b.body.start, b.body.end);
-        const line = body
-          .split('\n')
-          .map((l) => l.trim())
-          .find((l) => ERROR_LINE.test(l));
-        if (line) {
-          const start = b.body.start + body.indexOf(line);
+        const messages = new Set<string>();
+        let errorFound = false;
+        for (let at = 0; at < body.length; ) {
+          const next = body.indexOf('\n', at);
+          const to = next < 0 ? body.length : next;
+          const raw = body.slice(at, to);
+          const line = raw.trim();
+          const start = b.body.start + at + raw.indexOf(line);
+          at = to + 1;
+          const isError: boolean = !errorFound && ERROR_LINE.test(line);
+          const message = isLogLine(line) ? line.replace(LOG_STAMP, '') : null;
+          if (!isError && (message === null || messages.has(message))) continue;
+          if (message !== null) messages.add(message);
+          errorFound ||= isError;
           push(draft('error', { start, end: start + line.length, text: line }));
         }
         attach(codeTerms(body), []);

@@ -58,17 +58,27 @@ const LONG_LINE = 2_000;
 
 /** Lines of stack traces and logs: "at f (file.js:3:9)", "Traceback ...", `File "x.py", line 3`, an error class
  * and its message, a timestamp or a level at the start of the line. */
+/** A log line: it starts with a timestamp or a level. */
+const LOG_LINE = new RegExp(
+  [
+    /^\s*\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?/.source,
+    /^\s*\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|ERR!)\]?(?::|\s+[-\w[(])/.source,
+    /^\s*npm ERR!/.source,
+  ].join('|'),
+);
+/** A line of a stack trace or a log. */
 const TRACE_LINE = new RegExp(
   [
     /^\s+at\s+\S.*(?:\(.*:\d+(?::\d+)?\)|:\d+:\d+|\(native\)|<anonymous>)\s*$/.source,
     /^\s*Traceback \(most recent call last\):/.source,
     /^\s+File ".*", line \d+/.source,
     /^\s*(?:Caused by:|Uncaught )?(?:[A-Za-z_$][\w$]*\.)*(?:[A-Z][\w$]*)?(?:Error|Exception|Warning)\b(?::|\s*\[)/.source,
-    /^\s*\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?/.source,
-    /^\s*\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|ERR!)\]?(?::|\s+[-\w[(])/.source,
-    /^\s*npm ERR!/.source,
+    LOG_LINE.source,
   ].join('|'),
 );
+
+/** Whether a line reads as a line of a log (a timestamp or a level first). */
+export const isLogLine = (line: string): boolean => line.length <= LONG_LINE && LOG_LINE.test(line);
 
 /** Whether a line reads as code rather than prose: it ends in ; { } or an opening bracket (not a ":(" face), starts with a closing
  * bracket, a comment, a tag, a declaration or an import, is a bare call, or holds operators prose does not use.
