@@ -224,7 +224,7 @@ test('code gives its identifiers to the sentence introducing it; lists, tables a
   assert.ok(!all.some((f) => f.text.includes('loadConfig')), "no fact from the trace's frames");
 });
 
-test('a log pasted alone: each message it logs once, dated by its stamp; the frames under a line are terms only', async () => {
+test('a log pasted alone: each message a chunk logs once, dated by its stamp; the frames under a line are terms only', async () => {
   const log = [
     'INFO service started on port 8080',
     '2024-05-01 10:00:01 WARN retrying connection to db-primary',
@@ -233,6 +233,10 @@ test('a log pasted alone: each message it logs once, dated by its stamp; the fra
     '2024-05-01 10:00:04 ERROR pool exhausted after 30s',
     '    at Pool.acquire (pool.js:10:5)',
     '    at main (index.js:3:1)',
+    '',
+    'The retry storm ended there.',
+    '',
+    '2024-05-01 10:05:00 WARN retrying connection to db-primary', // logged before in the chunk, in another block
   ].join('\n');
   const facts = await new OfflineExtractor().extract({
     bankId: 'b',
@@ -248,6 +252,7 @@ test('a log pasted alone: each message it logs once, dated by its stamp; the fra
       'INFO service started on port 8080',
       '2024-05-01 10:00:01 WARN retrying connection to db-primary',
       '2024-05-01 10:00:04 ERROR pool exhausted after 30s',
+      'The retry storm ended there.',
     ],
   );
   assert.ok(facts[2].occurredStart?.startsWith('2024-05-01'), `the stamp dates the line: ${facts[2].occurredStart}`);

@@ -6,8 +6,8 @@
 // - code is never a unit and never read for names by the NLP: its identifiers become keyword terms, and the
 //   libraries, tools and images it names become names, of the unit just before it (the sentence introducing it),
 //   else of the first unit after it; code alone in a chunk gives no unit;
-// - a stack trace gives its error line as a unit, a log each line of a message it had not logged yet (read for
-//   times, not names), and both their identifiers as terms;
+// - a stack trace gives its error line as a unit, a log each line of a message the chunk had not logged yet (read
+//   for times, not names), and both their identifiers as terms;
 // - headings are not units: each unit knows the heading it stands under (its section), which dates it when it says
 //   no time itself ("**March 20, 2024**" over a list of moods);
 // - a short lead-in ("**Redis Client Setup:**", "Handling Disconnections:") opens the unit after it rather than
@@ -271,6 +271,8 @@ export function unitsOf(text: string): Unit[] {
   let prose: Draft[] = [];
   let lastItem: Draft | null = null;
   let section: string | undefined;
+  /** The messages of the log lines read so far (see the 'trace' case). */
+  const messages = new Set<string>();
   const push = (d: Draft): void => {
     if (section) d.section = section;
     if (carried) {
@@ -331,10 +333,9 @@ export function unitsOf(text: string): Unit[] {
         break;
       }
       case 'trace': {
-        // A stack trace's first error line; and each line of a log whose message was not logged before in the block
-        // (a retry logged a thousand times is one fact). The frames under them are terms only.
+        // A stack trace's first error line; and each line of a log whose message the chunk has not logged before (a
+        // retry logged a thousand times is one fact). The frames under them are terms only.
         const body = text.slice(b.body.start, b.body.end);
-        const messages = new Set<string>();
         let errorFound = false;
         for (let at = 0; at < body.length; ) {
           const next = body.indexOf('\n', at);
