@@ -259,6 +259,39 @@ test('a log pasted alone: each message a chunk logs once, dated by its stamp; th
   assert.ok(facts[2].terms?.includes('Pool.acquire'), 'a frame under the line is a term');
 });
 
+test('a log line holding only a stamp or a level, an error logged again, and a frame naming an error give no fact', async () => {
+  const extractor = new OfflineExtractor();
+  const texts = async (text: string) =>
+    (
+      await extractor.extract({
+        bankId: 'b',
+        text,
+        speaker: 'user',
+        fromAgent: false,
+        timestamp: '2024-06-01T00:00:00.000Z',
+        context: null,
+      })
+    ).map((f) => f.text);
+  assert.deepEqual(await texts('2024-05-01 10:00:01\n2024-05-01 10:00:02'), []);
+  assert.deepEqual(await texts('DEBUG:\nINFO service listening on 9090\nERROR:\nWARN:   '), ['INFO service listening on 9090']);
+  assert.deepEqual(
+    await texts(
+      '2024-05-01 10:00:01 ERROR db connection lost\n\nWe restarted the database.\n\n2024-05-01 10:05:00 ERROR db connection lost',
+    ),
+    ['2024-05-01 10:00:01 ERROR db connection lost', 'We restarted the database.'],
+  );
+  assert.deepEqual(
+    await texts('2024-05-01 10:00:01 WARN slow render detected\n    at ErrorBoundary.render (app.js:10:5)\n    at main (app.js:1:1)'),
+    ['2024-05-01 10:00:01 WARN slow render detected'],
+  );
+  assert.deepEqual(
+    await texts(
+      'Traceback (most recent call last):\n  File "a.py", line 3, in <module>\n    raise ValueError("bad input")\nValueError: bad input',
+    ),
+    ['ValueError: bad input'],
+  );
+});
+
 test('any chunk: facts lie inside it, and no entity holds code punctuation', async () => {
   const extractor = new OfflineExtractor();
   const piece = fc.oneof(

@@ -228,6 +228,10 @@ function rowDraft(header: string[], row: Span & { cells: string[] }): Draft | nu
 }
 
 const ERROR_LINE = /Error|Exception|ERR!|FATAL|ERROR|CRITICAL|Traceback/;
+/** A log line's level, after its timestamp. */
+const LOG_LEVEL = /^\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|ERR!)\]?:?\s*/;
+/** The line opening a Python traceback: the error line is the one after its frames. */
+const TRACE_HEADER = /^Traceback \(most recent call last\):/;
 /** A log line's leading timestamp: lines differing only in it log the same message. */
 const LOG_STAMP = /^\[?\d{4}-\d{2}-\d{2}[T ][\d:.,]+(?:Z|[+-]\d{2}:?\d{2})?\]?\s*/;
 
@@ -333,20 +337,29 @@ export function unitsOf(text: string): Unit[] {
         break;
       }
       case 'trace': {
-        // A stack trace's first error line; and each line of a log whose message the chunk has not logged before (a
-        // retry logged a thousand times is one fact). The frames under them are terms only.
+        // A stack trace's error line (the first at the block's own indent that names an error: the frames and the code
+        // quoted under them are indented); and each line of a log whose message the chunk has not logged before (a
+        // retry logged a thousand times is one fact), unless it holds nothing but a stamp and a level. The frames are
+        // terms only.
         const body = text.slice(b.body.start, b.body.end);
-        let errorFound = false;
+        const lines: Array<{ raw: string; line: string; start: number }> = [];
         for (let at = 0; at < body.length; ) {
           const next = body.indexOf('\n', at);
           const to = next < 0 ? body.length : next;
           const raw = body.slice(at, to);
           const line = raw.trim();
-          const start = b.body.start + at + raw.indexOf(line);
+          if (line) lines.push({ raw, line, start: b.body.start + at + raw.indexOf(line) });
           at = to + 1;
-          const isError: boolean = !errorFound && ERROR_LINE.test(line);
+        }
+        const indent = Math.min(...lines.map((l) => l.raw.length - l.raw.trimStart().length));
+        let errorFound = false;
+        for (const { raw, line, start } of lines) {
           const message = isLogLine(line) ? line.replace(LOG_STAMP, '') : null;
-          if (!isError && (message === null || messages.has(message))) continue;
+          if (message !== null ? messages.has(message) : errorFound) continue;
+          const said = (message ?? line).replace(LOG_LEVEL, '');
+          if (!/[\p{L}\p{N}]/u.test(said)) continue;
+          const isError = raw.length - raw.trimStart().length === indent && ERROR_LINE.test(line) && !TRACE_HEADER.test(line);
+          if (message === null && !isError) continue;
           if (message !== null) messages.add(message);
           errorFound ||= isError;
           push(draft('error', { start, end: start + line.length, text: line }));
