@@ -292,6 +292,42 @@ test('a log line holding only a stamp or a level, an error logged again, and a f
   );
 });
 
+test('a log pasted in a fence gives its lines as facts; code in a fence still gives none', async () => {
+  const text = [
+    'Logs from the deploy:',
+    '',
+    '```',
+    '2024-05-01 10:00:01 INFO billing worker started on port 7070',
+    '2024-05-01 10:00:02 WARN cache cold',
+    '```',
+    '',
+    'And the config:',
+    '',
+    '```js',
+    'const port = 7070;',
+    'console.log("INFO starting");',
+    '```',
+  ].join('\n');
+  const facts = await new OfflineExtractor().extract({
+    bankId: 'b',
+    text,
+    speaker: 'user',
+    fromAgent: false,
+    timestamp: '2024-06-01T00:00:00.000Z',
+    context: null,
+  });
+  assert.deepEqual(
+    facts.map((f) => f.text),
+    [
+      'Logs from the deploy:',
+      '2024-05-01 10:00:01 INFO billing worker started on port 7070',
+      '2024-05-01 10:00:02 WARN cache cold',
+      'And the config:',
+    ],
+  );
+  assert.ok(facts[3].terms?.includes('console.log'), "the code's identifiers are its introducing sentence's terms");
+});
+
 test('any chunk: facts lie inside it, and no entity holds code punctuation', async () => {
   const extractor = new OfflineExtractor();
   const piece = fc.oneof(

@@ -7,7 +7,7 @@
 //   libraries, tools and images it names become names, of the unit just before it (the sentence introducing it),
 //   else of the first unit after it; code alone in a chunk gives no unit;
 // - a stack trace gives its error line as a unit, a log each line of a message the chunk had not logged yet (read
-//   for times, not names), and both their identifiers as terms;
+//   for times, not names), and both their identifiers as terms; a fence most of whose lines are log lines is a log;
 // - headings are not units: each unit knows the heading it stands under (its section), which dates it when it says
 //   no time itself ("**March 20, 2024**" over a list of moods);
 // - a short lead-in ("**Redis Client Setup:**", "Handling Disconnections:") opens the unit after it rather than
@@ -228,6 +228,12 @@ function rowDraft(header: string[], row: Span & { cells: string[] }): Draft | nu
 }
 
 const ERROR_LINE = /Error|Exception|ERR!|FATAL|ERROR|CRITICAL|Traceback/;
+/** Whether a fenced block is a log: most of its lines are log lines. */
+function isLogText(body: string): boolean {
+  const lines = body.split('\n').filter((l) => l.trim());
+  return lines.length > 0 && lines.filter((l) => isLogLine(l.trim())).length * 2 > lines.length;
+}
+
 /** A log line's level, after its timestamp. */
 const LOG_LEVEL = /^\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|ERR!)\]?:?\s*/;
 /** The line opening a Python traceback: the error line is the one after its frames. */
@@ -299,6 +305,37 @@ export function unitsOf(text: string): Unit[] {
     last.terms.push(...terms);
     last.named.push(...named);
   };
+  /** The units of a stack trace or a log (see the 'trace' case). */
+  const traceUnits = (span: Span): void => {
+    // A stack trace's error line (the first at the block's own indent that names an error: the frames and the code
+    // quoted under them are indented); and each line of a log whose message the chunk has not logged before (a
+    // retry logged a thousand times is one fact), unless it holds nothing but a stamp and a level. The frames are
+    // terms only.
+    const body = text.slice(span.start, span.end);
+    const lines: Array<{ raw: string; line: string; start: number }> = [];
+    for (let at = 0; at < body.length; ) {
+      const next = body.indexOf('\n', at);
+      const to = next < 0 ? body.length : next;
+      const raw = body.slice(at, to);
+      const line = raw.trim();
+      if (line) lines.push({ raw, line, start: span.start + at + raw.indexOf(line) });
+      at = to + 1;
+    }
+    const indent = Math.min(...lines.map((l) => l.raw.length - l.raw.trimStart().length));
+    let errorFound = false;
+    for (const { raw, line, start } of lines) {
+      const message = isLogLine(line) ? line.replace(LOG_STAMP, '') : null;
+      if (message !== null ? messages.has(message) : errorFound) continue;
+      const said = (message ?? line).replace(LOG_LEVEL, '');
+      if (!/[\p{L}\p{N}]/u.test(said)) continue;
+      const isError = raw.length - raw.trimStart().length === indent && ERROR_LINE.test(line) && !TRACE_HEADER.test(line);
+      if (message === null && !isError) continue;
+      if (message !== null) messages.add(message);
+      errorFound ||= isError;
+      push(draft('error', { start, end: start + line.length, text: line }));
+    }
+  };
+
   for (const b of blocks) {
     if (b.kind !== 'prose') flushProse();
     if (b.kind !== 'list-item') lastItem = null;
@@ -334,39 +371,14 @@ export function unitsOf(text: string): Unit[] {
       case 'code': {
         const body = text.slice(b.body.start, b.body.end);
         attach([...(b.lang ? [b.lang] : []), ...codeTerms(body)], namedInCode(body, b.lang));
+        // A log pasted in a fence (most are) gives its lines as a log does; other code is never a unit.
+        if (isLogText(body)) traceUnits(b.body);
         break;
       }
-      case 'trace': {
-        // A stack trace's error line (the first at the block's own indent that names an error: the frames and the code
-        // quoted under them are indented); and each line of a log whose message the chunk has not logged before (a
-        // retry logged a thousand times is one fact), unless it holds nothing but a stamp and a level. The frames are
-        // terms only.
-        const body = text.slice(b.body.start, b.body.end);
-        const lines: Array<{ raw: string; line: string; start: number }> = [];
-        for (let at = 0; at < body.length; ) {
-          const next = body.indexOf('\n', at);
-          const to = next < 0 ? body.length : next;
-          const raw = body.slice(at, to);
-          const line = raw.trim();
-          if (line) lines.push({ raw, line, start: b.body.start + at + raw.indexOf(line) });
-          at = to + 1;
-        }
-        const indent = Math.min(...lines.map((l) => l.raw.length - l.raw.trimStart().length));
-        let errorFound = false;
-        for (const { raw, line, start } of lines) {
-          const message = isLogLine(line) ? line.replace(LOG_STAMP, '') : null;
-          if (message !== null ? messages.has(message) : errorFound) continue;
-          const said = (message ?? line).replace(LOG_LEVEL, '');
-          if (!/[\p{L}\p{N}]/u.test(said)) continue;
-          const isError = raw.length - raw.trimStart().length === indent && ERROR_LINE.test(line) && !TRACE_HEADER.test(line);
-          if (message === null && !isError) continue;
-          if (message !== null) messages.add(message);
-          errorFound ||= isError;
-          push(draft('error', { start, end: start + line.length, text: line }));
-        }
-        attach(codeTerms(body), []);
+      case 'trace':
+        traceUnits(b.body);
+        attach(codeTerms(text.slice(b.body.start, b.body.end)), []);
         break;
-      }
       case 'heading':
         section = withoutEmphasis(text.slice(b.body.start, b.body.end)).trim() || undefined;
         break;
