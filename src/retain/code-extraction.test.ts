@@ -224,6 +224,17 @@ test('code gives its identifiers to the sentence introducing it; lists, tables a
   assert.ok(!all.some((f) => f.text.includes('loadConfig')), "no fact from the trace's frames");
 });
 
+/** The facts of one user message (retained on 2024-06-01), read by the offline extractor. */
+const userFacts = (text: string): Promise<ExtractedFact[]> =>
+  new OfflineExtractor().extract({
+    bankId: 'b',
+    text,
+    speaker: 'user',
+    fromAgent: false,
+    timestamp: '2024-06-01T00:00:00.000Z',
+    context: null,
+  });
+
 test('a log pasted alone: each message a chunk logs once, dated by its stamp; the frames under a line are terms only', async () => {
   const log = [
     'INFO service started on port 8080',
@@ -238,14 +249,7 @@ test('a log pasted alone: each message a chunk logs once, dated by its stamp; th
     '',
     '2024-05-01 10:05:00 WARN retrying connection to db-primary', // logged before in the chunk, in another block
   ].join('\n');
-  const facts = await new OfflineExtractor().extract({
-    bankId: 'b',
-    text: log,
-    speaker: 'user',
-    fromAgent: false,
-    timestamp: '2024-06-01T00:00:00.000Z',
-    context: null,
-  });
+  const facts = await userFacts(log);
   assert.deepEqual(
     facts.map((f) => f.text),
     [
@@ -260,18 +264,7 @@ test('a log pasted alone: each message a chunk logs once, dated by its stamp; th
 });
 
 test('a log line holding only a stamp or a level, an error logged again, and a frame naming an error give no fact', async () => {
-  const extractor = new OfflineExtractor();
-  const texts = async (text: string) =>
-    (
-      await extractor.extract({
-        bankId: 'b',
-        text,
-        speaker: 'user',
-        fromAgent: false,
-        timestamp: '2024-06-01T00:00:00.000Z',
-        context: null,
-      })
-    ).map((f) => f.text);
+  const texts = async (text: string) => (await userFacts(text)).map((f) => f.text);
   assert.deepEqual(await texts('2024-05-01 10:00:01\n2024-05-01 10:00:02'), []);
   assert.deepEqual(await texts('DEBUG:\nINFO service listening on 9090\nERROR:\nWARN:   '), ['INFO service listening on 9090']);
   assert.deepEqual(
@@ -308,14 +301,7 @@ test('a log pasted in a fence gives its lines as facts; code in a fence still gi
     'console.log("INFO starting");',
     '```',
   ].join('\n');
-  const facts = await new OfflineExtractor().extract({
-    bankId: 'b',
-    text,
-    speaker: 'user',
-    fromAgent: false,
-    timestamp: '2024-06-01T00:00:00.000Z',
-    context: null,
-  });
+  const facts = await userFacts(text);
   assert.deepEqual(
     facts.map((f) => f.text),
     [
