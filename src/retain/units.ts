@@ -27,9 +27,12 @@ import {
   namedInCode,
   type NamedThing,
   inlineCode,
-  isLogLine,
+  isLogText,
+  linesOf,
+  logMessage,
   scanBlocks,
   withoutEmphasis,
+  withoutLogLevel,
   contentWords,
   sentencesOf,
 } from '../text/index.ts';
@@ -228,18 +231,8 @@ function rowDraft(header: string[], row: Span & { cells: string[] }): Draft | nu
 }
 
 const ERROR_LINE = /Error|Exception|ERR!|FATAL|ERROR|CRITICAL|Traceback/;
-/** Whether a fenced block is a log: most of its lines are log lines. */
-function isLogText(body: string): boolean {
-  const lines = body.split('\n').filter((l) => l.trim());
-  return lines.length > 0 && lines.filter((l) => isLogLine(l.trim())).length * 2 > lines.length;
-}
-
-/** A log line's level, after its timestamp. */
-const LOG_LEVEL = /^\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|ERR!)\]?:?\s*/;
 /** The line opening a Python traceback: the error line is the one after its frames. */
 const TRACE_HEADER = /^Traceback \(most recent call last\):/;
-/** A log line's leading timestamp: lines differing only in it log the same message. */
-const LOG_STAMP = /^\[?\d{4}-\d{2}-\d{2}[T ][\d:.,]+(?:Z|[+-]\d{2}:?\d{2})?\]?\s*/;
 
 /** The sentences of a text, read once, handed out block by block. The segmenter always breaks after a line break,
  * and blocks start at line starts, so no sentence spans two blocks; a list item's sentence starts after its marker. */
@@ -311,24 +304,17 @@ export function unitsOf(text: string): Unit[] {
     // quoted under them are indented); and each line of a log whose message the chunk has not logged before (a
     // retry logged a thousand times is one fact), unless it holds nothing but a stamp and a level. The frames are
     // terms only.
-    const body = text.slice(span.start, span.end);
-    const lines: Array<{ raw: string; line: string; start: number }> = [];
-    for (let at = 0; at < body.length; ) {
-      const next = body.indexOf('\n', at);
-      const to = next < 0 ? body.length : next;
-      const raw = body.slice(at, to);
-      const line = raw.trim();
-      if (line) lines.push({ raw, line, start: span.start + at + raw.indexOf(line) });
-      at = to + 1;
-    }
-    const indent = Math.min(...lines.map((l) => l.raw.length - l.raw.trimStart().length));
+    const lines = linesOf(text.slice(span.start, span.end)).flatMap((l) => {
+      const line = l.text.trim();
+      return line ? [{ line, start: span.start + l.start + l.text.indexOf(line), indent: l.text.length - l.text.trimStart().length }] : [];
+    });
+    const blockIndent = Math.min(...lines.map((l) => l.indent));
     let errorFound = false;
-    for (const { raw, line, start } of lines) {
-      const message = isLogLine(line) ? line.replace(LOG_STAMP, '') : null;
+    for (const { line, start, indent } of lines) {
+      const message = logMessage(line);
       if (message !== null ? messages.has(message) : errorFound) continue;
-      const said = (message ?? line).replace(LOG_LEVEL, '');
-      if (!/[\p{L}\p{N}]/u.test(said)) continue;
-      const isError = raw.length - raw.trimStart().length === indent && ERROR_LINE.test(line) && !TRACE_HEADER.test(line);
+      if (!/[\p{L}\p{N}]/u.test(withoutLogLevel(message ?? line))) continue;
+      const isError = indent === blockIndent && ERROR_LINE.test(line) && !TRACE_HEADER.test(line);
       if (message === null && !isError) continue;
       if (message !== null) messages.add(message);
       errorFound ||= isError;

@@ -23,13 +23,14 @@ export interface Block extends Span {
   rows?: Array<Span & { cells: string[] }>;
 }
 
-interface Line {
+export interface Line {
   start: number;
   end: number;
   text: string;
 }
 
-function linesOf(text: string): Line[] {
+/** The lines of a text with their spans (a line's \r left out). */
+export function linesOf(text: string): Line[] {
   const out: Line[] = [];
   let start = 0;
   while (start <= text.length) {
@@ -56,17 +57,23 @@ const BLANK = /^[ \t]*$/;
  * square of a line's length, and no heading, list item, trace or code line worth telling apart is that long. */
 const LONG_LINE = 2_000;
 
-/** Lines of stack traces and logs: "at f (file.js:3:9)", "Traceback ...", `File "x.py", line 3`, an error class
- * and its message, a timestamp or a level at the start of the line. */
+/** A log's levels, as a line names them after its timestamp (if any). */
+const LOG_LEVELS = 'INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|ERR!';
 /** A log line: it starts with a timestamp or a level. */
 const LOG_LINE = new RegExp(
   [
     /^\s*\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?/.source,
-    /^\s*\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|ERR!)\]?(?::|\s+[-\w[(])/.source,
+    `^\\s*\\[?(?:${LOG_LEVELS})\\]?(?::|\\s+[-\\w[(])`,
     /^\s*npm ERR!/.source,
   ].join('|'),
 );
-/** A line of a stack trace or a log. */
+/** A log line's leading timestamp: lines differing only in it log the same message. */
+const LOG_STAMP = /^\[?\d{4}-\d{2}-\d{2}[T ][\d:.,]+(?:Z|[+-]\d{2}:?\d{2})?\]?\s*/;
+/** A log line's level, after its timestamp. */
+const LOG_LEVEL = new RegExp(`^\\[?(?:${LOG_LEVELS})\\]?:?\\s*`);
+
+/** Lines of stack traces and logs: "at f (file.js:3:9)", "Traceback ...", `File "x.py", line 3`, an error class
+ * and its message, a timestamp or a level at the start of the line. */
 const TRACE_LINE = new RegExp(
   [
     /^\s+at\s+\S.*(?:\(.*:\d+(?::\d+)?\)|:\d+:\d+|\(native\)|<anonymous>)\s*$/.source,
@@ -79,6 +86,18 @@ const TRACE_LINE = new RegExp(
 
 /** Whether a line reads as a line of a log (a timestamp or a level first). */
 export const isLogLine = (line: string): boolean => line.length <= LONG_LINE && LOG_LINE.test(line);
+
+/** A log line's message: the (trimmed) line without its timestamp; null when the line is no log line. */
+export const logMessage = (line: string): string | null => (isLogLine(line) ? line.replace(LOG_STAMP, '') : null);
+
+/** Text without the log level it starts with. */
+export const withoutLogLevel = (text: string): string => text.replace(LOG_LEVEL, '');
+
+/** Whether a block of lines (a fenced one) is a log: most of its lines are log lines. */
+export function isLogText(body: string): boolean {
+  const lines = body.split('\n').filter((l) => l.trim());
+  return lines.length > 0 && lines.filter((l) => isLogLine(l.trim())).length * 2 > lines.length;
+}
 
 /** Whether a line reads as code rather than prose: it ends in ; { } or an opening bracket (not a ":(" face), starts with a closing
  * bracket, a comment, a tag, a declaration or an import, is a bare call, or holds operators prose does not use.

@@ -24,6 +24,10 @@ export function nativeSearch(data: Float32Array, q: Float32Array, dim: number, c
   return { rows: found.keys, last: 1 - found.distances[found.keys.length - 1] };
 }
 
+/** The next fetch of a native ranking of n slots that could not settle at c: four times as many, or null (scan
+ * instead) once that would be a large share of them. */
+const widened = (c: number, n: number): number | null => (c * 4 > n / 4 ? null : c * 4);
+
 /** A vector as stored in fact_vectors.vector: its float32 bytes (platform order, little-endian here); a view, no copy. */
 export function encodeVector(vector: Float32Array): Buffer {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
@@ -215,8 +219,7 @@ export class FlatVectors {
       const found = nativeSearch(this.data.subarray(0, end * this.dim), q, this.dim, c);
       const settled = this.settle(q, mask, m, before, found.rows, found.last, c, end);
       if (settled) return settled;
-      const next = Math.min(end, c * 4);
-      c = next > end / 4 ? null : next;
+      c = widened(c, end);
     }
     return null;
   }
@@ -253,7 +256,7 @@ export class FlatVectors {
         out[i] = this.settle(queries[i], mask, m, before, found[j].rows, found[j].last, fetch, end, found[j].values, minScore);
         return out[i] === null;
       });
-      c = fetch * 4 > end / 4 ? null : fetch * 4;
+      c = widened(fetch, end);
     }
     return out;
   }
