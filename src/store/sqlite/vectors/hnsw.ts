@@ -38,16 +38,7 @@ export class Labels {
   }
 
   private inBase(label: number): boolean {
-    const { base } = this;
-    let lo = 0;
-    let hi = base.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if (base[mid] === label) return true;
-      if (base[mid] < label) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return false;
+    return sortedHas(this.base, label);
   }
 }
 
@@ -129,6 +120,17 @@ export class PendingLabels {
   }
 }
 
+/** The candidate list of the search for a node holding a vector exactly, before adding it: at 4 it found all but a
+ * few in a thousand of the copies 100 does, and a search of 100 costs most of an insertion. */
+const TWIN_EF = 4;
+
+/** Whether two vectors are the same, value for value. */
+const same = (a: ArrayLike<number>, b: ArrayLike<number>): boolean => {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+};
+
 export class HnswGraph {
   live = new Labels();
   /** Labels whose current vector (in the flat store) the graph does not hold yet: they are added a few at a time
@@ -137,39 +139,88 @@ export class HnswGraph {
   private readonly pending = new PendingLabels();
   private readonly dead = new Set<number>();
   private deleted = 0;
+  /** Exact copies of a node's vector are listed beside the node instead of entering the graph (node -> its copies,
+   * copy -> its node). In a graph made mostly of copies of a few vectors (a pasted block repeated), hnswlib's
+   * neighbour selection and its searches stay among the copies and leave the other vectors unreachable: a fact's own
+   * text stopped finding it. One node per distinct vector keeps every vector reachable. */
+  private readonly copiesOf = new Map<number, Set<number>>();
+  private readonly nodeOf = new Map<number, number>();
 
   constructor(
     readonly index: Graph,
     readonly source: 'built' | 'snapshot',
   ) {}
 
-  /** Loads an index file, always into a fresh object: hnswlib cannot recover a failed load. */
-  static async read(file: string, dim: number, efSearch: number, source: 'built' | 'snapshot'): Promise<HnswGraph> {
+  /** Loads an index file, always into a fresh object (hnswlib cannot recover a failed load), with the copies listed
+   * beside its nodes (pairs of copy and node labels). */
+  static async read(
+    file: string,
+    dim: number,
+    efSearch: number,
+    source: 'built' | 'snapshot',
+    copies: Float64Array = new Float64Array(0),
+  ): Promise<HnswGraph> {
     const index = new hnswlib.HierarchicalNSW('ip', dim);
     await index.readIndex(file, true);
     index.setEf(efSearch);
-    return new HnswGraph(index, source);
+    const graph = new HnswGraph(index, source);
+    for (let i = 0; i + 1 < copies.length; i += 2) graph.attach(copies[i], copies[i + 1]);
+    return graph;
+  }
+
+  /** Live labels: the graph's nodes and the copies listed beside them. */
+  get size(): number {
+    return this.live.size + this.nodeOf.size;
+  }
+
+  /** The copies beside the nodes, as pairs of copy and node labels (what a snapshot keeps with the index file). */
+  copyPairs(): Float64Array {
+    const pairs = new Float64Array(this.nodeOf.size * 2);
+    let i = 0;
+    for (const [copy, node] of this.nodeOf) {
+      pairs[i++] = copy;
+      pairs[i++] = node;
+    }
+    return pairs;
   }
 
   /** Aligns the graph's membership with the flat store (labels it lacks become pending); returns how many labels had to
    * change. Both sides sorted and walked together: no per-label lookup in a map of the whole bank. */
   reconcile(flat: FlatVectors): number {
     const labels = Float64Array.from(this.index.getIdsList()).sort();
+    let changed = 0;
+    // Copies of a node the graph does not hold, or gone from the store, are dropped (those in the store become pending).
+    for (const [node, copies] of this.copiesOf) {
+      if (sortedHas(labels, node) && this.holds(node)) continue;
+      for (const copy of [...copies]) this.detach(copy);
+      changed += copies.size;
+    }
+    for (const copy of [...this.nodeOf.keys()]) {
+      if (flat.slots.has(copy)) continue;
+      this.detach(copy);
+      changed++;
+    }
     const rids = flat.rids.slice(0, flat.size).sort();
     const common = new Float64Array(Math.min(labels.length, rids.length));
+    const orphans: number[] = [];
     let kept = 0;
-    let changed = 0;
     for (let i = 0, j = 0; i < labels.length || j < rids.length; ) {
-      if (i < labels.length && j < rids.length && labels[i] === rids[j]) {
+      if (j < rids.length && this.nodeOf.has(rids[j])) {
+        j++; // a copy beside a node the graph holds
+      } else if (i < labels.length && j < rids.length && labels[i] === rids[j]) {
         common[kept++] = labels[i++];
         j++;
       } else if (j >= rids.length || (i < labels.length && labels[i] < rids[j])) {
         const label = labels[i++]; // in the graph, not in the store
+        changed++;
+        if (this.copiesOf.has(label)) {
+          orphans.push(label); // removed once its vector went to one of its copies
+          continue;
+        }
         try {
           this.index.markDelete(label);
-          changed++;
         } catch {
-          // already marked deleted in the loaded graph
+          changed--; // already marked deleted in the loaded graph
         }
         this.dead.add(label);
         this.deleted++;
@@ -179,6 +230,10 @@ export class HnswGraph {
       }
     }
     this.live = new Labels(common.subarray(0, kept));
+    for (const label of orphans) {
+      this.live.add(label);
+      this.remove(label);
+    }
     return changed;
   }
 
@@ -214,7 +269,10 @@ export class HnswGraph {
   upsert(rid: number, vector: Float32Array): void {
     if (rid > 0xffffffff) throw new Error(`fact rid ${rid} does not fit an HNSW label`);
     const point = Array.from(vector);
+    if (this.nodeOf.has(rid)) this.detach(rid);
     if (this.live.has(rid)) {
+      // Its copies keep the vector it had: one of them takes its place.
+      if (this.copiesOf.has(rid) && !same(this.index.getPoint(rid), point)) this.promote(rid);
       try {
         this.index.addPoint(point, rid);
       } catch {
@@ -224,6 +282,13 @@ export class HnswGraph {
       }
       return;
     }
+    const twin = this.twinOf(point);
+    if (twin === undefined) this.insert(rid, point);
+    else this.attach(rid, twin);
+  }
+
+  /** Adds a label that is not live as a node. */
+  private insert(rid: number, point: number[]): void {
     if (this.dead.delete(rid)) {
       try {
         this.index.unmarkDelete(rid);
@@ -246,41 +311,118 @@ export class HnswGraph {
     this.live.add(rid);
   }
 
+  /** The node holding exactly this vector, if the graph's nearest node does (for unit vectors the same vector is the
+   * nearest by inner product; a miss only costs a node). */
+  private twinOf(point: number[]): number | undefined {
+    if (this.live.size === 0) return undefined;
+    const ef = this.index.getEf();
+    try {
+      this.index.setEf(TWIN_EF);
+      const [nearest] = this.index.searchKnn(point, 1).neighbors;
+      return nearest !== undefined && !this.pending.has(nearest) && same(this.index.getPoint(nearest), point) ? nearest : undefined;
+    } catch {
+      return undefined;
+    } finally {
+      this.index.setEf(ef);
+    }
+  }
+
+  /** Whether the graph holds a vector for the label (not marked deleted). */
+  private holds(label: number): boolean {
+    try {
+      this.index.getPoint(label);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private attach(copy: number, node: number): void {
+    let copies = this.copiesOf.get(node);
+    if (!copies) this.copiesOf.set(node, (copies = new Set()));
+    copies.add(copy);
+    this.nodeOf.set(copy, node);
+  }
+
+  private detach(copy: number): void {
+    const node = this.nodeOf.get(copy);
+    if (node === undefined) return;
+    this.nodeOf.delete(copy);
+    const copies = this.copiesOf.get(node);
+    copies?.delete(copy);
+    if (copies?.size === 0) this.copiesOf.delete(node);
+  }
+
+  /** Hands a node's copies to a new node of its vector: the first of them (before the node is removed or changed). */
+  private promote(node: number): void {
+    const copies = this.copiesOf.get(node);
+    if (!copies) return;
+    const vector = this.index.getPoint(node);
+    this.copiesOf.delete(node);
+    const [next] = copies;
+    copies.delete(next);
+    this.nodeOf.delete(next);
+    if (copies.size > 0) {
+      this.copiesOf.set(next, copies);
+      for (const copy of copies) this.nodeOf.set(copy, next);
+    }
+    this.insert(next, vector);
+  }
+
   private grow(): void {
     this.index.resizeIndex(Math.ceil(this.index.getMaxElements() * 1.5) + 1024);
   }
 
   remove(rid: number): void {
     this.pending.delete(rid);
-    if (!this.live.delete(rid)) return;
+    if (this.nodeOf.has(rid)) {
+      this.detach(rid);
+      return;
+    }
+    if (!this.live.has(rid)) return;
+    this.promote(rid);
+    this.live.delete(rid);
     this.index.markDelete(rid);
     this.dead.add(rid);
     this.deleted++;
   }
 
-  /** The m nearest live labels and their inner products, best first: the graph's answer (without labels whose
-   * vector it holds is not their current one) merged with the pending labels recorded by `before` (epoch ms; the
-   * later ones could not pass a search bounded by it, and a retain's own facts are most of those pending while it
-   * runs), scored exactly from the flat store. */
+  /** The m nearest live labels and their inner products, best first: the graph's answer (each node followed by its
+   * copies; without labels whose vector it holds is not their current one) merged with the pending labels recorded by
+   * `before` (epoch ms; the later ones could not pass a search bounded by it, and a retain's own facts are most of
+   * those pending while it runs), scored exactly from the flat store. */
   search(query: number[], m: number, flat: FlatVectors, before = Infinity): { rids: number[]; scores: number[] } {
     const size = Math.min(m, this.live.size, this.index.getMaxElements());
     const { neighbors, distances } = size > 0 ? this.index.searchKnn(query, size) : { neighbors: [], distances: [] };
-    if (this.pending.size === 0) return { rids: neighbors, scores: distances.map((d) => 1 - d) };
+    if (this.pending.size === 0 && this.copiesOf.size === 0) return { rids: neighbors, scores: distances.map((d) => 1 - d) };
+    const rids: number[] = [];
+    const scores: number[] = [];
+    const found = (rid: number, score: number): boolean => {
+      if (!this.pending.has(rid)) {
+        rids.push(rid);
+        scores.push(score);
+      }
+      return rids.length < m;
+    };
+    expand: for (let i = 0; i < neighbors.length; i++) {
+      const score = 1 - distances[i];
+      if (!found(neighbors[i], score)) break;
+      for (const copy of this.copiesOf.get(neighbors[i]) ?? []) if (!found(copy, score)) break expand;
+    }
+    if (this.pending.size === 0) return { rids, scores };
     const top = new TopK(m, 'double');
-    neighbors.forEach((rid, i) => {
-      if (!this.pending.has(rid)) top.push(1 - distances[i], rid);
-    });
+    for (let i = 0; i < rids.length; i++) top.push(scores[i], rids[i]);
     const q = Float32Array.from(query);
     const { slots, data, dim } = flat;
     this.pending.recordedBy(before, (rid) => {
       const slot = slots.get(rid);
       if (slot !== undefined) top.push(dot(data, slot * dim, q, dim), rid);
     });
-    const { positions, scores } = top.sorted();
-    return { rids: positions, scores };
+    const { positions, scores: best } = top.sorted();
+    return { rids: positions, scores: best };
   }
 
-  /** True when the sampled labels hold exactly the flat store's vectors. */
+  /** True when the sampled labels hold exactly the flat store's vectors (a copy: its node's). */
   matches(flat: FlatVectors, samples: number): boolean {
     const step = Math.max(1, Math.floor(flat.size / samples));
     for (let s = 0; s < flat.size; s += step) {
@@ -289,7 +431,7 @@ export class HnswGraph {
       const want = flat.vectorAt(s);
       let got: number[];
       try {
-        got = this.index.getPoint(rid);
+        got = this.index.getPoint(this.nodeOf.get(rid) ?? rid);
       } catch {
         return false;
       }
@@ -297,6 +439,19 @@ export class HnswGraph {
     }
     return true;
   }
+}
+
+/** Whether an ascending array holds the value. */
+function sortedHas(sorted: Float64Array, value: number): boolean {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] === value) return true;
+    if (sorted[mid] < value) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
 }
 
 // Builds an HNSW index file in a worker thread (plain JS, so it needs no TypeScript loader). It is stopped by a flag

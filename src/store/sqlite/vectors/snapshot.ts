@@ -1,22 +1,29 @@
-// Snapshot files beside the database: <key>.json names an immutable HNSW index file <key>-<seq>-<nonce>.hnsw with its
-// size and checksum, so a partial or damaged file is never handed to hnswlib (which can crash on one); <key>.flat holds
+// Snapshot files beside the database: <key>.json names an immutable HNSW index file <key>-<seq>-<nonce>.hnsw and the
+// copies listed beside its nodes (<key>-<seq>-<nonce>.copies) with their sizes and checksums, so a partial or damaged file is never handed to hnswlib (which can crash on one); <key>.flat holds
 // the flat store (flat-file.ts). Every file is written then renamed.
 import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { join } from 'node:path';
 import { flatBody } from './flat-file.ts';
 
-/** Format 2 names the index file's CRC-32 (8 hex digits); format 1, still read, its SHA-256 (five times slower to
- * check: seconds for a graph of a million vectors). */
-export interface SnapshotMeta {
-  format: 1 | 2;
+/** A file of a snapshot: its name beside the meta file, its size and its CRC-32 (8 hex digits). */
+export interface SnapshotFile {
+  file: string;
+  bytes: number;
+  crc32: string;
+}
+
+/** Format 3 (the only one read): the index file, and the exact copies listed beside its nodes (pairs of float64 copy
+ * and node labels; null when there are none). Formats 1 and 2 held every copy as a node of the graph, which leaves
+ * other vectors unreachable in a bank made mostly of copies: their graphs are built again. */
+export interface SnapshotMeta extends SnapshotFile {
+  format: 3;
   bankId: string;
   bankCreatedAt: string;
   dim: number;
   seq: number;
-  file: string;
-  bytes: number;
-  crc32?: string;
-  sha256?: string;
+  copies: SnapshotFile | null;
   m: number;
   efConstruction: number;
   writtenAt: string;
@@ -24,19 +31,25 @@ export interface SnapshotMeta {
 
 export const bankKey = (bankId: string): string => `bank-${createHash('sha256').update(bankId).digest('hex').slice(0, 24)}`;
 
-/** Whether the file's bytes have the checksum the meta file names. */
-export async function snapshotFileMatches(path: string, meta: SnapshotMeta): Promise<boolean> {
-  const named = meta.format === 2 ? meta.crc32 : meta.format === 1 ? meta.sha256 : undefined;
-  return typeof named === 'string' && (await fileChecksum(path, meta.format)) === named;
+/** Whether a snapshot's file in dir is whole: a plain name, its size and its checksum those the meta file names. */
+export async function snapshotFileMatches(dir: string, named: SnapshotFile): Promise<boolean> {
+  if (typeof named.file !== 'string' || !/^[\w.-]+$/.test(named.file)) return false;
+  const path = join(dir, named.file);
+  return statSync(path).size === named.bytes && (await crc32Of(path)) === named.crc32;
 }
 
-/** The file's checksum of the format's kind (2: CRC-32, 8 hex digits; 1: SHA-256), read a few megabytes at a time
- * into one buffer. */
-export async function fileChecksum(path: string, format: 1 | 2): Promise<string> {
+/** Describes a written file of a snapshot. */
+export async function snapshotFile(dir: string, file: string): Promise<SnapshotFile> {
+  const path = join(dir, file);
+  return { file, bytes: statSync(path).size, crc32: await crc32Of(path) };
+}
+
+/** The file's CRC-32 (8 hex digits), read a few megabytes at a time into one buffer. */
+async function crc32Of(path: string): Promise<string> {
   const file = await open(path, 'r');
   try {
     const buffer = Buffer.allocUnsafe(4 << 20);
-    const check = flatBody.bodyCheck(format);
+    const check = flatBody.bodyCheck(2);
     for (let position = 0; ; ) {
       const { bytesRead } = await file.read(buffer, 0, buffer.length, position);
       if (bytesRead === 0) break;

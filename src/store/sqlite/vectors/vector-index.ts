@@ -19,7 +19,7 @@ import { ColdFlat, type LoggedChange, SnapshotDamaged } from './cold.ts';
 import { encodeVector, FlatVectors, kindCode, kindMask, recordTime } from './flat.ts';
 import { encodeFlat, FlatFile } from './flat-file.ts';
 import { BUILD_WORKER, HNSW_ADDON, HnswGraph } from './hnsw.ts';
-import { bankKey, fileChecksum, snapshotFileMatches, type SnapshotMeta } from './snapshot.ts';
+import { bankKey, type SnapshotMeta, snapshotFile, snapshotFileMatches } from './snapshot.ts';
 
 export interface SqliteVectorIndexOptions {
   /** Directory for HNSW snapshots (a meta file and an index file per bank). Without it nothing is written to disk. */
@@ -233,7 +233,7 @@ export class SqliteVectorIndex implements VectorIndex {
       dim: bank.flat.dim,
       seq: bank.seq,
       mode: bank.graph ? 'hnsw' : 'exact',
-      graphVectors: bank.graph?.live.size ?? null,
+      graphVectors: bank.graph?.size ?? null,
       graphSource: bank.graph?.source ?? null,
       flatSource: bank.flatSource,
       reading: false,
@@ -690,18 +690,20 @@ export class SqliteVectorIndex implements VectorIndex {
       bank.stopBuild = () => Atomics.store(stop, 0, 1);
       if (bank.dropped || this.closed) bank.stopBuild();
       if (!bank.awaited) worker.unref(); // a background build must not keep a finished process alive
-      const finished = await new Promise<boolean>((resolve, reject) => {
-        worker.once('message', (m) => resolve(m === 'built'));
+      const copies = await new Promise<Float64Array | null>((resolve, reject) => {
+        worker.once('message', (m: { state: string; copies?: ArrayBuffer }) =>
+          resolve(m.state === 'built' && m.copies ? new Float64Array(m.copies) : null),
+        );
         worker.once('error', reject);
-        worker.once('exit', () => resolve(false));
+        worker.once('exit', () => resolve(null));
       }).finally(() => {
         bank.worker = null;
         bank.stopBuild = null;
       });
-      if (!finished || bank.dropped || this.closed) return null;
-      const graph = await this.readGraph(tmp, flat.dim, 'built');
+      if (!copies || bank.dropped || this.closed) return null;
+      const graph = await this.readGraph(tmp, flat.dim, 'built', copies);
       if (this.options.snapshotDir) {
-        await this.commitSnapshot(bank, tmp, seq);
+        await this.commitSnapshot(bank, tmp, seq, copies);
         this.saveFlat(bank);
       }
       return { graph, seq };
@@ -711,19 +713,19 @@ export class SqliteVectorIndex implements VectorIndex {
     }
   }
 
-  private async readGraph(file: string, dim: number, source: 'built' | 'snapshot'): Promise<HnswGraph> {
-    return HnswGraph.read(file, dim, this.efSearch, source);
+  private async readGraph(file: string, dim: number, source: 'built' | 'snapshot', copies?: Float64Array): Promise<HnswGraph> {
+    return HnswGraph.read(file, dim, this.efSearch, source, copies);
   }
 
   private async loadSnapshot(bankId: string, createdAt: string, dim: number): Promise<SnapshotGraph | null> {
     const dir = this.options.snapshotDir;
     if (!dir) return null;
     const meta = JSON.parse(readFileSync(join(dir, `${bankKey(bankId)}.json`), 'utf8')) as SnapshotMeta;
-    if (meta.bankId !== bankId || meta.bankCreatedAt !== createdAt || meta.dim !== dim) return null;
-    if (!/^[\w.-]+$/.test(meta.file)) return null;
-    const file = join(dir, meta.file);
-    if (statSync(file).size !== meta.bytes || !(await snapshotFileMatches(file, meta))) return null;
-    return { graph: await this.readGraph(file, meta.dim, 'snapshot'), seq: meta.seq };
+    if (meta.format !== 3 || meta.bankId !== bankId || meta.bankCreatedAt !== createdAt || meta.dim !== dim) return null;
+    if (!(await snapshotFileMatches(dir, meta))) return null;
+    if (meta.copies && !(await snapshotFileMatches(dir, meta.copies))) return null;
+    const copies = meta.copies ? new Float64Array(new Uint8Array(readFileSync(join(dir, meta.copies.file))).buffer) : undefined;
+    return { graph: await this.readGraph(join(dir, meta.file), meta.dim, 'snapshot', copies), seq: meta.seq };
   }
 
   /** Writes the bank's graph to a new snapshot. The graph is frozen only while hnswlib writes the file. */
@@ -733,6 +735,7 @@ export class SqliteVectorIndex implements VectorIndex {
     if (!dir || !graph || bank.saving) return;
     const seq = bank.seq;
     const tmp = join(dir, `${bankKey(bank.id)}-${seq}-${randomBytes(6).toString('hex')}.hnsw.tmp`);
+    const copies = graph.copyPairs();
     const write = graph.index.writeIndex(tmp).then(() => undefined);
     bank.saving = write
       .finally(() => {
@@ -743,42 +746,45 @@ export class SqliteVectorIndex implements VectorIndex {
     this.saveFlat(bank);
     try {
       await write;
-      if (!bank.dropped) await this.commitSnapshot(bank, tmp, seq);
+      if (!bank.dropped) await this.commitSnapshot(bank, tmp, seq, copies);
     } finally {
       rmSync(tmp, { force: true });
     }
   }
 
-  /** Turns a written index file into the bank's snapshot: hash, rename, point the meta file at it, drop the old. */
-  private async commitSnapshot(bank: BankState, tmp: string, seq: number): Promise<void> {
+  /** Turns a written index file and its copies into the bank's snapshot: name, hash, point the meta file at them,
+   * drop the old. */
+  private async commitSnapshot(bank: BankState, tmp: string, seq: number, copies: Float64Array): Promise<void> {
     const dir = this.options.snapshotDir!;
     const key = bankKey(bank.id);
-    const name = `${key}-${seq}-${randomBytes(6).toString('hex')}.hnsw`;
+    const stem = `${key}-${seq}-${randomBytes(6).toString('hex')}`;
+    const name = `${stem}.hnsw`;
+    const copiesName = `${stem}.copies`;
+    renameSync(tmp, join(dir, name));
+    if (copies.length > 0) writeFileSync(join(dir, copiesName), new Uint8Array(copies.buffer, copies.byteOffset, copies.byteLength));
     const meta: SnapshotMeta = {
-      format: 2,
+      format: 3,
       bankId: bank.id,
       bankCreatedAt: bank.createdAt,
       dim: bank.flat.dim,
       seq,
-      file: name,
-      bytes: statSync(tmp).size,
-      crc32: await fileChecksum(tmp, 2),
+      ...(await snapshotFile(dir, name)),
+      copies: copies.length > 0 ? await snapshotFile(dir, copiesName) : null,
       m: this.m,
       efConstruction: this.efConstruction,
       writtenAt: new Date().toISOString(),
     };
-    renameSync(tmp, join(dir, name));
     const metaTmp = join(dir, `${key}-meta-${randomBytes(6).toString('hex')}.tmp`);
     writeFileSync(metaTmp, JSON.stringify(meta));
     renameSync(metaTmp, join(dir, `${key}.json`));
     // Older index files of this bank (and leftovers of crashed writers) once no reader can still be opening them.
     const now = Date.now();
     for (const entry of readdirSync(dir)) {
-      if (!entry.startsWith(`${key}-`) || entry === name) continue;
+      if (!entry.startsWith(`${key}-`) || entry === name || entry === copiesName) continue;
       const path = join(dir, entry);
       try {
         const isOld = now - statSync(path).mtimeMs > 60_000;
-        if (isOld || (entry.endsWith('.hnsw') && Number(entry.split('-')[2]) < seq)) unlinkSync(path);
+        if (isOld || (/\.(hnsw|copies)$/.test(entry) && Number(entry.split('-')[2]) < seq)) unlinkSync(path);
       } catch {
         // gone already
       }
@@ -861,9 +867,9 @@ export class SqliteVectorIndex implements VectorIndex {
         const needed = passing > 0 ? Math.ceil((k * rids.length * 1.5) / passing) : fetch * 8;
         if (fromGraph && hot && (fetch >= limit || needed > this.maxOverfetch)) {
           // The graph's candidates are crowded by facts of other kinds or recorded later, or it found too few: above
-          // all among copies of one sentence (a retain's own tie with the older ones, and a graph holding thousands
-          // of copies reaches only some of them). A scan of the vectors in memory skips other kinds and later facts
-          // by itself, and misses none, before the filter reads any fact.
+          // all among copies of one sentence (a retain's own tie with the older ones: thousands of copies listed beside
+          // one node, in the order they came). A scan of the vectors in memory skips other kinds and later facts by
+          // itself, and misses none, before the filter reads any fact.
           fromGraph = false;
           limit = pool;
           fetch = firstOf(pool);

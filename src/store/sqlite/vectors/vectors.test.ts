@@ -776,6 +776,71 @@ test('a graph crowded by later copies of the query, or missing some copies, is a
   }
 });
 
+test('a bank made mostly of exact copies keeps its other vectors reachable: one graph node per distinct vector', async () => {
+  const world = new World();
+  try {
+    const next = vectorSource(21);
+    const rnd = random(22);
+    const repeated = Array.from({ length: 40 }, next);
+    world.addBank('b');
+    const uniques: FactModel[] = [];
+    const copiesOf = new Map<Float32Array, FactModel[]>(repeated.map((v) => [v, []]));
+    for (let i = 0; i < 8000; i++) {
+      if (rnd() < 0.05) uniques.push(world.addFact('b', next()));
+      else {
+        const v = repeated[Math.floor(rnd() * repeated.length)];
+        copiesOf.get(v)!.push(world.addFact('b', v));
+      }
+    }
+    const snapshotDir = join(world.dir, 'snapshots');
+    const options = { hnswThreshold: 1, snapshotDir, snapshotEvery: 1 };
+    const reachable = async (index: SqliteVectorIndex, why: string) => {
+      let found = 0;
+      for (const f of uniques) if ((await index.search('b', f.vector, 1))[0]?.id === f.id) found++;
+      assert.equal(found, uniques.length, `${why}: every unique vector finds its own fact (${found} of ${uniques.length})`);
+    };
+    const first = new SqliteVectorIndex(world.db, options);
+    const built = await first.warm('b');
+    assert.equal(built?.graphSource, 'built');
+    assert.equal(built?.graphVectors, world.facts.size, 'the copies count as held by the graph');
+    await reachable(first, 'built');
+    // A copied vector's query gets its copies (equal scores, earliest first), as an exact scan does.
+    const [v0, v1] = repeated;
+    assert.deepEqual(
+      (await first.search('b', v0, 5)).map((h) => h.id),
+      world.exact('b', v0, 5),
+    );
+    // The fact whose vector is the graph's node goes: a copy takes its place. A copy changes its vector.
+    world.deleteFact(copiesOf.get(v0)![0].id);
+    const moved = copiesOf.get(v1)![3];
+    const target = next();
+    world.setVector(moved.id, target);
+    assert.deepEqual(
+      (await first.search('b', v0, 5)).map((h) => h.id),
+      world.exact('b', v0, 5),
+    );
+    assert.equal((await first.search('b', target, 1))[0].id, moved.id);
+    assert.equal((await first.warm('b'))?.graphVectors, world.facts.size);
+    await first.close();
+    assert.equal(readdirSync(snapshotDir).filter((f) => f.endsWith('.copies')).length, 1, 'the copies are kept beside the index file');
+
+    // A restart reads the graph and its copies from the snapshot, and answers the same.
+    const second = new SqliteVectorIndex(world.connect(), options);
+    const loaded = await second.warm('b');
+    assert.equal(loaded?.graphSource, 'snapshot');
+    assert.equal(loaded?.graphVectors, world.facts.size);
+    await reachable(second, 'from the snapshot');
+    for (const v of [v0, v1, target])
+      assert.deepEqual(
+        (await second.search('b', v, 5)).map((h) => h.id),
+        world.exact('b', v, 5),
+      );
+    await second.close();
+  } finally {
+    world.close();
+  }
+});
+
 // A small flat snapshot is read at once; a large one on a worker thread, searches meanwhile scanning the file
 // (backgroundReadBytes 0 sends these small ones that way too).
 for (const [read, backgroundReadBytes] of [
@@ -977,7 +1042,7 @@ test('a snapshot read in the background answers from its file meanwhile: changes
   }
 });
 
-test('snapshots of the previous format (SHA-256) are still read; a torn or changed one is not', async () => {
+test('flat snapshots of the first format (SHA-256) are still read, graphs of earlier formats built again; a torn or changed one is not', async () => {
   const world = new World();
   try {
     const next = vectorSource(10);
@@ -1007,11 +1072,13 @@ test('snapshots of the previous format (SHA-256) are still read; a torn or chang
 
     const q = next();
     const want = world.exact('b', q, 10, { includeSuperseded: true });
+    let graphSource = 'built'; // a graph of an earlier format (it held copies as nodes); then the one built instead
     const reopen = async (expect: 'snapshot' | 'rows', why: string) => {
       const index = new SqliteVectorIndex(world.connect(), options);
       const stats = await index.warm('b');
       assert.equal(stats?.flatSource, expect, why);
-      assert.equal(stats?.graphSource, 'snapshot', 'the graph from its snapshot of the previous format');
+      assert.equal(stats?.graphSource, graphSource);
+      graphSource = 'snapshot';
       assert.deepEqual(
         (await index.search('b', q, 10, { includeSuperseded: true })).map((s) => s.id),
         want,
