@@ -264,7 +264,9 @@ export function unitsOf(text: string): Unit[] {
   const blocks = scanBlocks(text);
   if (blocks.length === 1 && blocks[0].kind === 'prose' && !/[`*]/.test(text)) {
     // Plain prose (most conversation turns): its sentences, with nothing to leave out of them.
-    return mergeFragments(text, sentenceSpans(text)).map((s) => ({ kind: 'sentence', ...s, plain: s.text, terms: [], named: [] }));
+    return mergeFragments(text, sentenceSpans(text))
+      .filter(says)
+      .map((s) => ({ kind: 'sentence', ...s, plain: s.text, terms: [], named: [] }));
   }
   const sentences = new Sentences(text);
   const units: Draft[] = [];
@@ -333,7 +335,7 @@ export function unitsOf(text: string): Unit[] {
         const parts = mergeFragments(
           text,
           sentences.in(b.body.start, b.body.end).map((s) => draft('item', s)),
-        );
+        ).filter(says);
         if (parts.length === 0) break;
         const whole = text.slice(b.body.start, b.body.end);
         if (lastItem && parts.length === 1 && contentWords(whole).length < 2) {
@@ -371,8 +373,11 @@ export function unitsOf(text: string): Unit[] {
     }
   }
   flushProse();
-  return withLeadIns(units.map((d) => [finish(text, d), introducing.has(d)] as const));
+  return withLeadIns(units.filter(says).map((d) => [finish(text, d), introducing.has(d)] as const));
 }
+
+/** A unit with a letter or a digit in it: "...", "::" or "!!" alone say nothing a fact could hold. */
+const says = (u: { text: string }): boolean => /[\p{L}\p{N}]/u.test(u.text);
 
 /** Most content words a lead-in has: beyond that, a line ending in a colon says something of its own. */
 const LEAD_IN_WORDS = 5;
