@@ -33,7 +33,14 @@ function build() {
     index.addPoint(point, rids[i]);
   }
   index.writeIndexSync(file);
-  return { state: 'built', copies: Float64Array.from(copies).buffer };
+  // Ascending by copy, as the graph reads them (copies.ts).
+  const order = Array.from({ length: copies.length / 2 }, (_, k) => k).sort((a, b) => copies[2 * a] - copies[2 * b]);
+  const pairs = new Float64Array(copies.length);
+  order.forEach((k, o) => {
+    pairs[2 * o] = copies[2 * k];
+    pairs[2 * o + 1] = copies[2 * k + 1];
+  });
+  return { state: 'built', copies: pairs.buffer };
 }
 const result = build();
 parentPort.postMessage(result, result.copies ? [result.copies] : []);

@@ -4,6 +4,7 @@
 import hnswlib from 'hnswlib-node';
 import { createRequire } from 'node:module';
 import { dot, TopK } from '../../../core/index.ts';
+import { CopyLists } from './copies.ts';
 import type { FlatVectors } from './flat.ts';
 
 export type Graph = InstanceType<typeof hnswlib.HierarchicalNSW>;
@@ -139,12 +140,11 @@ export class HnswGraph {
   private readonly pending = new PendingLabels();
   private readonly dead = new Set<number>();
   private deleted = 0;
-  /** Exact copies of a node's vector are listed beside the node instead of entering the graph (node -> its copies,
-   * copy -> its node). In a graph made mostly of copies of a few vectors (a pasted block repeated), hnswlib's
-   * neighbour selection and its searches stay among the copies and leave the other vectors unreachable: a fact's own
-   * text stopped finding it. One node per distinct vector keeps every vector reachable. */
-  private readonly copiesOf = new Map<number, Set<number>>();
-  private readonly nodeOf = new Map<number, number>();
+  /** Exact copies of a node's vector are listed beside the node instead of entering the graph. In a graph made mostly
+   * of copies of a few vectors (a pasted block repeated), hnswlib's neighbour selection and its searches stay among
+   * the copies and leave the other vectors unreachable: a fact's own text stopped finding it. One node per distinct
+   * vector keeps every vector reachable. */
+  private copies = new CopyLists();
 
   constructor(
     readonly index: Graph,
@@ -152,7 +152,7 @@ export class HnswGraph {
   ) {}
 
   /** Loads an index file, always into a fresh object (hnswlib cannot recover a failed load), with the copies listed
-   * beside its nodes (pairs of copy and node labels). */
+   * beside its nodes (pairs of copy and node labels, ascending by copy). */
   static async read(
     file: string,
     dim: number,
@@ -164,56 +164,48 @@ export class HnswGraph {
     await index.readIndex(file, true);
     index.setEf(efSearch);
     const graph = new HnswGraph(index, source);
-    for (let i = 0; i + 1 < copies.length; i += 2) graph.attach(copies[i], copies[i + 1]);
+    graph.copies = new CopyLists(copies);
     return graph;
   }
 
   /** Live labels: the graph's nodes and the copies listed beside them. */
   get size(): number {
-    return this.live.size + this.nodeOf.size;
+    return this.live.size + this.copies.size;
   }
 
-  /** The copies beside the nodes, as pairs of copy and node labels (what a snapshot keeps with the index file). */
+  /** The copies beside the nodes, as pairs of copy and node labels ascending by copy (what a snapshot keeps with the
+   * index file). */
   copyPairs(): Float64Array {
-    const pairs = new Float64Array(this.nodeOf.size * 2);
-    let i = 0;
-    for (const [copy, node] of this.nodeOf) {
-      pairs[i++] = copy;
-      pairs[i++] = node;
-    }
-    return pairs;
+    return this.copies.pairs();
   }
 
   /** Aligns the graph's membership with the flat store (labels it lacks become pending); returns how many labels had to
    * change. Both sides sorted and walked together: no per-label lookup in a map of the whole bank. */
   reconcile(flat: FlatVectors): number {
     const labels = Float64Array.from(this.index.getIdsList()).sort();
-    let changed = 0;
-    // Copies of a node the graph does not hold, or gone from the store, are dropped (those in the store become pending).
-    for (const [node, copies] of this.copiesOf) {
-      if (sortedHas(labels, node) && this.holds(node)) continue;
-      for (const copy of [...copies]) this.detach(copy);
-      changed += copies.size;
-    }
-    for (const copy of [...this.nodeOf.keys()]) {
-      if (flat.slots.has(copy)) continue;
-      this.detach(copy);
-      changed++;
-    }
     const rids = flat.rids.slice(0, flat.size).sort();
+    let changed = 0;
+    // Copies of a node the graph does not hold are dropped (they become pending below), and so are those gone from the
+    // store: the copies, ascending, are walked beside the store's labels too.
+    for (const node of this.copies.nodes()) if (!sortedHas(labels, node) || !this.holds(node)) changed += this.copies.dropNode(node).length;
+    const copies = this.copies.pairs();
+    const gone: number[] = [];
     const common = new Float64Array(Math.min(labels.length, rids.length));
     const orphans: number[] = [];
     let kept = 0;
-    for (let i = 0, j = 0; i < labels.length || j < rids.length; ) {
-      if (j < rids.length && this.nodeOf.has(rids[j])) {
-        j++; // a copy beside a node the graph holds
+    for (let i = 0, j = 0, k = 0; i < labels.length || j < rids.length || k < copies.length; ) {
+      if (k < copies.length && (j >= rids.length || copies[k] <= rids[j])) {
+        // a copy beside a node the graph holds, or one gone from the store
+        if (copies[k] === rids[j]) j++;
+        else gone.push(copies[k]);
+        k += 2;
       } else if (i < labels.length && j < rids.length && labels[i] === rids[j]) {
         common[kept++] = labels[i++];
         j++;
       } else if (j >= rids.length || (i < labels.length && labels[i] < rids[j])) {
         const label = labels[i++]; // in the graph, not in the store
         changed++;
-        if (this.copiesOf.has(label)) {
+        if (this.copies.hasCopies(label)) {
           orphans.push(label); // removed once its vector went to one of its copies
           continue;
         }
@@ -229,6 +221,8 @@ export class HnswGraph {
         changed++;
       }
     }
+    for (const copy of gone) this.copies.detach(copy);
+    changed += gone.length;
     this.live = new Labels(common.subarray(0, kept));
     for (const label of orphans) {
       this.live.add(label);
@@ -269,10 +263,14 @@ export class HnswGraph {
   upsert(rid: number, vector: Float32Array): void {
     if (rid > 0xffffffff) throw new Error(`fact rid ${rid} does not fit an HNSW label`);
     const point = Array.from(vector);
-    if (this.nodeOf.has(rid)) this.detach(rid);
+    const node = this.copies.nodeOf(rid);
+    if (node !== undefined) {
+      if (same(this.index.getPoint(node), point)) return; // a copy still
+      this.copies.detach(rid);
+    }
     if (this.live.has(rid)) {
       // Its copies keep the vector it had: one of them takes its place.
-      if (this.copiesOf.has(rid) && !same(this.index.getPoint(rid), point)) this.promote(rid);
+      if (this.copies.hasCopies(rid) && !same(this.index.getPoint(rid), point)) this.promote(rid);
       try {
         this.index.addPoint(point, rid);
       } catch {
@@ -284,7 +282,7 @@ export class HnswGraph {
     }
     const twin = this.twinOf(point);
     if (twin === undefined) this.insert(rid, point);
-    else this.attach(rid, twin);
+    else this.copies.attach(rid, twin);
   }
 
   /** Adds a label that is not live as a node. */
@@ -337,36 +335,12 @@ export class HnswGraph {
     }
   }
 
-  private attach(copy: number, node: number): void {
-    let copies = this.copiesOf.get(node);
-    if (!copies) this.copiesOf.set(node, (copies = new Set()));
-    copies.add(copy);
-    this.nodeOf.set(copy, node);
-  }
-
-  private detach(copy: number): void {
-    const node = this.nodeOf.get(copy);
-    if (node === undefined) return;
-    this.nodeOf.delete(copy);
-    const copies = this.copiesOf.get(node);
-    copies?.delete(copy);
-    if (copies?.size === 0) this.copiesOf.delete(node);
-  }
-
   /** Hands a node's copies to a new node of its vector: the first of them (before the node is removed or changed). */
   private promote(node: number): void {
-    const copies = this.copiesOf.get(node);
-    if (!copies) return;
+    if (!this.copies.hasCopies(node)) return;
     const vector = this.index.getPoint(node);
-    this.copiesOf.delete(node);
-    const [next] = copies;
-    copies.delete(next);
-    this.nodeOf.delete(next);
-    if (copies.size > 0) {
-      this.copiesOf.set(next, copies);
-      for (const copy of copies) this.nodeOf.set(copy, next);
-    }
-    this.insert(next, vector);
+    const next = this.copies.handOver(node);
+    if (next !== undefined) this.insert(next, vector);
   }
 
   private grow(): void {
@@ -375,8 +349,8 @@ export class HnswGraph {
 
   remove(rid: number): void {
     this.pending.delete(rid);
-    if (this.nodeOf.has(rid)) {
-      this.detach(rid);
+    if (this.copies.nodeOf(rid) !== undefined) {
+      this.copies.detach(rid);
       return;
     }
     if (!this.live.has(rid)) return;
@@ -394,7 +368,7 @@ export class HnswGraph {
   search(query: number[], m: number, flat: FlatVectors, before = Infinity): { rids: number[]; scores: number[] } {
     const size = Math.min(m, this.live.size, this.index.getMaxElements());
     const { neighbors, distances } = size > 0 ? this.index.searchKnn(query, size) : { neighbors: [], distances: [] };
-    if (this.pending.size === 0 && this.copiesOf.size === 0) return { rids: neighbors, scores: distances.map((d) => 1 - d) };
+    if (this.pending.size === 0 && this.copies.size === 0) return { rids: neighbors, scores: distances.map((d) => 1 - d) };
     const rids: number[] = [];
     const scores: number[] = [];
     const found = (rid: number, score: number): boolean => {
@@ -404,10 +378,12 @@ export class HnswGraph {
       }
       return rids.length < m;
     };
-    expand: for (let i = 0; i < neighbors.length; i++) {
+    for (let i = 0; i < neighbors.length; i++) {
       const score = 1 - distances[i];
       if (!found(neighbors[i], score)) break;
-      for (const copy of this.copiesOf.get(neighbors[i]) ?? []) if (!found(copy, score)) break expand;
+      let more = true;
+      this.copies.each(neighbors[i], (copy) => (more = found(copy, score)));
+      if (!more) break;
     }
     if (this.pending.size === 0) return { rids, scores };
     const top = new TopK(m, 'double');
@@ -431,7 +407,7 @@ export class HnswGraph {
       const want = flat.vectorAt(s);
       let got: number[];
       try {
-        got = this.index.getPoint(this.nodeOf.get(rid) ?? rid);
+        got = this.index.getPoint(this.copies.nodeOf(rid) ?? rid);
       } catch {
         return false;
       }
