@@ -9,6 +9,10 @@ interface Group {
   node: number;
   count: number;
   added: Set<number>;
+  /** Whether `added` is in ascending order (copies are mostly attached in the order facts are written), and the
+   * greatest attached. */
+  ascending: boolean;
+  last: number;
 }
 
 export class CopyLists {
@@ -65,16 +69,47 @@ export class CopyLists {
     return [...this.groupOfNode.keys()];
   }
 
-  /** Calls back with each copy of the node, in the order they were listed, until the callback returns false. */
+  /** Calls back with each copy of the node in ascending order (an exact scan ranks equal scores so), until the
+   * callback returns false. */
   each(node: number, visit: (copy: number) => boolean): void {
     const g = this.groupOfNode.get(node);
     if (g === undefined) return;
-    const end = g + 1 < this.offsets.length ? this.offsets[g + 1] : 0;
-    for (let i = g + 1 < this.offsets.length ? this.offsets[g] : 0; i < end; i++) {
-      const copy = this.grouped[i];
-      if (!this.moved.has(copy) && !visit(copy)) return;
+    const group = this.groups[g]!;
+    if (!group.ascending) {
+      group.added = new Set([...group.added].sort((a, b) => a - b));
+      group.ascending = true;
     }
-    for (const copy of this.groups[g]!.added) if (!visit(copy)) return;
+    // The copies read at load and those attached since, both ascending, merged.
+    let i = g + 1 < this.offsets.length ? this.offsets[g] : 0;
+    const end = g + 1 < this.offsets.length ? this.offsets[g + 1] : 0;
+    const added = group.added.values();
+    let next = added.next();
+    for (;;) {
+      while (i < end && this.moved.has(this.grouped[i])) i++;
+      const fromBase = i < end && (next.done || this.grouped[i] < next.value);
+      if (fromBase) {
+        if (!visit(this.grouped[i++])) return;
+      } else if (!next.done) {
+        if (!visit(next.value)) return;
+        next = added.next();
+      } else return;
+    }
+  }
+
+  /** Calls back with the node and its copies in ascending order, until the callback returns false. */
+  ranked(node: number, visit: (label: number) => boolean): void {
+    let nodeDue = true;
+    let going = true;
+    this.each(node, (copy) => {
+      if (nodeDue && node < copy) {
+        nodeDue = false;
+        going = visit(node);
+        if (!going) return false;
+      }
+      going = visit(copy);
+      return going;
+    });
+    if (nodeDue && going) visit(node);
   }
 
   /** Lists the label (no copy now) as a copy of the node. */
@@ -85,6 +120,8 @@ export class CopyLists {
       this.moved.delete(copy); // back where it was read
     } else {
       this.moved.set(copy, g);
+      if (copy < group.last) group.ascending = false;
+      group.last = Math.max(group.last, copy);
       group.added.add(copy);
     }
     group.count++;
@@ -104,13 +141,13 @@ export class CopyLists {
     if (group.count === 0) this.drop(g);
   }
 
-  /** The node leaves: its first copy takes its place (it is a copy no more) and the others become that one's. Returns
-   * the label taking its place, undefined when it had no copies. */
-  handOver(node: number): number | undefined {
+  /** The node leaves: its first eligible copy takes its place (it is a copy no more) and the others become that one's.
+   * Returns the label taking its place, undefined when it had no eligible copy (its copies stay listed). */
+  handOver(node: number, eligible: (copy: number) => boolean = () => true): number | undefined {
     let next: number | undefined;
     this.each(node, (copy) => {
-      next = copy;
-      return false;
+      if (eligible(copy)) next = copy;
+      return next === undefined;
     });
     if (next === undefined) return undefined;
     const g = this.groupOfNode.get(node)!;
@@ -174,7 +211,7 @@ export class CopyLists {
     let g = this.groupOfNode.get(node);
     if (g === undefined) {
       g = this.groups.length;
-      this.groups.push({ node, count: 0, added: new Set() });
+      this.groups.push({ node, count: 0, added: new Set(), ascending: true, last: -Infinity });
       this.groupOfNode.set(node, g);
     }
     return g;

@@ -269,8 +269,22 @@ export class HnswGraph {
       this.copies.detach(rid);
     }
     if (this.live.has(rid)) {
-      // Its copies keep the vector it had: one of them takes its place.
-      if (this.copies.hasCopies(rid) && !same(this.index.getPoint(rid), point)) this.promote(rid);
+      let held: number[] | null = null;
+      try {
+        held = this.index.getPoint(rid);
+      } catch {
+        // marked deleted after all: re-added below
+      }
+      if (held && same(held, point)) return;
+      // Now a copy of another node: it leaves the graph (its own copies keep the vector it had: one of them takes its
+      // place) and is listed beside that node. Else it is updated in place, its copies handed over the same way.
+      const twin = this.twinOf(point);
+      if (held && twin !== undefined && twin !== rid) {
+        this.remove(rid);
+        this.copies.attach(rid, twin);
+        return;
+      }
+      if (held) this.promote(rid);
       try {
         this.index.addPoint(point, rid);
       } catch {
@@ -335,12 +349,15 @@ export class HnswGraph {
     }
   }
 
-  /** Hands a node's copies to a new node of its vector: the first of them (before the node is removed or changed). */
+  /** Hands a node's copies to a new node of its vector (before the node is removed or changed): the first of them not
+   * pending. Pending ones are about to change or go (a pasted block deleted oldest first would otherwise insert a node
+   * for each copy in turn); when all are, they are taken off the lists and each finds its place when its turn comes. */
   private promote(node: number): void {
     if (!this.copies.hasCopies(node)) return;
     const vector = this.index.getPoint(node);
-    const next = this.copies.handOver(node);
+    const next = this.copies.handOver(node, (copy) => !this.pending.has(copy));
     if (next !== undefined) this.insert(next, vector);
+    else this.copies.dropNode(node);
   }
 
   private grow(): void {
@@ -361,10 +378,10 @@ export class HnswGraph {
     this.deleted++;
   }
 
-  /** The m nearest live labels and their inner products, best first: the graph's answer (each node followed by its
-   * copies; without labels whose vector it holds is not their current one) merged with the pending labels recorded by
-   * `before` (epoch ms; the later ones could not pass a search bounded by it, and a retain's own facts are most of
-   * those pending while it runs), scored exactly from the flat store. */
+  /** The m nearest live labels and their inner products, best first: the graph's answer (each node with its copies,
+   * in ascending order as an exact scan ranks equal scores; without labels whose vector it holds is not their current
+   * one) merged with the pending labels recorded by `before` (epoch ms; the later ones could not pass a search bounded
+   * by it, and a retain's own facts are most of those pending while it runs), scored exactly from the flat store. */
   search(query: number[], m: number, flat: FlatVectors, before = Infinity): { rids: number[]; scores: number[] } {
     const size = Math.min(m, this.live.size, this.index.getMaxElements());
     const { neighbors, distances } = size > 0 ? this.index.searchKnn(query, size) : { neighbors: [], distances: [] };
@@ -380,9 +397,8 @@ export class HnswGraph {
     };
     for (let i = 0; i < neighbors.length; i++) {
       const score = 1 - distances[i];
-      if (!found(neighbors[i], score)) break;
       let more = true;
-      this.copies.each(neighbors[i], (copy) => (more = found(copy, score)));
+      this.copies.ranked(neighbors[i], (label) => (more = found(label, score)));
       if (!more) break;
     }
     if (this.pending.size === 0) return { rids, scores };

@@ -173,6 +173,25 @@ function fill(world: World, bankId: string, n: number, next: () => Float32Array)
   }
 }
 
+/** Counts the calls of a prototype's method (private ones too) until restored. */
+function countCalls(prototype: object, name: string): { readonly count: number; restore(): void } {
+  const methods = prototype as Record<string, (...args: unknown[]) => unknown>;
+  const original = methods[name];
+  let count = 0;
+  methods[name] = function (this: unknown, ...args: unknown[]) {
+    count++;
+    return original.apply(this, args);
+  };
+  return {
+    get count() {
+      return count;
+    },
+    restore: () => {
+      methods[name] = original;
+    },
+  };
+}
+
 const queriesFrom = (next: () => Float32Array, n: number) => Array.from({ length: n }, next);
 
 test('encodeVector and decodeVector round-trip, also from an unaligned buffer', () => {
@@ -748,13 +767,7 @@ test('a graph crowded by later copies of the query, or missing some copies, is a
     const index = new SqliteVectorIndex(world.connect(), { hnswThreshold: 1, maxOverfetch: 40 });
     assert.equal((await index.warm('b'))?.mode, 'hnsw');
     // Reading every fact instead (what a crowded ranking fell back to) is what this must not need.
-    const proto = SqliteVectorIndex.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
-    const prefiltered = proto.prefiltered;
-    let readAll = 0;
-    proto.prefiltered = function (this: unknown, ...args: unknown[]) {
-      readAll++;
-      return prefiltered.apply(this, args);
-    };
+    const readAll = countCalls(SqliteVectorIndex.prototype, 'prefiltered');
     try {
       // Bounds before the other facts (three candidates in all) and after them (the copies among 300 others).
       for (const recordedBefore of [at(10), '2024-12-31T00:00:00.000Z']) {
@@ -766,9 +779,9 @@ test('a graph crowded by later copies of the query, or missing some copies, is a
             `before ${recordedBefore}: the copies recorded first, equal scores by rowid`,
           );
       }
-      assert.equal(readAll, 0, 'answered without reading every fact');
+      assert.equal(readAll.count, 0, 'answered without reading every fact');
     } finally {
-      proto.prefiltered = prefiltered;
+      readAll.restore();
     }
     await index.close();
   } finally {
@@ -836,6 +849,64 @@ test('a bank made mostly of exact copies keeps its other vectors reachable: one 
         world.exact('b', v, 5),
       );
     await second.close();
+  } finally {
+    world.close();
+  }
+});
+
+test('copies through changes: vectors rewritten into copies leave the graph, a block deleted oldest first inserts no node per copy, ties stay in rowid order', async () => {
+  const world = new World();
+  try {
+    const next = vectorSource(31);
+    const rnd = random(32);
+    fill(world, 'b', 4000, next);
+    const index = new SqliteVectorIndex(world.db, { hnswThreshold: 1 });
+    await index.warm('b');
+    // Most vectors overwritten, a few hundred at a time, with copies of a few (as observations rewritten to one text).
+    const repeated = Array.from({ length: 40 }, next);
+    const facts = [...world.facts.values()];
+    const uniques = facts.filter(() => rnd() < 0.05);
+    const keep = new Set(uniques);
+    let n = 0;
+    for (const f of facts) {
+      if (keep.has(f)) continue;
+      world.setVector(f.id, repeated[Math.floor(rnd() * repeated.length)]);
+      if (++n % 400 === 0) await index.warm('b');
+    }
+    assert.equal((await index.warm('b'))?.graphVectors, world.facts.size);
+    let found = 0;
+    for (const f of uniques) if ((await index.search('b', f.vector, 1, { includeSuperseded: true }))[0]?.id === f.id) found++;
+    assert.equal(found, uniques.length, `every unique vector finds its own fact (${found} of ${uniques.length})`);
+
+    // Ties in rowid order, also for a copy that left and came back.
+    const [v] = repeated;
+    const copiesOfV = facts.filter((f) => f.vector === v);
+    world.setVector(copiesOfV[1].id, next());
+    await index.warm('b');
+    world.setVector(copiesOfV[1].id, v);
+    await index.warm('b');
+    assert.deepEqual(
+      (await index.search('b', v, 5, { includeSuperseded: true })).map((h) => h.id),
+      world.exact('b', v, 5, { includeSuperseded: true }),
+    );
+
+    // Every copy of v deleted in one transaction, oldest first: the graph's node goes first, then each copy.
+    const inserts = countCalls(HnswGraph.prototype, 'insert');
+    try {
+      world.db.transaction(() => {
+        for (const f of copiesOfV) world.deleteFact(f.id);
+      })();
+      await index.search('b', v, 5);
+      assert.equal((await index.warm('b'))?.graphVectors, world.facts.size);
+    } finally {
+      inserts.restore();
+    }
+    assert.ok(inserts.count <= 1, `no node inserted for each deleted copy (${inserts.count} inserts for ${copiesOfV.length} copies)`);
+    assert.deepEqual(
+      (await index.search('b', repeated[1], 5, { includeSuperseded: true })).map((h) => h.id),
+      world.exact('b', repeated[1], 5, { includeSuperseded: true }),
+    );
+    await index.close();
   } finally {
     world.close();
   }
