@@ -118,20 +118,3 @@ test('a unit of punctuation alone ("...", "::", "!!", a list marker) gives no fa
   assert.deepEqual(await texts('a::b'), ['a::b']);
   assert.deepEqual(await texts('1.'), ['1.']);
 });
-
-test('hard-wrapped prose gives whole sentences; a list written line by line and short lines stay apart', async () => {
-  const texts = async (text: string) => (await extract(text)).map((f) => f.text.replace(/\s*\n\s*/g, ' '));
-  const wrapped = [
-    'We moved the billing service to the new cluster last week because the old one kept',
-    'running out of memory during the nightly batch jobs, and the team agreed that',
-    'the migration was overdue. Priya led it and it went well.',
-  ].join('\n');
-  assert.deepEqual(await texts(wrapped), [
-    'We moved the billing service to the new cluster last week because the old one kept running out of memory during the nightly batch jobs, and the team agreed that the migration was overdue.',
-    'Priya led it and it went well.',
-  ]);
-  const list = Array.from({ length: 4 }, (_, i) => `node ${i} of the cache cluster reported ${i * 7} ms latency in region eu-west-1`);
-  assert.deepEqual(await texts(list.join('\n')), list);
-  const lines = ['the deploy of the payments service finished at noon without any errors', 'Rollback is not needed.'];
-  assert.deepEqual(await texts(lines.join('\n')), lines, 'a line opening in upper case starts a sentence');
-});

@@ -69,31 +69,9 @@ function sentenceSpans(text: string, from = 0, to = text.length): Array<Span & {
     const trimmed = s.segment.trim();
     if (!trimmed) continue;
     const start = from + s.index + s.segment.indexOf(trimmed);
-    const prev = out[out.length - 1];
-    if (prev && start + trimmed.length - prev.start <= WRAPPED_SENTENCE && wrapsOnto(text, prev, start)) {
-      prev.end = start + trimmed.length;
-      prev.text = text.slice(prev.start, prev.end);
-    } else out.push({ text: trimmed, start, end: start + trimmed.length });
+    out.push({ text: trimmed, start, end: start + trimmed.length });
   }
   return out;
-}
-
-/** Shortest line taken for one of hard-wrapped prose (wrapped at 72 or 80 columns, most lines are longer). */
-const WRAPPED_LINE = 60;
-/** Longest sentence joined across line breaks: a run of long lines without sentence ends beyond it is no prose. */
-const WRAPPED_SENTENCE = 600;
-
-/** Whether the sentence starting at `start` is the rest of the one before, hard-wrapped (an e-mail, a commit message, a
- * document wrapped at 80 columns): the segmenter breaks at every line break, so each line became a fact of its own
- * ("... because the old one kept" / "running out of memory ..."). The line before is long and ends with no sentence
- * end, and this one opens in lower case on the very next line, with another word. Short lines (chat) stay apart. */
-function wrapsOnto(text: string, prev: Span, start: number): boolean {
-  if (!/^[ \t]*\r?\n[ \t]*$/.test(text.slice(prev.end, start)) || !/^\p{Ll}/u.test(text.slice(start, start + 1))) return false;
-  const lineStart = text.lastIndexOf('\n', prev.end - 1) + 1;
-  if (prev.end - lineStart < WRAPPED_LINE || /[.!?:;]["'’”)\]]*$/.test(text.slice(Math.max(lineStart, prev.end - 4), prev.end))) return false;
-  // Lines opening with the same word are a list written line by line ("node 3 of the cluster ...").
-  const firstWord = (at: number): string => /^\S*/.exec(text.slice(at, at + 40))![0];
-  return firstWord(text.slice(lineStart).search(/\S/) + lineStart) !== firstWord(start);
 }
 
 /** A fragment (fewer than two content words) joins the sentence before it; a first fragment, the one after. */
