@@ -111,10 +111,11 @@ test('lead-ins in a row stay apart: the nearest opens the unit after them', asyn
   assert.equal(many.at(-1)?.text, 'Step label 1999: Use Redis Sentinel for failover.');
 });
 
-test('a unit of punctuation alone ("...", "::", "!!", a list marker) gives no fact; one with a word or a number does', async () => {
+test('a unit of punctuation or a list marker alone ("...", "::", "!!", "1.") gives no fact; one with a word or a number does', async () => {
   const texts = async (text: string) => (await extract(text)).map((f) => f.text);
-  for (const text of ['...', '::', '  !!  ', '-', '* ', '> ', '|---|---|']) assert.deepEqual(await texts(text), [], JSON.stringify(text));
+  for (const text of ['...', '::', '  !!  ', '-', '* ', '> ', '|---|---|', '1.', '2)', '...\n\n1.', 'b)'])
+    assert.deepEqual(await texts(text), [], JSON.stringify(text));
   assert.deepEqual(await texts('- Redis 7\n- ...\n- *\n'), ['Redis 7']);
   assert.deepEqual(await texts('a::b'), ['a::b']);
-  assert.deepEqual(await texts('1.'), ['1.']);
+  assert.deepEqual(await texts('42'), ['42']);
 });

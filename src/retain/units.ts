@@ -376,8 +376,9 @@ export function unitsOf(text: string): Unit[] {
   return withLeadIns(units.filter(says).map((d) => [finish(text, d), introducing.has(d)] as const));
 }
 
-/** A unit with a letter or a digit in it: "...", "::" or "!!" alone say nothing a fact could hold. */
-const says = (u: { text: string }): boolean => /[\p{L}\p{N}]/u.test(u.text);
+/** A unit with a letter or a digit in it, beside a list marker: "...", "::", "!!" or "1." alone say nothing a fact
+ * could hold. */
+const says = (u: { text: string }): boolean => /[\p{L}\p{N}]/u.test(u.text.replace(/(?<!\S)(?:\d{1,3}|[a-z])[.)](?!\S)/gi, ''));
 
 /** Most content words a lead-in has: beyond that, a line ending in a colon says something of its own. */
 const LEAD_IN_WORDS = 5;
