@@ -103,6 +103,7 @@ test('conversation text is prose: words such as "let", "import", "return" and a 
     'My favorite band: Coldplay :)',
     'Error handling is the part I always forget.',
     'we went to the lake (finally)',
+    'Use the :: operator to reach a nested name.',
   ]) {
     assert.equal(isCodeLine(line), false, line);
     assert.deepEqual(shape(line), [`prose: ${line}`], line);
@@ -116,6 +117,9 @@ test('conversation text is prose: words such as "let", "import", "return" and a 
     'app.listen(3000)',
     'SELECT id FROM users WHERE id = 1',
     'from sqlalchemy import create_engine',
+    'let v = Vec::new();',
+    'std::cout << x;',
+    'xs = a[::2]',
   ])
     assert.equal(isCodeLine(line), true, line);
 });

@@ -119,7 +119,7 @@ const CODE_LINE = new RegExp(
       .source,
     /^\s*await\s+[\w$.]+\(/.source,
     /^\s*@[A-Za-z]\w*(?:\(.*\))?\s*$/.source,
-    /=>|===|!==|\+=|-=|&&|\|\||::/.source,
+    /=>|===|!==|\+=|-=|&&|\|\||\S::|::\S/.source,
     /^\s*[\w$.[\]'"]+\s*=\s*[^=\s]/.source,
     /^\s*[\w$.]+\([^()]*\)(?:\.[\w$]+\([^()]*\))*;?\s*$/.source,
     /^\s*\$ \S/.source,
