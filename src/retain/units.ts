@@ -315,7 +315,7 @@ export function unitsOf(text: string): Unit[] {
     for (const { line, start, indent } of lines) {
       const message = logMessage(line);
       if (message !== null ? messages.has(message) : errorFound) continue;
-      if (!/[\p{L}\p{N}]/u.test(withoutLogLevel(message ?? line))) continue;
+      if (!WORDED.test(withoutLogLevel(message ?? line))) continue;
       const isError = indent === blockIndent && ERROR_LINE.test(line) && !TRACE_HEADER.test(line);
       if (message === null && !isError) continue;
       if (message !== null) messages.add(message);
@@ -378,7 +378,9 @@ export function unitsOf(text: string): Unit[] {
 
 /** A unit with a letter or a digit in it, beside a list marker: "...", "::", "!!" or "1." alone say nothing a fact
  * could hold. */
-const says = (u: { text: string }): boolean => /[\p{L}\p{N}]/u.test(u.text.replace(/(?<!\S)(?:\d{1,3}|[a-z])[.)](?!\S)/gi, ''));
+const says = (u: { text: string }): boolean => WORDED.test(u.text.replace(/(?<!\S)(?:\d{1,3}|[a-z])[.)](?!\S)/gi, ''));
+/** A letter or a digit: what a line or a unit needs to say anything. */
+const WORDED = /[\p{L}\p{N}]/u;
 
 /** Most content words a lead-in has: beyond that, a line ending in a colon says something of its own. */
 const LEAD_IN_WORDS = 5;

@@ -95,8 +95,10 @@ export const withoutLogLevel = (text: string): string => text.replace(LOG_LEVEL,
 
 /** Whether a block of lines (a fenced one) is a log: most of its lines are log lines. */
 export function isLogText(body: string): boolean {
-  const lines = body.split('\n').filter((l) => l.trim());
-  return lines.length > 0 && lines.filter((l) => isLogLine(l.trim())).length * 2 > lines.length;
+  const lines = linesOf(body)
+    .map((l) => l.text.trim())
+    .filter(Boolean);
+  return lines.length > 0 && lines.filter(isLogLine).length * 2 > lines.length;
 }
 
 /** Whether a line reads as code rather than prose: it ends in ; { } or an opening bracket (not a ":(" face), starts with a closing

@@ -195,16 +195,8 @@ export class CopyLists {
   }
 
   private baseGroupOf(copy: number): number | undefined {
-    const copies = this.baseCopies;
-    let lo = 0;
-    let hi = copies.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if (copies[mid] === copy) return this.baseGroups[mid];
-      if (copies[mid] < copy) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return undefined;
+    const i = sortedIndexOf(this.baseCopies, copy);
+    return i < 0 ? undefined : this.baseGroups[i];
   }
 
   private groupFor(node: number): number {
@@ -222,4 +214,17 @@ export class CopyLists {
     this.groupOfNode.delete(group.node);
     this.groups[g] = null;
   }
+}
+
+/** Where an ascending array holds the value, or -1. */
+export function sortedIndexOf(sorted: ArrayLike<number>, value: number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] === value) return mid;
+    if (sorted[mid] < value) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }

@@ -4,7 +4,7 @@
 import hnswlib from 'hnswlib-node';
 import { createRequire } from 'node:module';
 import { dot, TopK } from '../../../core/index.ts';
-import { CopyLists } from './copies.ts';
+import { CopyLists, sortedIndexOf } from './copies.ts';
 import type { FlatVectors } from './flat.ts';
 
 export type Graph = InstanceType<typeof hnswlib.HierarchicalNSW>;
@@ -39,7 +39,7 @@ export class Labels {
   }
 
   private inBase(label: number): boolean {
-    return sortedHas(this.base, label);
+    return sortedIndexOf(this.base, label) >= 0;
   }
 }
 
@@ -187,7 +187,8 @@ export class HnswGraph {
     let changed = 0;
     // Copies of a node the graph does not hold are dropped (they become pending below), and so are those gone from the
     // store: the copies, ascending, are walked beside the store's labels too.
-    for (const node of this.copies.nodes()) if (!sortedHas(labels, node) || !this.holds(node)) changed += this.copies.dropNode(node).length;
+    for (const node of this.copies.nodes())
+      if (sortedIndexOf(labels, node) < 0 || this.pointOf(node) === null) changed += this.copies.dropNode(node).length;
     const copies = this.copies.pairs();
     const gone: number[] = [];
     const common = new Float64Array(Math.min(labels.length, rids.length));
@@ -269,12 +270,7 @@ export class HnswGraph {
       this.copies.detach(rid);
     }
     if (this.live.has(rid)) {
-      let held: number[] | null = null;
-      try {
-        held = this.index.getPoint(rid);
-      } catch {
-        // marked deleted after all: re-added below
-      }
+      const held = this.pointOf(rid); // null: marked deleted after all, re-added below
       if (held && same(held, point)) return;
       // Now a copy of another node: it leaves the graph (its own copies keep the vector it had: one of them takes its
       // place) and is listed beside that node. Else it is updated in place, its copies handed over the same way.
@@ -339,13 +335,12 @@ export class HnswGraph {
     }
   }
 
-  /** Whether the graph holds a vector for the label (not marked deleted). */
-  private holds(label: number): boolean {
+  /** The vector the graph holds for the label, or null (none, or marked deleted). */
+  private pointOf(label: number): number[] | null {
     try {
-      this.index.getPoint(label);
-      return true;
+      return this.index.getPoint(label);
     } catch {
-      return false;
+      return null;
     }
   }
 
@@ -431,19 +426,6 @@ export class HnswGraph {
     }
     return true;
   }
-}
-
-/** Whether an ascending array holds the value. */
-function sortedHas(sorted: Float64Array, value: number): boolean {
-  let lo = 0;
-  let hi = sorted.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid] === value) return true;
-    if (sorted[mid] < value) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
 }
 
 // Builds an HNSW index file in a worker thread (plain JS, so it needs no TypeScript loader). It is stopped by a flag

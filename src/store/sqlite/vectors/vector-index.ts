@@ -19,7 +19,7 @@ import { ColdFlat, type LoggedChange, SnapshotDamaged } from './cold.ts';
 import { encodeVector, FlatVectors, kindCode, kindMask, recordTime } from './flat.ts';
 import { encodeFlat, FlatFile } from './flat-file.ts';
 import { BUILD_WORKER, HNSW_ADDON, HnswGraph } from './hnsw.ts';
-import { bankKey, type SnapshotMeta, snapshotFile, snapshotFileMatches } from './snapshot.ts';
+import { bankKey, readSnapshotFile, type SnapshotMeta, snapshotFile, snapshotFileMatches, writeSnapshotFile } from './snapshot.ts';
 
 export interface SqliteVectorIndexOptions {
   /** Directory for HNSW snapshots (a meta file and an index file per bank). Without it nothing is written to disk. */
@@ -723,8 +723,10 @@ export class SqliteVectorIndex implements VectorIndex {
     const meta = JSON.parse(readFileSync(join(dir, `${bankKey(bankId)}.json`), 'utf8')) as SnapshotMeta;
     if (meta.format !== 3 || meta.bankId !== bankId || meta.bankCreatedAt !== createdAt || meta.dim !== dim) return null;
     if (!(await snapshotFileMatches(dir, meta))) return null;
-    if (meta.copies && !(await snapshotFileMatches(dir, meta.copies))) return null;
-    const copies = meta.copies ? new Float64Array(new Uint8Array(readFileSync(join(dir, meta.copies.file))).buffer) : undefined;
+    const copyBytes = meta.copies ? await readSnapshotFile(dir, meta.copies) : null;
+    if (meta.copies && !copyBytes) return null;
+    // Copied into a buffer of its own: a Float64Array needs its offset aligned.
+    const copies = copyBytes ? new Float64Array(new Uint8Array(copyBytes).buffer) : undefined;
     return { graph: await this.readGraph(join(dir, meta.file), meta.dim, 'snapshot', copies), seq: meta.seq };
   }
 
@@ -761,7 +763,7 @@ export class SqliteVectorIndex implements VectorIndex {
     const name = `${stem}.hnsw`;
     const copiesName = `${stem}.copies`;
     renameSync(tmp, join(dir, name));
-    if (copies.length > 0) writeFileSync(join(dir, copiesName), new Uint8Array(copies.buffer, copies.byteOffset, copies.byteLength));
+    const copyBytes = new Uint8Array(copies.buffer, copies.byteOffset, copies.byteLength);
     const meta: SnapshotMeta = {
       format: 3,
       bankId: bank.id,
@@ -769,7 +771,7 @@ export class SqliteVectorIndex implements VectorIndex {
       dim: bank.flat.dim,
       seq,
       ...(await snapshotFile(dir, name)),
-      copies: copies.length > 0 ? await snapshotFile(dir, copiesName) : null,
+      copies: copies.length > 0 ? await writeSnapshotFile(dir, copiesName, copyBytes) : null,
       m: this.m,
       efConstruction: this.efConstruction,
       writtenAt: new Date().toISOString(),
@@ -868,7 +870,7 @@ export class SqliteVectorIndex implements VectorIndex {
         if (fromGraph && hot && (fetch >= limit || needed > this.maxOverfetch)) {
           // The graph's candidates are crowded by facts of other kinds or recorded later, or it found too few: above
           // all among copies of one sentence (a retain's own tie with the older ones: thousands of copies listed beside
-          // one node, in the order they came). A scan of the vectors in memory skips other kinds and later facts by
+          // one node, in rowid order). A scan of the vectors in memory skips other kinds and later facts by
           // itself, and misses none, before the filter reads any fact.
           fromGraph = false;
           limit = pool;
