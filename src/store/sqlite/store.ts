@@ -71,6 +71,7 @@ import {
 } from './rows.ts';
 import { decodeVector, SqliteVectorIndex } from './vectors/index.ts';
 import * as writes from './writes.ts';
+import { log } from '../../log.ts';
 import { prepared } from './statements.ts';
 
 export interface SqliteStoreOptions {
@@ -81,6 +82,8 @@ export interface SqliteStoreOptions {
   /** Banks with at least this many facts run keyword searches and link reads on reader threads (default 10,000;
    * Infinity: never). */
   offloadFacts?: number;
+  /** Facts a document's delete removes per transaction (default deletes.PURGE_BATCH). */
+  purgeBatch?: number;
 }
 
 /** Banks of at least this many facts run their keyword searches and link reads on reader threads (below, BM25 takes a
@@ -105,6 +108,9 @@ export class SqliteStore implements MemoryStore {
   private readonly checkpoints: BackgroundCheckpoints | null;
   private readonly sessionsOf: SqliteSessions;
   private rowsSinceOptimize = 0;
+  private readonly purgeBatch: number;
+  /** Settles once the document deletes a crash interrupted are finished (or the store closed first). */
+  readonly purgesResumed: Promise<void>;
 
   constructor(options: SqliteStoreOptions) {
     const file = options.file ?? join(options.dataDir ?? 'data', 'cairn.db');
@@ -125,6 +131,11 @@ export class SqliteStore implements MemoryStore {
     this.keywords = new SqliteKeywordIndex(this.db, offload);
     this.graph = new SqliteGraphIndex(this.db);
     this.sessionsOf = new SqliteSessions(this.db);
+    this.purgeBatch = options.purgeBatch ?? deletes.PURGE_BATCH;
+    this.purgesResumed = deletes.resumePurges(this.db, this.purgeBatch).then(
+      (n) => void (n > 0 && log.info(`finished ${n} document delete(s) an earlier process left unfinished`)),
+      (err: unknown) => log.warn(`unfinished document deletes: ${err instanceof Error ? err.message : String(err)}`),
+    );
   }
 
   /** Settles once the reader threads answer: the store starts them at its first large read, which meanwhile runs on
@@ -208,7 +219,7 @@ export class SqliteStore implements MemoryStore {
     for (const w of ws) this.refreshStatistics(w.facts.length + w.chunks.length);
   }
   async deleteDocument(bankId: string, documentId: string, reason: string): Promise<DeleteResult | null> {
-    return deletes.deleteDocument(this.db, bankId, documentId, reason);
+    return deletes.deleteDocument(this.db, bankId, documentId, reason, this.purgeBatch);
   }
   async deleteFacts(bankId: string, factIds: string[], reason: string): Promise<DeleteResult> {
     return deletes.deleteFacts(this.db, bankId, factIds, reason);

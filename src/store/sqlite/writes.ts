@@ -122,6 +122,9 @@ function writeItem(db: Db, w: ItemWrite): void {
     if (w.vectors.length) checkEmbedder(db, w.bankId, w.embedder);
     if (w.continues && !prepared(db, 'SELECT 1 FROM documents WHERE bank_id = ? AND id = ?').get(w.bankId, w.document.id))
       throw deletedWhileRetained(w.document.id);
+    // A document being deleted a batch at a time (deletes.ts) would lose what this write stores to the purge's last step.
+    if (prepared(db, 'SELECT 1 FROM document_purges WHERE bank_id = ? AND document_id = ?').get(w.bankId, w.document.id))
+      throw new CairnError('conflict', `document '${w.document.id}' is being deleted; retain it again once its DELETE has answered`);
     const now = nowIso();
     prepared(
       db,

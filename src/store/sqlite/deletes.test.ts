@@ -1,0 +1,125 @@
+// Deleting a large document a batch of facts per transaction: other work runs between the batches, a retain into
+// the document meanwhile is refused, every fact still gets its tombstone, and a delete a crash cut short is finished
+// when the store opens again.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { before, test } from 'node:test';
+import { TEST_GLOVE_CACHE_FILE } from '../../../test/support/embed.ts';
+import { CairnError } from '../../core/errors.ts';
+import { GloveEmbedder } from '../../embed/glove.ts';
+import type { Embedder } from '../../embed/ports.ts';
+import { Engine } from '../../engine.ts';
+import { OfflineExtractor } from '../../retain/offline-extractor.ts';
+import { SqliteStore } from './store.ts';
+
+let embedder: Embedder;
+before(async () => {
+  embedder = await GloveEmbedder.open({ cacheFile: TEST_GLOVE_CACHE_FILE });
+});
+
+const text = Array.from({ length: 60 }, (_, i) => `Ticket ${i}: Priya moved the billing service ${i} to the Oslo cluster.`).join('\n\n');
+
+/** A bank holding the document 'big' (at least `minFacts` facts) and the document 'small'. */
+async function withDocuments(store: SqliteStore, minFacts: number): Promise<{ engine: Engine; bigFacts: string[] }> {
+  const engine = new Engine({ store, embedder, reranker: null, extractor: new OfflineExtractor() });
+  await engine.createBank({ id: 'b' });
+  await engine.retain('b', { items: [{ content: text, documentId: 'big', timestamp: '2024-05-01T10:00:00Z' }] });
+  await engine.retain('b', { items: [{ content: 'Priya likes the Oslo office.', documentId: 'small' }] });
+  const bigFacts = store.db.prepare("SELECT id FROM facts WHERE bank_id = 'b' AND document_id = 'big'").pluck().all() as string[];
+  assert.ok(bigFacts.length >= minFacts, `the document gave ${bigFacts.length} facts`);
+  return { engine, bigFacts };
+}
+
+const factsOf = (store: SqliteStore, documentId: string): number =>
+  store.db.prepare("SELECT count(*) FROM facts WHERE bank_id = 'b' AND document_id = ?").pluck().get(documentId) as number;
+const tombstones = (store: SqliteStore, kind: string): string[] =>
+  store.db.prepare("SELECT target_id FROM tombstones WHERE bank_id = 'b' AND kind = ?").pluck().all(kind) as string[];
+
+test('a large document is deleted a batch at a time, other work running between the batches', async () => {
+  const store = new SqliteStore({ file: ':memory:', purgeBatch: 10 });
+  try {
+    const { engine, bigFacts } = await withDocuments(store, 40);
+    // Sampled on every turn of the event loop while the delete runs: facts of the document left, and whether a retain
+    // into it is refused.
+    const seen: number[] = [];
+    let refused: unknown = null;
+    let sampling = true;
+    const sample = (): void => {
+      if (!sampling) return;
+      seen.push(factsOf(store, 'big'));
+      setImmediate(sample);
+    };
+    setImmediate(sample);
+    const racing = new Promise<void>((settle) =>
+      setImmediate(() =>
+        engine
+          .retain('b', { items: [{ content: 'Priya moved one more service.', documentId: 'big' }] })
+          .then(
+            () => undefined,
+            (e: unknown) => void (refused = e),
+          )
+          .finally(settle),
+      ),
+    );
+    const deleted = await engine.memories.deleteDocument('b', 'big', 'user request');
+    sampling = false;
+    await racing;
+
+    assert.deepEqual([...deleted.factIds].sort(), [...bigFacts].sort(), 'every fact of the document, each once');
+    const between = seen.filter((n) => n > 0 && n < bigFacts.length);
+    assert.ok(between.length >= 2, `other work ran between the batches (facts left when sampled: ${seen.join(', ')})`);
+    assert.ok(
+      refused instanceof CairnError && refused.code === 'conflict' && /being deleted/.test(refused.message),
+      `a retain into the document while it is deleted is refused: ${String(refused)}`,
+    );
+    assert.equal(factsOf(store, 'big'), 0);
+    assert.equal(await store.getDocument('b', 'big'), null);
+    assert.deepEqual(await store.listChunks('b', 'big'), []);
+    assert.deepEqual(tombstones(store, 'fact').sort(), [...bigFacts].sort(), 'a tombstone per fact');
+    assert.deepEqual(tombstones(store, 'document'), ['big']);
+    assert.equal(factsOf(store, 'small'), 1, 'the other document is untouched');
+    assert.equal(store.db.prepare('SELECT count(*) FROM document_purges').pluck().get(), 0);
+    // Nothing of it is found any more, and it can be retained again.
+    const hits = await engine.recall('b', { query: 'billing service Oslo cluster' });
+    assert.ok(hits.results.every((r) => r.source?.documentId !== 'big'));
+    await engine.retain('b', { items: [{ content: text, documentId: 'big', timestamp: '2024-05-01T10:00:00Z' }] });
+    assert.equal(factsOf(store, 'big'), bigFacts.length);
+  } finally {
+    await store.close();
+  }
+});
+
+test('a document delete a crash cut short is finished when the store opens again', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-purge-'));
+  try {
+    let bigFacts: string[] = [];
+    const first = new SqliteStore({ dataDir: dir, purgeBatch: 10 });
+    try {
+      ({ bigFacts } = await withDocuments(first, 40));
+      // Where a crash leaves a delete after its first transactions: the purge recorded, some facts gone with their
+      // tombstones, the document and the rest still there.
+      first.db
+        .prepare("INSERT INTO document_purges (bank_id, document_id, reason, started_at) VALUES ('b', 'big', 'user request', ?)")
+        .run(new Date().toISOString());
+      first.db.prepare("DELETE FROM facts WHERE bank_id = 'b' AND id IN (SELECT id FROM facts WHERE document_id = 'big' LIMIT 10)").run();
+    } finally {
+      await first.close();
+    }
+    const again = new SqliteStore({ dataDir: dir, purgeBatch: 10 });
+    try {
+      await again.purgesResumed;
+      assert.equal(factsOf(again, 'big'), 0, 'the rest of the facts are deleted');
+      assert.equal(await again.getDocument('b', 'big'), null);
+      assert.deepEqual(tombstones(again, 'document'), ['big']);
+      assert.equal(tombstones(again, 'fact').length, bigFacts.length - 10, 'the facts deleted on reopening have their tombstones');
+      assert.equal(again.db.prepare('SELECT count(*) FROM document_purges').pluck().get(), 0);
+      assert.equal(factsOf(again, 'small'), 1);
+    } finally {
+      await again.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
