@@ -1,6 +1,6 @@
-// Deleting a large document a batch of facts per transaction: other work runs between the batches, a retain into
-// the document meanwhile is refused, every fact still gets its tombstone, and a delete a crash cut short is finished
-// when the store opens again.
+// Deleting a large document or bank a batch of rows per transaction: other work runs between the batches, a retain
+// into the document meanwhile is refused (the bank is gone for everyone from the start), every fact of a document
+// still gets its tombstone, and a delete a crash cut short is finished when the store opens again.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -116,6 +116,124 @@ test('a document delete a crash cut short is finished when the store opens again
       assert.equal(tombstones(again, 'fact').length, bigFacts.length - 10, 'the facts deleted on reopening have their tombstones');
       assert.equal(again.db.prepare('SELECT count(*) FROM document_purges').pluck().get(), 0);
       assert.equal(factsOf(again, 'small'), 1);
+    } finally {
+      await again.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** Rows the bank still has in the tables that hold a bank's data (a bank's tombstone aside). */
+function rowsOf(store: SqliteStore, bankId: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const table of [
+    'banks',
+    'facts',
+    'chunks',
+    'documents',
+    'entities',
+    'entity_keys',
+    'fact_entities',
+    'fact_links',
+    'evidence',
+    'vector_changes',
+    'keyword_changes',
+    'observation_revisions',
+    'tombstones',
+  ]) {
+    const column = table === 'banks' ? 'id' : 'bank_id';
+    const also = table === 'tombstones' ? " AND kind != 'bank'" : '';
+    out[table] = store.db.prepare(`SELECT count(*) FROM ${table} WHERE ${column} = ?${also}`).pluck().get(bankId) as number;
+  }
+  return out;
+}
+
+test('a large bank is deleted a batch at a time, gone for readers and writers from the start', async () => {
+  const store = new SqliteStore({ file: ':memory:', purgeBatch: 10 });
+  try {
+    const { engine, bigFacts } = await withDocuments(store, 40);
+    await engine.createBank({ id: 'keep' });
+    await engine.retain('keep', { items: [{ content: 'Priya keeps the Oslo billing runbook.' }] });
+    const kept = rowsOf(store, 'keep');
+    await engine.memories.deleteDocument('b', 'small', 'tidy'); // a document tombstone, which goes with the bank
+
+    const seen: number[] = [];
+    let sampling = true;
+    const sample = (): void => {
+      if (!sampling) return;
+      seen.push(rowsOf(store, 'b').facts);
+      setImmediate(sample);
+    };
+    setImmediate(sample);
+    const meanwhile = new Promise<unknown[]>((settle) =>
+      setImmediate(() =>
+        settle(
+          Promise.all([
+            store.getBank('b'),
+            store.listBanks().then((banks) => banks.map((b) => b.id)),
+            engine.retain('b', { items: [{ content: 'Priya moved one more service.' }] }).catch((e: unknown) => e),
+            engine.createBank({ id: 'b' }).catch((e: unknown) => e),
+            engine.deleteBank('b').catch((e: unknown) => e),
+          ]),
+        ),
+      ),
+    );
+    await engine.deleteBank('b', 'closing the account');
+    sampling = false;
+    const [bank, listed, retained, created, deletedTwice] = await meanwhile;
+
+    const between = seen.filter((n) => n > 0 && n < bigFacts.length + 1);
+    assert.ok(between.length >= 2, `other work ran between the batches (facts left when sampled: ${seen.join(', ')})`);
+    assert.equal(bank, null, 'the bank is gone for readers once its delete has begun');
+    assert.deepEqual(listed, ['keep']);
+    const code = (e: unknown): string => (e instanceof CairnError ? `${e.code}: ${e.message}` : String(e));
+    assert.match(code(retained), /^not_found/, 'a retain into it meanwhile finds no bank');
+    assert.match(code(created), /^conflict: bank 'b' is being deleted/);
+    assert.match(code(deletedTwice), /^not_found/);
+
+    assert.deepEqual(
+      Object.entries(rowsOf(store, 'b')).filter(([, n]) => n > 0),
+      [],
+      'nothing of the bank is left',
+    );
+    assert.equal((await store.tombstoneOf('b', 'b', ['bank']))?.reason, 'closing the account');
+    assert.equal(store.db.prepare('SELECT count(*) FROM bank_purges').pluck().get(), 0);
+    assert.deepEqual(rowsOf(store, 'keep'), kept, 'the other bank is untouched');
+    assert.equal((await engine.recall('keep', { query: 'Oslo billing runbook' })).results.length, 1);
+    // The id can be used again, keyword index and all.
+    await engine.createBank({ id: 'b' });
+    await engine.retain('b', { items: [{ content: 'Priya moved the billing service to Oslo.' }] });
+    assert.equal((await engine.recall('b', { query: 'billing service Oslo' })).results.length, 1);
+  } finally {
+    await store.close();
+  }
+});
+
+test('a bank delete a crash cut short is finished when the store opens again', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-purge-'));
+  try {
+    const first = new SqliteStore({ dataDir: dir, purgeBatch: 10 });
+    try {
+      const { engine } = await withDocuments(first, 40);
+      await engine.createBank({ id: 'keep' });
+      await engine.retain('keep', { items: [{ content: 'Priya keeps the Oslo billing runbook.' }] });
+      // Where a crash leaves a bank's delete after its first transactions: the purge recorded, some facts gone.
+      first.db.prepare("INSERT INTO bank_purges (bank_id, reason, started_at) VALUES ('b', 'closing', ?)").run(new Date().toISOString());
+      first.db.prepare("DELETE FROM facts WHERE rid IN (SELECT rid FROM facts WHERE bank_id = 'b' LIMIT 10)").run();
+      assert.equal(await first.getBank('b'), null, 'hidden from the moment its delete began');
+    } finally {
+      await first.close();
+    }
+    const again = new SqliteStore({ dataDir: dir, purgeBatch: 10 });
+    try {
+      await again.purgesResumed;
+      assert.deepEqual(
+        Object.entries(rowsOf(again, 'b')).filter(([, n]) => n > 0),
+        [],
+      );
+      assert.equal(again.db.prepare('SELECT count(*) FROM bank_purges').pluck().get(), 0);
+      assert.ok(rowsOf(again, 'keep').facts > 0);
     } finally {
       await again.close();
     }

@@ -1,14 +1,15 @@
 // Forgetting that really forgets: deleting facts, documents and banks cascades through facts, vectors,
 // keyword entries, links and evidence; observations that cited deleted facts are blanked (text, entities,
 // vector, every revision) until consolidation rebuilds them from what is left; facts the deleted ones had
-// superseded are current again; a tombstone records what was deleted, when and why, never the content.
+// superseded are current again; a tombstone records what was deleted, when and why, never the content. Large
+// documents and banks are deleted a batch of rows per transaction, so other requests are served in between.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { nowIso } from '../../core/index.ts';
 import { FORGOTTEN_TEXT as FORGOTTEN, type DeleteResult, withDocument } from '../ports.ts';
 import type { Db } from './database.ts';
 import { dropKeywordIndex, syncKeywordIndexes } from './keyword-tables.ts';
 import { forgetBankOperations } from './operations.ts';
-import { placeholders } from './rows.ts';
+import { NOT_PURGING, placeholders } from './rows.ts';
 import { bumpSessionVersion, observationsCiting, pruneEntities, tombstone } from './writes.ts';
 import { prepared } from './statements.ts';
 
@@ -159,11 +160,16 @@ async function purgeDocument(db: Db, bankId: string, documentId: string, reason:
   return { factIds, observationIds: [...observationIds].filter((id) => !deleted.has(id)) };
 }
 
-/** Finishes the purges a crash (or a closed store) interrupted, one after another; each settles as deleteDocument. */
-export async function resumePurges(db: Db, batch = PURGE_BATCH): Promise<number> {
+/** Finishes the deletes of banks and documents a crash (or a closed store) interrupted, one after another. */
+export async function resumePurges(db: Db, batch = PURGE_BATCH, onBankDeleted: (bankId: string) => void = () => {}): Promise<number> {
   // Not within the opening of the store: after it, beside whatever the process does first.
   await nextTurn();
   if (!db.open) return 0;
+  const banks = prepared(db, 'SELECT bank_id FROM bank_purges ORDER BY started_at').pluck().all() as string[];
+  for (const bankId of banks) {
+    await purgeBank(db, bankId, batch);
+    onBankDeleted(bankId);
+  }
   const pending = prepared(
     db,
     'SELECT bank_id AS bankId, document_id AS documentId, reason FROM document_purges ORDER BY started_at',
@@ -173,22 +179,76 @@ export async function resumePurges(db: Db, batch = PURGE_BATCH): Promise<number>
     reason: string;
   }>;
   for (const p of pending) await purgeDocument(db, p.bankId, p.documentId, p.reason, batch);
-  return pending.length;
+  return banks.length + pending.length;
 }
 
-export function deleteBank(db: Db, bankId: string, reason: string): boolean {
-  return db
+/** Tables a bank's delete empties a batch of rows at a time, in this order (facts first: their cascades reach links,
+ * mentions, vectors and evidence, and leave vector changes behind). */
+const BANK_TABLES: ReadonlyArray<{ table: string; also?: string; rows: number }> = [
+  // Rows per batch, as a multiple of the batch: facts and chunks cascade to several tables and keyword entries; the
+  // rest are rows of a table and its indexes.
+  { table: 'facts', rows: 1 },
+  { table: 'chunks', rows: 1 },
+  { table: 'vector_changes', rows: 20 },
+  { table: 'observation_revisions', rows: 4 },
+  { table: 'entity_keys', rows: 20 },
+  { table: 'entities', rows: 4 },
+  { table: 'documents', rows: 4 },
+  // Its tombstones but the one its delete left.
+  { table: 'tombstones', also: "AND kind != 'bank'", rows: 20 },
+];
+
+/**
+ * Deletes the bank and everything in it (false when there is no such bank, or its delete has already begun). The
+ * first transaction hides the bank (bank_purges), leaves its tombstone and fails its unfinished operations; its rows
+ * then go `batch` at a time, a turn of the event loop between two transactions, and the last transaction removes the
+ * bank's row, its keyword tables and the purge record. A delete a crash cut short is finished by resumePurges.
+ */
+export async function deleteBank(db: Db, bankId: string, reason: string, batch = PURGE_BATCH): Promise<boolean> {
+  const begun = db
     .transaction(() => {
-      const found = prepared(db, 'DELETE FROM banks WHERE id = ?').run(bankId).changes > 0;
-      if (!found) return false;
-      // Rows without a foreign key to banks.
-      for (const table of ['entity_keys', 'fact_entities', 'fact_links', 'evidence', 'vector_changes', 'bank_write_leases'])
-        prepared(db, `DELETE FROM ${table} WHERE bank_id = ?`).run(bankId);
+      if (!prepared(db, `SELECT 1 FROM banks WHERE id = ? AND ${NOT_PURGING}`).get(bankId)) return false;
+      prepared(db, 'INSERT INTO bank_purges (bank_id, reason, started_at) VALUES (?, ?, ?)').run(bankId, reason, nowIso());
       forgetBankOperations(db, bankId);
-      prepared(db, 'DELETE FROM tombstones WHERE bank_id = ?').run(bankId);
-      dropKeywordIndex(db, bankId);
+      prepared(db, 'DELETE FROM bank_write_leases WHERE bank_id = ?').run(bankId);
       tombstone(db, bankId, 'bank', bankId, reason);
       return true;
     })
     .immediate();
+  if (begun) await purgeBank(db, bankId, batch);
+  return begun;
+}
+
+async function purgeBank(db: Db, bankId: string, batch: number): Promise<void> {
+  for (const { table, also = '', rows } of BANK_TABLES) {
+    const remove = prepared(db, `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE bank_id = ? ${also} LIMIT ?)`);
+    const limit = batch * rows;
+    for (;;) {
+      // The keyword changes the deletes record are dropped with each batch: the bank's keyword tables go whole at the end.
+      const n = db
+        .transaction(() => {
+          const changes = remove.run(bankId, limit).changes;
+          prepared(db, 'DELETE FROM keyword_changes WHERE bank_id = ?').run(bankId);
+          return changes;
+        })
+        .immediate();
+      if (n < limit) break;
+      await nextTurn();
+      if (!db.open) throw new Error(`the store closed while bank '${bankId}' was being deleted; it is finished when the store opens again`);
+    }
+  }
+  db.transaction(() => {
+    prepared(db, 'DELETE FROM banks WHERE id = ?').run(bankId);
+    // Rows without a foreign key to banks.
+    for (const table of ['entity_keys', 'fact_entities', 'fact_links', 'evidence', 'vector_changes', 'bank_write_leases'])
+      prepared(db, `DELETE FROM ${table} WHERE bank_id = ?`).run(bankId);
+    // Its operations were settled when its delete began (forgetBankOperations): the failed ones stay readable.
+    // Its earlier tombstones go; the one its delete left stays.
+    prepared(
+      db,
+      `DELETE FROM tombstones WHERE bank_id = ? AND rowid NOT IN (SELECT rowid FROM tombstones WHERE bank_id = ? AND kind = 'bank' ORDER BY at DESC LIMIT 1)`,
+    ).run(bankId, bankId);
+    dropKeywordIndex(db, bankId);
+    prepared(db, 'DELETE FROM bank_purges WHERE bank_id = ?').run(bankId);
+  }).immediate();
 }

@@ -8,6 +8,7 @@
 // counts it and logs their rowids (migration 013), so a connection remembering the table's row lengths forgets only those.
 import type { Db } from './database.ts';
 import { readVarint } from './fts-doclists.ts';
+import { NOT_PURGING } from './rows.ts';
 import { prepared } from './statements.ts';
 
 export type KeywordSource = 'fact' | 'chunk';
@@ -127,7 +128,8 @@ export function syncPendingKeywordChanges(db: Db): void {
 export function syncKeywordIndexes(db: Db): void {
   const banks = prepared(db, 'SELECT DISTINCT bank_id AS bankId FROM keyword_changes').all() as Array<{ bankId: string }>;
   for (const { bankId } of banks) {
-    const exists = prepared(db, 'SELECT 1 FROM banks WHERE id = ?').get(bankId) !== undefined;
+    // A bank being deleted drops its keyword tables whole at the end: its rows' changes are not applied one by one.
+    const exists = prepared(db, `SELECT 1 FROM banks WHERE id = ? AND ${NOT_PURGING}`).get(bankId) !== undefined;
     const n = exists ? ensureKeywordIndex(db, bankId) : null;
     if (n !== null) for (const source of SOURCES) syncSource(db, bankId, n, source);
     prepared(db, 'DELETE FROM keyword_changes WHERE bank_id = ?').run(bankId);

@@ -40,6 +40,8 @@ export function claim(db: Db, bankId: string, workerId: string, limit: number, l
         now,
       });
       if (busy) return null;
+      // A bank being deleted (deletes.ts) is not consolidated: its facts are going.
+      if (prepared(db, 'SELECT 1 FROM bank_purges WHERE bank_id = ?').get(bankId)) return null;
       const ids = (prepared(db, CLAIMABLE).all({ bankId, now, limit }) as Array<{ id: string }>).map((r) => r.id);
       if (ids.length === 0) return null;
       const leaseUntil = new Date(Date.now() + leaseMs).toISOString();

@@ -240,3 +240,7 @@ export function* inLists<T>(values: T[]): Generator<{ marks: string; values: T[]
     yield { marks: placeholders(size), values: part };
   }
 }
+
+/** A condition on a row of `banks`: the bank's delete has not begun (deletes.ts deletes a bank over several
+ * transactions; from the first, the bank is gone for every reader and writer). */
+export const NOT_PURGING = 'NOT EXISTS (SELECT 1 FROM bank_purges p WHERE p.bank_id = banks.id)';

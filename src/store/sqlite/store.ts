@@ -13,6 +13,7 @@ import {
   type ObservationRevision,
   type Operation,
   type OperationStatus,
+  CairnError,
   checkBankId,
 } from '../../core/index.ts';
 import {
@@ -57,6 +58,7 @@ import {
   factFacetColumns,
   inLists,
   json,
+  NOT_PURGING,
   parseJson,
   placeholders,
   toBank,
@@ -132,10 +134,12 @@ export class SqliteStore implements MemoryStore {
     this.graph = new SqliteGraphIndex(this.db);
     this.sessionsOf = new SqliteSessions(this.db);
     this.purgeBatch = options.purgeBatch ?? deletes.PURGE_BATCH;
-    this.purgesResumed = deletes.resumePurges(this.db, this.purgeBatch).then(
-      (n) => void (n > 0 && log.info(`finished ${n} document delete(s) an earlier process left unfinished`)),
-      (err: unknown) => log.warn(`unfinished document deletes: ${err instanceof Error ? err.message : String(err)}`),
-    );
+    this.purgesResumed = deletes
+      .resumePurges(this.db, this.purgeBatch, (id) => this.forgetBank(id))
+      .then(
+        (n) => void (n > 0 && log.info(`finished ${n} delete(s) of banks or documents an earlier process left unfinished`)),
+        (err: unknown) => log.warn(`unfinished deletes: ${err instanceof Error ? err.message : String(err)}`),
+      );
   }
 
   /** Settles once the reader threads answer: the store starts them at its first large read, which meanwhile runs on
@@ -156,6 +160,8 @@ export class SqliteStore implements MemoryStore {
     checkBankId(b.id);
     this.db
       .transaction(() => {
+        if (prepared(this.db, 'SELECT 1 FROM bank_purges WHERE bank_id = ?').get(b.id))
+          throw new CairnError('conflict', `bank '${b.id}' is being deleted; create it again once its DELETE has answered`);
         prepared(
           this.db,
           'INSERT INTO banks (id, name, mission, config, embedder, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -165,11 +171,11 @@ export class SqliteStore implements MemoryStore {
       .immediate();
   }
   async getBank(id: string): Promise<Bank | null> {
-    const r = prepared(this.db, 'SELECT * FROM banks WHERE id = ?').get(id) as Row | undefined;
+    const r = prepared(this.db, `SELECT * FROM banks WHERE id = ? AND ${NOT_PURGING}`).get(id) as Row | undefined;
     return r ? toBank(r) : null;
   }
   async listBanks(): Promise<Bank[]> {
-    return (prepared(this.db, 'SELECT * FROM banks ORDER BY created_at').all() as Row[]).map(toBank);
+    return (prepared(this.db, `SELECT * FROM banks WHERE ${NOT_PURGING} ORDER BY created_at`).all() as Row[]).map(toBank);
   }
   async updateBank(b: Bank): Promise<void> {
     prepared(this.db, 'UPDATE banks SET name = ?, mission = ?, config = ?, updated_at = ? WHERE id = ?').run(
@@ -181,7 +187,9 @@ export class SqliteStore implements MemoryStore {
     );
   }
   async deleteBank(id: string, reason = BANK_DELETED): Promise<void> {
-    deletes.deleteBank(this.db, id, reason);
+    if (await deletes.deleteBank(this.db, id, reason, this.purgeBatch)) this.forgetBank(id);
+  }
+  private forgetBank(id: string): void {
     this.vectors.forgetBank(id);
     this.sessionsOf.forget(id);
   }

@@ -5,7 +5,7 @@ import { nameKey } from '../../text/index.ts';
 import { deletedWhileRetained, type ItemWrite, replacedWithDocument, type VectorRecord } from '../ports.ts';
 import type { Db } from './database.ts';
 import { syncKeywordIndexes } from './keyword-tables.ts';
-import { json, placeholders } from './rows.ts';
+import { json, NOT_PURGING, placeholders } from './rows.ts';
 import { checkpoint } from './operations.ts';
 import { encodeVector } from './vectors/index.ts';
 import { prepared } from './statements.ts';
@@ -118,7 +118,7 @@ export function writeItems(db: Db, ws: ItemWrite[]): void {
 
 function writeItem(db: Db, w: ItemWrite): void {
   db.transaction(() => {
-    if (!prepared(db, 'SELECT 1 FROM banks WHERE id = ?').get(w.bankId)) throw notFound('bank', w.bankId);
+    if (!prepared(db, `SELECT 1 FROM banks WHERE id = ? AND ${NOT_PURGING}`).get(w.bankId)) throw notFound('bank', w.bankId);
     if (w.vectors.length) checkEmbedder(db, w.bankId, w.embedder);
     if (w.continues && !prepared(db, 'SELECT 1 FROM documents WHERE bank_id = ? AND id = ?').get(w.bankId, w.document.id))
       throw deletedWhileRetained(w.document.id);
