@@ -7,7 +7,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { nowIso } from '../../core/index.ts';
 import { FORGOTTEN_TEXT as FORGOTTEN, type DeleteResult, withDocument } from '../ports.ts';
 import type { Db } from './database.ts';
-import { dropKeywordIndex, syncKeywordIndexes } from './keyword-tables.ts';
+import { dropKeywordIndex, keywordShadowTables, syncKeywordIndexes } from './keyword-tables.ts';
 import { forgetBankOperations } from './operations.ts';
 import { NOT_PURGING, placeholders } from './rows.ts';
 import { bumpSessionVersion, observationsCiting, pruneEntities, tombstone } from './writes.ts';
@@ -90,6 +90,28 @@ export function deleteFacts(db: Db, bankId: string, factIds: string[], reason: s
  * server for seconds. */
 export const PURGE_BATCH = 500;
 
+/** About how long one transaction of a purge should hold the event loop: the rows per transaction shrink from the
+ * batch when they take longer (facts with hundreds of links, a large keyword table's pages). */
+const STEP_MS = 50;
+
+/**
+ * Runs `step(limit)` (one transaction removing at most `limit` rows, answering how many it removed) until a step
+ * removes fewer than asked, with a turn of the event loop between two steps; the limit starts at `max` and follows
+ * the time a step takes (STEP_MS), never above `max`.
+ */
+async function inSteps(db: Db, max: number, step: (limit: number) => number, what: string): Promise<void> {
+  let limit = max;
+  for (;;) {
+    const started = performance.now();
+    const removed = step(limit);
+    if (removed < limit) return;
+    const ms = performance.now() - started;
+    limit = Math.max(1, Math.min(max, Math.round((limit * STEP_MS) / Math.max(ms, 1))));
+    await nextTurn();
+    if (!db.open) throw new Error(`the store closed while ${what} was being deleted; it is finished when the store opens again`);
+  }
+}
+
 /**
  * Deletes the document and its facts (null when it does not exist). A document with more than `batch` facts is
  * deleted over several transactions with a turn of the event loop between them: the first records the purge
@@ -133,19 +155,19 @@ async function purgeDocument(db: Db, bankId: string, documentId: string, reason:
     factIds.push(...ids);
     return ids.length;
   };
-  for (;;) {
-    const more = db
-      .transaction(() => {
-        const n = deleteSome(batch);
-        syncKeywordIndexes(db);
-        return n === batch;
-      })
-      .immediate();
-    if (!more) break;
-    await nextTurn();
-    if (!db.open)
-      throw new Error(`the store closed while document '${documentId}' was being deleted; it is finished when the store opens again`);
-  }
+  await inSteps(
+    db,
+    batch,
+    (limit) =>
+      db
+        .transaction(() => {
+          const n = deleteSome(limit);
+          syncKeywordIndexes(db);
+          return n;
+        })
+        .immediate(),
+    `document '${documentId}'`,
+  );
   db.transaction(() => {
     // Facts a retain wrote since the last batch (one that began before the purge was recorded) go the same way.
     while (deleteSome(batch) > 0);
@@ -220,27 +242,42 @@ export async function deleteBank(db: Db, bankId: string, reason: string, batch =
 }
 
 async function purgeBank(db: Db, bankId: string, batch: number): Promise<void> {
+  const what = `bank '${bankId}'`;
   for (const { table, also = '', rows } of BANK_TABLES) {
     const remove = prepared(db, `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE bank_id = ? ${also} LIMIT ?)`);
-    const limit = batch * rows;
-    for (;;) {
-      // The keyword changes the deletes record are dropped with each batch: the bank's keyword tables go whole at the end.
-      const n = db
+    // The keyword changes the deletes record are dropped with each step: the bank's keyword tables go whole.
+    const step = (limit: number): number =>
+      db
         .transaction(() => {
-          const changes = remove.run(bankId, limit).changes;
+          const removed = remove.run(bankId, limit).changes;
           prepared(db, 'DELETE FROM keyword_changes WHERE bank_id = ?').run(bankId);
-          return changes;
+          return removed;
         })
         .immediate();
-      if (n < limit) break;
-      await nextTurn();
-      if (!db.open) throw new Error(`the store closed while bank '${bankId}' was being deleted; it is finished when the store opens again`);
-    }
+    await inSteps(db, batch * rows, step, what);
+  }
+  // A large keyword table's pages take seconds to free in one DROP: its shadow tables are emptied a step at a time
+  // first (the bank is hidden, nothing reads them), then dropped. SQLite's defensive mode, which forbids writing
+  // shadow tables, is lifted for those statements alone.
+  for (const table of keywordShadowTables(db, bankId)) {
+    const step = (limit: number): number =>
+      db
+        .transaction(() => {
+          db.unsafeMode(true);
+          try {
+            // Prepared here: the mode is read when a statement is compiled.
+            return db.prepare(`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} LIMIT ?)`).run(limit).changes;
+          } finally {
+            db.unsafeMode(false);
+          }
+        })
+        .immediate();
+    await inSteps(db, batch * 20, step, what);
   }
   db.transaction(() => {
     prepared(db, 'DELETE FROM banks WHERE id = ?').run(bankId);
-    // Rows without a foreign key to banks.
-    for (const table of ['entity_keys', 'fact_entities', 'fact_links', 'evidence', 'vector_changes', 'bank_write_leases'])
+    // Rows without a foreign key to banks (mentions, links and evidence went with the facts).
+    for (const table of ['entity_keys', 'vector_changes', 'bank_write_leases'])
       prepared(db, `DELETE FROM ${table} WHERE bank_id = ?`).run(bankId);
     // Its operations were settled when its delete began (forgetBankOperations): the failed ones stay readable.
     // Its earlier tombstones go; the one its delete left stays.

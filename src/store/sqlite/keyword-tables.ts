@@ -99,6 +99,16 @@ export function ensureKeywordIndex(db: Db, bankId: string): number {
   return n;
 }
 
+/** The large shadow tables of the bank's keyword tables (FTS5's doclist pages and row sizes; its page index is small
+ * and has no rowid), which a bank's delete empties step by step before it drops them; none when it has no index. */
+export function keywordShadowTables(db: Db, bankId: string): string[] {
+  const n = keywordIndexOf(db, bankId);
+  if (n === null) return [];
+  const shadows = SOURCES.flatMap((source) => ['data', 'docsize'].map((part) => `${keywordTable(n, source)}_${part}`));
+  const present = new Set(prepared(db, "SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]);
+  return shadows.filter((t) => present.has(t));
+}
+
 /** Drops the bank's keyword tables and pending changes (in the caller's transaction, with the bank's rows). */
 export function dropKeywordIndex(db: Db, bankId: string): void {
   const n = keywordIndexOf(db, bankId);
