@@ -109,7 +109,7 @@ test('a document delete a crash cut short is finished when the store opens again
     }
     const again = new SqliteStore({ dataDir: dir, purgeBatch: 10 });
     try {
-      await again.purgesResumed;
+      assert.equal(await again.purgesResumed, 1);
       assert.equal(factsOf(again, 'big'), 0, 'the rest of the facts are deleted');
       assert.equal(await again.getDocument('b', 'big'), null);
       assert.deepEqual(tombstones(again, 'document'), ['big']);
@@ -227,13 +227,40 @@ test('a bank delete a crash cut short is finished when the store opens again', a
     }
     const again = new SqliteStore({ dataDir: dir, purgeBatch: 10 });
     try {
-      await again.purgesResumed;
+      assert.equal(await again.purgesResumed, 1);
       assert.deepEqual(
         Object.entries(rowsOf(again, 'b')).filter(([, n]) => n > 0),
         [],
       );
       assert.equal(again.db.prepare('SELECT count(*) FROM bank_purges').pluck().get(), 0);
       assert.ok(rowsOf(again, 'keep').facts > 0);
+    } finally {
+      await again.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a bank deleted as its store opens is purged once, not a second time by the resumption', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-purge-'));
+  try {
+    const first = new SqliteStore({ dataDir: dir, purgeBatch: 10 });
+    try {
+      await withDocuments(first, 40);
+    } finally {
+      await first.close();
+    }
+    const again = new SqliteStore({ dataDir: dir, purgeBatch: 10 });
+    try {
+      // Begun before the store looks for purges to resume, which then finds this one recorded.
+      await again.deleteBank('b', 'closing');
+      assert.equal(await again.purgesResumed, 0, 'the resumption left it to the delete running it');
+      assert.deepEqual(
+        Object.entries(rowsOf(again, 'b')).filter(([, n]) => n > 0),
+        [],
+      );
+      assert.equal((await again.tombstoneOf('b', 'b', ['bank']))?.reason, 'closing');
     } finally {
       await again.close();
     }

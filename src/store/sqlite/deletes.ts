@@ -90,6 +90,23 @@ export function deleteFacts(db: Db, bankId: string, factIds: string[], reason: s
  * server for seconds. */
 export const PURGE_BATCH = 500;
 
+/** The purges this process runs, per connection ('bank <id>', 'document <bank> <id>'): those a store resumes at its
+ * opening are the others (a delete that began in this process meanwhile is running them already). */
+const running = new WeakMap<Db, Set<string>>();
+
+/** Runs a purge, known as running meanwhile. */
+async function tracked<T>(db: Db, key: string, purge: () => Promise<T>): Promise<T> {
+  let keys = running.get(db);
+  if (!keys) running.set(db, (keys = new Set()));
+  keys.add(key);
+  try {
+    return await purge();
+  } finally {
+    keys.delete(key);
+  }
+}
+const isRunning = (db: Db, key: string): boolean => running.get(db)?.has(key) ?? false;
+
 /** About how long one transaction of a purge should hold the event loop: the rows per transaction shrink from the
  * batch when they take longer (facts with hundreds of links, a large keyword table's pages). */
 const STEP_MS = 50;
@@ -139,7 +156,7 @@ export async function deleteDocument(
     })
     .immediate();
   if (!begun) return null;
-  return purgeDocument(db, bankId, documentId, reason, batch);
+  return tracked(db, `document ${bankId} ${documentId}`, () => purgeDocument(db, bankId, documentId, reason, batch));
 }
 
 /** Deletes a recorded purge's facts a batch per transaction, then the document (see deleteDocument). */
@@ -188,9 +205,12 @@ export async function resumePurges(db: Db, batch = PURGE_BATCH, onBankDeleted: (
   await nextTurn();
   if (!db.open) return 0;
   const banks = prepared(db, 'SELECT bank_id FROM bank_purges ORDER BY started_at').pluck().all() as string[];
+  let resumed = 0;
   for (const bankId of banks) {
-    await purgeBank(db, bankId, batch);
+    if (isRunning(db, `bank ${bankId}`)) continue;
+    await tracked(db, `bank ${bankId}`, () => purgeBank(db, bankId, batch));
     onBankDeleted(bankId);
+    resumed++;
   }
   const pending = prepared(
     db,
@@ -200,8 +220,13 @@ export async function resumePurges(db: Db, batch = PURGE_BATCH, onBankDeleted: (
     documentId: string;
     reason: string;
   }>;
-  for (const p of pending) await purgeDocument(db, p.bankId, p.documentId, p.reason, batch);
-  return banks.length + pending.length;
+  for (const p of pending) {
+    const key = `document ${p.bankId} ${p.documentId}`;
+    if (isRunning(db, key)) continue;
+    await tracked(db, key, () => purgeDocument(db, p.bankId, p.documentId, p.reason, batch));
+    resumed++;
+  }
+  return resumed;
 }
 
 /** Tables a bank's delete empties a batch of rows at a time, in this order (facts first: their cascades reach links,
@@ -237,7 +262,7 @@ export async function deleteBank(db: Db, bankId: string, reason: string, batch =
       return true;
     })
     .immediate();
-  if (begun) await purgeBank(db, bankId, batch);
+  if (begun) await tracked(db, `bank ${bankId}`, () => purgeBank(db, bankId, batch));
   return begun;
 }
 
@@ -263,6 +288,8 @@ async function purgeBank(db: Db, bankId: string, batch: number): Promise<void> {
     const step = (limit: number): number =>
       db
         .transaction(() => {
+          // Another process finishing the same purge (both resumed it) may have dropped it.
+          if (!prepared(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)) return 0;
           db.unsafeMode(true);
           try {
             // Prepared here: the mode is read when a statement is compiled.

@@ -111,8 +111,8 @@ export class SqliteStore implements MemoryStore {
   private readonly sessionsOf: SqliteSessions;
   private rowsSinceOptimize = 0;
   private readonly purgeBatch: number;
-  /** Settles once the document deletes a crash interrupted are finished (or the store closed first). */
-  readonly purgesResumed: Promise<void>;
+  /** Settles once the deletes a crash interrupted are finished (or the store closed first), with how many it finished. */
+  readonly purgesResumed: Promise<number>;
 
   constructor(options: SqliteStoreOptions) {
     const file = options.file ?? join(options.dataDir ?? 'data', 'cairn.db');
@@ -137,8 +137,14 @@ export class SqliteStore implements MemoryStore {
     this.purgesResumed = deletes
       .resumePurges(this.db, this.purgeBatch, (id) => this.forgetBank(id))
       .then(
-        (n) => void (n > 0 && log.info(`finished ${n} delete(s) of banks or documents an earlier process left unfinished`)),
-        (err: unknown) => log.warn(`unfinished deletes: ${err instanceof Error ? err.message : String(err)}`),
+        (n) => {
+          if (n > 0) log.info(`finished ${n} delete(s) of banks or documents an earlier process left unfinished`);
+          return n;
+        },
+        (err: unknown) => {
+          log.warn(`unfinished deletes: ${err instanceof Error ? err.message : String(err)}`);
+          return 0;
+        },
       );
   }
 
