@@ -75,6 +75,9 @@ export interface ComposeOptions {
   consolidator?: (embedder: Embedder) => Consolidator;
   /** Worker options over the configuration's (`cairn worker`'s hooks, the consolidation thread's id). */
   worker?: Partial<WorkerOptions>;
+  /** Finish deletes an earlier process left unfinished, in the embedded store (default true; the consolidation
+   * thread's connection leaves it to the API's, which would otherwise race it for the same purges). */
+  resumeDeletes?: boolean;
   /** Hears every LLM call (the consolidation thread passes its calls to the API process's metrics). */
   onLlmCall?: (entry: UsageEntry) => void;
   /** Collect Node process metrics (default true; the consolidation thread serves no /metrics and leaves them out). */
@@ -93,7 +96,7 @@ interface Stores {
 
 /** The store, thread memory's store and the usage ledger: all in the embedded database, or all on the servers (so
  * API processes and workers keep nothing of their own: server mode opens no SQLite file). */
-async function openStores(config: Config): Promise<Stores> {
+async function openStores(config: Config, resumeDeletes = true): Promise<Stores> {
   if (config.store.kind === 'server') {
     // Loaded only in server mode: the Neo4j and Qdrant clients cost the embedded default a second of start-up.
     const [{ ServerStore }, { Neo4jThreadStore }, { Neo4jUsageLedger }] = await Promise.all([
@@ -104,7 +107,7 @@ async function openStores(config: Config): Promise<Stores> {
     const store = await ServerStore.open(config.store.server);
     return { store, local: null, server: store, threads: new Neo4jThreadStore(store.db), ledger: new Neo4jUsageLedger(store.db) };
   }
-  const store = new SqliteStore({ dataDir: config.store.dataDir });
+  const store = new SqliteStore({ dataDir: config.store.dataDir, resumePurges: resumeDeletes });
   return { store, local: store, server: null, threads: new SqliteThreadStore(store.db), ledger: new SqliteUsageLedger(store.db) };
 }
 
@@ -112,7 +115,7 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
   configureLog(config.log);
   // Traces only when an OTLP endpoint is configured; before anything else, so every later step is traced.
   const tracing = tracingFromConfig(config.telemetry);
-  const stores = await openStores(config);
+  const stores = await openStores(config, options.resumeDeletes);
   const { store, local, server, threads: threadStore } = stores;
   const metrics = new Metrics({ processMetrics: options.processMetrics });
   // Every LLM call is recorded in the ledger: counting there gives the metrics each call, failed ones included.

@@ -54,6 +54,7 @@ async function main(): Promise<void> {
   const { worker, shutdown } = await compose(config, {
     startWorker: false,
     announce: false,
+    resumeDeletes: false,
     // The API process's /metrics counts this thread's LLM calls too.
     onLlmCall: (entry) => post({ type: 'llm', entry }),
     processMetrics: false,

@@ -52,20 +52,33 @@ test('a large document is deleted a batch at a time, other work running between 
       setImmediate(sample);
     };
     setImmediate(sample);
+    let sameRefused: unknown = null;
+    let second: { factIds: string[] } | null = null;
     const racing = new Promise<void>((settle) =>
       setImmediate(() =>
-        engine
-          .retain('b', { items: [{ content: 'Priya moved one more service.', documentId: 'big' }] })
-          .then(
+        Promise.all([
+          engine.retain('b', { items: [{ content: 'Priya moved one more service.', documentId: 'big' }] }).then(
             () => undefined,
             (e: unknown) => void (refused = e),
-          )
-          .finally(settle),
+          ),
+          // The same content again is no "unchanged" document: the document is being deleted.
+          engine.retain('b', { items: [{ content: text, documentId: 'big', timestamp: '2024-05-01T10:00:00Z' }] }).then(
+            () => undefined,
+            (e: unknown) => void (sameRefused = e),
+          ),
+          // A second delete of it waits for the first and answers every fact too.
+          engine.memories.deleteDocument('b', 'big', 'user request').then((r) => void (second = r)),
+        ]).finally(settle),
       ),
     );
     const deleted = await engine.memories.deleteDocument('b', 'big', 'user request');
     sampling = false;
     await racing;
+    assert.ok(
+      sameRefused instanceof CairnError && sameRefused.code === 'conflict',
+      `the same content retained meanwhile is refused: ${String(sameRefused)}`,
+    );
+    assert.deepEqual([...((second as { factIds: string[] } | null)?.factIds ?? [])].sort(), [...bigFacts].sort());
 
     assert.deepEqual([...deleted.factIds].sort(), [...bigFacts].sort(), 'every fact of the document, each once');
     const between = seen.filter((n) => n > 0 && n < bigFacts.length);

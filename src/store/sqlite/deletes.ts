@@ -90,20 +90,20 @@ export function deleteFacts(db: Db, bankId: string, factIds: string[], reason: s
  * server for seconds. */
 export const PURGE_BATCH = 500;
 
-/** The purges this process runs, per connection ('bank <id>', 'document <bank> <id>'): those a store resumes at its
- * opening are the others (a delete that began in this process meanwhile is running them already). */
-const running = new WeakMap<Db, Set<string>>();
+/** The purges this process runs, per connection ('bank <id>', 'document <bank> <id>'), each with its outcome: a
+ * second delete of the same document waits for it (and answers all it deleted), and a store resuming purges at its
+ * opening leaves them alone. */
+const running = new WeakMap<Db, Map<string, Promise<unknown>>>();
 
-/** Runs a purge, known as running meanwhile. */
-async function tracked<T>(db: Db, key: string, purge: () => Promise<T>): Promise<T> {
-  let keys = running.get(db);
-  if (!keys) running.set(db, (keys = new Set()));
-  keys.add(key);
-  try {
-    return await purge();
-  } finally {
-    keys.delete(key);
-  }
+/** Runs a purge, known as running meanwhile; one already running under the key is joined instead. */
+function tracked<T>(db: Db, key: string, purge: () => Promise<T>): Promise<T> {
+  let purges = running.get(db);
+  if (!purges) running.set(db, (purges = new Map()));
+  const current = purges.get(key) as Promise<T> | undefined;
+  if (current) return current;
+  const started = purge().finally(() => purges.delete(key));
+  purges.set(key, started);
+  return started;
 }
 const isRunning = (db: Db, key: string): boolean => running.get(db)?.has(key) ?? false;
 
@@ -164,6 +164,10 @@ export async function deleteDocument(
 async function purgeDocument(db: Db, bankId: string, documentId: string, reason: string, batch: number): Promise<DeleteResult> {
   const factIds: string[] = [];
   const observationIds = new Set<string>();
+  // Another purge of the document (another connection's, or a resumption that read its list earlier) may finish it
+  // first, and the document be retained again since: each step goes on only while the purge is recorded.
+  const recorded = (): boolean =>
+    prepared(db, 'SELECT 1 FROM document_purges WHERE bank_id = ? AND document_id = ?').get(bankId, documentId) !== undefined;
   const deleteSome = (limit: number): number => {
     const ids = prepared(db, 'SELECT id FROM facts WHERE bank_id = ? AND document_id = ? ORDER BY rid LIMIT ?')
       .pluck()
@@ -179,6 +183,7 @@ async function purgeDocument(db: Db, bankId: string, documentId: string, reason:
     (limit) =>
       db
         .transaction(() => {
+          if (!recorded()) return 0;
           const n = deleteSome(limit);
           syncKeywordIndexes(db);
           return n;
@@ -187,6 +192,7 @@ async function purgeDocument(db: Db, bankId: string, documentId: string, reason:
     `document '${documentId}'`,
   );
   db.transaction(() => {
+    if (!recorded()) return;
     // Facts a retain wrote since the last batch (one that began before the purge was recorded) go the same way.
     while (deleteSome(batch) > 0);
     if (prepared(db, 'DELETE FROM documents WHERE bank_id = ? AND id = ?').run(bankId, documentId).changes > 0)
@@ -269,12 +275,15 @@ export async function deleteBank(db: Db, bankId: string, reason: string, batch =
 
 async function purgeBank(db: Db, bankId: string, batch: number): Promise<void> {
   const what = `bank '${bankId}'`;
+  // As for a document: a purge finished by another connection (and the bank created again since) is left alone.
+  const recorded = (): boolean => prepared(db, 'SELECT 1 FROM bank_purges WHERE bank_id = ?').get(bankId) !== undefined;
   for (const { table, also = '', rows } of BANK_TABLES) {
     const remove = prepared(db, `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE bank_id = ? ${also} LIMIT ?)`);
     // The keyword changes the deletes record are dropped with each step: the bank's keyword tables go whole.
     const step = (limit: number): number =>
       db
         .transaction(() => {
+          if (!recorded()) return 0;
           const removed = remove.run(bankId, limit).changes;
           prepared(db, 'DELETE FROM keyword_changes WHERE bank_id = ?').run(bankId);
           return removed;
@@ -290,7 +299,7 @@ async function purgeBank(db: Db, bankId: string, batch: number): Promise<void> {
       db
         .transaction(() => {
           // Another process finishing the same purge (both resumed it) may have dropped it.
-          if (!prepared(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)) return 0;
+          if (!recorded() || !prepared(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)) return 0;
           db.unsafeMode(true);
           try {
             // Prepared here: the mode is read when a statement is compiled.
@@ -303,6 +312,7 @@ async function purgeBank(db: Db, bankId: string, batch: number): Promise<void> {
     await inSteps(db, batch * 20, step, what);
   }
   db.transaction(() => {
+    if (!recorded()) return;
     prepared(db, 'DELETE FROM banks WHERE id = ?').run(bankId);
     // Rows without a foreign key to banks (mentions, links and evidence went with the facts).
     for (const table of ['entity_keys', 'vector_changes', 'bank_write_leases'])

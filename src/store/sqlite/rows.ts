@@ -244,3 +244,8 @@ export function* inLists<T>(values: T[]): Generator<{ marks: string; values: T[]
 /** A condition on a row of `banks`: the bank's delete has not begun (deletes.ts deletes a bank over several
  * transactions; from the first, the bank is gone for every reader and writer). */
 export const NOT_PURGING = 'NOT EXISTS (SELECT 1 FROM bank_purges p WHERE p.bank_id = banks.id)';
+
+/** A condition on a row of `documents`: its delete has not begun (a document being deleted is no longer stored for
+ * readers, nor for a retain deciding whether its content is unchanged). */
+export const DOCUMENT_NOT_PURGING =
+  'NOT EXISTS (SELECT 1 FROM document_purges p WHERE p.bank_id = documents.bank_id AND p.document_id = documents.id)';

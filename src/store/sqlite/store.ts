@@ -57,6 +57,7 @@ import {
   FACT_COLUMNS,
   factFacetColumns,
   inLists,
+  DOCUMENT_NOT_PURGING,
   json,
   NOT_PURGING,
   parseJson,
@@ -86,6 +87,9 @@ export interface SqliteStoreOptions {
   offloadFacts?: number;
   /** Facts a document's delete removes per transaction (default deletes.PURGE_BATCH). */
   purgeBatch?: number;
+  /** Finish the deletes an earlier process left unfinished (default true; the consolidation thread's connection, opened
+   * beside the API's, leaves that to it). */
+  resumePurges?: boolean;
 }
 
 /** Banks of at least this many facts run their keyword searches and link reads on reader threads (below, BM25 takes a
@@ -134,18 +138,21 @@ export class SqliteStore implements MemoryStore {
     this.graph = new SqliteGraphIndex(this.db);
     this.sessionsOf = new SqliteSessions(this.db);
     this.purgeBatch = options.purgeBatch ?? deletes.PURGE_BATCH;
-    this.purgesResumed = deletes
-      .resumePurges(this.db, this.purgeBatch, (id) => this.forgetBank(id))
-      .then(
-        (n) => {
-          if (n > 0) log.info(`finished ${n} delete(s) of banks or documents an earlier process left unfinished`);
-          return n;
-        },
-        (err: unknown) => {
-          log.warn(`unfinished deletes: ${err instanceof Error ? err.message : String(err)}`);
-          return 0;
-        },
-      );
+    this.purgesResumed =
+      options.resumePurges === false
+        ? Promise.resolve(0)
+        : deletes
+            .resumePurges(this.db, this.purgeBatch, (id) => this.forgetBank(id))
+            .then(
+              (n) => {
+                if (n > 0) log.info(`finished ${n} delete(s) of banks or documents an earlier process left unfinished`);
+                return n;
+              },
+              (err: unknown) => {
+                log.warn(`unfinished deletes: ${err instanceof Error ? err.message : String(err)}`);
+                return 0;
+              },
+            );
   }
 
   /** Settles once the reader threads answer: the store starts them at its first large read, which meanwhile runs on
@@ -202,7 +209,9 @@ export class SqliteStore implements MemoryStore {
 
   // documents and chunks
   async getDocument(bankId: string, id: string): Promise<DocumentRecord | null> {
-    const r = prepared(this.db, 'SELECT * FROM documents WHERE bank_id = ? AND id = ?').get(bankId, id) as Row | undefined;
+    const r = prepared(this.db, `SELECT * FROM documents WHERE bank_id = ? AND id = ? AND ${DOCUMENT_NOT_PURGING}`).get(bankId, id) as
+      | Row
+      | undefined;
     return r ? toDocument(r) : null;
   }
   async listChunks(bankId: string, documentId: string): Promise<Chunk[]> {
@@ -215,7 +224,11 @@ export class SqliteStore implements MemoryStore {
   }
   async listDocuments(bankId: string, limit: number, offset: number): Promise<DocumentRecord[]> {
     return (
-      prepared(this.db, 'SELECT * FROM documents WHERE bank_id = ? ORDER BY rowid LIMIT ? OFFSET ?').all(bankId, limit, offset) as Row[]
+      prepared(this.db, `SELECT * FROM documents WHERE bank_id = ? AND ${DOCUMENT_NOT_PURGING} ORDER BY rowid LIMIT ? OFFSET ?`).all(
+        bankId,
+        limit,
+        offset,
+      ) as Row[]
     ).map(toDocument);
   }
   async listLinks(bankId: string, limit: number, offset: number): Promise<FactLink[]> {

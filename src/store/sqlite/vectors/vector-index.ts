@@ -14,6 +14,7 @@ import type { FactFilter, Scored, VectorIndex } from '../../ports.ts';
 import { vectorCount } from '../counts.ts';
 import type { Db } from '../database.ts';
 import { factFilterSql } from '../filters.ts';
+import { NOT_PURGING } from '../rows.ts';
 import { prepared, type Statement } from '../statements.ts';
 import { ColdFlat, type LoggedChange, SnapshotDamaged } from './cold.ts';
 import { encodeVector, FlatVectors, kindCode, kindMask, recordTime } from './flat.ts';
@@ -489,9 +490,16 @@ export class SqliteVectorIndex implements VectorIndex {
   }
 
   /** Writes the bank's flat store as it is now (copied at once, at its change seq) to <key>.flat, in the background. */
+  /** Whether the bank this state was loaded for still exists: another connection (the consolidation thread's, another
+   * process's) may have deleted it, and a snapshot written now would outlive it on disk. */
+  private stillHeld(bank: BankState): boolean {
+    const row = this.sql(`SELECT created_at FROM banks WHERE id = ? AND ${NOT_PURGING}`).get(bank.id) as { created_at: string } | undefined;
+    return row?.created_at === bank.createdAt;
+  }
+
   private saveFlat(bank: BankState): void {
     const dir = this.options.snapshotDir;
-    if (!dir || bank.dropped) return;
+    if (!dir || bank.dropped || !this.stillHeld(bank)) return;
     const content = encodeFlat(bank.flat, { bankId: bank.id, bankCreatedAt: bank.createdAt, seq: bank.seq });
     const tmp = join(dir, `${bankKey(bank.id)}-flat-${randomBytes(6).toString('hex')}.tmp`);
     this.track(
@@ -734,7 +742,7 @@ export class SqliteVectorIndex implements VectorIndex {
   private async saveSnapshot(bank: BankState): Promise<void> {
     const dir = this.options.snapshotDir;
     const graph = bank.graph;
-    if (!dir || !graph || bank.saving) return;
+    if (!dir || !graph || bank.saving || !this.stillHeld(bank)) return;
     const seq = bank.seq;
     const tmp = join(dir, `${bankKey(bank.id)}-${seq}-${randomBytes(6).toString('hex')}.hnsw.tmp`);
     const copies = graph.copyPairs();
