@@ -281,3 +281,35 @@ test('a bank deleted as its store opens is purged once, not a second time by the
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a purge another connection finished is left alone: the document retained again since stays', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-purge-'));
+  try {
+    const first = new SqliteStore({ dataDir: dir, purgeBatch: 1 });
+    let engine: Engine;
+    try {
+      ({ engine } = await withDocuments(first, 40));
+      // A crash left two purges recorded: 'big' (many steps), then 'small'.
+      const record = first.db.prepare("INSERT INTO document_purges (bank_id, document_id, reason, started_at) VALUES ('b', ?, 'crash', ?)");
+      record.run('big', '2024-01-01T00:00:00.000Z');
+      record.run('small', '2024-01-01T00:00:01.000Z');
+      // A second connection resumes both, one after the other; meanwhile this one deletes 'small' and retains it anew.
+      const second = new SqliteStore({ dataDir: dir, purgeBatch: 1 });
+      try {
+        await engine.memories.deleteDocument('b', 'small', 'user request');
+        await engine.retain('b', { items: [{ content: 'Priya runs the Bergen office now.', documentId: 'small' }] });
+        assert.ok(factsOf(first, 'big') > 0, 'the other connection was still deleting the first document');
+        assert.equal(await second.purgesResumed, 2);
+      } finally {
+        await second.close();
+      }
+      assert.equal(factsOf(first, 'big'), 0);
+      assert.equal(factsOf(first, 'small'), 1, 'the document retained after its delete stays');
+      assert.equal((await first.getDocument('b', 'small'))?.id, 'small');
+    } finally {
+      await first.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
