@@ -755,6 +755,32 @@ test('closing with a graph far behind saves the flat store, not the graph; the n
   }
 });
 
+test('no snapshot is written on close for a bank another connection deleted, or is deleting', async () => {
+  const world = new World();
+  try {
+    const next = vectorSource(17);
+    for (const bankId of ['gone', 'going']) {
+      fill(world, bankId, 200, next);
+    }
+    const snapshotDir = join(world.dir, 'snapshots');
+    const index = new SqliteVectorIndex(world.connect(), { hnswThreshold: 1, efSearch: 400, snapshotDir });
+    for (const bankId of ['gone', 'going']) {
+      assert.equal((await index.warm(bankId))?.graphVectors, 200);
+      for (let i = 0; i < 5; i++) world.addFact(bankId, next());
+      await index.search(bankId, next(), 3); // changes since its last snapshot
+    }
+    // Another connection deletes one bank and begins deleting the other (and removes their snapshot files, as the
+    // store's delete does); this index was never told.
+    world.db.prepare("DELETE FROM banks WHERE id = 'gone'").run();
+    world.db.prepare("INSERT INTO bank_purges (bank_id, reason, started_at) VALUES ('going', 'test', '2024-01-01')").run();
+    for (const name of readdirSync(snapshotDir)) rmSync(join(snapshotDir, name), { force: true });
+    await index.close();
+    assert.deepEqual(readdirSync(snapshotDir), []);
+  } finally {
+    world.close();
+  }
+});
+
 test('a graph crowded by later copies of the query, or missing some copies, is answered exactly from memory', async () => {
   const world = new World();
   try {
