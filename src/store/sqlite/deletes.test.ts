@@ -299,7 +299,7 @@ test('a purge another connection finished is left alone: the document retained a
         await engine.memories.deleteDocument('b', 'small', 'user request');
         await engine.retain('b', { items: [{ content: 'Priya runs the Bergen office now.', documentId: 'small' }] });
         assert.ok(factsOf(first, 'big') > 0, 'the other connection was still deleting the first document');
-        assert.equal(await second.purgesResumed, 2);
+        assert.equal(await second.purgesResumed, 1, "'small' was no longer recorded when its turn came");
       } finally {
         await second.close();
       }

@@ -213,8 +213,12 @@ export async function resumePurges(db: Db, batch = PURGE_BATCH, onBankDeleted: (
   if (!db.open) return 0;
   const banks = prepared(db, 'SELECT bank_id FROM bank_purges ORDER BY started_at').pluck().all() as string[];
   let resumed = 0;
+  // Each still recorded when its turn comes: a delete in this process or another may have finished it meanwhile.
+  const bankRecorded = (bankId: string): boolean => prepared(db, 'SELECT 1 FROM bank_purges WHERE bank_id = ?').get(bankId) !== undefined;
+  const documentRecorded = (bankId: string, documentId: string): boolean =>
+    prepared(db, 'SELECT 1 FROM document_purges WHERE bank_id = ? AND document_id = ?').get(bankId, documentId) !== undefined;
   for (const bankId of banks) {
-    if (isRunning(db, `bank ${bankId}`)) continue;
+    if (isRunning(db, `bank ${bankId}`) || !bankRecorded(bankId)) continue;
     await tracked(db, `bank ${bankId}`, () => purgeBank(db, bankId, batch));
     onBankDeleted(bankId);
     resumed++;
@@ -229,7 +233,7 @@ export async function resumePurges(db: Db, batch = PURGE_BATCH, onBankDeleted: (
   }>;
   for (const p of pending) {
     const key = `document ${p.bankId} ${p.documentId}`;
-    if (isRunning(db, key)) continue;
+    if (isRunning(db, key) || !documentRecorded(p.bankId, p.documentId)) continue;
     await tracked(db, key, () => purgeDocument(db, p.bankId, p.documentId, p.reason, batch));
     resumed++;
   }
