@@ -9,6 +9,7 @@ import { FORGOTTEN_TEXT as FORGOTTEN, type DeleteResult, withDocument } from '..
 import type { Db } from './database.ts';
 import { dropKeywordIndex, keywordShadowTables, syncKeywordIndexes } from './keyword-tables.ts';
 import { forgetBankOperations } from './operations.ts';
+import { bankPurging, documentPurging } from './purges.ts';
 import { NOT_PURGING, placeholders } from './rows.ts';
 import { bumpSessionVersion, observationsCiting, pruneEntities, tombstone } from './writes.ts';
 import { prepared } from './statements.ts';
@@ -166,8 +167,7 @@ async function purgeDocument(db: Db, bankId: string, documentId: string, reason:
   const observationIds = new Set<string>();
   // Another purge of the document (another connection's, or a resumption that read its list earlier) may finish it
   // first, and the document be retained again since: each step goes on only while the purge is recorded.
-  const recorded = (): boolean =>
-    prepared(db, 'SELECT 1 FROM document_purges WHERE bank_id = ? AND document_id = ?').get(bankId, documentId) !== undefined;
+  const recorded = (): boolean => documentPurging(db, bankId, documentId);
   const deleteSome = (limit: number): number => {
     const ids = prepared(db, 'SELECT id FROM facts WHERE bank_id = ? AND document_id = ? ORDER BY rid LIMIT ?')
       .pluck()
@@ -214,11 +214,8 @@ export async function resumePurges(db: Db, batch = PURGE_BATCH, onBankDeleted: (
   const banks = prepared(db, 'SELECT bank_id FROM bank_purges ORDER BY started_at').pluck().all() as string[];
   let resumed = 0;
   // Each still recorded when its turn comes: a delete in this process or another may have finished it meanwhile.
-  const bankRecorded = (bankId: string): boolean => prepared(db, 'SELECT 1 FROM bank_purges WHERE bank_id = ?').get(bankId) !== undefined;
-  const documentRecorded = (bankId: string, documentId: string): boolean =>
-    prepared(db, 'SELECT 1 FROM document_purges WHERE bank_id = ? AND document_id = ?').get(bankId, documentId) !== undefined;
   for (const bankId of banks) {
-    if (isRunning(db, `bank ${bankId}`) || !bankRecorded(bankId)) continue;
+    if (isRunning(db, `bank ${bankId}`) || !bankPurging(db, bankId)) continue;
     await tracked(db, `bank ${bankId}`, () => purgeBank(db, bankId, batch));
     onBankDeleted(bankId);
     resumed++;
@@ -233,7 +230,7 @@ export async function resumePurges(db: Db, batch = PURGE_BATCH, onBankDeleted: (
   }>;
   for (const p of pending) {
     const key = `document ${p.bankId} ${p.documentId}`;
-    if (isRunning(db, key) || !documentRecorded(p.bankId, p.documentId)) continue;
+    if (isRunning(db, key) || !documentPurging(db, p.bankId, p.documentId)) continue;
     await tracked(db, key, () => purgeDocument(db, p.bankId, p.documentId, p.reason, batch));
     resumed++;
   }
@@ -280,7 +277,7 @@ export async function deleteBank(db: Db, bankId: string, reason: string, batch =
 async function purgeBank(db: Db, bankId: string, batch: number): Promise<void> {
   const what = `bank '${bankId}'`;
   // As for a document: a purge finished by another connection (and the bank created again since) is left alone.
-  const recorded = (): boolean => prepared(db, 'SELECT 1 FROM bank_purges WHERE bank_id = ?').get(bankId) !== undefined;
+  const recorded = (): boolean => bankPurging(db, bankId);
   for (const { table, also = '', rows } of BANK_TABLES) {
     const remove = prepared(db, `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE bank_id = ? ${also} LIMIT ?)`);
     // The keyword changes the deletes record are dropped with each step: the bank's keyword tables go whole.

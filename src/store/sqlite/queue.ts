@@ -9,6 +9,7 @@ import type { Claim, DeadLetter, Heartbeat, ObservationWrite, QueueDetail } from
 import type { Db } from './database.ts';
 import { syncKeywordIndexes } from './keyword-tables.ts';
 import { json, placeholders } from './rows.ts';
+import { bankPurging } from './purges.ts';
 import { checkEmbedder, insertFact, putVectors } from './writes.ts';
 import { prepared } from './statements.ts';
 
@@ -41,7 +42,7 @@ export function claim(db: Db, bankId: string, workerId: string, limit: number, l
       });
       if (busy) return null;
       // A bank being deleted (deletes.ts) is not consolidated: its facts are going.
-      if (prepared(db, 'SELECT 1 FROM bank_purges WHERE bank_id = ?').get(bankId)) return null;
+      if (bankPurging(db, bankId)) return null;
       const ids = (prepared(db, CLAIMABLE).all({ bankId, now, limit }) as Array<{ id: string }>).map((r) => r.id);
       if (ids.length === 0) return null;
       const leaseUntil = new Date(Date.now() + leaseMs).toISOString();

@@ -43,6 +43,7 @@ import * as ops from './operations.ts';
 import { activeFactCount } from './counts.ts';
 import { openDatabase, type Db } from './database.ts';
 import * as deletes from './deletes.ts';
+import { bankPurging } from './purges.ts';
 import { factFilterSql } from './filters.ts';
 import { coMentions, SqliteGraphIndex } from './graph.ts';
 import { coMentionOrder } from '../co-mentions.ts';
@@ -173,7 +174,7 @@ export class SqliteStore implements MemoryStore {
     checkBankId(b.id);
     this.db
       .transaction(() => {
-        if (prepared(this.db, 'SELECT 1 FROM bank_purges WHERE bank_id = ?').get(b.id))
+        if (bankPurging(this.db, b.id))
           throw new CairnError('conflict', `bank '${b.id}' is being deleted; create it again once its DELETE has answered`);
         prepared(
           this.db,

@@ -7,6 +7,7 @@ import type { Db } from './database.ts';
 import { syncKeywordIndexes } from './keyword-tables.ts';
 import { json, NOT_PURGING, placeholders } from './rows.ts';
 import { checkpoint } from './operations.ts';
+import { documentPurging } from './purges.ts';
 import { encodeVector } from './vectors/index.ts';
 import { prepared } from './statements.ts';
 
@@ -123,7 +124,7 @@ function writeItem(db: Db, w: ItemWrite): void {
     if (w.continues && !prepared(db, 'SELECT 1 FROM documents WHERE bank_id = ? AND id = ?').get(w.bankId, w.document.id))
       throw deletedWhileRetained(w.document.id);
     // A document being deleted a batch at a time (deletes.ts) would lose what this write stores to the purge's last step.
-    if (prepared(db, 'SELECT 1 FROM document_purges WHERE bank_id = ? AND document_id = ?').get(w.bankId, w.document.id))
+    if (documentPurging(db, w.bankId, w.document.id))
       throw new CairnError('conflict', `document '${w.document.id}' is being deleted; retain it again once its DELETE has answered`);
     const now = nowIso();
     prepared(
