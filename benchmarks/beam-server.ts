@@ -163,3 +163,24 @@ export function processUsage(pid: number): { cpuSeconds: number; rssMb: number; 
   // Linux reports CPU time in clock ticks of 100 per second (USER_HZ) on every architecture Node runs on.
   return { cpuSeconds: ticks / 100, rssMb: kb('VmRSS') / 1024, peakRssMb: kb('VmHWM') / 1024 };
 }
+
+/** Starts recalls on a bank of the server, one after another with `everyMs` between them, until the returned function
+ * is called: it answers their latencies in ms (what another client sees while the server does something else). */
+export function recallProbe(url: string, bank: string, query: string, everyMs: number): () => Promise<number[]> {
+  const ms: number[] = [];
+  let running = true;
+  const done = (async () => {
+    while (running) {
+      const t = performance.now();
+      const r = await post(`${url}/v1/banks/${bank}/recall`, { query });
+      if (r.status !== 200) throw new Error(`recall on ${bank}: ${r.status} ${r.text.slice(0, 300)}`);
+      ms.push(performance.now() - t);
+      await new Promise((wake) => setTimeout(wake, everyMs));
+    }
+  })();
+  return async () => {
+    running = false;
+    await done;
+    return ms;
+  };
+}

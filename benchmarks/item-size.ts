@@ -9,7 +9,7 @@
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { post, ROOT, startServer } from './beam-server.ts';
+import { post, recallProbe, ROOT, startServer } from './beam-server.ts';
 import { benchArgs, cpuProbe, formatLoad, percentile, probed } from './measure.ts';
 import { repeatedText, technicalText } from './texts.ts';
 
@@ -33,23 +33,7 @@ try {
     items: [{ content: 'Marcus moved the nightly billing export to PostgreSQL 16. Priya owns the gateway rollout.' }],
   });
   /** Recall latencies on the side bank, one every 50 ms, until stopped. */
-  const prober = () => {
-    const ms: number[] = [];
-    let running = true;
-    const done = (async () => {
-      while (running) {
-        const t = performance.now();
-        await call('/v1/banks/side/recall', { query: 'Who owns the gateway rollout?' });
-        ms.push(performance.now() - t);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    })();
-    return async () => {
-      running = false;
-      await done;
-      return ms;
-    };
-  };
+  const prober = () => recallProbe(server.url, 'side', 'Who owns the gateway rollout?', 50);
   // Warm-up: models loaded, code compiled, before anything is timed.
   await call('/v1/banks', { id: 'warm-up' });
   for (const text of Object.values(TEXTS)) await call('/v1/banks/warm-up/memories', { items: [{ content: text(20_000, 0) }] });
