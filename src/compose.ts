@@ -14,7 +14,7 @@ import { consolidatorFor } from './consolidate/llm.ts';
 import { workerOptions } from './consolidate/settings.ts';
 import { ThreadLoop } from './consolidate/thread.ts';
 import type { ConsolidationWorker, WorkerOptions } from './consolidate/worker.ts';
-import { Activity } from './core/activity.ts';
+import { Activity, readsFirst } from './core/index.ts';
 import { Engine } from './engine.ts';
 import type { Embedder } from './embed/ports.ts';
 import { createEmbedder, createReranker } from './embed/select.ts';
@@ -96,7 +96,7 @@ interface Stores {
 
 /** The store, thread memory's store and the usage ledger: all in the embedded database, or all on the servers (so
  * API processes and workers keep nothing of their own: server mode opens no SQLite file). */
-async function openStores(config: Config, resumeDeletes = true): Promise<Stores> {
+async function openStores(config: Config, activity: Activity, resumeDeletes = true): Promise<Stores> {
   if (config.store.kind === 'server') {
     // Loaded only in server mode: the Neo4j and Qdrant clients cost the embedded default a second of start-up.
     const [{ ServerStore }, { Neo4jThreadStore }, { Neo4jUsageLedger }] = await Promise.all([
@@ -107,7 +107,8 @@ async function openStores(config: Config, resumeDeletes = true): Promise<Stores>
     const store = await ServerStore.open(config.store.server);
     return { store, local: null, server: store, threads: new Neo4jThreadStore(store.db), ledger: new Neo4jUsageLedger(store.db) };
   }
-  const store = new SqliteStore({ dataDir: config.store.dataDir, resumePurges: resumeDeletes });
+  // A large delete's steps give way to recalls of this process (reads first).
+  const store = new SqliteStore({ dataDir: config.store.dataDir, resumePurges: resumeDeletes, purgePause: readsFirst(activity) });
   return { store, local: store, server: null, threads: new SqliteThreadStore(store.db), ledger: new SqliteUsageLedger(store.db) };
 }
 
@@ -115,7 +116,9 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
   configureLog(config.log);
   // Traces only when an OTLP endpoint is configured; before anything else, so every later step is traced.
   const tracing = tracingFromConfig(config.telemetry);
-  const stores = await openStores(config, options.resumeDeletes);
+  // Recalls and retains running in this process: background work steps aside for them.
+  const activity = new Activity();
+  const stores = await openStores(config, activity, options.resumeDeletes);
   const { store, local, server, threads: threadStore } = stores;
   const metrics = new Metrics({ processMetrics: options.processMetrics });
   // Every LLM call is recorded in the ledger: counting there gives the metrics each call, failed ones included.
@@ -138,7 +141,6 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     : extractThreads > 0
       ? new PooledExtractor({ threads: extractThreads })
       : new OfflineExtractor();
-  const activity = new Activity();
   const engine = new Engine({
     store,
     embedder: embedder.embedder,

@@ -4,6 +4,8 @@
 // and nothing outside it (and the composition root) holds the store.
 import {
   Activity,
+  readsFirst,
+  type StepAsideOptions,
   bankDeletedError,
   CairnError,
   notFound,
@@ -47,6 +49,8 @@ export interface EngineDeps {
   recallSettings?: Partial<RecallSettings>;
   /** Counts running recalls and retains, for background work that steps aside meanwhile (consolidate/thread.ts). */
   activity?: Activity;
+  /** How a long retain's write batches step aside for this engine's recalls (core's readsFirst; its defaults). */
+  readsFirst?: StepAsideOptions;
 }
 
 export interface BankInput {
@@ -261,7 +265,7 @@ export class Engine {
       this.checkEmbedder(bank);
       const result = await this.activity.during(() =>
         traced('retain', { 'cairn.bank': bank.id, 'cairn.items': input.items.length }, (span) =>
-          retain({ ...this.deps, leases: this.leases }, bank, input, {
+          retain({ ...this.deps, leases: this.leases, pause: readsFirst(this.activity, this.deps.readsFirst) }, bank, input, {
             operation: op,
             progress,
             waiting: (what) => this.recordWaiting(op, what),
@@ -303,23 +307,25 @@ export class Engine {
     this.checkEmbedder(bank);
     const { store, embedder, reranker, recallSettings } = this.deps;
     const response = await this.activity
-      .during(() =>
-        traced('recall', { 'cairn.bank': bankId }, () =>
-          recall(
-            {
-              store,
-              embedder,
-              reranker: reranker ?? undefined,
-              ...(recallSettings ? { settings: recallSettings } : {}),
-              // Listeners only count: one failing must not fail the recall.
-              onTimings: (timings) => {
-                this.events.emit('recalled', bankId, timings).catch((e: Error) => log.warn(`a recall listener failed: ${e.message}`));
+      .during(
+        () =>
+          traced('recall', { 'cairn.bank': bankId }, () =>
+            recall(
+              {
+                store,
+                embedder,
+                reranker: reranker ?? undefined,
+                ...(recallSettings ? { settings: recallSettings } : {}),
+                // Listeners only count: one failing must not fail the recall.
+                onTimings: (timings) => {
+                  this.events.emit('recalled', bankId, timings).catch((e: Error) => log.warn(`a recall listener failed: ${e.message}`));
+                },
               },
-            },
-            bankId,
-            request,
+              bankId,
+              request,
+            ),
           ),
-        ),
+        { read: true },
       )
       .catch(async (e: unknown) => {
         await this.requireBank(bankId);

@@ -73,7 +73,7 @@ test('stepping aside under constant activity waits only what the work since the 
   const a = new Activity();
   let release!: () => void;
   const busy = a.during(() => new Promise<void>((r) => (release = r)));
-  const aside = new StepAside(a, 3, 1_000);
+  const aside = new StepAside(a, { waitPerWork: 3, maxMs: 1_000 });
   await aside.step(); // the first wait is the whole allowance
   const work = performance.now();
   while (performance.now() - work < 20); // 20 ms of work earns 60 ms of waiting

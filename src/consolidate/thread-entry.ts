@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error('thread-entry.ts runs only as a worker thread (see consolidate/thread.ts)');
   const { config, workerId, activity: shared } = workerData as ThreadData;
-  const aside = new StepAside(new Activity(shared), WAIT_PER_WORK, API_FIRST_MS);
+  const aside = new StepAside(new Activity(shared), { waitPerWork: WAIT_PER_WORK, maxMs: API_FIRST_MS });
   const post = (m: FromThread): void => port.postMessage(m);
   lowerPriority(config.consolidate.workerNice);
   const { worker, shutdown } = await compose(config, {

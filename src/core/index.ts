@@ -1,6 +1,6 @@
 // The face of src/core: domain types, ids, time, errors, typed events, activity, and the small helpers every module
 // shares. Other folders import core through this file only (src/layout.test.ts checks it).
-export { Activity, StepAside } from './activity.ts';
+export { Activity, type ActivityWatch, readsFirst, StepAside, type StepAsideOptions } from './activity.ts';
 export { type BatchRanking, batchTop, PRODUCT_SLACK } from './batch-top.ts';
 export { cosine, dot } from './dot.ts';
 export { badRequest, bankDeletedError, CairnError, notFound, notFoundOrDeleted, quoteId, shortened } from './errors.ts';

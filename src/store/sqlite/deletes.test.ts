@@ -5,8 +5,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { before, test } from 'node:test';
+import { until } from '../../../test/support/poll.ts';
 import { TEST_GLOVE_CACHE_FILE } from '../../../test/support/embed.ts';
+import { Activity, readsFirst } from '../../core/activity.ts';
 import { CairnError } from '../../core/errors.ts';
 import { GloveEmbedder } from '../../embed/glove.ts';
 import type { Embedder } from '../../embed/ports.ts';
@@ -36,6 +39,35 @@ const factsOf = (store: SqliteStore, documentId: string): number =>
   store.db.prepare("SELECT count(*) FROM facts WHERE bank_id = 'b' AND document_id = ?").pluck().get(documentId) as number;
 const tombstones = (store: SqliteStore, kind: string): string[] =>
   store.db.prepare("SELECT target_id FROM tombstones WHERE bank_id = 'b' AND kind = ?").pluck().all(kind) as string[];
+
+test("a large document's delete steps aside while a recall of this process runs, and finishes after it", async () => {
+  const activity = new Activity();
+  // Bound far beyond the test: nothing but the end of the read lets the steps go on.
+  const store = new SqliteStore({ file: ':memory:', purgeBatch: 10, purgePause: readsFirst(activity, { maxMs: 60_000 }) });
+  try {
+    const { engine, bigFacts } = await withDocuments(store, 40);
+    // A recall held open: counted as a read, as the engine counts its recalls.
+    let release!: () => void;
+    const read = activity.during(() => new Promise<void>((r) => (release = r)), { read: true });
+    let done = false;
+    const deleting = engine.memories.deleteDocument('b', 'big', 'user request').then((r) => {
+      done = true;
+      return r;
+    });
+    // Its first step runs at once; then it waits, turn after turn, while the read runs.
+    await until('the first step', () => factsOf(store, 'big') < bigFacts.length);
+    const left = factsOf(store, 'big');
+    for (let i = 0; i < 100; i++) await nextTurn();
+    assert.equal(factsOf(store, 'big'), left, 'no step ran while the read did');
+    assert.equal(done, false);
+    release();
+    await read;
+    assert.deepEqual((await deleting).factIds.sort(), [...bigFacts].sort());
+    assert.equal(factsOf(store, 'big'), 0);
+  } finally {
+    store.close();
+  }
+});
 
 test('a large document is deleted a batch at a time, other work running between the batches', async () => {
   const store = new SqliteStore({ file: ':memory:', purgeBatch: 10 });

@@ -112,13 +112,21 @@ const isRunning = (db: Db, key: string): boolean => running.get(db)?.has(key) ??
  * batch when they take longer (facts with hundreds of links, a large keyword table's pages). */
 const STEP_MS = 50;
 
+/** How a purge runs: at most `batch` facts per transaction, and `pause` between two transactions (a turn of the event
+ * loop; the store's API steps aside for reads there, see core's readsFirst). */
+export interface PurgePace {
+  batch: number;
+  pause: () => Promise<void>;
+}
+export const DEFAULT_PACE: PurgePace = { batch: PURGE_BATCH, pause: () => nextTurn() };
+
 /**
  * Runs `step(limit)` (one transaction removing at most `limit` rows, answering how many it removed) until a step
  * removes fewer than asked, with a turn of the event loop between two steps; the limit follows the time a step takes
  * (STEP_MS), never above `max`. It starts at an eighth of `max` and at most doubles per step: the first rows of a large
  * bank come off a cold cache (a first step of 500 facts of a 1M-fact bank took 4 s).
  */
-async function inSteps(db: Db, max: number, step: (limit: number) => number, what: string): Promise<void> {
+async function inSteps(db: Db, max: number, step: (limit: number) => number, what: string, pause: () => Promise<void>): Promise<void> {
   let limit = Math.max(1, Math.floor(max / 8));
   for (;;) {
     const started = performance.now();
@@ -126,7 +134,7 @@ async function inSteps(db: Db, max: number, step: (limit: number) => number, wha
     if (removed < limit) return;
     const ms = performance.now() - started;
     limit = Math.max(1, Math.min(max, 2 * limit, Math.round((limit * STEP_MS) / Math.max(ms, 1))));
-    await nextTurn();
+    await pause();
     if (!db.open) throw new Error(`the store closed while ${what} was being deleted; it is finished when the store opens again`);
   }
 }
@@ -143,7 +151,7 @@ export async function deleteDocument(
   bankId: string,
   documentId: string,
   reason: string,
-  batch = PURGE_BATCH,
+  pace: PurgePace = DEFAULT_PACE,
 ): Promise<DeleteResult | null> {
   const begun = db
     .transaction(() => {
@@ -158,11 +166,12 @@ export async function deleteDocument(
     })
     .immediate();
   if (!begun) return null;
-  return tracked(db, `document ${bankId} ${documentId}`, () => purgeDocument(db, bankId, documentId, reason, batch));
+  return tracked(db, `document ${bankId} ${documentId}`, () => purgeDocument(db, bankId, documentId, reason, pace));
 }
 
 /** Deletes a recorded purge's facts a batch per transaction, then the document (see deleteDocument). */
-async function purgeDocument(db: Db, bankId: string, documentId: string, reason: string, batch: number): Promise<DeleteResult> {
+async function purgeDocument(db: Db, bankId: string, documentId: string, reason: string, pace: PurgePace): Promise<DeleteResult> {
+  const { batch } = pace;
   const factIds: string[] = [];
   const observationIds = new Set<string>();
   // Another purge of the document (another connection's, or a resumption that read its list earlier) may finish it
@@ -190,6 +199,7 @@ async function purgeDocument(db: Db, bankId: string, documentId: string, reason:
         })
         .immediate(),
     `document '${documentId}'`,
+    pace.pause,
   );
   db.transaction(() => {
     if (!recorded()) return;
@@ -207,7 +217,11 @@ async function purgeDocument(db: Db, bankId: string, documentId: string, reason:
 }
 
 /** Finishes the deletes of banks and documents a crash (or a closed store) interrupted, one after another. */
-export async function resumePurges(db: Db, batch = PURGE_BATCH, onBankDeleted: (bankId: string) => void = () => {}): Promise<number> {
+export async function resumePurges(
+  db: Db,
+  pace: PurgePace = DEFAULT_PACE,
+  onBankDeleted: (bankId: string) => void = () => {},
+): Promise<number> {
   // Not within the opening of the store: after it, beside whatever the process does first.
   await nextTurn();
   if (!db.open) return 0;
@@ -216,7 +230,7 @@ export async function resumePurges(db: Db, batch = PURGE_BATCH, onBankDeleted: (
   // Each still recorded when its turn comes: a delete in this process or another may have finished it meanwhile.
   for (const bankId of banks) {
     if (isRunning(db, `bank ${bankId}`) || !bankPurging(db, bankId)) continue;
-    await tracked(db, `bank ${bankId}`, () => purgeBank(db, bankId, batch));
+    await tracked(db, `bank ${bankId}`, () => purgeBank(db, bankId, pace));
     onBankDeleted(bankId);
     resumed++;
   }
@@ -231,7 +245,7 @@ export async function resumePurges(db: Db, batch = PURGE_BATCH, onBankDeleted: (
   for (const p of pending) {
     const key = `document ${p.bankId} ${p.documentId}`;
     if (isRunning(db, key) || !documentPurging(db, p.bankId, p.documentId)) continue;
-    await tracked(db, key, () => purgeDocument(db, p.bankId, p.documentId, p.reason, batch));
+    await tracked(db, key, () => purgeDocument(db, p.bankId, p.documentId, p.reason, pace));
     resumed++;
   }
   return resumed;
@@ -259,7 +273,7 @@ const BANK_TABLES: ReadonlyArray<{ table: string; also?: string; rows: number }>
  * then go `batch` at a time, a turn of the event loop between two transactions, and the last transaction removes the
  * bank's row, its keyword tables and the purge record. A delete a crash cut short is finished by resumePurges.
  */
-export async function deleteBank(db: Db, bankId: string, reason: string, batch = PURGE_BATCH): Promise<boolean> {
+export async function deleteBank(db: Db, bankId: string, reason: string, pace: PurgePace = DEFAULT_PACE): Promise<boolean> {
   const begun = db
     .transaction(() => {
       if (!prepared(db, `SELECT 1 FROM banks WHERE id = ? AND ${NOT_PURGING}`).get(bankId)) return false;
@@ -270,11 +284,11 @@ export async function deleteBank(db: Db, bankId: string, reason: string, batch =
       return true;
     })
     .immediate();
-  if (begun) await tracked(db, `bank ${bankId}`, () => purgeBank(db, bankId, batch));
+  if (begun) await tracked(db, `bank ${bankId}`, () => purgeBank(db, bankId, pace));
   return begun;
 }
 
-async function purgeBank(db: Db, bankId: string, batch: number): Promise<void> {
+async function purgeBank(db: Db, bankId: string, { batch, pause }: PurgePace): Promise<void> {
   const what = `bank '${bankId}'`;
   // As for a document: a purge finished by another connection (and the bank created again since) is left alone.
   const recorded = (): boolean => bankPurging(db, bankId);
@@ -290,7 +304,7 @@ async function purgeBank(db: Db, bankId: string, batch: number): Promise<void> {
           return removed;
         })
         .immediate();
-    await inSteps(db, batch * rows, step, what);
+    await inSteps(db, batch * rows, step, what, pause);
   }
   // A large keyword table's pages take seconds to free in one DROP: its shadow tables are emptied a step at a time
   // first (the bank is hidden, nothing reads them), then dropped. SQLite's defensive mode, which forbids writing
@@ -310,7 +324,7 @@ async function purgeBank(db: Db, bankId: string, batch: number): Promise<void> {
           }
         })
         .immediate();
-    await inSteps(db, batch * 20, step, what);
+    await inSteps(db, batch * 20, step, what, pause);
   }
   db.transaction(() => {
     if (!recorded()) return;

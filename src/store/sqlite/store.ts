@@ -88,6 +88,9 @@ export interface SqliteStoreOptions {
   offloadFacts?: number;
   /** Facts a document's delete removes per transaction (default deletes.PURGE_BATCH). */
   purgeBatch?: number;
+  /** What a large delete does between two of its transactions (default one turn of the event loop; the composition
+   * root has it step aside for reads as well: core's readsFirst). */
+  purgePause?: () => Promise<void>;
   /** Finish the deletes an earlier process left unfinished (default true; the consolidation thread's connection, opened
    * beside the API's, leaves that to it). */
   resumePurges?: boolean;
@@ -115,7 +118,7 @@ export class SqliteStore implements MemoryStore {
   private readonly checkpoints: BackgroundCheckpoints | null;
   private readonly sessionsOf: SqliteSessions;
   private rowsSinceOptimize = 0;
-  private readonly purgeBatch: number;
+  private readonly purgePace: deletes.PurgePace;
   /** Settles once the deletes a crash interrupted are finished (or the store closed first), with how many it finished. */
   readonly purgesResumed: Promise<number>;
 
@@ -138,12 +141,15 @@ export class SqliteStore implements MemoryStore {
     this.keywords = new SqliteKeywordIndex(this.db, offload);
     this.graph = new SqliteGraphIndex(this.db);
     this.sessionsOf = new SqliteSessions(this.db);
-    this.purgeBatch = options.purgeBatch ?? deletes.PURGE_BATCH;
+    this.purgePace = {
+      batch: options.purgeBatch ?? deletes.PURGE_BATCH,
+      pause: options.purgePause ?? deletes.DEFAULT_PACE.pause,
+    };
     this.purgesResumed =
       options.resumePurges === false
         ? Promise.resolve(0)
         : deletes
-            .resumePurges(this.db, this.purgeBatch, (id) => this.forgetBank(id))
+            .resumePurges(this.db, this.purgePace, (id) => this.forgetBank(id))
             .then(
               (n) => {
                 if (n > 0) log.info(`finished ${n} delete(s) of banks or documents an earlier process left unfinished`);
@@ -201,7 +207,7 @@ export class SqliteStore implements MemoryStore {
     );
   }
   async deleteBank(id: string, reason = BANK_DELETED): Promise<void> {
-    if (await deletes.deleteBank(this.db, id, reason, this.purgeBatch)) this.forgetBank(id);
+    if (await deletes.deleteBank(this.db, id, reason, this.purgePace)) this.forgetBank(id);
   }
   private forgetBank(id: string): void {
     this.vectors.forgetBank(id);
@@ -247,7 +253,7 @@ export class SqliteStore implements MemoryStore {
     for (const w of ws) this.refreshStatistics(w.facts.length + w.chunks.length);
   }
   async deleteDocument(bankId: string, documentId: string, reason: string): Promise<DeleteResult | null> {
-    return deletes.deleteDocument(this.db, bankId, documentId, reason, this.purgeBatch);
+    return deletes.deleteDocument(this.db, bankId, documentId, reason, this.purgePace);
   }
   async deleteFacts(bankId: string, factIds: string[], reason: string): Promise<DeleteResult> {
     return deletes.deleteFacts(this.db, bankId, factIds, reason);
