@@ -51,7 +51,14 @@ export interface EngineDeps {
   activity?: Activity;
   /** How a long retain's write batches step aside for this engine's recalls (core's readsFirst; its defaults). */
   readsFirst?: StepAsideOptions;
+  /** How long a bank's delete is waited for once the bank is gone for everyone, before answering that its rows are
+   * still being removed (default BANK_DELETE_ANSWER_MS). */
+  bankDeleteAnswerMs?: number;
 }
+
+/** A bank of a million facts takes minutes to remove row by row: HTTP clients and proxies give up long before (undici
+ * after 300 s), so a delete answers once the bank is gone for every reader and writer and this long has passed. */
+export const BANK_DELETE_ANSWER_MS = 2_000;
 
 export interface BankInput {
   id?: string;
@@ -195,10 +202,27 @@ export class Engine {
     return next;
   }
 
-  async deleteBank(id: string, reason?: string): Promise<void> {
+  /**
+   * Deletes the bank. Answers once everything of it is removed (complete), or, when that takes longer than
+   * bankDeleteAnswerMs, with the bank gone for every reader and writer and its rows still being removed (not
+   * complete; a crash meanwhile leaves them to be removed when the store opens again).
+   */
+  async deleteBank(id: string, reason?: string): Promise<{ complete: boolean }> {
     await this.requireBank(id);
-    await this.deps.store.deleteBank(id, reason);
-    await this.events.emit('bankDeleted', id);
+    let hide!: () => void;
+    const hidden = new Promise<void>((resolve) => (hide = resolve));
+    const removed = this.deps.store.deleteBank(id, reason, { hidden: hide }).then(() => this.events.emit('bankDeleted', id));
+    const waitMs = this.deps.bankDeleteAnswerMs ?? BANK_DELETE_ANSWER_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const answerAnyway = hidden.then(() => new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), waitMs))));
+    const complete = await Promise.race([removed.then(() => true), answerAnyway]).finally(() => clearTimeout(timer));
+    if (!complete)
+      removed.catch((e: unknown) =>
+        log.warn(
+          `the delete of bank '${id}' stopped before all its rows were removed (they are when the store opens again): ${e instanceof Error ? e.message : String(e)}`,
+        ),
+      );
+    return { complete };
   }
 
   // retain

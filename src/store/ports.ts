@@ -356,9 +356,10 @@ export interface BankStore {
   /**
    * Removes the bank and everything of it from every index. Its finished operations go; its unfinished ones are
    * failed ("bank '<id>' was deleted ...") and kept without their input, so whoever polls them learns why. Its
-   * tombstone keeps the reason (default BANK_DELETED).
+   * tombstone keeps the reason (default BANK_DELETED). `hidden` is called once the bank is gone for every reader and
+   * writer (a store that removes a large bank's rows step by step does so after its first step).
    */
-  deleteBank(id: string, reason?: string): Promise<void>;
+  deleteBank(id: string, reason?: string, options?: { hidden?: () => void }): Promise<void>;
 }
 
 /**

@@ -184,8 +184,9 @@ export class CairnClient {
   }
 
   /** Deletes the bank with everything in it; its tombstone keeps the reason. */
-  async deleteBank(bank: string, reason?: string): Promise<void> {
-    await unwrap(this.raw.DELETE('/v1/banks/{bank}', { params: { path: { bank }, query: { reason } } }));
+  /** Deletes the bank. `complete` false: it is gone for everyone, and its rows (a large bank's) are still being removed. */
+  deleteBank(bank: string, reason?: string): Promise<{ deleted: string; complete: boolean }> {
+    return unwrap(this.raw.DELETE('/v1/banks/{bank}', { params: { path: { bank }, query: { reason } } }));
   }
 
   // memory

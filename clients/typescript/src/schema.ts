@@ -148,9 +148,16 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            deleted: string;
-                        };
+                        "application/json": components["schemas"]["BankDeleted"];
+                    };
+                };
+                /** @description Gone for every reader and writer; its rows are still being removed (a large bank), and creating a bank of the same id is a 409 until they are */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["BankDeleted"];
                     };
                 };
                 /** @description Invalid request */
@@ -2720,6 +2727,10 @@ export interface components {
             config?: {
                 [key: string]: unknown;
             };
+        };
+        BankDeleted: {
+            deleted: string;
+            complete: boolean;
         };
         RetainResponse: {
             operationId: string;

@@ -6,6 +6,14 @@ import { BankIdParam, BankSchema, CreateBankSchema, DeleteQuery, deleteReason, E
 
 const errors = { 400: json(ErrorSchema, 'Invalid request'), 404: json(ErrorSchema, 'No such bank') };
 
+const BankDeletedSchema = z
+  .object({
+    deleted: z.string(),
+    /** False: the answer came before every row was removed (see the 202). */
+    complete: z.boolean(),
+  })
+  .openapi('BankDeleted');
+
 export function bankRoutes(engine: Engine): Routes {
   return (app) => {
     app.openapi(
@@ -53,12 +61,19 @@ export function bankRoutes(engine: Engine): Routes {
         path: '/v1/banks/{bank}',
         tags: ['banks'],
         request: { params: BankIdParam, query: DeleteQuery },
-        responses: { 200: json(z.object({ deleted: z.string() }), 'Deleted, with everything in it'), ...errors },
+        responses: {
+          200: json(BankDeletedSchema, 'Deleted, with everything in it'),
+          202: json(
+            BankDeletedSchema,
+            'Gone for every reader and writer; its rows are still being removed (a large bank), and creating a bank of the same id is a 409 until they are',
+          ),
+          ...errors,
+        },
       }),
       async (c) => {
         const { bank } = c.req.valid('param');
-        await engine.deleteBank(bank, deleteReason(c.req.valid('query')));
-        return c.json({ deleted: bank }, 200);
+        const { complete } = await engine.deleteBank(bank, deleteReason(c.req.valid('query')));
+        return complete ? c.json({ deleted: bank, complete }, 200) : c.json({ deleted: bank, complete }, 202);
       },
     );
   };

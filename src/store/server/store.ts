@@ -118,8 +118,9 @@ export class ServerStore implements MemoryStore {
   updateBank(b: Bank): Promise<void> {
     return this.records.updateBank(b);
   }
-  async deleteBank(id: string, reason = BANK_DELETED): Promise<void> {
+  async deleteBank(id: string, reason = BANK_DELETED, options: { hidden?: () => void } = {}): Promise<void> {
     if (!(await deletes.dropBank(this.db, id, reason, nowIso()))) return;
+    options.hidden?.();
     await deletes.sweepBank(this.db, id);
     this.keywordSchema.forget(id);
     await this.qdrant.deleteBank(id);

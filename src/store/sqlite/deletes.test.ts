@@ -7,7 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { before, test } from 'node:test';
+import { listen } from '../../../test/support/http.ts';
 import { until } from '../../../test/support/poll.ts';
+import { createApp } from '../../api/app.ts';
+import { coreRoutes } from '../../api/routes/index.ts';
 import { TEST_GLOVE_CACHE_FILE } from '../../../test/support/embed.ts';
 import { Activity, readsFirst } from '../../core/activity.ts';
 import { CairnError } from '../../core/errors.ts';
@@ -26,7 +29,8 @@ const text = Array.from({ length: 60 }, (_, i) => `Ticket ${i}: Priya moved the 
 
 /** A bank holding the document 'big' (at least `minFacts` facts) and the document 'small'. */
 async function withDocuments(store: SqliteStore, minFacts: number): Promise<{ engine: Engine; bigFacts: string[] }> {
-  const engine = new Engine({ store, embedder, reranker: null, extractor: new OfflineExtractor() });
+  // Deletes answer when whole here, however slow the machine.
+  const engine = new Engine({ store, embedder, reranker: null, extractor: new OfflineExtractor(), bankDeleteAnswerMs: 600_000 });
   await engine.createBank({ id: 'b' });
   await engine.retain('b', { items: [{ content: text, documentId: 'big', timestamp: '2024-05-01T10:00:00Z' }] });
   await engine.retain('b', { items: [{ content: 'Priya likes the Oslo office.', documentId: 'small' }] });
@@ -37,6 +41,8 @@ async function withDocuments(store: SqliteStore, minFacts: number): Promise<{ en
 
 const factsOf = (store: SqliteStore, documentId: string): number =>
   store.db.prepare("SELECT count(*) FROM facts WHERE bank_id = 'b' AND document_id = ?").pluck().get(documentId) as number;
+const factsIn = (store: SqliteStore, bankId: string): number =>
+  store.db.prepare('SELECT count(*) FROM facts WHERE bank_id = ?').pluck().get(bankId) as number;
 const tombstones = (store: SqliteStore, kind: string): string[] =>
   store.db.prepare("SELECT target_id FROM tombstones WHERE bank_id = 'b' AND kind = ?").pluck().all(kind) as string[];
 
@@ -251,6 +257,46 @@ test('a large bank is deleted a batch at a time, gone for readers and writers fr
     await engine.retain('b', { items: [{ content: 'Priya moved the billing service to Oslo.' }] });
     assert.equal((await engine.recall('b', { query: 'billing service Oslo' })).results.length, 1);
   } finally {
+    await store.close();
+  }
+});
+
+test("a large bank's DELETE answers 202 once the bank is gone for everyone, its rows removed after", async () => {
+  // The steps wait at a gate the test opens.
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  let pauses = 0;
+  const store = new SqliteStore({
+    file: ':memory:',
+    purgeBatch: 10,
+    purgePause: async () => {
+      pauses++;
+      await gate;
+    },
+  });
+  const engine = new Engine({ store, embedder, reranker: null, extractor: new OfflineExtractor(), bankDeleteAnswerMs: 0 });
+  const http = await listen(createApp(engine, { routes: coreRoutes(engine) }));
+  try {
+    await engine.createBank({ id: 'b' });
+    await engine.retain('b', { items: [{ content: text, documentId: 'big' }] });
+    await engine.createBank({ id: 'small' });
+    await engine.retain('small', { items: [{ content: 'Priya keeps the Oslo runbook.' }] });
+    const answer = await http.call('DELETE', '/v1/banks/b');
+    assert.deepEqual(answer, { status: 202, body: { deleted: 'b', complete: false } });
+    assert.ok(pauses > 0 && factsIn(store, 'b') > 0, 'its rows were still being removed when it answered');
+    assert.equal((await http.call('GET', '/v1/banks/b')).status, 404);
+    assert.equal((await http.call('POST', '/v1/banks', { id: 'b' })).status, 409);
+    open();
+    await until(
+      'the rows to be removed',
+      () => factsIn(store, 'b') === 0 && store.db.prepare('SELECT count(*) FROM bank_purges').pluck().get() === 0,
+    );
+    assert.equal((await http.call('POST', '/v1/banks', { id: 'b' })).status, 201);
+    // A small bank's delete is whole when it answers: 200.
+    assert.deepEqual(await http.call('DELETE', '/v1/banks/small'), { status: 200, body: { deleted: 'small', complete: true } });
+  } finally {
+    open();
+    await http.close();
     await store.close();
   }
 });

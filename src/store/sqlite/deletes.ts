@@ -273,7 +273,13 @@ const BANK_TABLES: ReadonlyArray<{ table: string; also?: string; rows: number }>
  * then go `batch` at a time, a turn of the event loop between two transactions, and the last transaction removes the
  * bank's row, its keyword tables and the purge record. A delete a crash cut short is finished by resumePurges.
  */
-export async function deleteBank(db: Db, bankId: string, reason: string, pace: PurgePace = DEFAULT_PACE): Promise<boolean> {
+export async function deleteBank(
+  db: Db,
+  bankId: string,
+  reason: string,
+  pace: PurgePace = DEFAULT_PACE,
+  hidden: () => void = () => {},
+): Promise<boolean> {
   const begun = db
     .transaction(() => {
       if (!prepared(db, `SELECT 1 FROM banks WHERE id = ? AND ${NOT_PURGING}`).get(bankId)) return false;
@@ -284,8 +290,10 @@ export async function deleteBank(db: Db, bankId: string, reason: string, pace: P
       return true;
     })
     .immediate();
-  if (begun) await tracked(db, `bank ${bankId}`, () => purgeBank(db, bankId, pace));
-  return begun;
+  if (!begun) return false;
+  hidden();
+  await tracked(db, `bank ${bankId}`, () => purgeBank(db, bankId, pace));
+  return true;
 }
 
 async function purgeBank(db: Db, bankId: string, { batch, pause }: PurgePace): Promise<void> {

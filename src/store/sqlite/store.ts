@@ -206,8 +206,8 @@ export class SqliteStore implements MemoryStore {
       b.id,
     );
   }
-  async deleteBank(id: string, reason = BANK_DELETED): Promise<void> {
-    if (await deletes.deleteBank(this.db, id, reason, this.purgePace)) this.forgetBank(id);
+  async deleteBank(id: string, reason = BANK_DELETED, options: { hidden?: () => void } = {}): Promise<void> {
+    if (await deletes.deleteBank(this.db, id, reason, this.purgePace, options.hidden)) this.forgetBank(id);
   }
   private forgetBank(id: string): void {
     this.vectors.forgetBank(id);
