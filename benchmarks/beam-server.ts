@@ -165,22 +165,30 @@ export function processUsage(pid: number): { cpuSeconds: number; rssMb: number; 
 }
 
 /** Starts recalls on a bank of the server, one after another with `everyMs` between them, until the returned function
- * is called: it answers their latencies in ms (what another client sees while the server does something else). */
-export function recallProbe(url: string, bank: string, query: string, everyMs: number): () => Promise<number[]> {
+ * is called: it answers the latencies in ms of those that succeeded (what another client sees while the server does
+ * something else) and what went wrong with the others (each printed as it happens). */
+export function recallProbe(url: string, bank: string, query: string, everyMs: number): () => Promise<{ ms: number[]; failed: string[] }> {
   const ms: number[] = [];
+  const failed: string[] = [];
   let running = true;
   const done = (async () => {
     while (running) {
       const t = performance.now();
-      const r = await post(`${url}/v1/banks/${bank}/recall`, { query });
-      if (r.status !== 200) throw new Error(`recall on ${bank}: ${r.status} ${r.text.slice(0, 300)}`);
-      ms.push(performance.now() - t);
+      const problem = await post(`${url}/v1/banks/${bank}/recall`, { query }).then(
+        (r) => (r.status === 200 ? null : `${r.status} ${r.text.slice(0, 200)}`),
+        (e: unknown) => (e instanceof Error ? `${e.message} ${String((e.cause as { code?: string } | undefined)?.code ?? '')}` : String(e)),
+      );
+      if (problem === null) ms.push(performance.now() - t);
+      else {
+        failed.push(problem);
+        process.stderr.write(`recall on ${bank} failed: ${problem}\n`);
+      }
       await new Promise((wake) => setTimeout(wake, everyMs));
     }
   })();
   return async () => {
     running = false;
     await done;
-    return ms;
+    return { ms, failed };
   };
 }

@@ -40,7 +40,7 @@ try {
   for (let i = 0; i < 5; i++) await call('/v1/banks/side/recall', { query: 'warm-up' });
   const idle = prober();
   await new Promise((r) => setTimeout(r, 3000));
-  const idleMs = await idle();
+  const { ms: idleMs } = await idle();
   console.log(`idle recall on the side bank: p50 ${percentile(idleMs, 50).toFixed(1)} ms, max ${Math.max(...idleMs).toFixed(1)} ms`);
   rows.push(
     `| (idle) | | | | | | ${percentile(idleMs, 50).toFixed(1)} / ${percentile(idleMs, 95).toFixed(1)} / ${Math.max(...idleMs).toFixed(0)} |`,
@@ -55,7 +55,7 @@ try {
       const t = performance.now();
       const r = await call(`/v1/banks/${id}/memories`, { items: [{ content }] });
       const seconds = (performance.now() - t) / 1000;
-      const side = await stop();
+      const { ms: side } = await stop();
       const facts = (r.body.result as { facts?: number } | undefined)?.facts ?? 0;
       const perChar = (seconds * 1e6) / size;
       base ||= perChar;
