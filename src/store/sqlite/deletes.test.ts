@@ -142,6 +142,37 @@ test('a large document is deleted a batch at a time, other work running between 
   }
 });
 
+test("a delete's transaction ends after about 50 ms however few rows it has removed", async () => {
+  // Facts that take 5 ms each to delete (a trigger calling a busy function): what facts with hundreds of links off a
+  // cold cache cost. The batch allows 500 a transaction; the clock must end each one far sooner.
+  const left: number[] = [];
+  let store!: SqliteStore;
+  store = new SqliteStore({
+    file: ':memory:',
+    purgeBatch: 500,
+    purgePause: async () => {
+      left.push(factsOf(store, 'big'));
+      await nextTurn();
+    },
+  });
+  try {
+    const { engine, bigFacts } = await withDocuments(store, 40);
+    store.db.function('slow_row', () => {
+      const until = performance.now() + 5;
+      while (performance.now() < until);
+      return null;
+    });
+    store.db.exec('CREATE TEMP TRIGGER slow_fact_delete AFTER DELETE ON facts BEGIN SELECT slow_row(); END');
+    const deleted = await engine.memories.deleteDocument('b', 'big', 'user request');
+    assert.equal(deleted.factIds.length, bigFacts.length);
+    const steps = [bigFacts.length, ...left].map((n, i, all) => (i === 0 ? 0 : all[i - 1] - n)).slice(1);
+    assert.ok(steps.length >= 3, `several transactions: facts left at each pause ${left.join(', ')}`);
+    assert.ok(Math.max(...steps) <= 32, `each removed a few facts (10-16 at 5 ms each), not the batch: ${steps.join(', ')}`);
+  } finally {
+    await store.close();
+  }
+});
+
 test('a document delete a crash cut short is finished when the store opens again', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'cairn-purge-'));
   try {

@@ -108,9 +108,15 @@ function tracked<T>(db: Db, key: string, purge: () => Promise<T>): Promise<T> {
 }
 const isRunning = (db: Db, key: string): boolean => running.get(db)?.has(key) ?? false;
 
-/** About how long one transaction of a purge should hold the event loop: the rows per transaction shrink from the
- * batch when they take longer (facts with hundreds of links, a large keyword table's pages). */
+/** About how long one transaction of a purge should hold the event loop: it ends there, however few rows it removed
+ * (facts with hundreds of links, a large bank's pages off a cold cache: 500 facts of a 1M-fact bank took 1-4 s). */
 const STEP_MS = 50;
+/** A transaction removes its rows this share of its `max` at a time, looking at the clock between two. */
+const SUB_STEPS = 64;
+
+/** Removes rows within a step's transaction through `remove(n)` (removing at most n, answering how many): a few at a
+ * time until `max` are removed or STEP_MS has passed (true: there may be more) or none are left (false). */
+type Within = (remove: (n: number) => number) => boolean;
 
 /** How a purge runs: at most `batch` facts per transaction, and `pause` between two transactions (a turn of the event
  * loop; the store's API steps aside for reads there, see core's readsFirst). */
@@ -121,19 +127,23 @@ export interface PurgePace {
 export const DEFAULT_PACE: PurgePace = { batch: PURGE_BATCH, pause: () => nextTurn() };
 
 /**
- * Runs `step(limit)` (one transaction removing at most `limit` rows, answering how many it removed) until a step
- * removes fewer than asked, with a turn of the event loop between two steps; the limit follows the time a step takes
- * (STEP_MS), never above `max`. It starts at an eighth of `max` and at most doubles per step: the first rows of a large
- * bank come off a cold cache (a first step of 500 facts of a 1M-fact bank took 4 s).
+ * Runs `step(within)` (one transaction, removing its rows through `within`: at most `max` of them, for about STEP_MS)
+ * until a step answers that no rows are left, with `pause` between two steps.
  */
-async function inSteps(db: Db, max: number, step: (limit: number) => number, what: string, pause: () => Promise<void>): Promise<void> {
-  let limit = Math.max(1, Math.floor(max / 8));
-  for (;;) {
+async function inSteps(db: Db, max: number, step: (within: Within) => boolean, what: string, pause: () => Promise<void>): Promise<void> {
+  const sub = Math.max(1, Math.ceil(max / SUB_STEPS));
+  const within: Within = (remove) => {
     const started = performance.now();
-    const removed = step(limit);
-    if (removed < limit) return;
-    const ms = performance.now() - started;
-    limit = Math.max(1, Math.min(max, 2 * limit, Math.round((limit * STEP_MS) / Math.max(ms, 1))));
+    for (let removed = 0; ; ) {
+      const ask = Math.min(sub, max - removed);
+      const n = remove(ask);
+      if (n < ask) return false;
+      removed += n;
+      if (removed >= max || performance.now() - started >= STEP_MS) return true;
+    }
+  };
+  for (;;) {
+    if (!step(within)) return;
     await pause();
     if (!db.open) throw new Error(`the store closed while ${what} was being deleted; it is finished when the store opens again`);
   }
@@ -189,13 +199,13 @@ async function purgeDocument(db: Db, bankId: string, documentId: string, reason:
   await inSteps(
     db,
     batch,
-    (limit) =>
+    (within) =>
       db
         .transaction(() => {
-          if (!recorded()) return 0;
-          const n = deleteSome(limit);
+          if (!recorded()) return false;
+          const more = within(deleteSome);
           syncKeywordIndexes(db);
-          return n;
+          return more;
         })
         .immediate(),
     `document '${documentId}'`,
@@ -303,13 +313,13 @@ async function purgeBank(db: Db, bankId: string, { batch, pause }: PurgePace): P
   for (const { table, also = '', rows } of BANK_TABLES) {
     const remove = prepared(db, `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE bank_id = ? ${also} LIMIT ?)`);
     // The keyword changes the deletes record are dropped with each step: the bank's keyword tables go whole.
-    const step = (limit: number): number =>
+    const step = (within: Within): boolean =>
       db
         .transaction(() => {
-          if (!recorded()) return 0;
-          const removed = remove.run(bankId, limit).changes;
+          if (!recorded()) return false;
+          const more = within((n) => remove.run(bankId, n).changes);
           prepared(db, 'DELETE FROM keyword_changes WHERE bank_id = ?').run(bankId);
-          return removed;
+          return more;
         })
         .immediate();
     await inSteps(db, batch * rows, step, what, pause);
@@ -318,15 +328,16 @@ async function purgeBank(db: Db, bankId: string, { batch, pause }: PurgePace): P
   // first (the bank is hidden, nothing reads them), then dropped. SQLite's defensive mode, which forbids writing
   // shadow tables, is lifted for those statements alone.
   for (const table of keywordShadowTables(db, bankId)) {
-    const step = (limit: number): number =>
+    const step = (within: Within): boolean =>
       db
         .transaction(() => {
           // Another process finishing the same purge (both resumed it) may have dropped it.
-          if (!recorded() || !prepared(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)) return 0;
+          if (!recorded() || !prepared(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)) return false;
           db.unsafeMode(true);
           try {
             // Prepared here: the mode is read when a statement is compiled.
-            return db.prepare(`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} LIMIT ?)`).run(limit).changes;
+            const remove = db.prepare(`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} LIMIT ?)`);
+            return within((n) => remove.run(n).changes);
           } finally {
             db.unsafeMode(false);
           }
