@@ -105,3 +105,37 @@ test('the log starts over once the thread reports it long: it stays bounded unde
     db.close();
   }
 });
+
+test("the main connection checkpoints only what the thread's checkpoint left few of, or a log grown too long", async () => {
+  const { db, file } = database('gap');
+  let answer = { log: 0, copied: 0 };
+  const checkpoints = new BackgroundCheckpoints(
+    db,
+    `${file}-wal`,
+    { checkpoint: async () => answer },
+    { everyMs: 60_000, offloadBytes: 0, restartFrames: 200 },
+  );
+  const pragma = db.pragma.bind(db);
+  let here = 0;
+  db.pragma = ((source: string, options?: { simple?: boolean }) => {
+    if (source.startsWith('wal_checkpoint')) here++;
+    return pragma(source, options);
+  }) as typeof db.pragma;
+  const tickAfterWrite = async (log: number, copied: number): Promise<number> => {
+    answer = { log, copied };
+    write(db, 4);
+    here = 0;
+    await checkpoints.tick();
+    return here;
+  };
+  try {
+    assert.equal(await tickAfterWrite(100, 20), 0, 'a short log is left to the thread');
+    assert.equal(await tickAfterWrite(500, 100), 0, 'a long log the thread left much of: 400 frames to copy here');
+    assert.equal(await tickAfterWrite(500, 490), 1, 'a long log the thread left few of: copied here, and it starts over');
+    assert.equal(await tickAfterWrite(900, 100), 1, 'a log four times too long: copied here whatever is left');
+    await checkpoints.stop();
+  } finally {
+    db.pragma = pragma;
+    db.close();
+  }
+});

@@ -4,9 +4,11 @@
 // store taking real write volume; small ones never start a thread for this), the main connection stops
 // checkpointing and a reader thread copies what was committed every `everyMs` while writes go on. A log can only
 // start over once a checkpoint has copied all of it with no write in between, which a checkpoint racing the writes
-// rarely achieves: when the thread reports `restartFrames` or more in the log, the main connection checkpoints the
-// little that is left itself, between two writes, and the next write starts the log afresh (bounded, and a sync on
-// the main thread per 32 MB of log instead of per 4 MB).
+// rarely achieves: when the thread reports `restartFrames` or more in the log, and few of them left to copy, the main
+// connection checkpoints the little that is left itself, between two writes, and the next write starts the log afresh
+// (bounded, and a sync on the main thread per 32 MB of log instead of per 4 MB). Under heavy writes (a large delete)
+// what the thread leaves can be thousands of frames, a second and more to copy on the main thread: it waits for a
+// thread's checkpoint that leaves few, unless the log has grown to four times `restartFrames`.
 import { statSync } from 'node:fs';
 import type { Db } from './database.ts';
 import type { SqliteReaders } from './readers.ts';
@@ -62,8 +64,9 @@ export class BackgroundCheckpoints {
     this.running = this.readers
       .checkpoint()
       .then(
-        (frames) => {
-          if (frames >= this.restartFrames) this.checkpointHere();
+        ({ log, copied }) => {
+          const few = log - copied <= this.restartFrames / 8;
+          if ((log >= this.restartFrames && few) || log >= 4 * this.restartFrames) this.checkpointHere();
         },
         () => this.checkpointHere(), // no reader thread: here, then
       )

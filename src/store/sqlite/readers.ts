@@ -55,10 +55,11 @@ export class SqliteReaders {
     return this.run({ file: this.file, passing: task }) as Promise<PassingHit[]>;
   }
 
-  /** Copies what the write-ahead log holds into the database file, on a reader thread; the frames in the log. */
-  async checkpoint(): Promise<number> {
-    const [row] = (await this.run({ file: this.file, checkpoint: true })) as Array<{ log: number }>;
-    return row?.log ?? 0;
+  /** Copies what the write-ahead log holds into the database file, on a reader thread: the frames in the log, and how
+   * many of them are copied. */
+  async checkpoint(): Promise<{ log: number; copied: number }> {
+    const [row] = (await this.run({ file: this.file, checkpoint: true })) as Array<{ log: number; checkpointed: number }>;
+    return { log: row?.log ?? 0, copied: row?.checkpointed ?? 0 };
   }
 
   private run(task: ReadTask): Promise<unknown[]> {
