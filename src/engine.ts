@@ -4,8 +4,6 @@
 // and nothing outside it (and the composition root) holds the store.
 import {
   Activity,
-  readsFirst,
-  type StepAsideOptions,
   bankDeletedError,
   CairnError,
   notFound,
@@ -49,8 +47,6 @@ export interface EngineDeps {
   recallSettings?: Partial<RecallSettings>;
   /** Counts running recalls and retains, for background work that steps aside meanwhile (consolidate/thread.ts). */
   activity?: Activity;
-  /** How a long retain's write batches step aside for this engine's recalls (core's readsFirst; its defaults). */
-  readsFirst?: StepAsideOptions;
   /** How long a bank's delete is waited for once the bank is gone for everyone, before answering that its rows are
    * still being removed (default BANK_DELETE_ANSWER_MS). */
   bankDeleteAnswerMs?: number;
@@ -210,8 +206,18 @@ export class Engine {
   async deleteBank(id: string, reason?: string): Promise<{ complete: boolean }> {
     await this.requireBank(id);
     let hide!: () => void;
-    const hidden = new Promise<void>((resolve) => (hide = resolve));
-    const removed = this.deps.store.deleteBank(id, reason, { hidden: hide }).then(() => this.events.emit('bankDeleted', id));
+    let wasHidden = false;
+    const hidden = new Promise<void>((resolve) => {
+      hide = () => {
+        wasHidden = true;
+        resolve();
+      };
+    });
+    const removed = this.deps.store.deleteBank(id, reason, { hidden: hide }).then(async () => {
+      // Not hidden by this call: another delete of the bank began first (it answers for the bank).
+      if (!wasHidden) await this.requireBank(id);
+      await this.events.emit('bankDeleted', id);
+    });
     const waitMs = this.deps.bankDeleteAnswerMs ?? BANK_DELETE_ANSWER_MS;
     let timer: NodeJS.Timeout | undefined;
     const answerAnyway = hidden.then(() => new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), waitMs))));
@@ -289,7 +295,7 @@ export class Engine {
       this.checkEmbedder(bank);
       const result = await this.activity.during(() =>
         traced('retain', { 'cairn.bank': bank.id, 'cairn.items': input.items.length }, (span) =>
-          retain({ ...this.deps, leases: this.leases, pause: readsFirst(this.activity, this.deps.readsFirst) }, bank, input, {
+          retain({ ...this.deps, leases: this.leases }, bank, input, {
             operation: op,
             progress,
             waiting: (what) => this.recordWaiting(op, what),

@@ -10,14 +10,6 @@ import { compose } from '../src/compose.ts';
 import { loadConfig } from '../src/config/index.ts';
 import type { ChunkProgress } from '../src/core/index.ts';
 import { WRITE_BATCH_FACTS } from '../src/retain/pipeline.ts';
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import { Activity } from '../src/core/index.ts';
-import { GloveEmbedder } from '../src/embed/glove.ts';
-import { Engine } from '../src/engine.ts';
-import { OfflineExtractor } from '../src/retain/offline-extractor.ts';
-import { SqliteStore } from '../src/store/sqlite/store.ts';
-import { TEST_GLOVE_CACHE_FILE } from './support/embed.ts';
-import { until } from './support/poll.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cairn-progress-'));
 let app: Awaited<ReturnType<typeof compose>>;
@@ -90,54 +82,5 @@ test('text dense in short facts is written in batches of a bounded number of fac
     assert.ok(Math.max(...writes) < WRITE_BATCH_FACTS + 2 * perChunk, `no write far above ${WRITE_BATCH_FACTS} facts: ${writes.join(' ')}`);
   } finally {
     store.writeItem = writeItem;
-  }
-});
-
-test("a long retain's write batches step aside while a recall of the process runs", async () => {
-  const activity = new Activity();
-  const store = new SqliteStore({ file: ':memory:' });
-  const embedder = await GloveEmbedder.open({ cacheFile: TEST_GLOVE_CACHE_FILE });
-  // The bound far beyond the test: only the recall's end lets the batches go on.
-  const engine = new Engine({
-    store,
-    embedder,
-    reranker: null,
-    extractor: new OfflineExtractor(),
-    activity,
-    readsFirst: { maxMs: 60_000 },
-  });
-  const writes: number[] = [];
-  const writeItem = store.writeItem.bind(store);
-  store.writeItem = (w) => {
-    writes.push(w.facts.length);
-    return writeItem(w);
-  };
-  try {
-    await engine.createBank({ id: 'aside' });
-    let done = false;
-    const retaining = engine.retain('aside', { items: [{ content: longText }] }).then((r) => {
-      done = true;
-      return r;
-    });
-    await until('the first batch', () => writes.length > 0);
-    let release!: () => void;
-    const recall = activity.during(() => new Promise<void>((r) => (release = r)), { read: true });
-    // A batch already past its pause may still be written; after it, none while the recall runs.
-    for (let i = 0; i < 100; i++) await nextTurn();
-    const held = writes.length;
-    for (let i = 0; i < 100; i++) await nextTurn();
-    assert.equal(writes.length, held, 'no batch was written while the recall ran');
-    assert.equal(done, false);
-    release();
-    await recall;
-    const { result } = await retaining;
-    assert.ok(writes.length > 1, `the rest went on after it: ${writes.join(' ')}`);
-    assert.equal(
-      writes.reduce((a, b) => a + b, 0),
-      result?.facts,
-    );
-  } finally {
-    store.writeItem = writeItem;
-    store.close();
   }
 });

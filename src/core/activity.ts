@@ -2,9 +2,9 @@
 // them are reads someone waits on (recalls). The consolidation thread steps aside while any call runs ("API first",
 // issue #14): on a machine of two cores (often two hyperthreads of one), a consolidation step running beside a recall
 // slows it about twofold whatever its nice level, as they share the core. Background work on the API's own thread (a
-// large delete's steps, a long retain's batches) steps aside for reads: a recall awaits many times, and each turn it
-// waited behind a step of that work made it several times slower. Waiting is bounded, so constant traffic slows the
-// work but never stops it.
+// large delete's steps) steps aside for reads: a recall awaits many times, and each turn it waited behind a step of
+// that work made it several times slower. Waiting is bounded, so constant traffic slows the work but never stops it.
+// Retains do not step aside: one client recalling nonstop slowed batch retains almost threefold.
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Which calls a waiter steps aside for: every API call, or reads only. */
@@ -93,8 +93,8 @@ export class StepAside {
   }
 }
 
-/** Steps of background work on the API's thread: a turn of the event loop, then aside while reads run (at least half
- * the work's pace under constant reads; a read waits for at most the one step under way). */
+/** Steps of background work on the API's thread (a large delete's): a turn of the event loop, then aside while reads
+ * run (at least half the work's pace under constant reads; a read waits for at most the one step under way). */
 export function readsFirst(activity: Activity | undefined, options: StepAsideOptions = {}): () => Promise<void> {
   const aside = activity ? new StepAside(activity, { waitPerWork: 1, maxMs: 250, everyMs: 1, ...options, watch: 'reads' }) : null;
   return async () => {

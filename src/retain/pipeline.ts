@@ -35,9 +35,6 @@ export interface RetainDeps {
   embedder: Embedder;
   /** One writer per bank at a time, across processes. */
   leases: BankWriteLeases;
-  /** Between two write batches (default one turn of the event loop; the engine has it step aside for recalls as
-   * well: core's readsFirst). */
-  pause?: () => Promise<void>;
 }
 
 /** Chunks written per transaction for very long documents: a batch's embedding, linking and write run without a turn
@@ -312,12 +309,11 @@ async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest
     // After every write, not only a document's last: a long item's chunks show progress as they are written.
     tell();
   };
-  const pause = deps.pause ?? (() => nextTurn());
   try {
     for (const group of writeGroups(plans)) {
       // The store's calls are synchronous underneath: without a turn of the event loop between writes, a long
       // retain would hold every other request of the process (recall, status, progress polls) until it ends.
-      await pause();
+      await nextTurn();
       if (group.length > 1 || isSmallNew(group[0])) {
         // Small new documents share a transaction (each still whole or absent after a crash).
         const parts = await Promise.all(
@@ -342,7 +338,6 @@ async function retainLocked(deps: RetainDeps, bank: Bank, request: RetainRequest
       // Batches of WRITE_BATCH chunks, or fewer once their facts reach WRITE_BATCH_FACTS; one (perhaps of no chunk)
       // at least, which carries the document and its removed chunks.
       for (let i = 0, first = true; first || i < fresh.length; first = false) {
-        if (!first) await pause();
         const extracted: Array<{ chunk: Chunk; facts: ExtractedFact[] }> = [];
         for (let facts = 0; i < fresh.length && extracted.length < WRITE_BATCH && facts < WRITE_BATCH_FACTS; i++) {
           const [one] = await extractions.of([fresh[i]]);

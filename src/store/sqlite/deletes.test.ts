@@ -332,6 +332,21 @@ test("a large bank's DELETE answers 202 once the bank is gone for everyone, its 
   }
 });
 
+test('of two deletes of one bank sent at once, one deletes it and the other finds no bank', async () => {
+  const store = new SqliteStore({ file: ':memory:', purgeBatch: 10 });
+  try {
+    const { engine } = await withDocuments(store, 40);
+    const [first, second] = await Promise.allSettled([engine.deleteBank('b'), engine.deleteBank('b')]);
+    const outcomes = [first, second].map((r) =>
+      r.status === 'fulfilled' ? `deleted ${r.value.complete}` : r.reason instanceof CairnError ? r.reason.code : String(r.reason),
+    );
+    assert.deepEqual(outcomes.sort(), ['deleted true', 'not_found'], 'the one that did not delete it does not say it did');
+    assert.equal(factsIn(store, 'b'), 0);
+  } finally {
+    await store.close();
+  }
+});
+
 test('a bank delete a crash cut short is finished when the store opens again', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'cairn-purge-'));
   try {

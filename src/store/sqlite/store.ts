@@ -181,7 +181,10 @@ export class SqliteStore implements MemoryStore {
     this.db
       .transaction(() => {
         if (bankPurging(this.db, b.id))
-          throw new CairnError('conflict', `bank '${b.id}' is being deleted; create it again once its DELETE has answered`);
+          throw new CairnError(
+            'conflict',
+            `bank '${b.id}' is being deleted; create it again once its rows are removed (its DELETE answered 202, or has not answered yet)`,
+          );
         prepared(
           this.db,
           'INSERT INTO banks (id, name, mission, config, embedder, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
