@@ -3,7 +3,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_CACHE_DIR } from './support/embed.ts';
@@ -14,7 +15,8 @@ type Run = { code: number | null; stdout: string; stderr: string };
 
 describe('cairn CLI errors', () => {
   let dir: string;
-  const run = (...args: string[]): Promise<Run> =>
+  const run = (...args: string[]): Promise<Run> => runIn(join(dir, 'data'), ...args);
+  const runIn = (dataDir: string, ...args: string[]): Promise<Run> =>
     new Promise((resolve) => {
       execFile(
         process.execPath,
@@ -23,7 +25,7 @@ describe('cairn CLI errors', () => {
           cwd: dir,
           env: {
             ...process.env,
-            CAIRN_DATA_DIR: join(dir, 'data'),
+            CAIRN_DATA_DIR: dataDir,
             CAIRN_CACHE_DIR: TEST_CACHE_DIR,
             CAIRN_LOG_LEVEL: 'warn',
             CAIRN_WORKER: 'off',
@@ -88,6 +90,23 @@ describe('cairn CLI errors', () => {
     oneLineError(await run('serve', '--port', 'http'), /port/, '--port http');
     oneLineError(await run('memory', 'bogus', '--bank', 'b', '--thread', 't'), /bogus/, 'unknown memory action');
     oneLineError(await run('bogus'), /bogus/, 'unknown command');
+  });
+
+  test('serve on a port in use exits with one line, before it opens the data directory', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const dataDir = join(dir, 'serve-data');
+      oneLineError(
+        await runIn(dataDir, 'serve', '--port', String(port)),
+        /^cairn: cannot listen on 127\.0\.0\.1:\d+: .*EADDRINUSE/,
+        'port in use',
+      );
+      assert.equal(existsSync(dataDir), false, 'the data directory was neither created nor opened');
+    } finally {
+      taken.close();
+    }
   });
 
   test('a good run still works and exits 0', async () => {

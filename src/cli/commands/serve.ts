@@ -1,25 +1,36 @@
 // `cairn serve`: the API (on the embedded store by default), with the consolidation worker in the same
-// process unless CAIRN_WORKER=off.
+// process unless CAIRN_WORKER=off. The port is bound first: a second server started on a port in use exits at once,
+// before it opens the data directory, resumes its operations or starts a worker on it.
+import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { createApp } from '../../api/index.ts';
 import { compose } from '../../compose.ts';
 import type { Config } from '../../config/index.ts';
 import { log } from '../../log.ts';
 
+/** The app's fetch, with what the Node adapter passes beside the request (its incoming and outgoing messages). */
+type Fetch = ReturnType<typeof createApp>['fetch'];
+
 export async function serveCommand(config: Config): Promise<void> {
-  const { engine, routes, middleware, shutdown } = await compose(config);
   const { host, port, apiKey } = config.http;
-  const app = createApp(engine, { apiKey, routes, middleware });
+  // Requests that arrive while the store opens wait for the app.
+  let ready!: (fetch: Fetch) => void;
+  const app = new Promise<Fetch>((resolve) => (ready = resolve));
+  const server = serve({ fetch: async (request, env) => (await app)(request, env), hostname: host, port });
+  const bound = await new Promise<number | Error>((resolve) => {
+    server.once('listening', () => resolve((server.address() as AddressInfo).port));
+    server.once('error', (e: Error) => resolve(e));
+  });
+  if (bound instanceof Error) {
+    // A port in use or not ours to bind: one line and a non-zero exit, like every CLI error.
+    process.stderr.write(`cairn: cannot listen on ${host}:${port}: ${bound.message}\n`);
+    process.exit(1);
+  }
+  const { engine, routes, middleware, shutdown } = await compose(config);
+  ready(createApp(engine, { apiKey, routes, middleware }).fetch);
   const resumed = await engine.operations.resume();
   if (resumed) log.info(`resumed ${resumed} unfinished operation(s)`);
-  const server = serve({ fetch: app.fetch, hostname: host, port }, (info) => {
-    log.info(`cairn listening on http://${host}:${info.port} (auth: ${apiKey ? 'bearer key' : 'off'})`);
-  });
-  server.once('error', (e: Error) => {
-    // A port in use or not ours to bind: one line and a non-zero exit, like every CLI error.
-    process.stderr.write(`cairn: cannot listen on ${host}:${port}: ${e.message}\n`);
-    void shutdown().finally(() => process.exit(1));
-  });
+  log.info(`cairn listening on http://${host}:${bound} (auth: ${apiKey ? 'bearer key' : 'off'})`);
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;
