@@ -5,7 +5,7 @@
 // large delete's steps) steps aside for reads: a recall awaits many times, and each turn it waited behind a step of
 // that work made it several times slower. Waiting is bounded, so constant traffic slows the work but never stops it.
 // Retains do not step aside: one client recalling nonstop slowed batch retains almost threefold.
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 
 /** Which calls a waiter steps aside for: every API call, or reads only. */
 export type ActivityWatch = 'calls' | 'reads';
@@ -98,7 +98,7 @@ export class StepAside {
 export function readsFirst(activity: Activity | undefined, options: StepAsideOptions = {}): () => Promise<void> {
   const aside = activity ? new StepAside(activity, { waitPerWork: 1, maxMs: 250, everyMs: 1, ...options, watch: 'reads' }) : null;
   return async () => {
-    await new Promise<void>((turn) => setImmediate(turn));
+    await nextTurn();
     await aside?.step();
   };
 }

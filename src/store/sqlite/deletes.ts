@@ -150,8 +150,8 @@ async function inSteps(db: Db, max: number, step: (within: Within) => boolean, w
 }
 
 /**
- * Deletes the document and its facts (null when it does not exist). A document with more than `batch` facts is
- * deleted over several transactions with a turn of the event loop between them: the first records the purge
+ * Deletes the document and its facts (null when it does not exist). A document with more than a step holds is
+ * deleted over several transactions with `pace.pause` between them: the first records the purge
  * (document_purges), so no retain writes the document meanwhile and a purge a crash interrupted is finished by
  * resumePurges; the last removes the document, its chunks and the record. Every transaction leaves the store whole:
  * each deleted fact has its tombstone, its observations are blanked and its keyword entries are gone.
@@ -280,7 +280,7 @@ const BANK_TABLES: ReadonlyArray<{ table: string; also?: string; rows: number }>
 /**
  * Deletes the bank and everything in it (false when there is no such bank, or its delete has already begun). The
  * first transaction hides the bank (bank_purges), leaves its tombstone and fails its unfinished operations; its rows
- * then go `batch` at a time, a turn of the event loop between two transactions, and the last transaction removes the
+ * then go step by step (`pace`: at most `batch` facts, about 50 ms each, `pause` between two), and the last removes the
  * bank's row, its keyword tables and the purge record. A delete a crash cut short is finished by resumePurges.
  */
 export async function deleteBank(
