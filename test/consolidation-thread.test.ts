@@ -5,7 +5,9 @@ import { until } from './support/poll.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../src/config/index.ts';
-import { startServer, type TestServer } from './support/server.ts';
+import { rmSync } from 'node:fs';
+import { preload } from './support/serve-process.ts';
+import { startServer, tempDataDir, type TestServer } from './support/server.ts';
 
 type Status = {
   backlog: number;
@@ -114,5 +116,26 @@ describe('CAIRN_WORKER', () => {
     assert.equal(loadConfig({ CAIRN_WORKER: 'off' }).consolidate.embeddedWorker, false);
     assert.throws(() => loadConfig({ CAIRN_WORKER: 'yes' }), /CAIRN_WORKER 'yes' must be on, off or main/);
     assert.throws(() => loadConfig({ CAIRN_WORKER_NICE: '25' }), /CAIRN_WORKER_NICE/);
+  });
+});
+
+describe('a server stopped while its consolidation thread still loads', () => {
+  test('ends the thread at once: its loop never starts after "shutting down"', async () => {
+    const dataDir = tempDataDir();
+    const p = preload(dataDir, { CAIRN_WORKER: 'on' });
+    try {
+      const s = await p.go();
+      // The thread composes its own store and embedder for seconds after the API listens; a stop then must not wait
+      // for that only to start the loop and stop it again.
+      await p.kill('SIGTERM');
+      const out = s.output();
+      assert.equal(s.child.exitCode, 0, out);
+      const stopping = out.indexOf('shutting down');
+      assert.ok(stopping >= 0, out);
+      assert.doesNotMatch(out.slice(stopping), /consolidation worker \S+ started/, 'the thread started its loop after the stop');
+    } finally {
+      await p.kill();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -26,6 +26,7 @@ const API_FIRST_MS = 1_000;
 export type ToThread = { type: 'notify'; bankId?: string } | { type: 'drain' | 'now'; id: number; bankId: string } | { type: 'stop' };
 
 export type FromThread =
+  | { type: 'ready' }
   | { type: 'batch'; report: BatchReport; lastError: { error: string; at: string } | null }
   | { type: 'llm'; entry: UsageEntry }
   | { type: 'started'; id: number; started: boolean }
@@ -92,6 +93,7 @@ async function main(): Promise<void> {
     }
   });
   worker.start();
+  post({ type: 'ready' });
 }
 
 await main();

@@ -26,6 +26,8 @@ interface Pending {
 export class ThreadLoop implements RemoteLoop {
   readonly id = newWorkerId();
   private thread: Worker | null = null;
+  /** True once the running thread has composed its store and started its loop (its 'ready' message). */
+  private ready = false;
   private wanted = false;
   private stopped: Promise<void> | null = null;
   private nextRequest = 1;
@@ -57,7 +59,11 @@ export class ThreadLoop implements RemoteLoop {
     this.stopped ??= new Promise<void>((resolve) => thread.once('exit', () => resolve()));
     // Waiting for it to finish its batch must keep this process alive.
     thread.ref();
-    this.send({ type: 'stop' });
+    // A thread still composing has done no work and holds nothing but a store connection being opened (SQLite keeps
+    // the file consistent however that ends): it is ended at once, not waited for through seconds of loading only to
+    // start its loop and stop it again.
+    if (this.ready) this.send({ type: 'stop' });
+    else void thread.terminate();
     await this.stopped;
   }
 
@@ -93,6 +99,7 @@ export class ThreadLoop implements RemoteLoop {
     const data: ThreadData = { config: this.config, workerId: this.id, activity: this.activity.buffer };
     const thread = typescriptThread(sibling('thread-entry', import.meta.url), { workerData: data });
     this.thread = thread;
+    this.ready = false;
     this.stopped = null;
     thread.on('message', (m: FromThread) => this.receive(m));
     thread.on('error', (e) =>
@@ -119,6 +126,9 @@ export class ThreadLoop implements RemoteLoop {
 
   private receive(m: FromThread): void {
     switch (m.type) {
+      case 'ready':
+        this.ready = true;
+        return;
       case 'batch':
         this.local.meter.record(m.report.bankId, m.report.consolidated, m.report.failed, m.report.ms);
         if (m.lastError) this.local.lastErrors.set(m.report.bankId, m.lastError);
