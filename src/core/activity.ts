@@ -95,10 +95,10 @@ export class StepAside {
 
 /** Steps of background work on the API's thread (a large delete's): a turn of the event loop, then aside while reads
  * run (at least half the work's pace under constant reads; a read waits for at most the one step under way). */
-export function readsFirst(activity: Activity | undefined, options: StepAsideOptions = {}): () => Promise<void> {
-  const aside = activity ? new StepAside(activity, { waitPerWork: 1, maxMs: 250, everyMs: 1, ...options, watch: 'reads' }) : null;
+export function readsFirst(activity: Activity, options: StepAsideOptions = {}): () => Promise<void> {
+  const aside = new StepAside(activity, { waitPerWork: 1, maxMs: 250, everyMs: 1, ...options, watch: 'reads' });
   return async () => {
     await nextTurn();
-    await aside?.step();
+    await aside.step();
   };
 }
