@@ -119,3 +119,33 @@ test('a unit of punctuation or a list marker alone ("...", "::", "!!", "1.") giv
   assert.deepEqual(await texts('a::b'), ['a::b']);
   assert.deepEqual(await texts('42'), ['42']);
 });
+
+test('prose wrapped at a fixed width reads as its sentences; short unpunctuated lines stay statements', async () => {
+  const email = [
+    'After the outage on Tuesday we moved the primary database to the new',
+    'cluster in Frankfurt. The failover took about twelve minutes, which is',
+    'longer than the five minutes we promised in the runbook, so Maria will',
+    'rewrite the checklist before Friday.',
+  ].join('\n');
+  assert.deepEqual(
+    (await extract(email)).map((f) => f.text),
+    [
+      'After the outage on Tuesday we moved the primary database to the new cluster in Frankfurt.',
+      'The failover took about twelve minutes, which is longer than the five minutes we promised in the runbook, so Maria will rewrite the checklist before Friday.',
+    ],
+  );
+  // A wrapped list item and a wrapped paragraph after a heading, indented continuation lines included.
+  const doc = '## Plan\n- Move the nightly export job to the new scheduler so that it\n  runs after the backups finish.\n\nWe keep the old cron entries for a week and\nremove them once the export has run twice.';
+  assert.deepEqual(
+    (await extract(doc)).map((f) => f.text),
+    [
+      'Move the nightly export job to the new scheduler so that it runs after the backups finish.',
+      'We keep the old cron entries for a week and remove them once the export has run twice.',
+    ],
+  );
+  // Lines that end a statement, or are short lines of their own, are not joined.
+  assert.deepEqual(
+    (await extract('Mood: good\nSlept 7 hours\nWent running in the park\nThe deploy finished at noon.\nlogs were clean')).map((f) => f.text),
+    ['Mood: good', 'Slept 7 hours', 'Went running in the park', 'The deploy finished at noon.', 'logs were clean'],
+  );
+});

@@ -74,22 +74,61 @@ function sentenceSpans(text: string, from = 0, to = text.length): Array<Span & {
   return out;
 }
 
+/** A line that ends a statement: terminal punctuation, perhaps inside closing quotes or brackets. */
+const ENDS_STATEMENT = /[.!?:;]["'”’)\]]*$/;
+/** Words a wrapped line often breaks after: the sentence plainly goes on. */
+const GOES_ON = /(?:[,(\-–—&]|\b(?:and|or|but|the|a|an|to|of|in|on|at|by|for|with|from|that|which|who|is|are|was|were|will|would|can|could|should|than|as|if|so))$/i;
+/** A break between two lines of a paragraph: one line break, perhaps indented. */
+const SOFT_BREAK = /^[ \t]*\r?\n[ \t]*$/;
+
+/**
+ * Sentences the segmenter broke at a line break that only wraps the text (an email or a document wrapped at 72
+ * columns): "we moved the database to the new\ncluster in Frankfurt." is one statement. A break wraps when the line
+ * says no end (no terminal punctuation) and the next goes on with a word, and either the line breaks off mid-phrase
+ * (a comma, "and", "the"), or the next starts in lower case after a line of some length, or the line is as long as
+ * wrapped lines are; short unpunctuated lines ("Slept 7 hours") stay statements of their own. The joined unit reads
+ * with a space for the break.
+ */
+function joinWrapped(text: string, sentences: Array<Span & { text: string }>): Array<Span & { text: string }> {
+  if (sentences.length < 2) return sentences;
+  const out = [sentences[0]];
+  for (const s of sentences.slice(1)) {
+    const prev = out[out.length - 1];
+    if (wraps(text, prev, s)) out[out.length - 1] = { start: prev.start, end: s.end, text: spanJoin(text, prev, s) };
+    else out.push(s);
+  }
+  return out;
+}
+
+function wraps(text: string, a: Span & { text: string }, b: Span & { text: string }): boolean {
+  if (ENDS_STATEMENT.test(a.text) || !/^["'“‘(]?[\p{L}\d]/u.test(b.text)) return false;
+  if (!SOFT_BREAK.test(text.slice(a.end, b.start))) return false;
+  const line = a.end - (text.lastIndexOf('\n', a.end - 1) + 1);
+  return GOES_ON.test(a.text) || (line >= 25 && /^\p{Ll}/u.test(b.text)) || line >= 50;
+}
+
 /** A fragment (fewer than two content words) joins the sentence before it; a first fragment, the one after. */
 function mergeFragments<T extends Span & { text: string }>(text: string, raw: T[]): T[] {
   const out: T[] = [];
   for (const s of raw) {
     const prev = out[out.length - 1];
     if (prev && contentWords(s.text).length < 2) {
+      prev.text = spanJoin(text, prev, s);
       prev.end = s.end;
-      prev.text = text.slice(prev.start, prev.end);
     } else out.push({ ...s });
   }
   if (out.length > 1 && contentWords(out[0].text).length < 2) {
+    out[1].text = spanJoin(text, out[0], out[1]);
     out[1].start = out[0].start;
-    out[1].text = text.slice(out[1].start, out[1].end);
     out.shift();
   }
   return out;
+}
+
+/** Two neighbouring units' texts as one, with what stands between them (a space for a line break that wraps). */
+function spanJoin(text: string, a: Span & { text: string }, b: Span & { text: string }): string {
+  const gap = text.slice(a.end, b.start);
+  return `${a.text}${SOFT_BREAK.test(gap) ? ' ' : gap}${b.text}`;
 }
 
 /** Words after which inline code names a thing ("install `ioredis`", "run `pg_dump`"; not "use `skip`", a method). */
@@ -255,7 +294,7 @@ class Sentences {
       const at = start + raw.indexOf(t);
       out.push({ start: at, end: at + t.length, text: t });
     }
-    return joinAcrossCode(this.text, out, from, to);
+    return joinAcrossCode(this.text, joinWrapped(this.text, out), from, to);
   }
 }
 
@@ -264,7 +303,7 @@ export function unitsOf(text: string): Unit[] {
   const blocks = scanBlocks(text);
   if (blocks.length === 1 && blocks[0].kind === 'prose' && !/[`*]/.test(text)) {
     // Plain prose (most conversation turns): its sentences, with nothing to leave out of them.
-    return mergeFragments(text, sentenceSpans(text))
+    return mergeFragments(text, joinWrapped(text, sentenceSpans(text)))
       .filter(says)
       .map((s) => ({ kind: 'sentence', ...s, plain: s.text, terms: [], named: [] }));
   }
