@@ -131,3 +131,15 @@ test('dates in the years 0000 to 0099 keep their year (Date.UTC read them as 190
     assert.deepEqual([r?.start, r?.end], [start, end], text);
   }
 });
+
+test('a machine timestamp is its second (or minute); a time of day said in words is still its day', () => {
+  const [zoned] = parseTimeExpressions('2023-05-05T14:32:10Z ERROR db pool exhausted', ref);
+  assert.deepEqual([zoned.start, zoned.end], ['2023-05-05T14:32:10.000Z', '2023-05-05T14:32:10.999Z']);
+  // Without a zone the stamp is read in the process's zone, as every time is: its second all the same.
+  const [local] = parseTimeExpressions('2023-05-05 14:32:10 WARN retrying', ref);
+  assert.equal(Date.parse(local.end) - Date.parse(local.start), 999);
+  const [iso] = parseTimeExpressions('2023-05-05T16:01Z INFO recovered', ref);
+  assert.deepEqual([iso.start, iso.end], ['2023-05-05T16:01:00.000Z', '2023-05-05T16:01:59.999Z']);
+  const [spoken] = parseTimeExpressions('We met at 3 pm on May 5.', ref);
+  assert.deepEqual([spoken.start, spoken.end], ['2023-05-05T00:00:00.000Z', '2023-05-05T23:59:59.999Z']);
+});

@@ -84,6 +84,9 @@ function steps(start: Date, unit: 'year' | 'week', monthOnly: boolean, direction
   return candidates.findLast((n) => (unit === 'week' ? dayOf(shift(start, unit, n)) < today : first(shift(start, unit, n)) <= today)) ?? 0;
 }
 
+/** A date and time as machines write them: "2024-03-05 14:32:10", "2024-03-05T14:32:10Z". */
+const STAMP = /^\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}/;
+
 function rangeOf(result: chrono.ParsedResult, text: string, reference: Date, context: string | undefined): { start: Date; end: Date } {
   const s = result.start;
   const known = (k: chrono.Component): boolean => s.isCertain(k);
@@ -98,6 +101,12 @@ function rangeOf(result: chrono.ParsedResult, text: string, reference: Date, con
   }
   const lower = result.text.toLowerCase();
   if (end) return { start, end };
+  if (STAMP.test(result.text) && known('hour') && known('minute')) {
+    // A machine timestamp (a log line's) tells its second, or its minute: the lines of a day's log keep their order.
+    const span = known('second') ? 1000 : 60_000;
+    const at = Math.floor(start.getTime() / span) * span;
+    return { start: new Date(at), end: new Date(at + span - 1) };
+  }
   if (/\bweekend\b/.test(lower)) return { start: new Date(start.getTime() - DAY), end: new Date(start.getTime() + 2 * DAY) };
   if (/\bweeks?\b/.test(lower)) return { start: new Date(start.getTime() - 3.5 * DAY), end: new Date(start.getTime() + 3.5 * DAY) };
   if (known('day')) {
