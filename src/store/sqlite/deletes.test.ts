@@ -231,6 +231,44 @@ function rowsOf(store: SqliteStore, bankId: string): Record<string, number> {
   return out;
 }
 
+test("a bank's purge cuts a fact's many links over several transactions instead of cascading them in one", async () => {
+  // A hub: a sentence every other fact links to (near-copies at 1M facts: 12k links into one fact), each link 1 ms to
+  // delete (a trigger calling a busy function). Deleting the fact cascaded to all of them in one statement, which a
+  // transaction's clock cannot cut.
+  const links: number[] = [];
+  let store!: SqliteStore;
+  const linksOfBank = (): number =>
+    store.db.prepare("SELECT count(*) FROM fact_links l JOIN facts f ON f.id = l.to_id WHERE f.bank_id = 'b'").pluck().get() as number;
+  store = new SqliteStore({
+    file: ':memory:',
+    purgeBatch: 500,
+    purgePause: async () => {
+      links.push(linksOfBank());
+      await nextTurn();
+    },
+  });
+  try {
+    const { engine, bigFacts } = await withDocuments(store, 40);
+    const [hub, ...others] = bigFacts;
+    const link = store.db.prepare("INSERT OR IGNORE INTO fact_links (bank_id, from_id, to_id, type, weight) VALUES ('b', ?, ?, ?, 0.5)");
+    for (const from of others) for (const type of ['temporal', 'semantic', 'causal', 'entity']) link.run(from, hub, type);
+    const before = linksOfBank();
+    assert.ok(before >= others.length * 4, `the hub has ${before} links into it`);
+    store.db.function('slow_row', () => {
+      const until = performance.now() + 1;
+      while (performance.now() < until);
+      return null;
+    });
+    store.db.exec('CREATE TEMP TRIGGER slow_link_delete AFTER DELETE ON fact_links BEGIN SELECT slow_row(); END');
+    await engine.deleteBank('b');
+    assert.equal(linksOfBank(), 0);
+    const drops = [before, ...links].map((n, i, all) => (i === 0 ? 0 : all[i - 1] - n)).slice(1);
+    assert.ok(Math.max(...drops) <= 100, `each transaction removed a bounded number of links (about 64 at 1 ms each): ${drops.join(', ')}`);
+  } finally {
+    await store.close();
+  }
+});
+
 test('a large bank is deleted a batch at a time, gone for readers and writers from the start', async () => {
   const store = new SqliteStore({ file: ':memory:', purgeBatch: 10 });
   try {
