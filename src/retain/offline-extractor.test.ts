@@ -135,7 +135,8 @@ test('prose wrapped at a fixed width reads as its sentences; short unpunctuated 
     ],
   );
   // A wrapped list item and a wrapped paragraph after a heading, indented continuation lines included.
-  const doc = '## Plan\n- Move the nightly export job to the new scheduler so that it\n  runs after the backups finish.\n\nWe keep the old cron entries for a week and\nremove them once the export has run twice.';
+  const doc =
+    '## Plan\n- Move the nightly export job to the new scheduler so that it\n  runs after the backups finish.\n\nWe keep the old cron entries for a week and\nremove them once the export has run twice.';
   assert.deepEqual(
     (await extract(doc)).map((f) => f.text),
     [
@@ -145,7 +146,9 @@ test('prose wrapped at a fixed width reads as its sentences; short unpunctuated 
   );
   // Lines that end a statement, or are short lines of their own, are not joined.
   assert.deepEqual(
-    (await extract('Mood: good\nSlept 7 hours\nWent running in the park\nThe deploy finished at noon.\nlogs were clean')).map((f) => f.text),
+    (await extract('Mood: good\nSlept 7 hours\nWent running in the park\nThe deploy finished at noon.\nlogs were clean')).map(
+      (f) => f.text,
+    ),
     ['Mood: good', 'Slept 7 hours', 'Went running in the park', 'The deploy finished at noon.', 'logs were clean'],
   );
 });

@@ -77,7 +77,8 @@ function sentenceSpans(text: string, from = 0, to = text.length): Array<Span & {
 /** A line that ends a statement: terminal punctuation, perhaps inside closing quotes or brackets. */
 const ENDS_STATEMENT = /[.!?:;]["'”’)\]]*$/;
 /** Words a wrapped line often breaks after: the sentence plainly goes on. */
-const GOES_ON = /(?:[,(\-–—&]|\b(?:and|or|but|the|a|an|to|of|in|on|at|by|for|with|from|that|which|who|is|are|was|were|will|would|can|could|should|than|as|if|so))$/i;
+const GOES_ON =
+  /(?:[,(\-–—&]|\b(?:and|or|but|the|a|an|to|of|in|on|at|by|for|with|from|that|which|who|is|are|was|were|will|would|can|could|should|than|as|if|so))$/i;
 /** A break between two lines of a paragraph: one line break, perhaps indented. */
 const SOFT_BREAK = /^[ \t]*\r?\n[ \t]*$/;
 
