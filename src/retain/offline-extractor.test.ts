@@ -120,35 +120,57 @@ test('a unit of punctuation or a list marker alone ("...", "::", "!!", "1.") giv
   assert.deepEqual(await texts('42'), ['42']);
 });
 
-test('prose wrapped at a fixed width reads as its sentences; short unpunctuated lines stay statements', async () => {
+test('prose wrapped at a fixed width reads as its sentences; lines written one by one stay units of their own', async () => {
+  const texts = async (text: string) => (await extract(text, null)).map((f) => f.text);
   const email = [
     'After the outage on Tuesday we moved the primary database to the new',
     'cluster in Frankfurt. The failover took about twelve minutes, which is',
     'longer than the five minutes we promised in the runbook, so Maria will',
     'rewrite the checklist before Friday.',
-  ].join('\n');
-  assert.deepEqual(
-    (await extract(email)).map((f) => f.text),
+  ];
+  const sentences = [
+    'After the outage on Tuesday we moved the primary database to the new cluster in Frankfurt.',
+    'The failover took about twelve minutes, which is longer than the five minutes we promised in the runbook, so Maria will rewrite the checklist before Friday.',
+  ];
+  assert.deepEqual(await texts(email.join('\n')), sentences);
+  // The same paragraph under a heading, after another one, with Windows line ends.
+  assert.deepEqual(await texts(`## Outage\n\nWe wrote this up for the team.\n\n${email.join('\r\n')}`), [
+    'We wrote this up for the team.',
+    ...sentences,
+  ]);
+  // Lines that were never wrapped: each stays as it was.
+  const apart = async (lines: string[], what: string) => assert.deepEqual(await texts(lines.join('\n')), lines, what);
+  await apart(
     [
-      'After the outage on Tuesday we moved the primary database to the new cluster in Frankfurt.',
-      'The failover took about twelve minutes, which is longer than the five minutes we promised in the runbook, so Maria will rewrite the checklist before Friday.',
+      'node 0 of the cache cluster reported 12 ms latency in region eu-west-1',
+      'node 1 of the cache cluster reported 19 ms latency in region eu-west-1',
+      'node 2 of the cache cluster reported 26 ms latency in region eu-west-1.',
     ],
+    'a list written line by line',
   );
-  // A wrapped list item and a wrapped paragraph after a heading, indented continuation lines included.
-  const doc =
-    '## Plan\n- Move the nightly export job to the new scheduler so that it\n  runs after the backups finish.\n\nWe keep the old cron entries for a week and\nremove them once the export has run twice.';
-  assert.deepEqual(
-    (await extract(doc)).map((f) => f.text),
+  await apart(
     [
-      'Move the nightly export job to the new scheduler so that it runs after the backups finish.',
-      'We keep the old cron entries for a week and remove them once the export has run twice.',
+      'alice: I think we should move the standup to ten because of the new hires',
+      'bob: fine by me but check with the people in the other office first',
+      'alice: great, I will ask the facilities team about the room.',
     ],
+    "speakers' turns",
   );
-  // Lines that end a statement, or are short lines of their own, are not joined.
-  assert.deepEqual(
-    (await extract('Mood: good\nSlept 7 hours\nWent running in the park\nThe deploy finished at noon.\nlogs were clean')).map(
-      (f) => f.text,
-    ),
-    ['Mood: good', 'Slept 7 hours', 'Went running in the park', 'The deploy finished at noon.', 'logs were clean'],
+  await apart(
+    [
+      'so I finally got the staging deploy working after the whole afternoon',
+      'tomorrow I want to look at the flaky payment tests again',
+      'the coffee machine is broken again.',
+    ],
+    'chat lines of different lengths',
   );
+  await apart(
+    [
+      '> We moved the primary database to the new cluster in Frankfurt last night',
+      '> and the failover took about twelve minutes in the end.',
+      'Thanks for the update, that is longer than we promised in the runbook.',
+    ],
+    'a quote and its reply',
+  );
+  await apart(['The deploy of the payments service finished at noon without any errors', 'logs were clean.'], 'two lines tell no wrap');
 });

@@ -74,38 +74,52 @@ function sentenceSpans(text: string, from = 0, to = text.length): Array<Span & {
   return out;
 }
 
-/** A line that ends a statement: terminal punctuation, perhaps inside closing quotes or brackets. */
-const ENDS_STATEMENT = /[.!?:;]["'”’)\]]*$/;
-/** Words a wrapped line often breaks after: the sentence plainly goes on. */
-const GOES_ON =
-  /(?:[,(\-–—&]|\b(?:and|or|but|the|a|an|to|of|in|on|at|by|for|with|from|that|which|who|is|are|was|were|will|would|can|could|should|than|as|if|so))$/i;
+/** A line that ends a sentence: terminal punctuation, perhaps inside closing quotes or brackets. */
+const ENDS_SENTENCE = /[.!?]["'”’)\]]*$/;
 /** A break between two lines of a paragraph: one line break, perhaps indented. */
 const SOFT_BREAK = /^[ \t]*\r?\n[ \t]*$/;
+/** Lines that each say something of their own: a quote, a speaker's turn ("alice: ..."), a lettered item. */
+const QUOTED = /^\s*>/;
+const SPEAKER = /^\s*[\w.@-]{1,24}:\s/;
+const LETTERED = /^\s*[a-z][.)]\s/i;
+/** Narrowest width taken for a wrap (columns). */
+const WRAP_WIDTH = 50;
 
 /**
- * Sentences the segmenter broke at a line break that only wraps the text (an email or a document wrapped at 72
- * columns): "we moved the database to the new\ncluster in Frankfurt." is one statement. A break wraps when the line
- * says no end (no terminal punctuation) and the next goes on with a word, and either the line breaks off mid-phrase
- * (a comma, "and", "the"), or the next starts in lower case after a line of some length, or the line is as long as
- * wrapped lines are; short unpunctuated lines ("Slept 7 hours") stay statements of their own. The joined unit reads
- * with a space for the break.
+ * Whether a paragraph (text[from, to)) was wrapped at a fixed width by a tool, as e-mails, commit messages and
+ * documents are: three lines or more, every line but the last filled until the next line's first word would not have
+ * fitted (the greedy wrap's signature), the last no longer than the others, and some sentence ending in it. Lines
+ * written one by one (chat turns, a list without markers, log lines) rarely fill a width like that, and quotes,
+ * speakers' turns, lettered items and lines opening with the same word are never taken for a wrap.
  */
-function joinWrapped(text: string, sentences: Array<Span & { text: string }>): Array<Span & { text: string }> {
-  if (sentences.length < 2) return sentences;
+function greedilyWrapped(text: string, from: number, to: number): boolean {
+  const body = text.slice(from, to);
+  if (!/\w[.!?]["'”’)]*(?:\s|$)/.test(body)) return false;
+  const lines = body.split('\n').map((l) => l.replace(/\s+$/, ''));
+  if (lines.length < 3 || lines.some((l) => !l.trim() || QUOTED.test(l))) return false;
+  if (lines.filter((l) => SPEAKER.test(l)).length > 1 || lines.filter((l) => LETTERED.test(l)).length > 1) return false;
+  const first = lines.map((l) => l.trim().split(/\s/)[0].toLowerCase());
+  if (first.every((w) => w === first[0])) return false;
+  const width = Math.max(...lines.slice(0, -1).map((l) => l.length));
+  if (width < WRAP_WIDTH || (lines.at(-1)?.length ?? 0) > width) return false;
+  return lines.slice(0, -1).every((l, i) => l.length + 1 + first[i + 1].length > width);
+}
+
+/**
+ * The sentences of a paragraph wrapped at a fixed width (greedilyWrapped), joined where the segmenter broke them at a
+ * line break that only wraps ("we moved the database to the new\ncluster in Frankfurt."): one statement, read with a
+ * space for the break. Any other paragraph keeps a unit per line.
+ */
+function joinWrapped(text: string, sentences: Array<Span & { text: string }>, from: number, to: number): Array<Span & { text: string }> {
+  if (sentences.length < 2 || !greedilyWrapped(text, from, to)) return sentences;
   const out = [sentences[0]];
   for (const s of sentences.slice(1)) {
     const prev = out[out.length - 1];
-    if (wraps(text, prev, s)) out[out.length - 1] = { start: prev.start, end: s.end, text: spanJoin(text, prev, s) };
+    if (!ENDS_SENTENCE.test(prev.text) && SOFT_BREAK.test(text.slice(prev.end, s.start)))
+      out[out.length - 1] = { start: prev.start, end: s.end, text: spanJoin(text, prev, s) };
     else out.push(s);
   }
   return out;
-}
-
-function wraps(text: string, a: Span & { text: string }, b: Span & { text: string }): boolean {
-  if (ENDS_STATEMENT.test(a.text) || !/^["'“‘(]?[\p{L}\d]/u.test(b.text)) return false;
-  if (!SOFT_BREAK.test(text.slice(a.end, b.start))) return false;
-  const line = a.end - (text.lastIndexOf('\n', a.end - 1) + 1);
-  return GOES_ON.test(a.text) || (line >= 25 && /^\p{Ll}/u.test(b.text)) || line >= 50;
 }
 
 /** A fragment (fewer than two content words) joins the sentence before it; a first fragment, the one after. */
@@ -295,7 +309,7 @@ class Sentences {
       const at = start + raw.indexOf(t);
       out.push({ start: at, end: at + t.length, text: t });
     }
-    return joinAcrossCode(this.text, joinWrapped(this.text, out), from, to);
+    return joinAcrossCode(this.text, out, from, to);
   }
 }
 
@@ -304,7 +318,7 @@ export function unitsOf(text: string): Unit[] {
   const blocks = scanBlocks(text);
   if (blocks.length === 1 && blocks[0].kind === 'prose' && !/[`*]/.test(text)) {
     // Plain prose (most conversation turns): its sentences, with nothing to leave out of them.
-    return mergeFragments(text, joinWrapped(text, sentenceSpans(text)))
+    return mergeFragments(text, joinWrapped(text, sentenceSpans(text), 0, text.length))
       .filter(says)
       .map((s) => ({ kind: 'sentence', ...s, plain: s.text, terms: [], named: [] }));
   }
@@ -369,7 +383,7 @@ export function unitsOf(text: string): Unit[] {
     if (b.kind !== 'list-item') lastItem = null;
     switch (b.kind) {
       case 'prose':
-        prose.push(...sentences.in(b.body.start, b.body.end).map((s) => draft('sentence', s)));
+        prose.push(...joinWrapped(text, sentences.in(b.body.start, b.body.end), b.body.start, b.body.end).map((s) => draft('sentence', s)));
         break;
       case 'list-item': {
         const parts = mergeFragments(
