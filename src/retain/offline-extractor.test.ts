@@ -173,4 +173,29 @@ test('prose wrapped at a fixed width reads as its sentences; lines written one b
     'a quote and its reply',
   );
   await apart(['The deploy of the payments service finished at noon without any errors', 'logs were clean.'], 'two lines tell no wrap');
+  // Lines of one width written one by one: each opens its own statement (a capital, a time), never a sentence's next word.
+  await apart(
+    [
+      'Renew the TLS certificates for the staging cluster before Friday',
+      'Move the nightly export job to the new scheduler in Frankfurt',
+      'Ask the finance team about the invoice for the extra GPU nodes.',
+    ],
+    'a to-do list without markers',
+  );
+  await apart(
+    [
+      '14:32:10 payments worker picked up job 88123 from the retry queue',
+      '14:32:11 payments worker failed job 88123 with a timeout from Stripe',
+      '14:32:15 payments worker gave up on job 88123 after five attempts.',
+    ],
+    'log lines opening with their time',
+  );
+  await apart(
+    [
+      'Monday slept badly and skipped the gym because of the early meeting',
+      'Tuesday went running in the park for forty minutes before the rain',
+      'Wednesday had dinner with Anna and her brother at the Thai place.',
+    ],
+    'diary entries',
+  );
 });

@@ -18,6 +18,7 @@
 // `pg_dump`", "the `ioredis` package").
 import {
   codeTerms,
+  isCodeLine,
   commandsOf,
   isCodeWord,
   isFileName,
@@ -76,33 +77,51 @@ function sentenceSpans(text: string, from = 0, to = text.length): Array<Span & {
 
 /** A line that ends a sentence: terminal punctuation, perhaps inside closing quotes or brackets. */
 const ENDS_SENTENCE = /[.!?]["'”’)\]]*$/;
+/** A sentence ending somewhere in a text (after a letter, digit or closing mark, before a space or the end). */
+const SENTENCE_END = /[\p{L}\d%)\]"'”’][.!?]["'”’)\]]*(?:\s|$)/u;
 /** A break between two lines of a paragraph: one line break, perhaps indented. */
 const SOFT_BREAK = /^[ \t]*\r?\n[ \t]*$/;
 /** Lines that each say something of their own: a quote, a speaker's turn ("alice: ..."), a lettered item. */
 const QUOTED = /^\s*>/;
 const SPEAKER = /^\s*[\w.@-]{1,24}:\s/;
 const LETTERED = /^\s*[a-z][.)]\s/i;
-/** Narrowest width taken for a wrap (columns). */
-const WRAP_WIDTH = 50;
+/** Narrowest width taken for a wrap (columns), and fewest words on a wrapped line. */
+const WRAP_WIDTH = 40;
+const WRAPPED_WORDS = 4;
+/** Longest paragraph read for a wrap (lines): a chunk holds a few dozen; joining is quadratic beyond. */
+const WRAPPED_LINES = 200;
 
 /**
  * Whether a paragraph (text[from, to)) was wrapped at a fixed width by a tool, as e-mails, commit messages and
- * documents are: three lines or more, every line but the last filled until the next line's first word would not have
- * fitted (the greedy wrap's signature), the last no longer than the others, and some sentence ending in it. Lines
- * written one by one (chat turns, a list without markers, log lines) rarely fill a width like that, and quotes,
- * speakers' turns, lettered items and lines opening with the same word are never taken for a wrap.
+ * documents are. Its signature: three lines or more, each filled until the next line's first word would not have
+ * fitted in the width of the longest, with several words each; at least half the lines that end no sentence go on
+ * with a word in lower case (the sentence's next word), and some sentence ends in it. Lines written one by one (a
+ * to-do list, diary entries, steps, headlines, log lines, chat) open with a capital, a number or a time, rarely fill a
+ * width like that, and quotes, speakers' turns, lettered items, code and lines opening with the same word are never
+ * taken for a wrap.
  */
 function greedilyWrapped(text: string, from: number, to: number): boolean {
   const body = text.slice(from, to);
-  if (!/\w[.!?]["'”’)]*(?:\s|$)/.test(body)) return false;
+  if (!SENTENCE_END.test(body)) return false;
   const lines = body.split('\n').map((l) => l.replace(/\s+$/, ''));
-  if (lines.length < 3 || lines.some((l) => !l.trim() || QUOTED.test(l))) return false;
+  if (lines.length < 3 || lines.length > WRAPPED_LINES) return false;
+  if (lines.some((l) => !l.trim() || QUOTED.test(l) || isCodeLine(l))) return false;
   if (lines.filter((l) => SPEAKER.test(l)).length > 1 || lines.filter((l) => LETTERED.test(l)).length > 1) return false;
-  const first = lines.map((l) => l.trim().split(/\s/)[0].toLowerCase());
-  if (first.every((w) => w === first[0])) return false;
-  const width = Math.max(...lines.slice(0, -1).map((l) => l.length));
-  if (width < WRAP_WIDTH || (lines.at(-1)?.length ?? 0) > width) return false;
-  return lines.slice(0, -1).every((l, i) => l.length + 1 + first[i + 1].length > width);
+  const words = lines.map((l) => l.trim().split(/\s+/));
+  const first = words.map((w) => w[0]);
+  if (first.every((w) => w.toLowerCase() === first[0].toLowerCase())) return false;
+  let width = 0;
+  for (const l of lines) width = Math.max(width, l.length);
+  if (width < WRAP_WIDTH) return false;
+  let open = 0;
+  let goesOn = 0;
+  for (let i = 0; i < lines.length - 1; i++) {
+    if (words[i].length < WRAPPED_WORDS || lines[i].length + 1 + first[i + 1].length <= width) return false;
+    if (ENDS_SENTENCE.test(lines[i])) continue;
+    open++;
+    if (/^\p{Ll}/u.test(first[i + 1])) goesOn++;
+  }
+  return open > 0 && goesOn * 2 >= open;
 }
 
 /**

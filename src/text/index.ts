@@ -14,7 +14,17 @@ export {
   shapedNames,
   toolsInProse,
 } from './identifiers.ts';
-export { codeSpans, inlineCode, isLogText, linesOf, logMessage, scanBlocks, withoutEmphasis, withoutLogLevel } from './markup.ts';
+export {
+  codeSpans,
+  inlineCode,
+  isCodeLine,
+  isLogText,
+  linesOf,
+  logMessage,
+  scanBlocks,
+  withoutEmphasis,
+  withoutLogLevel,
+} from './markup.ts';
 export { CAUSATIVE, hasUnresolvedYou, toThirdPerson } from './person.ts';
 export { sentencesOf } from './sentences.ts';
 export { parseSessionExpressions, type SessionExpression, type SessionRef } from './session-expressions.ts';
