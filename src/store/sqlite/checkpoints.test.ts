@@ -25,6 +25,17 @@ function write(db: Db, kb: number): void {
   for (let i = 0; i < kb / 4; i++) insert.run('x'.repeat(4000));
 }
 
+/** Counts the checkpoints the main connection runs itself (its wal_checkpoint pragmas) until restored. */
+function checkpointsHere(db: Db): { count: number; restore(): void } {
+  const pragma = db.pragma.bind(db);
+  const here = { count: 0, restore: () => void (db.pragma = pragma) };
+  db.pragma = ((source: string, options?: { simple?: boolean }) => {
+    if (source.startsWith('wal_checkpoint')) here.count++;
+    return pragma(source, options);
+  }) as typeof db.pragma;
+  return here;
+}
+
 const autocheckpoint = (db: Db): number => db.pragma('wal_autocheckpoint', { simple: true }) as number;
 
 test('past the threshold, the main connection stops checkpointing and a reader thread copies the log', async () => {
@@ -115,18 +126,13 @@ test("the main connection checkpoints only what the thread's checkpoint left few
     { checkpoint: async () => answer },
     { everyMs: 60_000, offloadBytes: 0, restartFrames: 200 },
   );
-  const pragma = db.pragma.bind(db);
-  let here = 0;
-  db.pragma = ((source: string, options?: { simple?: boolean }) => {
-    if (source.startsWith('wal_checkpoint')) here++;
-    return pragma(source, options);
-  }) as typeof db.pragma;
+  const here = checkpointsHere(db);
   const tickAfterWrite = async (log: number, copied: number): Promise<number> => {
     answer = { log, copied };
     write(db, 4);
-    here = 0;
+    here.count = 0;
     await checkpoints.tick();
-    return here;
+    return here.count;
   };
   try {
     assert.equal(await tickAfterWrite(100, 20), 0, 'a short log is left to the thread');
@@ -135,7 +141,40 @@ test("the main connection checkpoints only what the thread's checkpoint left few
     assert.equal(await tickAfterWrite(900, 100), 1, 'a log four times too long: copied here whatever is left');
     await checkpoints.stop();
   } finally {
-    db.pragma = pragma;
+    here.restore();
+    db.close();
+  }
+});
+
+test('a writer that catches up between its transactions keeps the log bounded; the main connection copies none of it', async () => {
+  const { db, file } = database('catch-up');
+  const readers = new SqliteReaders(file, 1);
+  const offloadBytes = statSync(`${file}-wal`).size + (64 << 10);
+  const checkpoints = new BackgroundCheckpoints(db, `${file}-wal`, readers, { everyMs: 60_000, offloadBytes, restartFrames: 200 });
+  const here = checkpointsHere(db);
+  try {
+    write(db, 400);
+    await checkpoints.tick();
+    assert.equal(checkpoints.offloading, true);
+    await checkpoints.catchUp(); // the writer's first wait between two transactions
+    here.count = 0;
+    for (let round = 0; round < 12; round++) {
+      // The writer writes, a timer's checkpoint races more of its writes (leaving few frames, which the main connection
+      // would copy), then the writer waits between two transactions while the thread copies the rest.
+      write(db, 200);
+      const ticked = checkpoints.tick();
+      write(db, 200);
+      await ticked;
+      await checkpoints.catchUp();
+    }
+    assert.equal(here.count, 0, 'the main connection checkpointed');
+    const wal = statSync(`${file}-wal`).size;
+    assert.ok(wal < offloadBytes + (4 << 20), `the log file grew by ${wal - offloadBytes} bytes`);
+    assert.equal(db.prepare('SELECT count(*) FROM filler').pluck().get(), 100 + 1200, 'every row kept');
+    await checkpoints.stop();
+  } finally {
+    here.restore();
+    await readers.close();
     db.close();
   }
 });

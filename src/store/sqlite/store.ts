@@ -141,9 +141,17 @@ export class SqliteStore implements MemoryStore {
     this.keywords = new SqliteKeywordIndex(this.db, offload);
     this.graph = new SqliteGraphIndex(this.db);
     this.sessionsOf = new SqliteSessions(this.db);
+    const pause = options.purgePause ?? deletes.DEFAULT_PACE.pause;
+    // Between two of a purge's transactions the reader thread also copies the log, while nothing of it writes.
+    const checkpoints = this.checkpoints;
     this.purgePace = {
       batch: options.purgeBatch ?? deletes.PURGE_BATCH,
-      pause: options.purgePause ?? deletes.DEFAULT_PACE.pause,
+      pause: checkpoints
+        ? async () => {
+            await pause();
+            await checkpoints.catchUp();
+          }
+        : pause,
     };
     this.purgesResumed =
       options.resumePurges === false
@@ -254,6 +262,8 @@ export class SqliteStore implements MemoryStore {
   async writeItems(ws: ItemWrite[]): Promise<void> {
     writes.writeItems(this.db, ws);
     for (const w of ws) this.refreshStatistics(w.facts.length + w.chunks.length);
+    // A long retain writes batch after batch: between two, the reader thread copies a long log while this one waits.
+    await this.checkpoints?.catchUp();
   }
   async deleteDocument(bankId: string, documentId: string, reason: string): Promise<DeleteResult | null> {
     return deletes.deleteDocument(this.db, bankId, documentId, reason, this.purgePace);
