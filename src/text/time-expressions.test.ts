@@ -135,11 +135,31 @@ test('dates in the years 0000 to 0099 keep their year (Date.UTC read them as 190
 test('a machine timestamp is its second (or minute); a time of day said in words is still its day', () => {
   const [zoned] = parseTimeExpressions('2023-05-05T14:32:10Z ERROR db pool exhausted', ref);
   assert.deepEqual([zoned.start, zoned.end], ['2023-05-05T14:32:10.000Z', '2023-05-05T14:32:10.999Z']);
-  // Without a zone the stamp is read in the process's zone, as every time is: its second all the same.
-  const [local] = parseTimeExpressions('2023-05-05 14:32:10 WARN retrying', ref);
-  assert.equal(Date.parse(local.end) - Date.parse(local.start), 999);
+  // Without a zone the stamp is read in UTC, whatever the host's zone.
+  const [local] = parseTimeExpressions('2023-05-05 23:30:10 WARN retrying', ref);
+  assert.deepEqual([local.start, local.end], ['2023-05-05T23:30:10.000Z', '2023-05-05T23:30:10.999Z']);
+  const [slashed] = parseTimeExpressions('2023/5/5 14:32 job started', ref);
+  assert.deepEqual([slashed.start, slashed.end], ['2023-05-05T14:32:00.000Z', '2023-05-05T14:32:59.999Z']);
+  const [day] = parseTimeExpressions('released on 2023-05-05', ref);
+  assert.deepEqual([day.start, day.end], ['2023-05-05T00:00:00.000Z', '2023-05-05T23:59:59.999Z']);
   const [iso] = parseTimeExpressions('2023-05-05T16:01Z INFO recovered', ref);
   assert.deepEqual([iso.start, iso.end], ['2023-05-05T16:01:00.000Z', '2023-05-05T16:01:59.999Z']);
   const [spoken] = parseTimeExpressions('We met at 3 pm on May 5.', ref);
   assert.deepEqual([spoken.start, spoken.end], ['2023-05-05T00:00:00.000Z', '2023-05-05T23:59:59.999Z']);
+});
+
+test("a time written without a zone means the same instant whatever the host's zone", () => {
+  const zone = process.env.TZ;
+  try {
+    for (const tz of ['America/New_York', 'Asia/Kolkata', 'UTC']) {
+      process.env.TZ = tz; // Node applies a new TZ to the dates made after it
+      const [r] = parseTimeExpressions('2023-05-05 23:30:10 WARN retrying', ref);
+      assert.deepEqual([r.start, r.end], ['2023-05-05T23:30:10.000Z', '2023-05-05T23:30:10.999Z'], tz);
+      const [d] = parseTimeExpressions('We shipped it on 2023-05-05.', ref);
+      assert.deepEqual([d.start, d.end], ['2023-05-05T00:00:00.000Z', '2023-05-05T23:59:59.999Z'], tz);
+    }
+  } finally {
+    if (zone === undefined) delete process.env.TZ;
+    else process.env.TZ = zone;
+  }
 });

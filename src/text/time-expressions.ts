@@ -84,8 +84,8 @@ function steps(start: Date, unit: 'year' | 'week', monthOnly: boolean, direction
   return candidates.findLast((n) => (unit === 'week' ? dayOf(shift(start, unit, n)) < today : first(shift(start, unit, n)) <= today)) ?? 0;
 }
 
-/** A date and time as machines write them: "2024-03-05 14:32:10", "2024-03-05T14:32:10Z". */
-const STAMP = /^\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}/;
+/** A date and time as machines write them: "2024-03-05 14:32:10", "2024-03-05T14:32:10Z", "2024/3/5 14:32". */
+const STAMP = /^\d{4}([-/])\d{1,2}\1\d{1,2}[T ]\d{1,2}:\d{2}/;
 
 function rangeOf(result: chrono.ParsedResult, text: string, reference: Date, context: string | undefined): { start: Date; end: Date } {
   const s = result.start;
@@ -155,11 +155,12 @@ export const MAY_TELL_TIME = new RegExp(
 /**
  * The time expressions of a text as ranges read from the reference instant. A month, date or weekday without a
  * year is the next occurrence in a plan, the latest one in the past tense, else the nearest; `context` is where
- * to read the tense when the text is only the expression (a model's "when": "September 14th").
+ * to read the tense when the text is only the expression (a model's "when": "September 14th"). A time written without a
+ * zone is read in UTC, as days are everywhere here: the same text gives the same range on any host.
  */
 export function parseTimeExpressions(text: string, reference: Date, context?: string): TimeRange[] {
   const out: TimeRange[] = [];
-  for (const r of MAY_TELL_TIME.test(text) ? chrono.parse(text, reference) : []) {
+  for (const r of MAY_TELL_TIME.test(text) ? chrono.parse(text, { instant: reference, timezone: 0 }) : []) {
     const { start, end } = rangeOf(r, text, reference, context);
     if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime())) continue;
     out.push({ text: r.text, index: r.index, start: start.toISOString(), end: end.toISOString() });
