@@ -46,6 +46,31 @@ const factsIn = (store: SqliteStore, bankId: string): number =>
 const tombstones = (store: SqliteStore, kind: string): string[] =>
   store.db.prepare("SELECT target_id FROM tombstones WHERE bank_id = 'b' AND kind = ?").pluck().all(kind) as string[];
 
+/** A store whose purges record `count(store)` at each pause between two of their transactions. */
+function sampledStore(count: (store: SqliteStore) => number): { store: SqliteStore; left: number[] } {
+  const left: number[] = [];
+  const store: SqliteStore = new SqliteStore({
+    file: ':memory:',
+    purgeBatch: 500,
+    purgePause: async () => {
+      left.push(count(store));
+      await nextTurn();
+    },
+  });
+  return { store, left };
+}
+
+/** Rows of the tables cost `ms` each to delete (a trigger calling a busy function). */
+function slowDeletes(store: SqliteStore, ms: number, tables: string[]): void {
+  store.db.function('slow_row', () => {
+    const until = performance.now() + ms;
+    while (performance.now() < until);
+    return null;
+  });
+  for (const table of tables)
+    store.db.exec(`CREATE TEMP TRIGGER slow_${table}_delete AFTER DELETE ON ${table} BEGIN SELECT slow_row(); END`);
+}
+
 test("a large document's delete steps aside while a recall of this process runs, and finishes after it", async () => {
   const activity = new Activity();
   // Bound far beyond the test: nothing but the end of the read lets the steps go on.
@@ -145,24 +170,10 @@ test('a large document is deleted a batch at a time, other work running between 
 test("a delete's transaction ends after about 50 ms however few rows it has removed", async () => {
   // Facts that take 5 ms each to delete (a trigger calling a busy function): what facts with hundreds of links off a
   // cold cache cost. The batch allows 500 a transaction; the clock must end each one far sooner.
-  const left: number[] = [];
-  let store!: SqliteStore;
-  store = new SqliteStore({
-    file: ':memory:',
-    purgeBatch: 500,
-    purgePause: async () => {
-      left.push(factsOf(store, 'big'));
-      await nextTurn();
-    },
-  });
+  const { store, left } = sampledStore((s) => factsOf(s, 'big'));
   try {
     const { engine, bigFacts } = await withDocuments(store, 40);
-    store.db.function('slow_row', () => {
-      const until = performance.now() + 5;
-      while (performance.now() < until);
-      return null;
-    });
-    store.db.exec('CREATE TEMP TRIGGER slow_fact_delete AFTER DELETE ON facts BEGIN SELECT slow_row(); END');
+    slowDeletes(store, 5, ['facts']);
     const deleted = await engine.memories.deleteDocument('b', 'big', 'user request');
     assert.equal(deleted.factIds.length, bigFacts.length);
     const steps = [bigFacts.length, ...left].map((n, i, all) => (i === 0 ? 0 : all[i - 1] - n)).slice(1);
@@ -235,18 +246,10 @@ test("a bank's purge cuts a fact's many links over several transactions instead 
   // A hub: a sentence every other fact links to (near-copies at 1M facts: 12k links into one fact), each link 1 ms to
   // delete (a trigger calling a busy function). Deleting the fact cascaded to all of them in one statement, which a
   // transaction's clock cannot cut.
-  const links: number[] = [];
-  let store!: SqliteStore;
-  const linksOfBank = (): number =>
-    store.db.prepare("SELECT count(*) FROM fact_links l JOIN facts f ON f.id = l.to_id WHERE f.bank_id = 'b'").pluck().get() as number;
-  store = new SqliteStore({
-    file: ':memory:',
-    purgeBatch: 500,
-    purgePause: async () => {
-      links.push(linksOfBank());
-      await nextTurn();
-    },
-  });
+  const linksIn = (s: SqliteStore): number =>
+    s.db.prepare("SELECT count(*) FROM fact_links l JOIN facts f ON f.id = l.to_id WHERE f.bank_id = 'b'").pluck().get() as number;
+  const { store, left: links } = sampledStore(linksIn);
+  const linksOfBank = (): number => linksIn(store);
   try {
     const { engine, bigFacts } = await withDocuments(store, 40);
     const [hub, ...others] = bigFacts;
@@ -254,16 +257,35 @@ test("a bank's purge cuts a fact's many links over several transactions instead 
     for (const from of others) for (const type of ['temporal', 'semantic', 'causal', 'entity']) link.run(from, hub, type);
     const before = linksOfBank();
     assert.ok(before >= others.length * 4, `the hub has ${before} links into it`);
-    store.db.function('slow_row', () => {
-      const until = performance.now() + 1;
-      while (performance.now() < until);
-      return null;
-    });
-    store.db.exec('CREATE TEMP TRIGGER slow_link_delete AFTER DELETE ON fact_links BEGIN SELECT slow_row(); END');
+    slowDeletes(store, 1, ['fact_links']);
     await engine.deleteBank('b');
     assert.equal(linksOfBank(), 0);
     const drops = [before, ...links].map((n, i, all) => (i === 0 ? 0 : all[i - 1] - n)).slice(1);
     assert.ok(Math.max(...drops) <= 100, `each transaction removed a bounded number of links (about 64 at 1 ms each): ${drops.join(', ')}`);
+  } finally {
+    await store.close();
+  }
+});
+
+test("a delete's step counts what its transaction spends after its removals against the next one's time", async () => {
+  // Each fact 1 ms to remove, and 1 ms more for its keyword change, which a bank's step drops after its removals (as a
+  // commit writes what they dirtied): with 50 ms of removals a step, transactions held the loop about 100 ms.
+  const { store, left } = sampledStore((s) => factsIn(s, 'b'));
+  try {
+    const { engine } = await withDocuments(store, 40);
+    for (const word of ['Issue', 'Case', 'Request', 'Incident'])
+      await engine.retain('b', { items: [{ content: text.replaceAll('Ticket', word), documentId: word }] });
+    const before = factsIn(store, 'b');
+    slowDeletes(store, 1, ['facts', 'keyword_changes']);
+    await engine.deleteBank('b');
+    const steps = [before, ...left]
+      .map((n, i, all) => (i === 0 ? 0 : all[i - 1] - n))
+      .slice(1, -1)
+      .filter((n) => n > 0);
+    assert.ok(steps.length >= 3, `several transactions: facts left at each pause ${left.join(', ')}`);
+    const later = steps.slice(1).sort((a, b) => a - b);
+    const median = later[Math.floor(later.length / 2)];
+    assert.ok(median <= 36, `after the first, steps removed about 25 facts (50 ms with their changes), not 50: ${steps.join(', ')}`);
   } finally {
     await store.close();
   }
