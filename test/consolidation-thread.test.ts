@@ -126,13 +126,43 @@ describe('a server stopped while its consolidation thread still loads', () => {
     try {
       const s = await p.go();
       // The thread composes its own store and embedder for seconds after the API listens; a stop then must not wait
-      // for that only to start the loop and stop it again.
+      // for that only to start the loop and stop it again. The signal comes twice (as `npm start` and a terminal's
+      // Ctrl-C deliver it): the second must not end the shutdown under way.
+      const again = (chunk: Buffer): void => {
+        if (chunk.toString('utf8').includes('shutting down')) s.child.kill('SIGTERM');
+      };
+      s.child.stdout?.on('data', again);
+      s.child.stderr?.on('data', again);
       await p.kill('SIGTERM');
       const out = s.output();
       assert.equal(s.child.exitCode, 0, out);
       const stopping = out.indexOf('shutting down');
       assert.ok(stopping >= 0, out);
       assert.doesNotMatch(out.slice(stopping), /consolidation worker \S+ started/, 'the thread started its loop after the stop');
+    } finally {
+      await p.kill();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a server stopped while it opens its store', () => {
+  test('shuts down once the store is open, with exit 0, instead of dying by the signal', async () => {
+    const dataDir = tempDataDir();
+    const p = preload(dataDir, { CAIRN_WORKER: 'on' });
+    try {
+      let seen = '';
+      const stopAtOpen = (chunk: Buffer): void => {
+        seen += chunk.toString('utf8');
+        // The store's line comes as it opens, before the server says it listens.
+        if (/store: sqlite/.test(seen) && !/listening/.test(seen)) p.child.kill('SIGTERM');
+      };
+      p.child.stdout?.on('data', stopAtOpen);
+      p.child.stderr?.on('data', stopAtOpen);
+      await p.go().catch(() => undefined); // it may never listen
+      await p.kill('SIGTERM');
+      assert.equal(p.child.exitCode, 0, seen);
+      assert.match(seen, /shutting down/);
     } finally {
       await p.kill();
       rmSync(dataDir, { recursive: true, force: true });

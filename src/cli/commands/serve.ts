@@ -26,17 +26,12 @@ export async function serveCommand(config: Config): Promise<void> {
     process.stderr.write(`cairn: cannot listen on ${host}:${port}: ${bound.message}\n`);
     process.exit(1);
   }
-  const { engine, routes, middleware, shutdown } = await compose(config);
-  ready(createApp(engine, { apiKey, routes, middleware }).fetch);
-  const resumed = await engine.operations.resume();
-  if (resumed) log.info(`resumed ${resumed} unfinished operation(s)`);
-  log.info(`cairn listening on http://${host}:${bound} (auth: ${apiKey ? 'bearer key' : 'off'})`);
+  // Signals are heard from here on, every one of them: a stop while the store opens waits for it, then shuts it down
+  // (Node's default, for a signal before this or a second one, ended the process at once: `npm start` and a terminal's
+  // Ctrl-C deliver SIGINT twice, and a test's stop could land between the "listening" line and the handlers).
   let stopping = false;
-  const stop = (): void => {
-    if (stopping) return;
-    stopping = true;
-    log.info('shutting down');
-    server.close();
+  let opened: (() => Promise<void>) | null = null;
+  const finish = (shutdown: () => Promise<void>): void => {
     void shutdown().then(
       () => process.exit(0),
       (e: Error) => {
@@ -45,6 +40,20 @@ export async function serveCommand(config: Config): Promise<void> {
       },
     );
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    log.info('shutting down');
+    server.close();
+    if (opened) finish(opened);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  const { engine, routes, middleware, shutdown } = await compose(config);
+  opened = shutdown;
+  if (stopping) return finish(shutdown);
+  ready(createApp(engine, { apiKey, routes, middleware }).fetch);
+  const resumed = await engine.operations.resume();
+  if (resumed) log.info(`resumed ${resumed} unfinished operation(s)`);
+  log.info(`cairn listening on http://${host}:${bound} (auth: ${apiKey ? 'bearer key' : 'off'})`);
 }
