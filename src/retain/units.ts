@@ -18,7 +18,6 @@
 // `pg_dump`", "the `ioredis` package").
 import {
   codeTerms,
-  isCodeLine,
   commandsOf,
   isCodeWord,
   isFileName,
@@ -28,6 +27,7 @@ import {
   namedInCode,
   type NamedThing,
   inlineCode,
+  isCodeLine,
   isLogText,
   linesOf,
   logMessage,
@@ -103,7 +103,7 @@ const WRAPPED_LINES = 200;
 function greedilyWrapped(text: string, from: number, to: number): boolean {
   const body = text.slice(from, to);
   if (!SENTENCE_END.test(body)) return false;
-  const lines = body.split('\n').map((l) => l.replace(/\s+$/, ''));
+  const lines = linesOf(body).map((l) => l.text.trimEnd());
   if (lines.length < 3 || lines.length > WRAPPED_LINES) return false;
   if (lines.some((l) => !l.trim() || QUOTED.test(l) || isCodeLine(l))) return false;
   if (lines.filter((l) => SPEAKER.test(l)).length > 1 || lines.filter((l) => LETTERED.test(l)).length > 1) return false;

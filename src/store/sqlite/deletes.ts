@@ -276,10 +276,10 @@ export async function resumePurges(
 
 /** Tables a bank's delete empties a batch of rows at a time, in this order (facts first: their cascades reach links,
  * mentions, vectors and evidence, and leave vector changes behind). */
-const BANK_TABLES: ReadonlyArray<{ table: string; also?: string; rows: number }> = [
+const BANK_TABLES: ReadonlyArray<{ table: string; also?: string; rows: number; remover?: typeof linksFirst }> = [
   // Rows per batch, as a multiple of the batch: facts and chunks cascade to several tables and keyword entries; the
-  // rest are rows of a table and its indexes.
-  { table: 'facts', rows: 1 },
+  // rest are rows of a table and its indexes. Facts go with their links removed first (linksFirst).
+  { table: 'facts', rows: 1, remover: linksFirst },
   { table: 'chunks', rows: 1 },
   { table: 'vector_changes', rows: 20 },
   { table: 'observation_revisions', rows: 4 },
@@ -319,6 +319,14 @@ export async function deleteBank(
   return true;
 }
 
+/** Removes the next `n` rows of a bank's table (those matching `also` too), answering how many it removed. */
+function rowsOf(table: string, also: string): (db: Db, bankId: string) => (n: number) => number {
+  return (db, bankId) => {
+    const remove = prepared(db, `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE bank_id = ? ${also} LIMIT ?)`);
+    return (n) => remove.run(bankId, n).changes;
+  };
+}
+
 /** Links a bank's purge removes per fact it asks for, before the facts themselves. */
 const LINKS_PER_FACT = 8;
 
@@ -350,9 +358,8 @@ async function purgeBank(db: Db, bankId: string, { batch, pause }: PurgePace): P
   const what = `bank '${bankId}'`;
   // As for a document: a purge finished by another connection (and the bank created again since) is left alone.
   const recorded = (): boolean => bankPurging(db, bankId);
-  for (const { table, also = '', rows } of BANK_TABLES) {
-    const rowsOf = prepared(db, `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE bank_id = ? ${also} LIMIT ?)`);
-    const remove = table === 'facts' ? linksFirst(db, bankId) : (n: number) => rowsOf.run(bankId, n).changes;
+  for (const { table, also = '', rows, remover = rowsOf(table, also) } of BANK_TABLES) {
+    const remove = remover(db, bankId);
     // The keyword changes the deletes record are dropped with each step: the bank's keyword tables go whole.
     const step = (within: Within): boolean =>
       db
